@@ -1,0 +1,430 @@
+"""Commands. Each parses its arguments, calls the API, and prints the result (readable, or the
+documented pydantic model with ``--json``)."""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Annotated, Any, TypeVar
+
+import typer
+from pydantic import TypeAdapter
+from rich.console import Console
+from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeElapsedColumn
+
+from provgraph.cli import render
+from provgraph.errors import ProvGraphError, StoreNotFoundError
+from provgraph.graph import DEFAULT_STORE_DIR, DEFAULT_STORE_ENV, ProvGraph
+from provgraph.models import (
+    DatasetView,
+    Evidence,
+    ExportFormat,
+    ExtractionMethod,
+    GraphSplit,
+    InputFormat,
+    ResultFormat,
+    SourceInfo,
+)
+
+app = typer.Typer(
+    name="provgraph",
+    help="An RDF named-graph provenance store: every source document a SHACL-validated named graph "
+    "of reified, PROV-O annotated statements.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+err = Console(stderr=True, highlight=False)
+out = Console(highlight=False, soft_wrap=True)
+
+_state: dict[str, bool] = {"debug": False}
+
+StoreOpt = Annotated[
+    Path,
+    typer.Option(
+        "--store",
+        envvar=DEFAULT_STORE_ENV,
+        help=f"Store directory (default: ${DEFAULT_STORE_ENV}, else ./{DEFAULT_STORE_DIR}).",
+        show_default=False,
+    ),
+]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print the result as JSON (a stable pydantic model).")]
+DEFAULT_STORE = Path(DEFAULT_STORE_DIR)
+
+T = TypeVar("T")
+
+
+@app.callback()
+def _root(
+    debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks of errors.")] = False,
+) -> None:
+    _state["debug"] = debug
+
+
+def main() -> None:
+    """Console entry point."""
+    debug = "--debug" in sys.argv[1:]
+    try:
+        code = app(standalone_mode=False)
+        if isinstance(code, int) and code:
+            sys.exit(code)
+    except ProvGraphError as exc:
+        if debug:
+            raise
+        err.print(f"[bold red]error:[/] {render.escape(str(exc))}")
+        sys.exit(exc.exit_code)
+    except (typer.Exit, SystemExit) as exc:
+        code = exc.exit_code if isinstance(exc, typer.Exit) else exc.code
+        sys.exit(code or 0)
+    except typer.Abort:
+        err.print("aborted")
+        sys.exit(130)
+    except Exception as exc:  # a click usage error, or a bug
+        import click
+
+        if isinstance(exc, click.ClickException):
+            exc.show()
+            sys.exit(exc.exit_code)
+        if debug:
+            raise
+        err.print(f"[bold red]internal error:[/] {render.escape(repr(exc))} (rerun with --debug for details)")
+        sys.exit(3)
+
+
+@contextlib.contextmanager
+def _open(store: Path, *, read_only: bool) -> Iterator[ProvGraph]:
+    graph = ProvGraph.open(store, read_only=read_only)
+    try:
+        yield graph
+    finally:
+        graph.close()
+
+
+def _print_json(value: Any, kind: type[T] | Any = None) -> None:
+    if hasattr(value, "model_dump_json"):
+        out.print(value.model_dump_json(indent=2), markup=False)
+    else:
+        out.print(TypeAdapter(kind).dump_json(value, indent=2).decode(), markup=False)
+
+
+# ---------------------------------------------------------------------- ingest / validate
+
+
+def _split(split_graphs: str | None, graph_metadata: Path | None) -> GraphSplit | None:
+    if split_graphs is None:
+        if graph_metadata is not None:
+            raise typer.BadParameter("--graph-metadata goes with --split-graphs")
+        return None
+    if split_graphs == "wikipedia":
+        return GraphSplit.wikipedia_articles(graph_metadata)
+    return GraphSplit(pattern=split_graphs, metadata=graph_metadata)
+
+
+@contextlib.contextmanager
+def _progress(quiet: bool, path: Path) -> Iterator[Callable[[str, int, int], None] | None]:
+    if quiet:
+        yield None
+        return
+    columns = [TextColumn("{task.description:<10}"), BarColumn(), DownloadColumn(), TimeElapsedColumn()]
+    with Progress(*columns, console=err, transient=err.is_terminal) as bar:
+        tasks: dict[str, Any] = {}
+
+        def update(phase: str, done: int, total: int) -> None:
+            if phase not in tasks:
+                tasks[phase] = bar.add_task(phase, total=total or None)
+            bar.update(tasks[phase], completed=done, total=total or None)
+
+        yield update
+
+
+IngestFile = Annotated[Path, typer.Argument(help="File to ingest (.ttl .nt .nq .trig .jsonld .rdf .jsonl .txt .md).")]
+TitleOpt = Annotated[str | None, typer.Option(help="Document title (default: the file name).")]
+UrlOpt = Annotated[str | None, typer.Option(help="Where the document can be read; its identity unless --id.")]
+IssuedOpt = Annotated[str | None, typer.Option(help="Publication date: 2024-03-01, 2024-03, 2024 or a date-time.")]
+TierOpt = Annotated[int, typer.Option(min=1, max=5, help="Source tier, 1 (curated) to 5 (unverified).")]
+PublisherOpt = Annotated[str | None, typer.Option(help="Publisher (an IRI or a name).")]
+IdOpt = Annotated[str | None, typer.Option("--id", help="Document identity (default: --url, else the file path).")]
+FormatOpt = Annotated[InputFormat | None, typer.Option("--format", help="Input format (default: from the extension).")]
+MethodOpt = Annotated[ExtractionMethod | None, typer.Option(help="Extraction method (default: source_data).")]
+ConfidenceOpt = Annotated[float | None, typer.Option(min=0.0, max=1.0, help="Default statement confidence.")]
+BaseOpt = Annotated[str | None, typer.Option(help="Base IRI to resolve relative IRIs against.")]
+ShapesOpt = Annotated[list[Path] | None, typer.Option("--shapes", help="Extra SHACL shapes (repeatable).")]
+SplitOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--split-graphs",
+        help="Split named graphs into documents: a regex whose 'document' group names the document, "
+        "or 'wikipedia' for DBpedia's <ARTICLE:property:n> graphs.",
+    ),
+]
+MetaOpt = Annotated[Path | None, typer.Option("--graph-metadata", help="RDF describing the split graphs.")]
+AgentOpt = Annotated[str | None, typer.Option(help="IRI of the person or pipeline ingesting.")]
+ReviewerOpt = Annotated[str | None, typer.Option(help="IRI of the reviewer of every statement.")]
+QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]
+
+
+@app.command()
+def ingest(
+    file: IngestFile,
+    store: StoreOpt = DEFAULT_STORE,
+    title: TitleOpt = None,
+    url: UrlOpt = None,
+    issued: IssuedOpt = None,
+    tier: TierOpt = 3,
+    publisher: PublisherOpt = None,
+    id: IdOpt = None,  # noqa: A002
+    fmt: FormatOpt = None,
+    method: MethodOpt = None,
+    confidence: ConfidenceOpt = None,
+    base: BaseOpt = None,
+    shapes: ShapesOpt = None,
+    split_graphs: SplitOpt = None,
+    graph_metadata: MetaOpt = None,
+    agent: AgentOpt = None,
+    reviewer: ReviewerOpt = None,
+    quiet: QuietOpt = False,
+    json: JsonOpt = False,
+) -> None:
+    """Ingest a document: validate it with SHACL and store it as a named graph (all or nothing)."""
+    split = _split(split_graphs, graph_metadata)
+    with _open(store, read_only=False) as graph, _progress(quiet or json, file) as progress:
+        report = graph.ingest(
+            file,
+            title=title,
+            url=url,
+            issued=issued,
+            tier=tier,
+            publisher=publisher,
+            id=id,
+            format=fmt,
+            method=method,
+            confidence=confidence,
+            base=base,
+            shapes=shapes or (),
+            split=split,
+            agent=agent,
+            reviewer=reviewer,
+            progress=progress,
+        )
+    if json:
+        _print_json(report)
+    else:
+        render.ingest_report(out, report)
+
+
+@app.command()
+def validate(
+    file: IngestFile,
+    store: StoreOpt = DEFAULT_STORE,
+    title: TitleOpt = None,
+    url: UrlOpt = None,
+    issued: IssuedOpt = None,
+    tier: TierOpt = 3,
+    publisher: PublisherOpt = None,
+    id: IdOpt = None,  # noqa: A002
+    fmt: FormatOpt = None,
+    method: MethodOpt = None,
+    confidence: ConfidenceOpt = None,
+    base: BaseOpt = None,
+    shapes: ShapesOpt = None,
+    split_graphs: SplitOpt = None,
+    graph_metadata: MetaOpt = None,
+    agent: AgentOpt = None,
+    reviewer: ReviewerOpt = None,
+    quiet: QuietOpt = False,
+    json: JsonOpt = False,
+) -> None:
+    """Dry run: validate a document with SHACL and say what ingest would do. Nothing is written.
+
+    Exit code 0 when it conforms, 1 when it does not."""
+    split = _split(split_graphs, graph_metadata)
+    try:
+        graph = ProvGraph.open(store, read_only=True)
+    except StoreNotFoundError:
+        graph = ProvGraph.memory()  # no store yet: everything would be new
+    with graph, _progress(quiet or json, file) as progress:
+        report = graph.validate(
+            file,
+            title=title,
+            url=url,
+            issued=issued,
+            tier=tier,
+            publisher=publisher,
+            id=id,
+            format=fmt,
+            method=method,
+            confidence=confidence,
+            base=base,
+            shapes=shapes or (),
+            split=split,
+            agent=agent,
+            reviewer=reviewer,
+            progress=progress,
+        )
+    if json:
+        _print_json(report)
+    else:
+        render.validation_report(out, report)
+    if not report.validation.conforms:
+        raise typer.Exit(1)
+
+
+# ---------------------------------------------------------------------- reading
+
+
+@app.command()
+def sources(store: StoreOpt = DEFAULT_STORE, json: JsonOpt = False) -> None:
+    """List the source documents and their versions."""
+    with _open(store, read_only=True) as graph:
+        found = graph.sources()
+    if json:
+        _print_json(found, list[SourceInfo])
+    else:
+        render.sources(out, found)
+
+
+@app.command()
+def query(
+    sparql: Annotated[str | None, typer.Argument(help="The SPARQL query ('-' reads standard input).")] = None,
+    store: StoreOpt = DEFAULT_STORE,
+    file: Annotated[Path | None, typer.Option("--file", "-f", help="Read the query from a file.")] = None,
+    fmt: Annotated[
+        str,
+        typer.Option(
+            "--format",
+            help="table, json, xml, csv, tsv (SELECT/ASK); turtle, ntriples, nquads, trig, jsonld, "
+            "rdfxml (CONSTRUCT/DESCRIBE; default turtle).",
+        ),
+    ] = "table",
+    view: Annotated[
+        DatasetView, typer.Option(help="Default graph: current sources' union, all graphs, or the store's own.")
+    ] = DatasetView.CURRENT,
+) -> None:
+    """Run a SPARQL 1.1 query. Prefixes pg: pgid: prov: rdf: rdfs: xsd: dcterms: owl: skos: sh: are predeclared."""
+    text = _query_text(sparql, file)
+    with _open(store, read_only=True) as graph:
+        result = graph.query(text, view=view)
+        chosen: ResultFormat | ExportFormat
+        if result.kind == "graph":
+            chosen = ExportFormat.TURTLE if fmt == "table" else _enum(ExportFormat, fmt, "--format")
+        else:
+            chosen = _enum(ResultFormat, fmt, "--format")
+        sys.stdout.flush()
+        result.serialize(chosen, sys.stdout.buffer)
+        sys.stdout.buffer.flush()
+
+
+def _query_text(sparql: str | None, file: Path | None) -> str:
+    if file is not None:
+        try:
+            return file.read_text("utf-8")
+        except OSError as exc:
+            raise typer.BadParameter(f"cannot read {file}: {exc.strerror}") from exc
+    if sparql == "-":
+        return sys.stdin.read()
+    if not sparql:
+        raise typer.BadParameter("give a query, '-' for standard input, or --file")
+    return sparql
+
+
+def _enum(kind: type[T], value: str, option: str) -> T:
+    try:
+        return kind(value)  # type: ignore[call-arg]
+    except ValueError:
+        allowed = ", ".join(v.value for v in kind)  # type: ignore[attr-defined]
+        raise typer.BadParameter(f"{value!r} is not one of {allowed}", param_hint=option) from None
+
+
+@app.command()
+def evidence(
+    subject: Annotated[str, typer.Option(help="Subject IRI.")],
+    predicate: Annotated[str, typer.Option(help="Predicate IRI.")],
+    obj: Annotated[
+        str | None,
+        typer.Option("--object", help="Object: an IRI, an N-Triples literal, or a plain value (any datatype)."),
+    ] = None,
+    history: Annotated[bool, typer.Option("--history", help="Include superseded and revoked versions.")] = False,
+    store: StoreOpt = DEFAULT_STORE,
+    json: JsonOpt = False,
+) -> None:
+    """Every statement across sources that supports a fact, with its provenance."""
+    with _open(store, read_only=True) as graph:
+        found = graph.evidence(subject, predicate, obj, include_history=history)
+    if json:
+        _print_json(found, list[Evidence])
+    else:
+        render.evidence(out, found, subject=subject, predicate=predicate)
+
+
+@app.command()
+def export(
+    fmt: Annotated[ExportFormat, typer.Option("--format", help="Serialisation.")] = ExportFormat.TRIG,
+    graph_name: Annotated[
+        str | None,
+        typer.Option("--graph", help="One graph: a graph IRI, a document key or IRI, or 'catalog'."),
+    ] = None,
+    output: Annotated[Path | None, typer.Option("--output", "-o", help="Write to a file, not stdout.")] = None,
+    store: StoreOpt = DEFAULT_STORE,
+) -> None:
+    """Export the dataset (TriG, N-Quads, JSON-LD) or one graph (also Turtle, N-Triples, RDF/XML)."""
+    with _open(store, read_only=True) as graph:
+        if output is not None:
+            with output.open("wb") as f:
+                graph.export(format=fmt, graph=graph_name, output=f)
+        else:
+            graph.export(format=fmt, graph=graph_name, output=sys.stdout.buffer)
+            sys.stdout.buffer.flush()
+
+
+@app.command()
+def restore(
+    file: Annotated[Path, typer.Argument(help="A TriG, N-Quads or JSON-LD dump made by export.")],
+    store: StoreOpt = DEFAULT_STORE,
+) -> None:
+    """Load an exported dataset into an empty store."""
+    with _open(store, read_only=False) as graph:
+        count = graph.restore(file)
+    out.print(f"restored {count} source graph{'s' if count != 1 else ''} into {store}")
+
+
+@app.command()
+def revoke(
+    document: Annotated[str, typer.Argument(help="Document key (id, URL or path) or IRI.")],
+    store: StoreOpt = DEFAULT_STORE,
+    json: JsonOpt = False,
+) -> None:
+    """Withdraw a document: its current version is marked revoked and no longer used."""
+    with _open(store, read_only=False) as graph:
+        info = graph.revoke(document)
+    if json:
+        _print_json(info)
+    else:
+        out.print(f"revoked {render.escape(info.title)} ({info.key})")
+
+
+@app.command()
+def stats(store: StoreOpt = DEFAULT_STORE, json: JsonOpt = False) -> None:
+    """Counts of documents, graphs, statements and quads."""
+    with _open(store, read_only=True) as graph:
+        found = graph.stats()
+    if json:
+        _print_json(found)
+    else:
+        for name, value in found.model_dump().items():
+            out.print(f"{name.replace('_', ' ')}: {value}")
+
+
+@app.command()
+def demo(
+    store: Annotated[
+        Path | None, typer.Option("--store", help="Keep the demo store here (default: in memory).")
+    ] = None,
+) -> None:
+    """A short tour on the bundled data: ingest, sources, evidence for a contested fact, SPARQL."""
+    from provgraph.cli.demo import run_demo
+
+    graph = ProvGraph.open(store) if store is not None else ProvGraph.memory()
+    with graph:
+        run_demo(graph, out)

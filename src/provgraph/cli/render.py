@@ -1,0 +1,116 @@
+"""Readable output for people. ``--json`` output is the pydantic models themselves."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.markup import escape as _escape
+from rich.table import Table
+
+from provgraph.models import Evidence, IngestReport, SourceInfo
+
+
+def escape(text: str) -> str:
+    return _escape(text)
+
+
+def _short(text: str | None, width: int = 70) -> str:
+    if not text:
+        return ""
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def ingest_report(out: Console, report: IngestReport) -> None:
+    if report.unchanged:
+        out.print(
+            f"{escape(report.file)}: unchanged, nothing written "
+            f"({len(report.documents)} document{'s' if len(report.documents) != 1 else ''} already current)"
+        )
+        return
+    changed = [d for d in report.documents if d.outcome.value != "unchanged"]
+    out.print(
+        f"{escape(report.file)}: {report.statements} statements, {report.passages} passages, "
+        f"{report.quads} quads in {len(changed)} graph{'s' if len(changed) != 1 else ''} "
+        f"({report.seconds:.2f} s); SHACL: conforms"
+    )
+    for doc in report.documents[:20]:
+        what = {"created": "new", "new_version": f"version {doc.version}", "unchanged": "unchanged"}[
+            doc.outcome.value
+        ]
+        out.print(f"  {what:<11} {escape(doc.title)}  <{doc.graph}>")
+    if len(report.documents) > 20:
+        out.print(f"  ... and {len(report.documents) - 20} more documents")
+
+
+def validation_report(out: Console, report: IngestReport) -> None:
+    v = report.validation
+    if v.conforms:
+        out.print(
+            f"{escape(report.file)}: conforms ({v.nodes_checked} nodes checked; "
+            f"would write {sum(d.statements for d in report.documents)} statements to "
+            f"{sum(1 for d in report.documents if d.outcome.value != 'unchanged')} graph(s)); nothing written"
+        )
+        return
+    out.print(f"{escape(report.file)}: does NOT conform: {v.issue_count} issue(s); nothing written")
+    for issue in v.issues:
+        out.print(escape(issue.describe()))
+    if v.issue_count > len(v.issues):
+        out.print(f"... and {v.issue_count - len(v.issues)} more")
+
+
+def sources(out: Console, found: list[SourceInfo]) -> None:
+    if not found:
+        out.print("no source documents yet (provgraph ingest FILE)")
+        return
+    table = Table("title", "key", "tier", "version", "status", "statements", "versions")
+    for s in found:
+        newest = s.versions[0]
+        table.add_row(
+            escape(_short(s.title, 40)),
+            escape(_short(s.key, 50)),
+            str(s.tier),
+            str(newest.version),
+            s.status.value,
+            str(newest.statements),
+            str(len(s.versions)),
+        )
+    out.print(table)
+    out.print(f"{len(found)} document{'s' if len(found) != 1 else ''}")
+
+
+def evidence(out: Console, found: list[Evidence], *, subject: str, predicate: str) -> None:
+    if not found:
+        out.print(f"no evidence for <{escape(subject)}> <{escape(predicate)}> in current sources")
+        return
+    values = sorted({e.object for e in found})
+    out.print(
+        f"{len(found)} statement{'s' if len(found) != 1 else ''} from "
+        f"{len({e.document for e in found})} source(s), {len(values)} distinct value(s)"
+    )
+    table = Table("value", "source", "tier", "conf.", "method", "status", "passage / provenance")
+    for e in found:
+        detail = _short(e.passage.text, 60) if e.passage else ""
+        if not detail and e.attributes:
+            detail = "; ".join(
+                f"{k.rsplit('/', 1)[-1].rsplit('#', 1)[-1]}={_value(v[0])}" for k, v in sorted(e.attributes.items())[:3]
+            )
+        table.add_row(
+            escape(_value(e.object)),
+            escape(_short(e.title, 40)),
+            str(e.tier),
+            f"{e.confidence:.2f}",
+            e.method.value,
+            e.status.value,
+            escape(detail),
+        )
+    out.print(table)
+
+
+def _value(nt: str) -> str:
+    """A readable value from N-Triples: the IRI, or the literal's lexical form."""
+    if nt.startswith("<") and nt.endswith(">"):
+        return nt[1:-1]
+    if nt.startswith('"'):
+        end = nt.rfind('"')
+        return nt[1:end].replace('\\"', '"').replace("\\\\", "\\")
+    return nt

@@ -1,0 +1,135 @@
+"""The exceptions provgraph raises. Every one derives from :class:`ProvGraphError`.
+
+::
+
+    ProvGraphError
+    ├── InputError                 bad input file or arguments (carries file, line, column)
+    │   ├── UnsupportedFormatError unknown or unsupported input/output format
+    │   └── EmptyInputError        a file with nothing to ingest
+    ├── ValidationFailedError      a graph does not conform to the SHACL shapes (carries the report)
+    ├── QueryError                 a SPARQL query or update is malformed or failed (carries position)
+    ├── StoreError                 the store cannot be opened or written
+    │   ├── StoreLockedError       another process holds the store (names the holder)
+    │   ├── StoreNotFoundError     no store at the given path
+    │   └── ReadOnlyStoreError     a write on a store opened read-only
+    └── NotFoundError              an unknown document, graph or statement
+
+Library errors (pyoxigraph's ``SyntaxError``/``OSError``, pyshacl's, pydantic's) are translated at
+the boundary with ``raise ... from exc`` so callers can catch one root.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from provgraph.models import ValidationReport
+
+
+class ProvGraphError(Exception):
+    """Root of every error provgraph raises."""
+
+    exit_code: int = 2
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class InputError(ProvGraphError):
+    """Bad input: names the file and, when known, the line and column."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        file: str | None = None,
+        line: int | None = None,
+        column: int | None = None,
+    ) -> None:
+        self.file = file
+        self.line = line
+        self.column = column
+        where = ""
+        if file is not None:
+            where = file
+            if line is not None:
+                where += f":{line}"
+                if column is not None:
+                    where += f":{column}"
+            where += ": "
+        super().__init__(where + message)
+        self.reason = message
+
+
+class UnsupportedFormatError(InputError):
+    """The format of an input or output is unknown or unsupported."""
+
+
+class EmptyInputError(InputError):
+    """The input holds nothing to ingest."""
+
+
+class ValidationFailedError(ProvGraphError):
+    """A graph does not conform to the SHACL shapes; nothing was written."""
+
+    exit_code = 1
+
+    def __init__(self, report: ValidationReport, *, file: str | None = None) -> None:
+        self.report = report
+        self.file = file
+        prefix = f"{file}: " if file else ""
+        super().__init__(prefix + report.summary())
+
+
+class QueryError(ProvGraphError):
+    """A SPARQL query or update is malformed or failed; carries the position when known."""
+
+    def __init__(self, message: str, *, line: int | None = None, column: int | None = None) -> None:
+        self.line = line
+        self.column = column
+        self.reason = message
+        where = f"line {line}, column {column}: " if line is not None and column is not None else ""
+        super().__init__(f"SPARQL error: {where}{message}")
+
+
+class StoreError(ProvGraphError):
+    """The store cannot be opened, read or written."""
+
+
+class StoreLockedError(StoreError):
+    """Another process holds the store for writing."""
+
+    def __init__(self, message: str, *, holder: dict[str, object] | None = None) -> None:
+        self.holder = holder
+        super().__init__(message)
+
+
+class StoreNotFoundError(StoreError):
+    """There is no provgraph store at the given path."""
+
+
+class ReadOnlyStoreError(StoreError):
+    """A write was attempted on a store opened read-only."""
+
+
+class NotFoundError(ProvGraphError):
+    """An unknown document, graph or statement."""
+
+
+__all__ = [
+    "EmptyInputError",
+    "InputError",
+    "NotFoundError",
+    "ProvGraphError",
+    "QueryError",
+    "ReadOnlyStoreError",
+    "StoreError",
+    "StoreLockedError",
+    "StoreNotFoundError",
+    "UnsupportedFormatError",
+    "ValidationFailedError",
+]

@@ -1,0 +1,359 @@
+"""``ProvGraph``: the one core. The CLI and the HTTP app are thin shells over it."""
+
+from __future__ import annotations
+
+import io
+import os
+from collections.abc import Sequence
+from datetime import UTC, date, datetime
+from pathlib import Path
+from types import TracebackType
+from typing import IO
+
+from pyoxigraph import BlankNode, DefaultGraph, Literal, NamedNode, QuerySolutions, RdfFormat
+
+from provgraph import evidence as _evidence
+from provgraph.errors import InputError, NotFoundError, ProvGraphError, QueryError, UnsupportedFormatError
+from provgraph.ingest import pipeline
+from provgraph.ingest.reify import xsd_datetime
+from provgraph.ingest.rdf import RDF_FORMATS as _INPUT_RDF
+from provgraph.models import (
+    DatasetView,
+    Evidence,
+    ExportFormat,
+    ExtractionMethod,
+    GraphSplit,
+    IngestReport,
+    InputFormat,
+    SourceInfo,
+    StoreStats,
+)
+from provgraph.query import RDF_FORMATS, QueryResult, translate_error
+from provgraph.store import catalog
+from provgraph.store.base import Backend
+from provgraph.store.oxigraph import OxigraphBackend
+from provgraph.vocab import CATALOG_GRAPH, PG_NS, PREFIXES, document_iri
+
+#: Where ``ProvGraph.open()`` looks when given no path: $PROVGRAPH_STORE, else ./provgraph-data.
+DEFAULT_STORE_ENV = "PROVGRAPH_STORE"
+DEFAULT_STORE_DIR = "provgraph-data"
+
+
+def default_store_path() -> Path:
+    return Path(os.environ.get(DEFAULT_STORE_ENV) or DEFAULT_STORE_DIR)
+
+
+class ProvGraph:
+    """A provenance store: source documents as SHACL-validated named graphs of reified,
+    PROV-O annotated statements.
+
+    >>> from provgraph import ProvGraph
+    >>> pg = ProvGraph.memory()
+    >>> report = pg.ingest("data/examples/aspirin.ttl", title="Aspirin facts",
+    ...                    url="https://example.org/aspirin", issued="2024-03-01", tier=2)
+    >>> report.documents[0].outcome.value, report.statements
+    ('created', 4)
+    >>> [e.title for e in pg.evidence("http://example.org/aspirin",
+    ...                               "http://example.org/treats", "http://example.org/headache")]
+    ['Aspirin facts']
+    >>> pg.close()
+    """
+
+    def __init__(self, backend: Backend) -> None:
+        self._backend = backend
+
+    # ------------------------------------------------------------------ lifecycle
+
+    @classmethod
+    def open(cls, path: str | os.PathLike[str] | None = None, *, read_only: bool = False) -> ProvGraph:
+        """Open the on-disk store at ``path`` (created if missing, unless ``read_only``).
+
+        A read-only open works while another process (a running server) holds the store."""
+        backend = OxigraphBackend.open(path if path is not None else default_store_path(), read_only=read_only)
+        graph = cls(backend)
+        if not read_only:
+            graph.recover()
+        return graph
+
+    @classmethod
+    def memory(cls) -> ProvGraph:
+        """An in-memory store (for tests and notebooks): same behaviour, nothing on disk."""
+        return cls(OxigraphBackend.memory())
+
+    @property
+    def backend(self) -> Backend:
+        return self._backend
+
+    @property
+    def read_only(self) -> bool:
+        return self._backend.read_only
+
+    def close(self) -> None:
+        self._backend.close()
+
+    def __enter__(self) -> ProvGraph:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+    def recover(self) -> list[str]:
+        """Remove source graphs an interrupted ingest wrote but never committed to the catalog.
+        Runs on every read-write open; returns the graphs removed."""
+        orphans = catalog.orphan_graphs(self._backend)
+        for graph in orphans:
+            self._backend.remove_graph(graph)
+        return [g.value for g in orphans]
+
+    # ------------------------------------------------------------------ ingest
+
+    def ingest(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        title: str | None = None,
+        url: str | None = None,
+        issued: str | date | datetime | None = None,
+        tier: int = 3,
+        publisher: str | None = None,
+        id: str | None = None,  # noqa: A002 - the document's identity, as the CLI's --id
+        format: InputFormat | None = None,  # noqa: A002
+        method: ExtractionMethod | None = None,
+        confidence: float | None = None,
+        base: str | None = None,
+        shapes: Sequence[str | os.PathLike[str]] = (),
+        split: GraphSplit | None = None,
+        agent: str | None = None,
+        reviewer: str | None = None,
+        progress: pipeline.ProgressCallback | None = None,
+    ) -> IngestReport:
+        """Ingest one file as a source document (or several, with ``split``).
+
+        The document's identity is ``id``, else ``url``, else the file's absolute path.
+        Identical content (and options) for a current document is a no-op; changed content
+        makes a new version that supersedes the old one. Every graph is validated with SHACL
+        (the built-in shapes and ``shapes``) before anything is written; a graph that does not
+        conform raises :class:`~provgraph.errors.ValidationFailedError` and the store is unchanged.
+        """
+        options = self._options(locals())
+        return pipeline.run(self._backend, path, options, progress=progress)
+
+    def validate(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        title: str | None = None,
+        url: str | None = None,
+        issued: str | date | datetime | None = None,
+        tier: int = 3,
+        publisher: str | None = None,
+        id: str | None = None,  # noqa: A002
+        format: InputFormat | None = None,  # noqa: A002
+        method: ExtractionMethod | None = None,
+        confidence: float | None = None,
+        base: str | None = None,
+        shapes: Sequence[str | os.PathLike[str]] = (),
+        split: GraphSplit | None = None,
+        agent: str | None = None,
+        reviewer: str | None = None,
+        progress: pipeline.ProgressCallback | None = None,
+    ) -> IngestReport:
+        """Everything :meth:`ingest` does except writing: a dry run whose report says whether
+        the input conforms (``report.validation``) and what ingest would do."""
+        options = self._options(locals())
+        return pipeline.run(self._backend, path, options, dry_run=True, progress=progress)
+
+    @staticmethod
+    def _options(args: dict[str, object]) -> pipeline.IngestOptions:
+        fields = {k: v for k, v in args.items() if k not in ("self", "path", "progress")}
+        fields["shapes"] = tuple(Path(p) for p in fields["shapes"])  # type: ignore[attr-defined]
+        if isinstance(fields["format"], str):
+            fields["format"] = InputFormat(fields["format"])
+        if isinstance(fields["method"], str):
+            fields["method"] = ExtractionMethod(fields["method"])
+        return pipeline.IngestOptions(**fields)  # type: ignore[arg-type]
+
+    def revoke(self, document: str) -> SourceInfo:
+        """Withdraw a document (by key or IRI): its current version becomes ``revoked`` and is no
+        longer used; it stays queryable as history."""
+        info = self.source(document)
+        if info.current_graph is None:
+            raise NotFoundError(f"document {document!r} has no current version to revoke")
+        self._backend.update(
+            catalog.revoke_update(NamedNode(info.current_graph), xsd_datetime(datetime.now(UTC)))
+        )
+        return self.source(info.document)
+
+    # ------------------------------------------------------------------ reading
+
+    def sources(self) -> list[SourceInfo]:
+        """Every source document in the catalog with its versions."""
+        return catalog.sources(self._backend)
+
+    def source(self, document: str) -> SourceInfo:
+        """One source document, by key (id, URL or path) or by IRI."""
+        found = catalog.sources(self._backend, key=document) or catalog.sources(
+            self._backend, document=document if ":" in document else document_iri(document).value
+        )
+        if not found:
+            raise NotFoundError(f"no source document {document!r} in the store")
+        return found[0]
+
+    def current_graphs(self) -> list[NamedNode]:
+        return catalog.current_graphs(self._backend)
+
+    def query(
+        self,
+        sparql: str,
+        *,
+        view: DatasetView = DatasetView.CURRENT,
+        default_graph: Sequence[str] | None = None,
+        named_graphs: Sequence[str] | None = None,
+    ) -> QueryResult:
+        """Run a SPARQL 1.1 query.
+
+        By default (``view=DatasetView.CURRENT``) the default graph is the union of the current
+        version of every source document; ``DatasetView.ALL`` makes it the union of all graphs,
+        ``DatasetView.DEFAULT`` the store's own default graph. ``default_graph`` (graph IRIs)
+        overrides the view, as SPARQL's FROM does. ``GRAPH`` reaches every named graph: history
+        and the catalog (``pgid:catalog``). The prefixes pg:, pgid:, prov:, rdf:, rdfs:, xsd:,
+        dcterms:, owl:, skos: and sh: are predeclared.
+        """
+        kwargs: dict[str, object] = {}
+        if default_graph is not None:
+            kwargs["default_graph"] = [_graph_node(g) for g in default_graph]
+        elif view is DatasetView.CURRENT:
+            current = self.current_graphs()
+            # An empty list would mean "no restriction" to some engines; an absent graph is empty.
+            kwargs["default_graph"] = current or [NamedNode(PG_NS + "no-current-graph")]
+        elif view is DatasetView.ALL:
+            kwargs["union_default_graph"] = True
+        else:
+            kwargs["default_graph"] = [DefaultGraph()]
+        if named_graphs is not None:
+            raise UnsupportedFormatError("restricting named graphs is not supported by this backend yet")
+        try:
+            raw = self._backend.query(sparql, prefixes=PREFIXES, **kwargs)  # type: ignore[arg-type]
+        except SyntaxError as exc:
+            raise translate_error(exc) from exc
+        except (ValueError, RuntimeError) as exc:
+            raise QueryError(str(exc)) from exc
+        return QueryResult(raw)
+
+    def evidence(
+        self,
+        subject: str | NamedNode | BlankNode,
+        predicate: str | NamedNode,
+        obj: str | NamedNode | BlankNode | Literal | None = None,
+        *,
+        include_history: bool = False,
+    ) -> list[Evidence]:
+        """Every statement, across current source graphs, that supports ``subject predicate
+        obj``: with its document, passage, confidence, method and time.
+
+        ``obj`` may be an IRI, a pyoxigraph ``Literal``, an N-Triples literal, or a plain value
+        matching the lexical form of any literal; without ``obj`` every value of the predicate is
+        returned, which shows where sources disagree. ``include_history`` adds superseded and
+        revoked versions.
+        """
+        s = _evidence.parse_object(subject) if isinstance(subject, str) else subject
+        p = _evidence.parse_object(predicate) if isinstance(predicate, str) else predicate
+        if not isinstance(s, NamedNode | BlankNode):
+            raise InputError(f"subject must be an IRI, not {subject!r}")
+        if not isinstance(p, NamedNode):
+            raise InputError(f"predicate must be an IRI, not {predicate!r}")
+        o = _evidence.parse_object(obj) if isinstance(obj, str) else obj
+        return _evidence.find(self._backend, s, p, o, include_history=include_history)
+
+    def stats(self) -> StoreStats:
+        query = f"""PREFIX pg: <{PG_NS}>
+SELECT (COUNT(DISTINCT ?d) AS ?docs) (COUNT(?g) AS ?graphs) (SUM(IF(?s = pg:Current, 1, 0)) AS ?current)
+       (SUM(IF(?s = pg:Current, ?n, 0)) AS ?statements)
+WHERE {{ GRAPH <{CATALOG_GRAPH.value}> {{ ?g pg:document ?d ; pg:status ?s ; pg:statementCount ?n }} }}"""
+        result = self._backend.query(query)
+        assert isinstance(result, QuerySolutions)
+        row = next(iter(result))
+        quads = self._backend.query("SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } }")
+        assert isinstance(quads, QuerySolutions)
+
+        def num(term: object | None) -> int:
+            return int(term.value) if term is not None else 0  # type: ignore[attr-defined]
+
+        return StoreStats(
+            documents=num(row["docs"]),
+            graphs=num(row["graphs"]),
+            current_graphs=num(row["current"]),
+            statements=num(row["statements"]),
+            quads=num(next(iter(quads))["n"]),
+        )
+
+    # ------------------------------------------------------------------ export / restore
+
+    def export(
+        self,
+        *,
+        format: ExportFormat = ExportFormat.TRIG,  # noqa: A002
+        graph: str | None = None,
+        output: IO[bytes] | None = None,
+    ) -> bytes | None:
+        """Serialise the whole dataset (TriG, N-Quads, JSON-LD: every named graph, the catalog
+        included) or one graph (any format; Turtle, N-Triples and RDF/XML need ``graph``).
+        Writes to ``output`` or returns the bytes."""
+        if isinstance(format, str):
+            format = ExportFormat(format)  # noqa: A001
+        target: IO[bytes] = output if output is not None else io.BytesIO()
+        if graph is None:
+            if not format.supports_datasets:
+                raise UnsupportedFormatError(
+                    f"{format.value} holds one graph: pass a graph (a source graph IRI, a document key, "
+                    f"or 'catalog'), or export the dataset as trig, nquads or jsonld"
+                )
+            self._backend.dump(target, RDF_FORMATS[format])
+        else:
+            self._backend.dump(target, RDF_FORMATS[format], graph=self._resolve_graph(graph))
+        if output is None:
+            assert isinstance(target, io.BytesIO)
+            return target.getvalue()
+        return None
+
+    def _resolve_graph(self, graph: str) -> NamedNode:
+        if graph == "catalog":
+            return CATALOG_GRAPH
+        node = _graph_node(graph)
+        if any(True for _ in self._backend.quads(None, None, None, node)):
+            return node
+        try:
+            info = self.source(graph)
+        except NotFoundError:
+            raise NotFoundError(f"no graph or document {graph!r} in the store") from None
+        latest = info.current_graph or info.versions[0].graph
+        return NamedNode(latest)
+
+    def restore(self, path: str | os.PathLike[str], *, format: InputFormat | None = None) -> int:  # noqa: A002
+        """Load a dataset exported with :meth:`export` (TriG, N-Quads or JSON-LD) into this
+        store, which must be empty. Returns the number of source graphs restored."""
+        source = Path(path)
+        fmt = format or InputFormat.from_path(source)
+        if fmt is None or fmt not in (InputFormat.TRIG, InputFormat.NQUADS, InputFormat.JSONLD):
+            raise UnsupportedFormatError("restore reads trig, nquads or jsonld dumps", file=str(source))
+        if any(True for _ in self._backend.quads()):
+            raise ProvGraphError("restore needs an empty store; this one has data")
+        if not source.is_file():
+            raise InputError("no such file", file=str(source))
+        try:
+            self._backend.load_dataset(source, _INPUT_RDF[fmt])
+        except SyntaxError as exc:
+            raise InputError(f"syntax error: {exc.msg}", file=str(source), line=exc.lineno) from exc
+        return len(catalog.catalogued_graphs(self._backend))
+
+
+def _graph_node(graph: str) -> NamedNode:
+    try:
+        return NamedNode(graph)
+    except ValueError:
+        raise InputError(f"not a graph IRI: {graph!r}") from None
+
+
+__all__ = ["DEFAULT_STORE_DIR", "DEFAULT_STORE_ENV", "ProvGraph", "default_store_path"]

@@ -1,0 +1,1 @@
+"""Ingest: readers (RDF, JSON Lines, text), reification, SHACL validation, the pipeline."""

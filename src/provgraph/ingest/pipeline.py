@@ -1,0 +1,687 @@
+"""The ingest pipeline: read → group into documents → reify → validate → write → commit.
+
+Nothing is written until every document of the input has been reified and validated. Each
+document's graph is streamed into one N-Quads spool file (memory stays flat in the size of the
+input), loaded into the store in one call;
+the catalog update that makes the new graphs current is one SPARQL update, the commit point.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field, replace
+from datetime import UTC, date, datetime
+from functools import lru_cache
+from pathlib import Path
+from typing import IO
+from urllib.parse import unquote, urlsplit
+
+import rdflib
+from pyoxigraph import NamedNode, RdfFormat, Store
+
+from provgraph.errors import (
+    EmptyInputError,
+    InputError,
+    ProvGraphError,
+    UnsupportedFormatError,
+    ValidationFailedError,
+)
+from provgraph.ingest.jsonl import read_jsonl
+from provgraph.ingest.rdf import read_graph_metadata, read_rdf
+from provgraph.ingest.records import Assertion, PassageSpec
+from provgraph.ingest.reify import DocumentMeta, GraphBuilder, xsd_datetime
+from provgraph.ingest.text import split_passages
+from provgraph.ingest.validate import CHUNK_STATEMENTS, MAX_ISSUES, ChunkValidator, load_shapes, validate_store
+from provgraph.models import (
+    DocumentOutcome,
+    DocumentReport,
+    ExtractionMethod,
+    GraphSplit,
+    IngestReport,
+    InputFormat,
+    ValidationIssue,
+    ValidationReport,
+)
+from provgraph.resources import shapes_dir
+from provgraph.store import catalog
+from provgraph.store.base import Backend
+from provgraph.vocab import XSD_NS, activity_iri, document_iri, graph_iri
+
+#: Graphs with more statements than this are written with Oxigraph's bulk loader (not
+#: transactional; the catalog commit keeps the ingest atomic, see ProvGraph.recover).
+BULK_THRESHOLD = 20_000
+
+#: progress(phase, done, total): phase is "reading", "validating" or "writing".
+ProgressCallback = Callable[[str, int, int], None]
+
+DOCUMENT_SHAPES = ("prefixes.ttl", "statement.ttl", "document.ttl", "passage.ttl")
+CATALOG_SHAPES = ("prefixes.ttl", "catalog.ttl")
+
+
+@lru_cache(maxsize=1)
+def document_shapes() -> rdflib.Graph:
+    return load_shapes([shapes_dir() / name for name in DOCUMENT_SHAPES])
+
+
+@lru_cache(maxsize=1)
+def catalog_shapes() -> rdflib.Graph:
+    return load_shapes([shapes_dir() / name for name in CATALOG_SHAPES])
+
+
+@dataclass(frozen=True)
+class IngestOptions:
+    """Everything ``ProvGraph.ingest`` was told, checked."""
+
+    title: str | None = None
+    url: str | None = None
+    issued: str | date | datetime | None = None
+    tier: int = 3
+    publisher: str | None = None
+    id: str | None = None
+    format: InputFormat | None = None
+    method: ExtractionMethod | None = None
+    confidence: float | None = None
+    base: str | None = None
+    shapes: tuple[Path, ...] = ()
+    split: GraphSplit | None = None
+    agent: str | None = None
+    reviewer: str | None = None
+
+    def fingerprint_fields(self) -> dict[str, object]:
+        return {
+            "title": self.title,
+            "url": self.url,
+            "issued": str(self.issued) if self.issued is not None else None,
+            "tier": self.tier,
+            "publisher": self.publisher,
+            "method": self.method.value if self.method else None,
+            "confidence": self.confidence,
+            "base": self.base,
+            "agent": self.agent,
+            "reviewer": self.reviewer,
+            "split": self.split.pattern if self.split else None,
+        }
+
+
+@dataclass
+class _Document:
+    """One document of the input as it is being built."""
+
+    meta: DocumentMeta
+    fingerprint: str
+    assertions: list[Assertion] = field(default_factory=list)  # split mode only
+    passages: list[PassageSpec] = field(default_factory=list)
+
+
+@dataclass
+class _Built:
+    doc: _Document
+    document: NamedNode
+    graph: NamedNode
+    version: int
+    previous: NamedNode | None
+    statements: int
+    passages: int
+    quads: int
+
+
+def run(
+    backend: Backend,
+    path: str | Path,
+    options: IngestOptions,
+    *,
+    dry_run: bool = False,
+    progress: ProgressCallback | None = None,
+) -> IngestReport:
+    started = time.perf_counter()
+    file = str(path)
+    source = Path(path)
+    fmt = _detect_format(source, options.format)
+    _check_file(source)
+    _check_options(options, file)
+    content_hash = _file_hash(source)
+    now = datetime.now(UTC)
+    key = options.id or options.url or str(source.resolve())
+    main_meta = DocumentMeta(
+        key=key,
+        title=options.title or source.name,
+        tier=options.tier,
+        content_hash=content_hash,
+        media_type=fmt.media_type,
+        method=options.method or ExtractionMethod.SOURCE_DATA,
+        url=options.url,
+        issued=_issued(options.issued, file),
+        publisher=options.publisher,
+        confidence=options.confidence,
+        agent=options.agent,
+        reviewer=options.reviewer,
+    )
+    fingerprint_base = json.dumps(options.fingerprint_fields(), sort_keys=True)
+
+    with tempfile.TemporaryDirectory(prefix="provgraph-ingest-") as tmp:
+        spool_path = Path(tmp) / "ingest.nq"
+        with source.open("rb") as raw, spool_path.open("w", encoding="utf-8") as spool:
+            stream = _Counting(raw, source.stat().st_size, progress)
+            items = _read(stream, fmt, file=file, base=options.base)
+            if options.split is not None:
+                documents = _split(items, options, main_meta, fingerprint_base, file)
+                built, skipped = _build_split(backend, documents, now, spool, file)
+            else:
+                doc = _Document(main_meta, _fingerprint(content_hash, fingerprint_base))
+                built, skipped = _build_streaming(backend, doc, items, now, spool, file)
+
+        validation = _finish_validation(built, spool_path, options.shapes)
+        entries = [_entry(b, now) for b in built]
+        update = catalog.commit_update(entries) if entries else None
+        if update is not None and validation.conforms:
+            validation = _merge(validation, _validate_catalog(backend, entries, update))
+        if not validation.conforms and not dry_run:
+            raise ValidationFailedError(validation, file=file)
+        if not dry_run and update is not None:
+            _write(backend, built, spool_path, update, progress)
+
+    reports = [
+        DocumentReport(
+            document=b.document.value,
+            key=b.doc.meta.key,
+            title=b.doc.meta.title,
+            outcome=DocumentOutcome.NEW_VERSION if b.previous is not None else DocumentOutcome.CREATED,
+            graph=b.graph.value,
+            version=b.version,
+            previous_graph=b.previous.value if b.previous is not None else None,
+            statements=b.statements,
+            passages=b.passages,
+            quads=b.quads,
+            content_hash=b.doc.meta.content_hash,
+        )
+        for b in built
+    ] + skipped
+    written = [] if dry_run else built
+    return IngestReport(
+        file=file,
+        format=fmt,
+        documents=sorted(reports, key=lambda r: r.key),
+        statements=sum(b.statements for b in written),
+        passages=sum(b.passages for b in written),
+        quads=sum(b.quads for b in written),
+        unchanged=not built,
+        validation=validation,
+        dry_run=dry_run,
+        seconds=round(time.perf_counter() - started, 3),
+    )
+
+
+# ---------------------------------------------------------------------- checks
+
+
+def _detect_format(source: Path, given: InputFormat | None) -> InputFormat:
+    if given is not None:
+        return given
+    fmt = InputFormat.from_path(source)
+    if fmt is None:
+        known = ", ".join(f.value for f in InputFormat)
+        raise UnsupportedFormatError(
+            f"cannot tell the format from the file name; pass --format ({known})", file=str(source)
+        )
+    return fmt
+
+
+def _check_file(source: Path) -> None:
+    if not source.exists():
+        raise InputError("no such file", file=str(source))
+    if not source.is_file():
+        raise InputError("not a regular file", file=str(source))
+    if source.stat().st_size == 0:
+        raise EmptyInputError("the file is empty: nothing to ingest", file=str(source))
+
+
+def _check_options(options: IngestOptions, file: str) -> None:
+    if not 1 <= options.tier <= 5:
+        raise InputError(f"tier must be from 1 (highest) to 5, not {options.tier}", file=file)
+    if options.confidence is not None and not 0.0 <= options.confidence <= 1.0:
+        raise InputError(f"confidence must be in [0, 1], not {options.confidence}", file=file)
+    for name in ("url", "agent", "reviewer", "base"):
+        value = getattr(options, name)
+        if value is not None:
+            try:
+                NamedNode(value)
+            except ValueError:
+                raise InputError(f"--{name} must be an absolute IRI, not {value!r}", file=file) from None
+    if options.title is not None and not options.title.strip():
+        raise InputError("--title must not be empty", file=file)
+    if options.split is not None:
+        try:
+            re.compile(options.split.pattern)
+        except re.error as exc:
+            raise InputError(f"bad --split-graphs pattern: {exc}", file=file) from exc
+
+
+def _issued(value: str | date | datetime | None, file: str) -> tuple[str, str] | None:
+    if value is None:
+        return None
+    if isinstance(value, datetime):
+        if value.tzinfo is None:
+            raise InputError("--issued date-time needs a time zone", file=file)
+        return xsd_datetime(value), XSD_NS + "dateTime"
+    if isinstance(value, date):
+        return value.isoformat(), XSD_NS + "date"
+    text = value.strip()
+    if re.fullmatch(r"\d{4}", text):
+        return text, XSD_NS + "gYear"
+    if re.fullmatch(r"\d{4}-(0[1-9]|1[0-2])", text):
+        return text, XSD_NS + "gYearMonth"
+    try:
+        return date.fromisoformat(text).isoformat(), XSD_NS + "date"
+    except ValueError:
+        pass
+    try:
+        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        raise InputError(
+            f"--issued must be a date (2024-03-01), year-month, year or date-time, not {text!r}",
+            file=file,
+        ) from None
+    if moment.tzinfo is None:
+        raise InputError("--issued date-time needs a time zone, e.g. 2024-03-01T12:00:00Z", file=file)
+    return xsd_datetime(moment.astimezone(UTC)), XSD_NS + "dateTime"
+
+
+def _file_hash(source: Path) -> str:
+    digest = hashlib.sha256()
+    with source.open("rb") as f:
+        while chunk := f.read(1 << 20):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def _fingerprint(content_hash: str, options: str) -> str:
+    return hashlib.sha256(f"{content_hash}\n{options}".encode()).hexdigest()
+
+
+# ---------------------------------------------------------------------- reading
+
+
+class _Counting:
+    """A binary reader that reports how far it got."""
+
+    def __init__(self, raw: IO[bytes], total: int, progress: ProgressCallback | None) -> None:
+        self._raw = raw
+        self._total = total
+        self._progress = progress
+        self._done = 0
+        self._reported = 0
+
+    def read(self, size: int = -1) -> bytes:
+        data = self._raw.read(size)
+        self._advance(len(data))
+        return data
+
+    def readline(self, size: int = -1) -> bytes:
+        data = self._raw.readline(size)
+        self._advance(len(data))
+        return data
+
+    def __iter__(self) -> Iterator[bytes]:
+        return iter(self.readline, b"")
+
+    def readable(self) -> bool:
+        return True
+
+    def _advance(self, n: int) -> None:
+        self._done += n
+        if self._progress is not None and (self._done - self._reported > 1 << 18 or n == 0):
+            self._reported = self._done
+            self._progress("reading", min(self._done, self._total), self._total)
+
+
+_Item = tuple[Assertion | None, str | None, PassageSpec | None]
+
+
+def _read(stream: _Counting, fmt: InputFormat, *, file: str, base: str | None) -> Iterator[_Item]:
+    """(assertion, graph name, passage) triples; exactly one of assertion/passage is set."""
+    if fmt.is_rdf:
+        for assertion, graph in read_rdf(stream, fmt, file=file, base=base):  # type: ignore[arg-type]
+            yield assertion, graph, None
+    elif fmt is InputFormat.JSONL:
+        for assertion in read_jsonl(stream, file=file, base=base):  # type: ignore[arg-type]
+            yield assertion, None, None
+    else:
+        raw = stream.read()
+        try:
+            text = raw.decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            line = raw.count(b"\n", 0, exc.start) + 1
+            raise InputError("not UTF-8: text documents must be UTF-8 encoded", file=file, line=line) from exc
+        for passage in split_passages(text, markdown=fmt is InputFormat.MARKDOWN):
+            yield None, None, passage
+
+
+# ---------------------------------------------------------------------- building
+
+
+def _plan(backend: Backend, docs: list[_Document]) -> dict[str, catalog.CurrentVersion]:
+    return catalog.lookup(
+        backend, [d.meta.key for d in docs], {d.meta.key: document_iri(d.meta.key) for d in docs}
+    )
+
+
+def _unchanged(doc: _Document, state: catalog.CurrentVersion) -> DocumentReport:
+    assert state.graph is not None
+    return DocumentReport(
+        document=state.document.value,
+        key=doc.meta.key,
+        title=doc.meta.title,
+        outcome=DocumentOutcome.UNCHANGED,
+        graph=state.graph.value,
+        version=state.last_version,
+        content_hash=doc.meta.content_hash,
+    )
+
+
+class _Assembler:
+    """Feeds one document's items through a GraphBuilder into the spool and the validator."""
+
+    def __init__(
+        self,
+        doc: _Document,
+        state: catalog.CurrentVersion,
+        now: datetime,
+        spool: IO[str],
+        validator: ChunkValidator,
+    ) -> None:
+        self.doc = doc
+        self.version = state.last_version + 1
+        self.graph = graph_iri(state.document, self.version)
+        self.previous = state.graph
+        self.builder = GraphBuilder(doc.meta, state.document, self.graph, now)
+        self.header = self.builder.header()
+        self.spool = spool
+        self._end = f" <{self.graph.value}> .\n"
+        spool.write(self._end.join(self.header) + self._end)
+        self.validator = validator
+        self.quads = len(self.header)
+        self._chunk: list[str] = []
+        self._context: dict[str, list[str]] = {}
+        self._in_chunk = 0
+        self._passage_chunk: dict[str, int] = {}
+        self._chunk_no = 0
+
+    def add(self, assertion: Assertion | None, passage: PassageSpec | None) -> None:
+        if assertion is not None:
+            lines, ref = self.builder.statement(assertion)
+            self._in_chunk += 1
+        else:
+            assert passage is not None
+            ref, new = self.builder.passage(passage)
+            lines = new or []
+        if ref is not None:
+            first = self._passage_chunk.setdefault(ref, self._chunk_no)
+            if first != self._chunk_no and ref not in self._context:
+                # cited again in a later chunk: the chunk needs the passage to validate the
+                # citation, so the passage is validated again too (same result, small cost)
+                self._context[ref] = self.builder.passage_lines(ref)
+        if lines:
+            self.spool.write(self._end.join(lines) + self._end)
+            self.quads += len(lines)
+            self._chunk.extend(lines)
+        if self._in_chunk >= CHUNK_STATEMENTS or len(self._chunk) >= CHUNK_STATEMENTS * 14:
+            self.flush()
+
+    def flush(self) -> None:
+        if not self._chunk and self._chunk_no > 0:
+            return
+        context = [line for lines in self._context.values() for line in lines]
+        self.validator.add(self.header + context + self._chunk, self._in_chunk)
+        self._chunk = []
+        self._context = {}
+        self._in_chunk = 0
+        self._chunk_no += 1
+
+    def close(self) -> _Built:
+        self.flush()
+        return _Built(
+            self.doc,
+            self.builder.document,
+            self.graph,
+            self.version,
+            self.previous,
+            self.builder.statements,
+            self.builder.passages,
+            self.quads,
+        )
+
+
+class _Validated(list[_Built]):
+    """Built documents plus the validators' findings."""
+
+    issues: list[ValidationIssue]
+    issue_count: int
+    nodes: int
+
+
+def _build_streaming(
+    backend: Backend, doc: _Document, items: Iterator[_Item], now: datetime, spool: IO[str], file: str
+) -> tuple[_Validated, list[DocumentReport]]:
+    state = _plan(backend, [doc])[doc.meta.key]
+    result = _Validated()
+    result.issues, result.issue_count, result.nodes = [], 0, 0
+    if state.graph is not None and state.fingerprint == doc.fingerprint:
+        # Identical content and options: a no-op. Still read it, so a broken file is reported.
+        if not any(True for _ in items):
+            raise EmptyInputError("nothing to ingest in the file", file=file)
+        return result, [_unchanged(doc, state)]
+    with ChunkValidator(_shapes_for_chunks()) as validator:
+        assembler = _Assembler(doc, state, now, spool, validator)
+        count = 0
+        for assertion, graph, passage in items:
+            if assertion is not None and graph is not None:
+                assertion.original_graph = graph
+            assembler.add(assertion, passage)
+            count += 1
+        if count == 0:
+            raise EmptyInputError("nothing to ingest: no triples, records or text in the file", file=file)
+        result.append(assembler.close())
+        validator.finish()
+        _annotate(result, validator, doc.meta.key)
+    return result, []
+
+
+def _split(
+    items: Iterator[_Item], options: IngestOptions, main: DocumentMeta, fingerprint_base: str, file: str
+) -> list[_Document]:
+    assert options.split is not None
+    pattern = re.compile(options.split.pattern)
+    metadata: dict[str, list[tuple[str, str]]] = {}
+    metadata_hash = ""
+    if options.split.metadata is not None:
+        metadata = read_graph_metadata(Path(options.split.metadata), base=options.base)
+        metadata_hash = _file_hash(Path(options.split.metadata))
+    type_iri = "<http://www.w3.org/1999/02/22-rdf-syntax-ns#type>"
+    groups: dict[str, list[Assertion]] = {}
+    rest: list[Assertion] = []
+    count = 0
+    for assertion, graph, _passage in items:
+        if assertion is None:
+            raise InputError("--split-graphs applies to RDF files with named graphs", file=file)
+        count += 1
+        key = None
+        if graph is not None:
+            assertion.original_graph = graph
+            found = pattern.match(graph[1:-1]) if graph.startswith("<") else None
+            if found:
+                key = found.groupdict().get("document") or (found.group(1) if found.groups() else None)
+                if not key:
+                    raise InputError("the --split-graphs pattern needs a group naming the document", file=file)
+            assertion.extra = [(p, o) for p, o in metadata.get(graph, ()) if p != type_iri]
+        (groups.setdefault(key, []) if key else rest).append(assertion)
+    if count == 0:
+        raise EmptyInputError("nothing to ingest: no triples in the file", file=file)
+    docs: list[_Document] = []
+    for key, assertions in sorted(groups.items()):
+        try:
+            NamedNode(key)
+            url = key if key.startswith(("http://", "https://")) else None
+        except ValueError:
+            url = None
+        content = _canonical_hash(assertions, metadata_hash)
+        meta = replace(main, key=key, title=_title_for(key), url=url, content_hash=content)
+        docs.append(_Document(meta, _fingerprint(content, fingerprint_base), assertions))
+    if rest:
+        docs.append(_Document(main, _fingerprint(main.content_hash, fingerprint_base), rest))
+    keys = [d.meta.key for d in docs]
+    if len(set(keys)) != len(keys):
+        raise InputError("a split document has the same identity as the file's own document; pass --id", file=file)
+    return docs
+
+
+def _title_for(key: str) -> str:
+    """A readable title for a split document: ``Amsterdam (en.wikipedia.org)`` for
+    ``http://en.wikipedia.org/wiki/Amsterdam``."""
+    parts = urlsplit(key)
+    if parts.scheme in ("http", "https") and parts.netloc:
+        name = unquote(parts.path.rstrip("/").rsplit("/", 1)[-1]).replace("_", " ")
+        return f"{name} ({parts.netloc})" if name else parts.netloc
+    return key
+
+
+def _canonical_hash(assertions: list[Assertion], metadata_hash: str) -> str:
+    lines = sorted(
+        f"{a.triple} {a.original_graph or ''} " + " ".join(f"{p} {o}" for p, o in a.extra) for a in assertions
+    )
+    digest = hashlib.sha256(metadata_hash.encode())
+    for line in lines:
+        digest.update(line.encode() + b"\n")
+    return digest.hexdigest()
+
+
+def _build_split(
+    backend: Backend, docs: list[_Document], now: datetime, spool: IO[str], file: str
+) -> tuple[_Validated, list[DocumentReport]]:
+    states = _plan(backend, docs)
+    result = _Validated()
+    result.issues, result.issue_count, result.nodes = [], 0, 0
+    skipped: list[DocumentReport] = []
+    with ChunkValidator(_shapes_for_chunks()) as validator:
+        for doc in docs:
+            state = states[doc.meta.key]
+            if state.graph is not None and state.fingerprint == doc.fingerprint:
+                skipped.append(_unchanged(doc, state))
+                continue
+            assembler = _Assembler(doc, state, now, spool, validator)
+            for assertion in doc.assertions:
+                assembler.add(assertion, None)
+            result.append(assembler.close())
+            doc.assertions = []
+        validator.finish()
+        _annotate(result, validator, None)
+    return result, skipped
+
+
+def _shapes_for_chunks() -> rdflib.Graph:
+    return document_shapes()
+
+
+def _annotate(result: _Validated, validator: ChunkValidator, key: str | None) -> None:
+    result.issue_count += validator.issue_count
+    result.nodes += sum(b.statements + b.passages + 2 for b in result)
+    for issue in validator.issues:
+        result.issues.append(issue.model_copy(update={"document": key}) if key else issue)
+
+
+# ---------------------------------------------------------------------- validation
+
+
+def _finish_validation(built: _Validated, spool: Path, user_shapes: tuple[Path, ...]) -> ValidationReport:
+    issues = list(built.issues)
+    count = built.issue_count
+    used = [f"shapes/{name}" for name in DOCUMENT_SHAPES]
+    if user_shapes and count == 0 and built:
+        shapes = load_shapes(list(user_shapes))
+        used += [str(p) for p in user_shapes]
+        dataset = Store()
+        dataset.bulk_load(path=str(spool), format=RdfFormat.N_QUADS)
+        for b in built:
+            graph = Store()  # pyshacl validates a store's default graph
+            graph.load(dataset.dump(format=RdfFormat.N_TRIPLES, from_graph=b.graph), RdfFormat.N_TRIPLES)
+            found, n = validate_store(graph, shapes)
+            count += n
+            issues += [i.model_copy(update={"document": b.doc.meta.key}) for i in found]
+    return ValidationReport(
+        conforms=count == 0,
+        issues=issues[:MAX_ISSUES],
+        issue_count=count,
+        nodes_checked=built.nodes,
+        shapes=used,
+    )
+
+
+def _validate_catalog(backend: Backend, entries: list[catalog.NewVersion], update: str) -> ValidationReport:
+    preview = catalog.preview(backend, {e.document.value: e.document for e in entries}.values(), update)
+    issues, count = validate_store(preview, catalog_shapes())
+    return ValidationReport(
+        conforms=count == 0,
+        issues=issues,
+        issue_count=count,
+        nodes_checked=len(entries),
+        shapes=[f"shapes/{name}" for name in CATALOG_SHAPES],
+    )
+
+
+def _merge(a: ValidationReport, b: ValidationReport) -> ValidationReport:
+    return ValidationReport(
+        conforms=a.conforms and b.conforms,
+        issues=(a.issues + b.issues)[:MAX_ISSUES],
+        issue_count=a.issue_count + b.issue_count,
+        nodes_checked=a.nodes_checked + b.nodes_checked,
+        shapes=a.shapes + b.shapes,
+    )
+
+
+def _entry(b: _Built, now: datetime) -> catalog.NewVersion:
+    return catalog.NewVersion(
+        document=b.document,
+        key=b.doc.meta.key,
+        title=b.doc.meta.title,
+        graph=b.graph,
+        activity=activity_iri(b.graph),
+        version=b.version,
+        content_hash=b.doc.meta.content_hash,
+        fingerprint=b.doc.fingerprint,
+        ingested_at=xsd_datetime(now),
+        statements=b.statements,
+        passages=b.passages,
+        previous=b.previous,
+    )
+
+
+# ---------------------------------------------------------------------- writing
+
+
+def _write(
+    backend: Backend, built: list[_Built], spool: Path, update: str, progress: ProgressCallback | None
+) -> None:
+    total = sum(b.quads for b in built)
+    if progress is not None:
+        progress("writing", 0, total)
+    try:
+        backend.load_quads(spool, bulk=sum(b.statements for b in built) > BULK_THRESHOLD)
+        backend.update(update)  # the commit point
+    except BaseException as exc:
+        for b in built:  # not committed: take the graphs out again
+            try:
+                backend.remove_graph(b.graph)
+            except ProvGraphError:
+                pass
+        if isinstance(exc, ProvGraphError):
+            raise
+        raise ProvGraphError(f"writing the store failed; nothing was committed: {exc}") from exc
+    if progress is not None:
+        progress("writing", total, total)
+
+
+__all__ = ["BULK_THRESHOLD", "IngestOptions", "ProgressCallback", "run"]

@@ -1,0 +1,93 @@
+"""What readers produce: assertions (a triple with its per-statement provenance) and passages.
+
+Terms are kept in N-Triples syntax (``<iri>``, ``_:b``, ``"lit"^^<dt>``): that is what the
+reifier writes and hashes, so readers convert once and nothing converts back.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(slots=True, frozen=True)
+class PassageSpec:
+    """An exact span of a document's text."""
+
+    text: str
+    page: int | None = None
+    section: str | None = None
+    start: int | None = None
+    end: int | None = None
+
+    def key(self) -> str:
+        """What identifies the passage within its document (its IRI is a hash of this)."""
+        return f"{self.start}\x1f{self.end}\x1f{self.page}\x1f{self.section}\x1f{self.text}"
+
+
+@dataclass(slots=True)
+class Assertion:
+    """One triple a document states, with what the reader knows of its provenance."""
+
+    subject: str
+    predicate: str
+    object: str
+    passage: PassageSpec | None = None
+    confidence: float | None = None
+    method: str | None = None  # an ExtractionMethod value
+    reviewer: str | None = None  # N-Triples IRI
+    last_verified: str | None = None  # xsd:dateTime lexical form
+    original_graph: str | None = None  # N-Triples IRI or blank node of the input graph
+    line: int | None = None  # input line, when the reader knows it
+    extra: list[tuple[str, str]] = field(default_factory=list)  # (predicate, object) N-Triples
+
+    @property
+    def triple(self) -> str:
+        return f"{self.subject} {self.predicate} {self.object}"
+
+
+class LiteralCanonicalizer:
+    """Typed literals in the form Oxigraph stores them.
+
+    Oxigraph keeps typed literals by value: ``"01"^^xsd:integer`` is stored as ``"1"``,
+    ``xsd:nonNegativeInteger`` as ``xsd:integer``, ``"2.19E8"^^xsd:double`` as ``"219000000"``.
+    Fact and statement keys hash the triple, so they must hash what the store will hold, or
+    evidence looked up by the stored value would miss its statements. Oxigraph itself does the
+    conversion (a scratch store, a few microseconds per distinct literal), so the rule can never
+    drift from the engine's.
+    """
+
+    def __init__(self) -> None:
+        from pyoxigraph import NamedNode, Store
+
+        self._store = Store()
+        self._s = NamedNode("urn:provgraph:canonical")
+        self._p = self._s
+        self._cache: dict[tuple[str, str], str] = {}
+
+    def __call__(self, literal: object) -> str:
+        """The N-Triples form of ``literal`` (a pyoxigraph Literal) as the store will keep it."""
+        from pyoxigraph import Literal, Quad
+
+        assert isinstance(literal, Literal)
+        datatype = literal.datatype.value
+        if literal.language is not None or datatype in _KEPT_AS_IS:
+            return str(literal)
+        key = (literal.value, datatype)
+        found = self._cache.get(key)
+        if found is None:
+            quad = Quad(self._s, self._p, literal)
+            self._store.add(quad)
+            found = str(next(iter(self._store.quads_for_pattern(self._s, self._p, None))).object)
+            self._store.remove(quad)
+            if len(self._cache) < 100_000:
+                self._cache[key] = found
+        return found
+
+
+_KEPT_AS_IS = frozenset(
+    {
+        "http://www.w3.org/2001/XMLSchema#string",
+        "http://www.w3.org/1999/02/22-rdf-syntax-ns#langString",
+        "http://www.w3.org/1999/02/22-rdf-syntax-ns#dirLangString",
+    }
+)

@@ -1,0 +1,122 @@
+"""Plain text and Markdown documents become passages: one per sentence, each the exact span of
+the original text with its character offsets (Unicode code points, end exclusive), its section
+(the nearest Markdown heading above it) and its page (form feeds separate pages, as pdftotext
+writes them; pages are only recorded when the text has any).
+
+Sentence boundaries: ``.``, ``!`` or ``?`` (optionally followed by closing quotes or brackets),
+then whitespace, then something that can start a sentence; known abbreviations (``e.g.``,
+``Dr.``, ``Fig.``, single initials ...) and decimal numbers do not end sentences. Blank lines,
+headings and list items always do.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from provgraph.ingest.records import PassageSpec
+
+_ABBREVIATIONS = frozenset(
+    """
+    e.g i.e etc al cf vs approx ca fig figs eq eqs no nos vol pp p ch sec dr mr mrs ms prof
+    st jr sr inc ltd co corp dept univ jan feb mar apr jun jul aug sep sept oct nov dec
+    u.s u.k mt ft
+    """.split()
+)
+_BOUNDARY = re.compile(r"[.!?]+[\"'\u201d\u2019)\]]*(?=\s+[\"'\u201c\u2018(\[]?[A-Z0-9\u00C0-\u024F])")
+_HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
+_LIST_ITEM = re.compile(r"^(\s*(?:[-*+]|\d+[.)])\s+)")
+_FENCE = re.compile(r"^\s*(```|~~~)")
+
+
+def split_passages(text: str, *, markdown: bool) -> Iterator[PassageSpec]:
+    """Yield the sentences of ``text`` as passages with exact offsets."""
+    has_pages = "\f" in text
+    section: str | None = None
+    for start, end, kind, heading in _blocks(text, markdown=markdown):
+        if kind == "heading":
+            section = heading
+            continue
+        for s, e in _sentences(text, start, end):
+            page = text.count("\f", 0, s) + 1 if has_pages else None
+            yield PassageSpec(text=text[s:e], page=page, section=section, start=s, end=e)
+
+
+def _blocks(text: str, *, markdown: bool) -> Iterator[tuple[int, int, str, str | None]]:
+    """Paragraph-like blocks as (start, end, kind, heading text)."""
+    pos = 0
+    block_start: int | None = None
+    block_end = 0
+    in_fence = False
+    for line in text.splitlines(keepends=True):
+        line_start, pos = pos, pos + len(line)
+        content = line.rstrip("\r\n\f")
+        stripped = content.strip()
+        if markdown and _FENCE.match(content):
+            in_fence = not in_fence
+        if not stripped or "\f" in line and not stripped:
+            if block_start is not None:
+                yield block_start, block_end, "text", None
+                block_start = None
+            continue
+        if markdown and not in_fence:
+            heading = _HEADING.match(content)
+            if heading:
+                if block_start is not None:
+                    yield block_start, block_end, "text", None
+                    block_start = None
+                yield line_start, line_start + len(content), "heading", heading.group(2)
+                continue
+            item = _LIST_ITEM.match(content)
+            if item:
+                if block_start is not None:
+                    yield block_start, block_end, "text", None
+                block_start = line_start + len(item.group(1))
+                block_end = line_start + len(content.rstrip())
+                continue
+        lead = len(content) - len(content.lstrip())
+        if block_start is None:
+            block_start = line_start + lead
+        block_end = line_start + len(content.rstrip())
+    if block_start is not None:
+        yield block_start, block_end, "text", None
+
+
+def _sentences(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
+    block = text[start:end]
+    begin = 0
+    for match in _BOUNDARY.finditer(block):
+        stop = match.end()
+        if _is_abbreviation(block, match.start()):
+            continue
+        yield from _trimmed(text, start + begin, start + stop)
+        begin = stop
+    yield from _trimmed(text, start + begin, end)
+
+
+def _is_abbreviation(block: str, dot: int) -> bool:
+    if block[dot] != ".":
+        return False
+    word_start = dot
+    while word_start > 0 and not block[word_start - 1].isspace() and block[word_start - 1] not in "([\"'":
+        word_start -= 1
+    word = block[word_start:dot].lower()
+    if not word:
+        return False
+    if word in _ABBREVIATIONS or (len(word) == 1 and word.isalpha()):
+        return True
+    # a decimal number split across the boundary is excluded by the regex's look-ahead;
+    # initials like "J.R.R." end with a one-letter part
+    return "." in word and len(word.rsplit(".", 1)[-1]) <= 1
+
+
+def _trimmed(text: str, s: int, e: int) -> Iterator[tuple[int, int]]:
+    while s < e and text[s].isspace():
+        s += 1
+    while e > s and text[e - 1].isspace():
+        e -= 1
+    if e > s:
+        yield s, e
+
+
+__all__ = ["split_passages"]

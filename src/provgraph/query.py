@@ -1,0 +1,157 @@
+"""SPARQL query results: iterate them in Python, or serialise them in the W3C result formats
+(JSON, XML, CSV, TSV), an RDF syntax for CONSTRUCT/DESCRIBE, or a plain-text table."""
+
+from __future__ import annotations
+
+import io
+import re
+from collections.abc import Iterator
+from typing import IO
+
+from pyoxigraph import (
+    BlankNode,
+    Literal,
+    NamedNode,
+    QueryBoolean,
+    QueryResultsFormat,
+    QuerySolutions,
+    QueryTriples,
+    RdfFormat,
+    Triple,
+)
+
+from provgraph.errors import QueryError, UnsupportedFormatError
+from provgraph.models import ExportFormat, ResultFormat
+
+Term = NamedNode | BlankNode | Literal | Triple
+
+_RESULT_FORMATS = {
+    ResultFormat.JSON: QueryResultsFormat.JSON,
+    ResultFormat.XML: QueryResultsFormat.XML,
+    ResultFormat.CSV: QueryResultsFormat.CSV,
+    ResultFormat.TSV: QueryResultsFormat.TSV,
+}
+RDF_FORMATS = {
+    ExportFormat.TRIG: RdfFormat.TRIG,
+    ExportFormat.NQUADS: RdfFormat.N_QUADS,
+    ExportFormat.JSONLD: RdfFormat.JSON_LD,
+    ExportFormat.TURTLE: RdfFormat.TURTLE,
+    ExportFormat.NTRIPLES: RdfFormat.N_TRIPLES,
+    ExportFormat.RDFXML: RdfFormat.RDF_XML,
+}
+_POSITION = re.compile(r"^error at (\d+):(\d+): (.*)$", re.S)
+
+
+def translate_error(exc: SyntaxError) -> QueryError:
+    """pyoxigraph's SyntaxError as a QueryError with line and column."""
+    message = str(exc.msg if exc.msg else exc)
+    found = _POSITION.match(message)
+    if found:
+        return QueryError(found.group(3), line=int(found.group(1)), column=int(found.group(2)))
+    return QueryError(message, line=exc.lineno, column=exc.offset)
+
+
+class QueryResult:
+    """The result of a SPARQL query. SELECT results iterate as ``dict[str, Term | None]`` rows,
+    ASK results as ``bool(result)``, CONSTRUCT/DESCRIBE results as pyoxigraph ``Triple``\\s.
+    Results are streamed from the store: iterate or serialise them once.
+    """
+
+    def __init__(self, raw: QuerySolutions | QueryBoolean | QueryTriples) -> None:
+        self._raw = raw
+
+    @property
+    def kind(self) -> str:
+        """``"select"``, ``"ask"`` or ``"graph"`` (CONSTRUCT/DESCRIBE)."""
+        if isinstance(self._raw, QuerySolutions):
+            return "select"
+        if isinstance(self._raw, QueryBoolean):
+            return "ask"
+        return "graph"
+
+    @property
+    def variables(self) -> list[str]:
+        return [v.value for v in self._raw.variables] if isinstance(self._raw, QuerySolutions) else []
+
+    def __bool__(self) -> bool:
+        if isinstance(self._raw, QueryBoolean):
+            return bool(self._raw)
+        raise TypeError("only ASK results are booleans; iterate SELECT and CONSTRUCT results")
+
+    def __iter__(self) -> Iterator[dict[str, Term | None]] | Iterator[Triple]:  # type: ignore[override]
+        if isinstance(self._raw, QuerySolutions):
+            names = self.variables
+            return ({n: row[n] for n in names} for row in self._raw)
+        if isinstance(self._raw, QueryTriples):
+            return iter(self._raw)
+        raise TypeError("ASK results are not iterable; use bool(result)")
+
+    def rows(self) -> list[dict[str, Term | None]]:
+        """All SELECT rows, read into a list."""
+        if not isinstance(self._raw, QuerySolutions):
+            raise TypeError("rows() is for SELECT results")
+        return list(self)  # type: ignore[arg-type]
+
+    def serialize(
+        self, fmt: ResultFormat | ExportFormat, output: IO[bytes] | None = None
+    ) -> bytes | None:
+        """Write the results in ``fmt`` to ``output``, or return them as bytes."""
+        target = output if output is not None else io.BytesIO()
+        raw = self._raw
+        if fmt is ResultFormat.TABLE:
+            target.write(render_table(self).encode("utf-8"))
+        elif isinstance(raw, QueryTriples):
+            if not isinstance(fmt, ExportFormat):
+                raise UnsupportedFormatError(
+                    f"CONSTRUCT/DESCRIBE results are RDF: choose turtle, ntriples, rdfxml, jsonld, "
+                    f"trig or nquads, not {fmt.value}"
+                )
+            raw.serialize(target, RDF_FORMATS[fmt])
+        else:
+            if not isinstance(fmt, ResultFormat):
+                raise UnsupportedFormatError(
+                    f"SELECT/ASK results use json, xml, csv, tsv or table, not {fmt.value}"
+                )
+            raw.serialize(target, _RESULT_FORMATS[fmt])
+        if output is None:
+            assert isinstance(target, io.BytesIO)
+            return target.getvalue()
+        return None
+
+
+def term_text(term: Term | None) -> str:
+    """A compact, readable form of a term for people: IRIs bare, literals by value."""
+    if term is None:
+        return ""
+    if isinstance(term, NamedNode):
+        return term.value
+    if isinstance(term, Literal):
+        if term.language:
+            return f"{term.value}@{term.language}"
+        return term.value
+    return str(term)
+
+
+def render_table(result: QueryResult, *, max_width: int = 60) -> str:
+    """A plain-text table (SELECT), ``true``/``false`` (ASK), or N-Triples (CONSTRUCT)."""
+    if result.kind == "ask":
+        return ("true" if bool(result) else "false") + "\n"
+    if result.kind == "graph":
+        return "".join(f"{t.subject} {t.predicate} {t.object} .\n" for t in result)  # type: ignore[union-attr]
+    names = result.variables
+    rows = [[_clip(term_text(row[n]), max_width) for n in names] for row in result]  # type: ignore[index]
+    widths = [max([len(n)] + [len(r[i]) for r in rows]) for i, n in enumerate(names)]
+    rule = "+" + "+".join("-" * (w + 2) for w in widths) + "+"
+    lines = [rule, "| " + " | ".join(n.ljust(w) for n, w in zip(names, widths, strict=True)) + " |", rule]
+    lines += ["| " + " | ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)) + " |" for r in rows]
+    lines.append(rule)
+    lines.append(f"{len(rows)} row{'s' if len(rows) != 1 else ''}")
+    return "\n".join(lines) + "\n"
+
+
+def _clip(text: str, width: int) -> str:
+    text = text.replace("\n", " ")
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+__all__ = ["QueryResult", "RDF_FORMATS", "render_table", "term_text", "translate_error"]

@@ -1,0 +1,1 @@
+"""Storage: the backend protocol, the embedded Oxigraph backend, the catalog."""

@@ -1,0 +1,86 @@
+"""The storage protocol: what provgraph needs from a quad store, and nothing more.
+
+The embedded Oxigraph backend (:mod:`provgraph.store.oxigraph`) implements it on disk and in
+memory; a remote SPARQL 1.1 backend can implement it for scale-out. Capabilities are honest:
+a read-only backend raises :class:`~provgraph.errors.ReadOnlyStoreError` on every write.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import IO, Protocol, runtime_checkable
+
+from pyoxigraph import (
+    BlankNode,
+    DefaultGraph,
+    Literal,
+    NamedNode,
+    Quad,
+    QueryBoolean,
+    QuerySolutions,
+    QueryTriples,
+    RdfFormat,
+)
+
+GraphName = NamedNode | BlankNode | DefaultGraph
+QueryResults = QuerySolutions | QueryBoolean | QueryTriples
+
+
+@runtime_checkable
+class Backend(Protocol):
+    """A quad store with SPARQL. Every write is atomic: all of it or none of it."""
+
+    @property
+    def read_only(self) -> bool: ...
+
+    @property
+    def location(self) -> Path | None:
+        """Directory of an on-disk store, ``None`` in memory."""
+        ...
+
+    def query(
+        self,
+        sparql: str,
+        *,
+        default_graph: Sequence[GraphName] | None = None,
+        union_default_graph: bool = False,
+        substitutions: dict[str, NamedNode | BlankNode | Literal] | None = None,
+        prefixes: dict[str, str] | None = None,
+    ) -> QueryResults:
+        """Run a SPARQL 1.1 query (``prefixes`` are predeclared, the query's own win). ``default_graph`` lists the graphs whose union is the
+        default graph; ``union_default_graph`` uses the union of all graphs instead."""
+        ...
+
+    def update(self, sparql: str) -> None:
+        """Run a SPARQL 1.1 update in one transaction."""
+        ...
+
+    def quads(
+        self,
+        subject: NamedNode | BlankNode | None = None,
+        predicate: NamedNode | None = None,
+        obj: NamedNode | BlankNode | Literal | None = None,
+        graph: GraphName | None = None,
+    ) -> Iterator[Quad]: ...
+
+    def named_graphs(self) -> Iterator[NamedNode | BlankNode]: ...
+
+    def load_quads(self, nquads: Path, *, bulk: bool) -> None:
+        """Write the quads of an N-Quads file. ``bulk`` trades the transaction for speed (the
+        caller then commits through the catalog, and removes the graphs if writing fails)."""
+        ...
+
+    def load_dataset(self, source: Path | IO[bytes], fmt: RdfFormat) -> None:
+        """Load a whole dataset serialisation as it is, in one transaction."""
+        ...
+
+    def remove_graph(self, graph: NamedNode) -> None: ...
+
+    def dump(self, output: IO[bytes], fmt: RdfFormat, *, graph: GraphName | None = None) -> None:
+        """Serialise the whole dataset, or one graph."""
+        ...
+
+    def optimize(self) -> None: ...
+
+    def close(self) -> None: ...

@@ -1,0 +1,257 @@
+"""The catalog graph: which source graphs exist, which document and version each is, and its
+status. It is the commit point of every ingest: a source graph is part of the store once the
+catalog names it (see :func:`commit`)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from pyoxigraph import Literal, NamedNode, QuerySolutions, RdfFormat, Store
+
+from provgraph.models import SourceInfo, SourceStatus, SourceVersion
+from provgraph.store.base import Backend
+from provgraph.vocab import CATALOG_GRAPH, DCTERMS_NS, ID_NS, PG, PG_NS, PROV_NS, RDF_NS, XSD_NS
+
+_PREFIXES = f"""PREFIX pg: <{PG_NS}>
+PREFIX prov: <{PROV_NS}>
+PREFIX rdf: <{RDF_NS}>
+PREFIX xsd: <{XSD_NS}>
+PREFIX dcterms: <{DCTERMS_NS}>
+"""
+_CAT = f"<{CATALOG_GRAPH.value}>"
+
+
+@dataclass(frozen=True, slots=True)
+class CurrentVersion:
+    """What the catalog knows of a document before an ingest."""
+
+    document: NamedNode
+    graph: NamedNode | None  # the current version, if any
+    fingerprint: str | None
+    last_version: int  # highest version number ever given, 0 if none
+
+
+@dataclass(frozen=True, slots=True)
+class NewVersion:
+    """A catalog entry an ingest will commit."""
+
+    document: NamedNode
+    key: str
+    title: str
+    graph: NamedNode
+    activity: NamedNode
+    version: int
+    content_hash: str
+    fingerprint: str
+    ingested_at: str  # xsd:dateTime lexical
+    statements: int
+    passages: int
+    previous: NamedNode | None  # the version it supersedes
+
+
+def _lit(value: str, datatype: str | None = None) -> str:
+    return str(Literal(value) if datatype is None else Literal(value, datatype=NamedNode(datatype)))
+
+
+def lookup(backend: Backend, keys: Iterable[str], documents: dict[str, NamedNode]) -> dict[str, CurrentVersion]:
+    """The catalog's view of each document key (unknown documents get version 0)."""
+    keys = list(keys)
+    found = {k: CurrentVersion(documents[k], None, None, 0) for k in keys}
+    if not keys:
+        return found
+    values = " ".join(_lit(k) for k in keys)
+    query = _PREFIXES + f"""
+SELECT ?key ?g ?v ?status ?fp WHERE {{
+  VALUES ?key {{ {values} }}
+  GRAPH {_CAT} {{
+    ?d pg:documentKey ?key .
+    ?g pg:document ?d ; pg:version ?v ; pg:status ?status ; pg:fingerprint ?fp .
+  }}
+}}"""
+    for row in _select(backend, query):
+        key = row["key"].value
+        entry = found[key]
+        version = int(row["v"].value)
+        current = row["status"] == PG.Current
+        found[key] = CurrentVersion(
+            entry.document,
+            row["g"] if current else entry.graph,  # type: ignore[arg-type]
+            row["fp"].value if current else entry.fingerprint,
+            max(entry.last_version, version),
+        )
+    return found
+
+
+def commit_update(entries: Sequence[NewVersion]) -> str:
+    """One SPARQL update (one transaction) recording new versions and superseding old ones."""
+    deletes: list[str] = []
+    inserts: list[str] = [f"{_CAT} a pg:Catalog ."]
+    xsd_int = XSD_NS + "integer"
+    for e in entries:
+        g, d = f"<{e.graph.value}>", f"<{e.document.value}>"
+        if e.previous is not None:
+            p = f"<{e.previous.value}>"
+            deletes.append(f"{p} pg:status pg:Current .")
+            inserts.append(f"{p} pg:status pg:Superseded .")
+            inserts.append(f"{g} prov:wasRevisionOf {p} .")
+        inserts += [
+            f"{_CAT} pg:hasSourceGraph {g} .",
+            f"{g} a pg:SourceGraph , prov:Entity ; pg:document {d} ;",
+            f"  pg:version {_lit(str(e.version), xsd_int)} ; pg:status pg:Current ;",
+            f"  pg:contentHash {_lit(e.content_hash)} ; pg:fingerprint {_lit(e.fingerprint)} ;",
+            f"  prov:generatedAtTime {_lit(e.ingested_at, XSD_NS + 'dateTime')} ;",
+            f"  prov:wasGeneratedBy <{e.activity.value}> ;",
+            f"  pg:statementCount {_lit(str(e.statements), xsd_int)} ;",
+            f"  pg:passageCount {_lit(str(e.passages), xsd_int)} .",
+            f"{d} a pg:SourceDocument ; pg:documentKey {_lit(e.key)} ; dcterms:title {_lit(e.title)} .",
+        ]
+    # Titles may change between versions; the catalog keeps the newest.
+    titles = " ".join(f"<{e.document.value}>" for e in entries if e.previous is not None)
+    update = _PREFIXES
+    if titles:
+        update += f"""DELETE {{ GRAPH {_CAT} {{ ?d dcterms:title ?t }} }}
+WHERE {{ VALUES ?d {{ {titles} }} GRAPH {_CAT} {{ ?d dcterms:title ?t }} }} ;
+"""
+    if deletes:
+        update += "DELETE DATA { GRAPH " + _CAT + " {\n" + "\n".join(deletes) + "\n} } ;\n"
+    update += "INSERT DATA { GRAPH " + _CAT + " {\n" + "\n".join(inserts) + "\n} }"
+    return update
+
+
+def revoke_update(graph: NamedNode, at: str) -> str:
+    g = f"<{graph.value}>"
+    return _PREFIXES + f"""DELETE DATA {{ GRAPH {_CAT} {{ {g} pg:status pg:Current }} }} ;
+INSERT DATA {{ GRAPH {_CAT} {{ {g} pg:status pg:Revoked ; prov:invalidatedAtTime {_lit(at, XSD_NS + 'dateTime')} }} }}"""
+
+
+def preview(backend: Backend, documents: Iterable[NamedNode], update: str) -> Store:
+    """An in-memory copy of the catalog entries of ``documents`` with ``update`` applied: what
+    the catalog will say of them, for validation before the real commit."""
+    values = " ".join(f"<{d.value}>" for d in documents)
+    query = _PREFIXES + f"""
+CONSTRUCT {{ ?s ?p ?o }} WHERE {{
+  VALUES ?d {{ {values} }}
+  GRAPH {_CAT} {{
+    {{ ?s pg:document ?d . ?s ?p ?o }} UNION {{ BIND(?d AS ?s) ?s ?p ?o }}
+  }}
+}}"""
+    scratch = Store()
+    triples = backend.query(query)
+    scratch.extend(_in_graph(triples, CATALOG_GRAPH))
+    scratch.update(update)
+    flat = Store()
+    flat.load(scratch.dump(format=RdfFormat.N_TRIPLES, from_graph=CATALOG_GRAPH), RdfFormat.N_TRIPLES)
+    return flat
+
+
+def _in_graph(triples: Iterable[object], graph: NamedNode) -> Iterable[object]:
+    from pyoxigraph import Quad
+
+    for t in triples:
+        yield Quad(t.subject, t.predicate, t.object, graph)  # type: ignore[attr-defined]
+
+
+def current_graphs(backend: Backend) -> list[NamedNode]:
+    query = _PREFIXES + f"SELECT ?g WHERE {{ GRAPH {_CAT} {{ ?g pg:status pg:Current }} }}"
+    return [row["g"] for row in _select(backend, query)]  # type: ignore[misc]
+
+
+def catalogued_graphs(backend: Backend) -> set[str]:
+    query = _PREFIXES + f"SELECT ?g WHERE {{ GRAPH {_CAT} {{ ?g a pg:SourceGraph }} }}"
+    return {row["g"].value for row in _select(backend, query)}
+
+
+def orphan_graphs(backend: Backend) -> list[NamedNode]:
+    """Source graphs written but never committed (an ingest that died between writing its
+    graph and committing the catalog): provgraph's own graph names the catalog does not know."""
+    known = catalogued_graphs(backend)
+    prefix = ID_NS + "doc/"
+    return [
+        g
+        for g in backend.named_graphs()
+        if isinstance(g, NamedNode) and g.value.startswith(prefix) and g.value not in known
+    ]
+
+
+def sources(backend: Backend, *, key: str | None = None, document: str | None = None) -> list[SourceInfo]:
+    """Every document in the catalog with its versions, newest first, sorted by title."""
+    where = ""
+    if key is not None:
+        where = f"FILTER(?key = {_lit(key)})"
+    elif document is not None:
+        where = f"FILTER(?d = <{document}>)"
+    query = _PREFIXES + f"""
+SELECT ?d ?key ?g ?v ?status ?hash ?at ?n ?np ?prev ?title ?url ?issued ?tier ?publisher WHERE {{
+  GRAPH {_CAT} {{
+    ?d pg:documentKey ?key .
+    ?g pg:document ?d ; pg:version ?v ; pg:status ?status ; pg:contentHash ?hash ;
+       prov:generatedAtTime ?at ; pg:statementCount ?n ; pg:passageCount ?np .
+    OPTIONAL {{ ?g prov:wasRevisionOf ?prev }}
+  }}
+  {where}
+  GRAPH ?g {{
+    ?d dcterms:title ?title ; pg:tier ?tier .
+    OPTIONAL {{ ?d pg:sourceUrl ?url }}
+    OPTIONAL {{ ?d dcterms:issued ?issued }}
+    OPTIONAL {{ ?d dcterms:publisher ?publisher }}
+  }}
+}} ORDER BY ?key DESC(?v)"""
+    by_doc: dict[str, dict[str, object]] = {}
+    for row in _select(backend, query):
+        doc = row["d"].value
+        status = SourceStatus.from_iri(row["status"].value)
+        version = SourceVersion(
+            graph=row["g"].value,
+            version=int(row["v"].value),
+            status=status,
+            content_hash=row["hash"].value,
+            ingested_at=datetime.fromisoformat(row["at"].value.replace("Z", "+00:00")),
+            statements=int(row["n"].value),
+            passages=int(row["np"].value),
+            was_revision_of=row["prev"].value if row["prev"] is not None else None,
+        )
+        if doc not in by_doc:  # newest version first: it describes the document
+            by_doc[doc] = {
+                "document": doc,
+                "key": row["key"].value,
+                "title": row["title"].value,
+                "url": _opt(row["url"]),
+                "issued": _opt(row["issued"]),
+                "tier": int(row["tier"].value),
+                "publisher": _opt(row["publisher"]),
+                "status": status,
+                "current_graph": None,
+                "versions": [],
+            }
+        info = by_doc[doc]
+        info["versions"].append(version)  # type: ignore[attr-defined]
+        if status is SourceStatus.CURRENT:
+            info["current_graph"] = version.graph
+    result = [SourceInfo.model_validate(v) for v in by_doc.values()]
+    return sorted(result, key=lambda s: (s.title.casefold(), s.key))
+
+
+def _opt(term: object | None) -> str | None:
+    return None if term is None else term.value  # type: ignore[attr-defined]
+
+
+def _select(backend: Backend, query: str) -> QuerySolutions:
+    result = backend.query(query)
+    assert isinstance(result, QuerySolutions)
+    return result
+
+
+__all__ = [
+    "CurrentVersion",
+    "NewVersion",
+    "catalogued_graphs",
+    "commit_update",
+    "current_graphs",
+    "lookup",
+    "orphan_graphs",
+    "preview",
+    "revoke_update",
+    "sources",
+]

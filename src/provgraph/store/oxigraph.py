@@ -1,0 +1,247 @@
+"""The embedded Oxigraph backend: RocksDB on disk, or memory.
+
+A store directory holds ``oxigraph/`` (the RocksDB database) and, while a process has it open for
+writing, ``holder.json`` naming that process, so that another process is told who holds the store
+instead of a bare lock error. Read-only opens do not take the lock and keep working while a
+server holds the store (RocksDB read-only mode sees the data as of the open).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import socket
+import sys
+from collections.abc import Iterator, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import IO
+
+from pyoxigraph import BlankNode, DefaultGraph, Literal, NamedNode, Quad, RdfFormat, Store, Variable
+
+from provgraph.errors import (
+    ProvGraphError,
+    ReadOnlyStoreError,
+    StoreError,
+    StoreLockedError,
+    StoreNotFoundError,
+)
+from provgraph.store.base import GraphName, QueryResults
+
+_DB_DIR = "oxigraph"
+_HOLDER_FILE = "holder.json"
+
+
+class OxigraphBackend:
+    """:class:`~provgraph.store.base.Backend` over a pyoxigraph ``Store``."""
+
+    def __init__(self, store: Store, *, location: Path | None, read_only: bool) -> None:
+        self._store = store
+        self._location = location
+        self._read_only = read_only
+        self._closed = False
+
+    # ------------------------------------------------------------------ opening
+
+    @classmethod
+    def memory(cls) -> OxigraphBackend:
+        """An in-memory store, gone when the object is."""
+        return cls(Store(), location=None, read_only=False)
+
+    @classmethod
+    def open(cls, path: str | os.PathLike[str], *, read_only: bool = False) -> OxigraphBackend:
+        """Open (read-write: create if missing) the store directory ``path``."""
+        root = Path(path)
+        db = root / _DB_DIR
+        if read_only:
+            if not (db / "CURRENT").exists():
+                raise StoreNotFoundError(
+                    f"no provgraph store at {root} (ingest a document to create one, or pass --store)"
+                )
+            try:
+                return cls(Store.read_only(str(db)), location=root, read_only=True)
+            except OSError as exc:
+                raise StoreError(f"cannot open the store at {root} read-only: {exc}") from exc
+        if root.exists() and not root.is_dir():
+            raise StoreError(f"{root} is not a directory")
+        if root.exists() and any(root.iterdir()) and not db.exists():
+            raise StoreError(
+                f"{root} exists and is not a provgraph store (no {_DB_DIR}/ inside); "
+                "choose an empty or new directory"
+            )
+        try:
+            db.mkdir(parents=True, exist_ok=True)
+            store = Store(str(db))
+        except OSError as exc:
+            if "lock" in str(exc).lower():
+                holder = read_holder(root)
+                raise StoreLockedError(_locked_message(root, holder), holder=holder) from exc
+            raise StoreError(f"cannot open the store at {root}: {exc}") from exc
+        backend = cls(store, location=root, read_only=False)
+        _write_holder(root)
+        return backend
+
+    # ------------------------------------------------------------------ protocol
+
+    @property
+    def read_only(self) -> bool:
+        return self._read_only
+
+    @property
+    def location(self) -> Path | None:
+        return self._location
+
+    def query(
+        self,
+        sparql: str,
+        *,
+        default_graph: Sequence[GraphName] | None = None,
+        union_default_graph: bool = False,
+        substitutions: dict[str, NamedNode | BlankNode | Literal] | None = None,
+        prefixes: dict[str, str] | None = None,
+    ) -> QueryResults:
+        subs = {Variable(k): v for k, v in substitutions.items()} if substitutions else None
+        kwargs: dict[str, object] = {}
+        if prefixes:
+            kwargs["prefixes"] = prefixes
+        if union_default_graph:
+            kwargs["use_default_graph_as_union"] = True
+        elif default_graph is not None:
+            kwargs["default_graph"] = list(default_graph)
+        try:
+            return self._store.query(sparql, substitutions=subs, **kwargs)  # type: ignore[arg-type]
+        except OSError as exc:
+            raise StoreError(f"reading the store failed: {exc}") from exc
+
+    def update(self, sparql: str) -> None:
+        self._check_writable()
+        try:
+            self._store.update(sparql)
+        except OSError as exc:
+            raise StoreError(f"writing the store failed: {exc}") from exc
+
+    def quads(
+        self,
+        subject: NamedNode | BlankNode | None = None,
+        predicate: NamedNode | None = None,
+        obj: NamedNode | BlankNode | Literal | None = None,
+        graph: GraphName | None = None,
+    ) -> Iterator[Quad]:
+        return self._store.quads_for_pattern(subject, predicate, obj, graph)
+
+    def named_graphs(self) -> Iterator[NamedNode | BlankNode]:
+        return self._store.named_graphs()
+
+    def load_quads(self, nquads: Path, *, bulk: bool) -> None:
+        self._check_writable()
+        try:
+            if bulk:
+                self._store.bulk_load(path=str(nquads), format=RdfFormat.N_QUADS)
+            else:
+                self._store.load(path=str(nquads), format=RdfFormat.N_QUADS)
+        except (OSError, SyntaxError) as exc:
+            raise StoreError(f"writing the store failed: {exc}") from exc
+
+    def load_dataset(self, source: Path | IO[bytes], fmt: RdfFormat) -> None:
+        self._check_writable()
+        try:
+            if isinstance(source, Path):
+                self._store.load(path=str(source), format=fmt)
+            else:
+                self._store.load(source, format=fmt)
+        except OSError as exc:
+            raise StoreError(f"loading the dataset failed: {exc}") from exc
+
+    def remove_graph(self, graph: NamedNode) -> None:
+        self._check_writable()
+        self._store.remove_graph(graph)
+
+    def dump(self, output: IO[bytes], fmt: RdfFormat, *, graph: GraphName | None = None) -> None:
+        try:
+            if graph is None:
+                self._store.dump(output, format=fmt)
+            else:
+                self._store.dump(output, format=fmt, from_graph=graph)
+        except OSError as exc:
+            raise StoreError(f"reading the store failed: {exc}") from exc
+
+    def optimize(self) -> None:
+        self._check_writable()
+        self._store.optimize()
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        if not self._read_only:
+            with contextlib.suppress(OSError):
+                self._store.flush()
+            if self._location is not None:
+                _remove_holder(self._location)
+        # Dropping the last reference releases RocksDB's lock.
+        del self._store
+
+    def _check_writable(self) -> None:
+        if self._read_only:
+            raise ReadOnlyStoreError(
+                f"the store at {self._location} is open read-only; writes need a read-write open"
+            )
+        if self._closed:
+            raise ProvGraphError("the store is closed")
+
+
+# ---------------------------------------------------------------------- holder file
+
+
+def read_holder(root: Path) -> dict[str, object] | None:
+    """The process that has the store open for writing, as it recorded itself, if known."""
+    try:
+        holder: dict[str, object] = json.loads((root / _HOLDER_FILE).read_text("utf-8"))
+    except (OSError, ValueError):
+        return None
+    pid = holder.get("pid")
+    holder["alive"] = isinstance(pid, int) and _pid_alive(pid)
+    return holder
+
+
+def _write_holder(root: Path) -> None:
+    info = {
+        "pid": os.getpid(),
+        "command": " ".join([Path(sys.argv[0]).name, *sys.argv[1:]]) if sys.argv else "python",
+        "host": socket.gethostname(),
+        "since": datetime.now(UTC).isoformat(timespec="seconds"),
+    }
+    with contextlib.suppress(OSError):
+        (root / _HOLDER_FILE).write_text(json.dumps(info), "utf-8")
+
+
+def _remove_holder(root: Path) -> None:
+    path = root / _HOLDER_FILE
+    with contextlib.suppress(OSError, ValueError):
+        if json.loads(path.read_text("utf-8")).get("pid") == os.getpid():
+            path.unlink()
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _locked_message(root: Path, holder: dict[str, object] | None) -> str:
+    if holder is None:
+        who = "another process (it did not record itself)"
+    else:
+        who = f"process {holder.get('pid')} ({holder.get('command')}) on {holder.get('host')} since {holder.get('since')}"
+    return (
+        f"the store at {root} is held for writing by {who}; stop it or wait, "
+        "or use a read command (query, sources, evidence, export), which opens the store read-only"
+    )
+
+
+__all__ = ["DefaultGraph", "OxigraphBackend", "read_holder"]
