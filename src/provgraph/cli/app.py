@@ -81,12 +81,11 @@ def main() -> None:
     except typer.Abort:
         err.print("aborted")
         sys.exit(130)
-    except Exception as exc:  # a click usage error, or a bug
-        import click
-
-        if isinstance(exc, click.ClickException):
-            exc.show()
-            sys.exit(exc.exit_code)
+    except Exception as exc:  # a usage error (typer's click exceptions can show themselves), or a bug
+        show, code = getattr(exc, "show", None), getattr(exc, "exit_code", None)
+        if callable(show) and isinstance(code, int):
+            show()
+            sys.exit(code)
         if debug:
             raise
         err.print(f"[bold red]internal error:[/] {render.escape(repr(exc))} (rerun with --debug for details)")

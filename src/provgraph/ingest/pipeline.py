@@ -54,7 +54,7 @@ from provgraph.vocab import XSD_NS, activity_iri, document_iri, graph_iri
 
 #: Graphs with more statements than this are written with Oxigraph's bulk loader (not
 #: transactional; the catalog commit keeps the ingest atomic, see ProvGraph.recover).
-BULK_THRESHOLD = 20_000
+BULK_THRESHOLD = 10_000
 
 #: progress(phase, done, total): phase is "reading", "validating" or "writing".
 ProgressCallback = Callable[[str, int, int], None]
@@ -638,7 +638,7 @@ def _merge(a: ValidationReport, b: ValidationReport) -> ValidationReport:
         issues=(a.issues + b.issues)[:MAX_ISSUES],
         issue_count=a.issue_count + b.issue_count,
         nodes_checked=a.nodes_checked + b.nodes_checked,
-        shapes=a.shapes + b.shapes,
+        shapes=list(dict.fromkeys(a.shapes + b.shapes)),
     )
 
 

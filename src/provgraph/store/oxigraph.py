@@ -13,6 +13,7 @@ import json
 import os
 import socket
 import sys
+import time
 from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -59,10 +60,7 @@ class OxigraphBackend:
                 raise StoreNotFoundError(
                     f"no provgraph store at {root} (ingest a document to create one, or pass --store)"
                 )
-            try:
-                return cls(Store.read_only(str(db)), location=root, read_only=True)
-            except OSError as exc:
-                raise StoreError(f"cannot open the store at {root} read-only: {exc}") from exc
+            return cls(_open_read_only(db, root), location=root, read_only=True)
         if root.exists() and not root.is_dir():
             raise StoreError(f"{root} is not a directory")
         if root.exists() and any(root.iterdir()) and not db.exists():
@@ -189,6 +187,20 @@ class OxigraphBackend:
             )
         if self._closed:
             raise ProvGraphError("the store is closed")
+
+
+def _open_read_only(db: Path, root: Path) -> Store:
+    """Open RocksDB read-only beside a writer. A writer compacting at that moment can delete a
+    file the snapshot names; the next attempt sees the new file list, so retry a few times."""
+    attempts = 8
+    for attempt in range(attempts):
+        try:
+            return Store.read_only(str(db))
+        except (OSError, RuntimeError) as exc:
+            if attempt == attempts - 1:
+                raise StoreError(f"cannot open the store at {root} read-only: {exc}") from exc
+            time.sleep(0.05 * (attempt + 1))
+    raise AssertionError("unreachable")
 
 
 # ---------------------------------------------------------------------- holder file

@@ -1,0 +1,183 @@
+"""The command line as a user runs it: real processes, real store directories."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import pytest
+import rdflib
+from helpers import DBPEDIA, EXAMPLES, run_cli
+
+
+@pytest.fixture
+def store(tmp_path):
+    path = tmp_path / "store"
+    done = run_cli("ingest", str(EXAMPLES / "aspirin.ttl"), "--store", str(path), "--title", "Aspirin facts",
+                   "--url", "https://example.org/aspirin", "--issued", "2024-03-01", "--tier", "2")
+    assert done.returncode == 0, done.stderr
+    return path
+
+
+def test_ingest_prints_what_it_did(store):
+    assert store.is_dir()
+    again = run_cli("ingest", str(EXAMPLES / "aspirin.ttl"), "--store", str(store), "--title", "Aspirin facts",
+                    "--url", "https://example.org/aspirin", "--issued", "2024-03-01", "--tier", "2")
+    assert again.returncode == 0
+    assert "unchanged, nothing written" in again.stdout
+
+
+def test_ingest_jsonl_with_method_and_json_report(store):
+    done = run_cli("ingest", str(EXAMPLES / "facts.jsonl"), "--store", str(store), "--title", "Trial",
+                   "--url", "https://example.org/trial", "--method", "llm_extraction", "--json")
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["statements"] == 3 and report["passages"] == 3
+    assert report["documents"][0]["outcome"] == "created"
+    assert report["validation"]["conforms"] is True
+
+
+def test_sources_json_is_the_documented_model(store):
+    done = run_cli("sources", "--json", "--store", str(store))
+    assert done.returncode == 0
+    [source] = json.loads(done.stdout)
+    assert source["title"] == "Aspirin facts" and source["tier"] == 2
+    assert source["versions"][0]["status"] == "current"
+    table = run_cli("sources", "--store", str(store))
+    assert "Aspirin facts" in table.stdout and "1 document" in table.stdout
+
+
+def test_store_from_environment(store, tmp_path):
+    done = run_cli("sources", "--json", env={"PROVGRAPH_STORE": str(store)})
+    assert json.loads(done.stdout)[0]["title"] == "Aspirin facts"
+
+
+QUERY = "SELECT ?g (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } } GROUP BY ?g ORDER BY ?g"
+
+
+def test_query_in_every_results_format(store):
+    as_json = json.loads(run_cli("query", QUERY, "--format", "json", "--store", str(store)).stdout)
+    assert as_json["head"]["vars"] == ["g", "n"]
+    graphs = [b["g"]["value"] for b in as_json["results"]["bindings"]]
+    assert "https://w3id.org/provgraph/id/catalog" in graphs and len(graphs) == 2
+    as_csv = list(csv.reader(io.StringIO(run_cli("query", QUERY, "--format", "csv", "--store", str(store)).stdout)))
+    assert as_csv[0] == ["g", "n"] and len(as_csv) == 3
+    as_tsv = run_cli("query", QUERY, "--format", "tsv", "--store", str(store)).stdout.splitlines()
+    assert as_tsv[0] == "?g\t?n" and len(as_tsv) == 3
+    as_xml = run_cli("query", QUERY, "--format", "xml", "--store", str(store)).stdout
+    assert "<sparql" in as_xml and "catalog" in as_xml
+    table = run_cli("query", QUERY, "--store", str(store)).stdout
+    assert "| g " in table and "2 rows" in table
+
+
+def test_query_construct_and_stdin(store):
+    done = run_cli("query", "-", "--store", str(store), "--format", "ntriples",
+                   stdin="CONSTRUCT { ?s ?p ?o } WHERE { ?s <http://example.org/treats> ?o BIND(<http://example.org/treats> AS ?p) }")
+    assert done.returncode == 0, done.stderr
+    g = rdflib.Graph().parse(data=done.stdout, format="nt")
+    assert len(g) == 1
+
+
+def test_query_error_has_position_and_no_traceback(store):
+    done = run_cli("query", "SELECT ?s WHERE { ?s ?p }", "--store", str(store))
+    assert done.returncode == 2
+    assert "SPARQL error: line 1, column" in done.stderr
+    assert "Traceback" not in done.stderr
+    debug = run_cli("--debug", "query", "SELECT ?s WHERE { ?s ?p }", "--store", str(store))
+    assert "Traceback" in debug.stderr
+
+
+def test_evidence_json_and_table(store):
+    run_cli("ingest", str(EXAMPLES / "facts.jsonl"), "--store", str(store), "--title", "Trial",
+            "--url", "https://example.org/trial", "--method", "llm_extraction", "-q")
+    done = run_cli("evidence", "--subject", "http://example.org/aspirin", "--predicate", "http://example.org/treats",
+                   "--object", "http://example.org/headache", "--json", "--store", str(store))
+    assert done.returncode == 0, done.stderr
+    found = json.loads(done.stdout)
+    assert sorted(e["title"] for e in found) == ["Aspirin facts", "Trial"]
+    trial = next(e for e in found if e["title"] == "Trial")
+    assert trial["passage"]["page"] == 3 and trial["method"] == "llm_extraction"
+    table = run_cli("evidence", "--subject", "http://example.org/aspirin", "--predicate",
+                    "http://example.org/maxDailyDoseMg", "--store", str(store))
+    assert "4000" in table.stdout and "2 statements from 2 source(s), 1 distinct value(s)" in table.stdout
+
+
+def test_export_trig_and_one_graph(store, tmp_path):
+    done = run_cli("export", "--format", "trig", "--store", str(store))
+    ds = rdflib.Dataset()
+    ds.parse(data=done.stdout, format="trig")
+    assert len(list(ds.quads())) > 60
+    out = tmp_path / "one.ttl"
+    run_cli("export", "--format", "turtle", "--graph", "https://example.org/aspirin", "-o", str(out),
+            "--store", str(store))
+    assert len(rdflib.Graph().parse(out)) == 66
+    refused = run_cli("export", "--format", "turtle", "--store", str(store))
+    assert refused.returncode == 2 and "holds one graph" in refused.stderr
+
+
+def test_validate_is_a_dry_run_with_exit_codes(tmp_path):
+    store = tmp_path / "store"
+    ok = run_cli("validate", str(EXAMPLES / "aspirin.ttl"), "--store", str(store))
+    assert ok.returncode == 0 and "conforms" in ok.stdout
+    assert not store.exists()
+    bad = run_cli("validate", str(EXAMPLES / "bad-dose.ttl"), "--shapes", str(EXAMPLES / "drug-shapes.ttl"),
+                  "--store", str(store))
+    assert bad.returncode == 1
+    assert "does NOT conform" in bad.stdout and "focus node: http://example.org/ibuprofen" in bad.stdout
+
+
+def test_ingest_rejection_exit_code_and_nothing_written(store):
+    before = run_cli("export", "--format", "nquads", "--store", str(store)).stdout
+    bad = run_cli("ingest", str(EXAMPLES / "bad-dose.ttl"), "--shapes", str(EXAMPLES / "drug-shapes.ttl"),
+                  "--store", str(store))
+    assert bad.returncode == 1
+    assert "focus node: http://example.org/ibuprofen" in bad.stderr and "Traceback" not in bad.stderr
+    assert run_cli("export", "--format", "nquads", "--store", str(store)).stdout == before
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["ingest", str(DBPEDIA / "3-capitals.nq")], "3-capitals.nq:32:"),
+        (["ingest", "missing.ttl"], "missing.ttl: no such file"),
+        (["ingest", str(EXAMPLES / "bad-facts.jsonl")], "bad-facts.jsonl:2: invalid fact record: confidence"),
+        (["ingest", str(EXAMPLES / "README.md"), "--format", "nope"], "Invalid value for '--format'"),
+    ],
+    ids=["relative-iri", "missing", "bad-jsonl", "bad-format"],
+)
+def test_bad_input_is_a_clear_error_without_traceback(tmp_path, args, message):
+    done = run_cli(*args, "--store", str(tmp_path / "store"))
+    assert done.returncode == 2
+    assert message in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_progress_bar_and_quiet(tmp_path):
+    loud = run_cli("ingest", str(EXAMPLES / "aspirin.ttl"), "--store", str(tmp_path / "a"))
+    assert "reading" in loud.stderr and "writing" in loud.stderr
+    quiet = run_cli("ingest", str(EXAMPLES / "aspirin.ttl"), "--store", str(tmp_path / "b"), "--quiet")
+    assert quiet.stderr == ""
+
+
+def test_split_dbpedia_with_the_cli(tmp_path):
+    store = str(tmp_path / "store")
+    done = run_cli("ingest", str(DBPEDIA / "3-capitals.nq"), "--store", store, "--id", "dbpedia", "--tier", "4",
+                   "--base", "http://example.org/ldif/", "--split-graphs", "wikipedia",
+                   "--graph-metadata", str(DBPEDIA / "3-capitals.metadata.nq"), "-q", "--json")
+    assert done.returncode == 0, done.stderr
+    keys = [d["key"] for d in json.loads(done.stdout)["documents"]]
+    # 26 Wikipedia articles, plus the file's own document holding the <type-graph> triples
+    assert len([k for k in keys if ".wikipedia.org/wiki/" in k]) == 26
+    assert "dbpedia" in keys and len(keys) == 27
+
+
+def test_revoke_and_stats(store):
+    assert run_cli("revoke", "https://example.org/aspirin", "--store", str(store)).returncode == 0
+    stats = json.loads(run_cli("stats", "--json", "--store", str(store)).stdout)
+    assert stats["current_graphs"] == 0 and stats["documents"] == 1
+
+
+def test_read_commands_on_a_missing_store(tmp_path):
+    done = run_cli("sources", "--store", str(tmp_path / "none"))
+    assert done.returncode == 2 and "no provgraph store" in done.stderr

@@ -1,0 +1,170 @@
+"""Bad input gets a clear error naming what and where, and nothing is written."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from helpers import DBPEDIA, EXAMPLES, dataset_dump
+
+from provgraph import (
+    EmptyInputError,
+    InputError,
+    ProvGraph,
+    QueryError,
+    UnsupportedFormatError,
+    ValidationFailedError,
+)
+
+EX = "http://example.org/"
+
+
+@pytest.fixture
+def seeded(pg: ProvGraph) -> ProvGraph:
+    pg.ingest(EXAMPLES / "aspirin.ttl", title="Aspirin", url="https://example.org/aspirin")
+    return pg
+
+
+def unchanged_after(pg: ProvGraph, action) -> BaseException:
+    before = dataset_dump(pg)
+    with pytest.raises(Exception) as caught:
+        action()
+    assert dataset_dump(pg) == before
+    return caught.value
+
+
+def test_turtle_syntax_error_names_file_line_and_column(seeded, tmp_path):
+    path = tmp_path / "bad.ttl"
+    path.write_text(f"@prefix ex: <{EX}> .\nex:a ex:p ex:b .\nex:a ex:p ex:b ex:c .\n")
+    error = unchanged_after(seeded, lambda: seeded.ingest(path))
+    assert isinstance(error, InputError)
+    assert (error.file, error.line) == (str(path), 3)
+    assert error.column is not None
+    assert str(error).startswith(f"{path}:3:")
+
+
+def test_unknown_format(seeded, tmp_path):
+    path = tmp_path / "facts.xlsx"
+    path.write_text("whatever")
+    error = unchanged_after(seeded, lambda: seeded.ingest(path))
+    assert isinstance(error, UnsupportedFormatError)
+    assert "--format" in str(error)
+
+
+@pytest.mark.parametrize("content", [b"", b"# only a comment\n", b"\n\n"])
+def test_empty_input(seeded, tmp_path, content):
+    path = tmp_path / "empty.ttl"
+    path.write_bytes(content)
+    error = unchanged_after(seeded, lambda: seeded.ingest(path))
+    assert isinstance(error, EmptyInputError)
+    assert str(path) in str(error)
+
+
+def test_wrong_encoding(seeded, tmp_path):
+    path = tmp_path / "latin1.ttl"
+    path.write_bytes(f'<{EX}a> <{EX}label> "caf\u00e9" .\n'.encode("latin-1"))
+    error = unchanged_after(seeded, lambda: seeded.ingest(path))
+    assert isinstance(error, InputError)
+    assert error.line == 1
+    assert "UTF-8" in str(error) or "utf-8" in str(error).lower()
+
+
+def test_wrong_encoding_in_jsonl_and_text(seeded, tmp_path):
+    jsonl = tmp_path / "bad.jsonl"
+    jsonl.write_bytes(b'{"subject": "http://e.org/a", "predicate": "http://e.org/p", "literal": "x"}\n'
+                      b'{"subject": "http://e.org/a", "predicate": "http://e.org/p", "literal": "caf\xe9"}\n')
+    assert unchanged_after(seeded, lambda: seeded.ingest(jsonl)).line == 2
+    text = tmp_path / "bad.txt"
+    text.write_bytes(b"Fine line.\nNot fine: caf\xe9.\n")
+    assert unchanged_after(seeded, lambda: seeded.ingest(text)).line == 2
+
+
+def test_missing_file(seeded, tmp_path):
+    error = unchanged_after(seeded, lambda: seeded.ingest(tmp_path / "nope.ttl"))
+    assert isinstance(error, InputError)
+    assert "no such file" in str(error)
+
+
+def test_relative_iri_without_base_is_reported_with_its_line(seeded):
+    error = unchanged_after(seeded, lambda: seeded.ingest(DBPEDIA / "3-capitals.nq"))
+    assert isinstance(error, InputError)
+    assert error.line == 32
+    assert "--base" in str(error)
+
+
+def test_relative_iris_resolve_with_base(pg):
+    report = pg.ingest(DBPEDIA / "3-capitals.nq", base="http://example.org/ldif/")
+    assert report.statements == 99
+    rows = pg.query("SELECT DISTINCT ?orig WHERE { ?st pg:originalGraph ?orig FILTER(CONTAINS(STR(?orig), 'type-graph')) }")
+    assert [r["orig"].value for r in rows] == ["http://example.org/ldif/type-graph"]
+
+
+@pytest.mark.parametrize(
+    ("record", "message"),
+    [
+        ('{"subject": "http://e.org/a", "predicate": "http://e.org/p"}', "exactly one of 'object'"),
+        ('{"subject": "http://e.org/a", "predicate": "http://e.org/p", "object": "x:y", "confidence": 1.7}',
+         "confidence"),
+        ('{"subject": "a", "predicate": "http://e.org/p", "object": "http://e.org/b"}', "relative IRI"),
+        ('{"subject": "http://e.org/a", "predicate": "http://e.org/p", "object": "http://e.org/b", "confdence": 1}',
+         "confdence"),
+        ('{"subject": "http://e.org/a", "predicate": "http://e.org/p", "literal": "x", "lang": "not a tag"}',
+         "language tag"),
+        ("[1, 2]", "JSON object"),
+        ("{not json", "invalid JSON"),
+    ],
+    ids=["no-object", "confidence", "relative", "typo", "bad-lang", "not-object", "not-json"],
+)
+def test_bad_jsonl_record_names_its_line(seeded, tmp_path, record, message):
+    path = tmp_path / "facts.jsonl"
+    good = json.dumps({"subject": "http://e.org/a", "predicate": "http://e.org/p", "object": "http://e.org/b"})
+    path.write_text(f"{good}\n{good}\n{record}\n")
+    error = unchanged_after(seeded, lambda: seeded.ingest(path))
+    assert isinstance(error, InputError)
+    assert error.line == 3
+    assert message in str(error)
+
+
+def test_bad_metadata_options(seeded):
+    for kwargs, word in [({"tier": 7}, "tier"), ({"url": "not a url"}, "url"), ({"issued": "soon"}, "issued"),
+                         ({"confidence": 2.0}, "confidence"), ({"title": " "}, "title")]:
+        error = unchanged_after(seeded, lambda kwargs=kwargs: seeded.ingest(EXAMPLES / "facts.jsonl", **kwargs))
+        assert isinstance(error, InputError), kwargs
+        assert word in str(error)
+
+
+def test_shacl_violation_names_focus_node_and_path_and_writes_nothing(seeded):
+    error = unchanged_after(
+        seeded, lambda: seeded.ingest(EXAMPLES / "bad-dose.ttl", shapes=[EXAMPLES / "drug-shapes.ttl"]))
+    assert isinstance(error, ValidationFailedError)
+    assert error.exit_code == 1
+    text = str(error)
+    assert "focus node: http://example.org/ibuprofen" in text
+    assert "path: http://example.org/maxDailyDoseMg" in text
+    assert "nothing was written" in text
+
+
+def test_bad_shapes_file_is_an_input_error(seeded, tmp_path):
+    shapes = tmp_path / "shapes.ttl"
+    shapes.write_text("this is not turtle")
+    error = unchanged_after(seeded, lambda: seeded.ingest(EXAMPLES / "aspirin.ttl", shapes=[shapes]))
+    assert isinstance(error, InputError)
+    assert str(shapes) in str(error)
+
+
+def test_query_syntax_error_has_a_position(seeded):
+    with pytest.raises(QueryError) as caught:
+        seeded.query("SELECT ?s WHERE {\n  ?s ?p \n}")
+    assert caught.value.line == 3 and caught.value.column is not None
+    assert f"line 3, column {caught.value.column}" in str(caught.value)
+
+
+def test_a_failed_write_leaves_no_graph_behind(seeded, monkeypatch):
+    from provgraph.store import oxigraph
+
+    def broken_update(self, sparql):
+        raise oxigraph.StoreError("disk full (simulated)")
+
+    monkeypatch.setattr(oxigraph.OxigraphBackend, "update", broken_update)
+    error = unchanged_after(seeded, lambda: seeded.ingest(EXAMPLES / "facts.jsonl"))
+    assert "disk full" in str(error)

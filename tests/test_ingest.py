@@ -1,0 +1,286 @@
+"""Ingest: every reader, the reified graph it produces, and content addressing."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pyoxigraph
+import pytest
+from helpers import EXAMPLES
+
+from provgraph import (
+    DocumentOutcome,
+    ExtractionMethod,
+    InputFormat,
+    ProvGraph,
+    SourceStatus,
+)
+
+EX = "http://example.org/"
+TURTLE = f"""@prefix ex: <{EX}> .
+ex:aspirin ex:treats ex:headache ; ex:dose 500 ; ex:label "aspirine"@fr .
+ex:headache ex:label "headache" .
+"""
+EXPECTED_TRIPLES = {
+    (f"<{EX}aspirin>", f"<{EX}treats>", f"<{EX}headache>"),
+    (f"<{EX}aspirin>", f"<{EX}dose>", '"500"^^<http://www.w3.org/2001/XMLSchema#integer>'),
+    (f"<{EX}aspirin>", f"<{EX}label>", '"aspirine"@fr'),
+    (f"<{EX}headache>", f"<{EX}label>", '"headache"'),
+}
+
+
+def asserted(pg: ProvGraph, graph: str) -> set[tuple[str, str, str]]:
+    rows = pg.query(f"""SELECT ?s ?p ?o WHERE {{ GRAPH <{graph}> {{
+        ?s ?p ?o FILTER NOT EXISTS {{ ?s a pg:Statement }} FILTER(STRSTARTS(STR(?p), "{EX}")) }} }}""")
+    return {(str(r["s"]), str(r["p"]), str(r["o"])) for r in rows}
+
+
+@pytest.mark.parametrize(
+    ("suffix", "rdf_format"),
+    [
+        (".ttl", pyoxigraph.RdfFormat.TURTLE),
+        (".nt", pyoxigraph.RdfFormat.N_TRIPLES),
+        (".nq", pyoxigraph.RdfFormat.N_QUADS),
+        (".trig", pyoxigraph.RdfFormat.TRIG),
+        (".jsonld", pyoxigraph.RdfFormat.JSON_LD),
+        (".rdf", pyoxigraph.RdfFormat.RDF_XML),
+    ],
+)
+def test_every_rdf_format_ingests_the_same_triples(pg, tmp_path, suffix, rdf_format):
+    quads = list(pyoxigraph.parse(TURTLE.encode(), format=pyoxigraph.RdfFormat.TURTLE))
+    path = tmp_path / f"facts{suffix}"
+    path.write_bytes(pyoxigraph.serialize(quads, format=rdf_format))
+    report = pg.ingest(path, title="Facts", url="https://example.org/facts")
+    assert report.format is InputFormat.from_path(path)
+    assert report.statements == 4
+    assert asserted(pg, report.documents[0].graph) == EXPECTED_TRIPLES
+
+
+def test_format_option_overrides_the_extension(pg, tmp_path):
+    path = tmp_path / "facts.data"
+    path.write_text(TURTLE)
+    report = pg.ingest(path, format=InputFormat.TURTLE)
+    assert report.statements == 4
+
+
+def test_statement_structure_and_document_fields_live_once(pg):
+    report = pg.ingest(EXAMPLES / "aspirin.ttl", title="Aspirin facts", url="https://example.org/aspirin",
+                       issued="2024-03-01", tier=2, publisher="Example Press")
+    graph = report.documents[0].graph
+    # every statement: 12 quads (asserted triple, two types, s/p/o, fact, source, activity, time,
+    # confidence, method); the document, activity and agent are described once
+    per_statement = pg.query(f"""SELECT ?st (COUNT(*) AS ?n) WHERE {{ GRAPH <{graph}> {{
+        ?st a pg:Statement ; ?p ?o }} }} GROUP BY ?st""").rows()
+    assert len(per_statement) == 4
+    assert {int(r["n"].value) for r in per_statement} == {11}
+    titles = pg.query(f"SELECT ?t WHERE {{ GRAPH <{graph}> {{ ?d dcterms:title ?t }} }}").rows()
+    assert [r["t"].value for r in titles] == ["Aspirin facts"]
+    on_statements = pg.query(f"""ASK {{ GRAPH <{graph}> {{ ?st a pg:Statement .
+        {{ ?st dcterms:title ?x }} UNION {{ ?st pg:tier ?x }} UNION {{ ?st pg:sourceUrl ?x }} }} }}""")
+    assert not bool(on_statements)
+    doc = pg.query(f"""SELECT ?tier ?url ?issued ?pub ?hash WHERE {{ GRAPH <{graph}> {{
+        ?d a pg:SourceDocument ; pg:tier ?tier ; pg:sourceUrl ?url ; dcterms:issued ?issued ;
+           dcterms:publisher ?pub ; pg:contentHash ?hash }} }}""").rows()[0]
+    assert doc["tier"].value == "2"
+    assert doc["url"].value == "https://example.org/aspirin"
+    assert doc["issued"] == pyoxigraph.Literal("2024-03-01", datatype=pyoxigraph.NamedNode(
+        "http://www.w3.org/2001/XMLSchema#date"))
+    assert doc["pub"].value == "Example Press"
+    assert len(doc["hash"].value) == 64
+    activity = pg.query(f"""SELECT ?agent WHERE {{ GRAPH <{graph}> {{
+        ?st a pg:Statement ; prov:wasGeneratedBy ?a . ?a prov:used ?d ; prov:wasAssociatedWith ?agent .
+        ?agent a prov:Agent }} }}""").rows()
+    assert {r["agent"].value for r in activity} == {"https://w3id.org/provgraph/id/agent/provgraph"}
+
+
+def test_the_same_fact_in_two_documents_shares_one_fact_key(pg, tmp_path):
+    a, b = tmp_path / "a.ttl", tmp_path / "b.ttl"
+    a.write_text(f"<{EX}aspirin> <{EX}treats> <{EX}headache> .")
+    b.write_text(f"<{EX}aspirin> <{EX}treats> <{EX}headache> . <{EX}aspirin> <{EX}treats> <{EX}fever> .")
+    pg.ingest(a, title="A", id="doc-a")
+    pg.ingest(b, title="B", id="doc-b")
+    rows = pg.query(f"""SELECT ?fact (COUNT(DISTINCT ?st) AS ?n) (COUNT(DISTINCT ?g) AS ?graphs) WHERE {{
+        GRAPH ?g {{ ?st pg:fact ?fact ; rdf:object <{EX}headache> }} }} GROUP BY ?fact""").rows()
+    assert len(rows) == 1
+    assert rows[0]["n"].value == "2" and rows[0]["graphs"].value == "2"
+    found = pg.evidence(f"{EX}aspirin", f"{EX}treats", f"{EX}headache")
+    assert sorted(e.title for e in found) == ["A", "B"]
+    assert len({e.fact for e in found}) == 1
+    assert len({e.statement for e in found}) == 2
+
+
+def test_jsonl_records_carry_passages_confidence_and_method(pg):
+    report = pg.ingest(EXAMPLES / "facts.jsonl", title="Trial", url="https://example.org/trial",
+                       method=ExtractionMethod.LLM_EXTRACTION, tier=3)
+    assert (report.statements, report.passages) == (3, 3)
+    [e] = pg.evidence(f"{EX}aspirin", f"{EX}treats", f"{EX}headache")
+    assert e.confidence == pytest.approx(0.86)
+    assert e.method is ExtractionMethod.LLM_EXTRACTION
+    assert e.passage is not None
+    assert e.passage.text.startswith("Aspirin relieved tension headache")
+    assert (e.passage.page, e.passage.section, e.passage.start, e.passage.end) == (3, "Results", 1042, 1113)
+    [dose] = pg.evidence(f"{EX}aspirin", f"{EX}maxDailyDoseMg", "4000")
+    assert dose.object == '"4000"^^<http://www.w3.org/2001/XMLSchema#integer>'
+
+
+def test_jsonl_literals_blank_nodes_reviewer_and_defaults(pg, tmp_path):
+    path = tmp_path / "f.jsonl"
+    records = [
+        {"subject": "_:x", "predicate": f"{EX}label", "literal": "aspirine", "lang": "fr"},
+        {"subject": f"{EX}a", "predicate": f"{EX}mass", "literal": "180.16",
+         "datatype": "http://www.w3.org/2001/XMLSchema#decimal", "reviewer": "https://orcid.org/0000-0002-1825-0097",
+         "last_verified": "2024-05-01T10:00:00Z", "method": "manual_curation"},
+        {"subject": f"{EX}a", "predicate": f"{EX}note", "literal": "plain", "passage": "A plain passage."},
+    ]
+    path.write_text("\n".join(json.dumps(r) for r in records) + "\n\n")
+    report = pg.ingest(path, method=ExtractionMethod.NLP_PIPELINE)
+    assert report.statements == 3
+    [mass] = pg.evidence(f"{EX}a", f"{EX}mass")
+    assert mass.method is ExtractionMethod.MANUAL_CURATION
+    assert mass.confidence == 1.0
+    assert mass.reviewer == "https://orcid.org/0000-0002-1825-0097"
+    assert mass.last_verified is not None and mass.last_verified.year == 2024
+    [note] = pg.evidence(f"{EX}a", f"{EX}note")
+    assert note.method is ExtractionMethod.NLP_PIPELINE
+    assert note.confidence == ExtractionMethod.NLP_PIPELINE.default_confidence
+    assert note.passage is not None and note.passage.text == "A plain passage."
+
+
+def test_markdown_becomes_sentence_passages_with_exact_offsets(pg):
+    path = EXAMPLES / "aspirin-note.md"
+    report = pg.ingest(path, title="Note", url="https://example.org/note")
+    assert report.statements == 0 and report.passages == 4
+    text = path.read_text("utf-8")
+    rows = pg.query(f"""SELECT ?t ?s ?e ?section WHERE {{ GRAPH <{report.documents[0].graph}> {{
+        ?p a pg:Passage ; pg:text ?t ; pg:startOffset ?s ; pg:endOffset ?e ; pg:section ?section }} }}
+        ORDER BY ?s""").rows()
+    assert [r["section"].value for r in rows] == ["Aspirin", "Aspirin", "Safety", "Safety"]
+    for r in rows:
+        assert text[int(r["s"].value):int(r["e"].value)] == r["t"].value
+    assert rows[0]["t"].value.endswith("tension headache.")  # "e.g." does not end a sentence
+
+
+def test_text_pages_follow_form_feeds(pg, tmp_path):
+    path = tmp_path / "doc.txt"
+    path.write_text("First page. Still first.\n\fSecond page here.")
+    report = pg.ingest(path)
+    rows = pg.query(f"""SELECT ?t ?page WHERE {{ GRAPH <{report.documents[0].graph}> {{
+        ?p pg:text ?t ; pg:page ?page }} }} ORDER BY ?t""").rows()
+    assert {(r["t"].value, r["page"].value) for r in rows} == {
+        ("First page.", "1"), ("Still first.", "1"), ("Second page here.", "2")}
+
+
+def test_named_graphs_of_an_input_are_kept_as_original_graph(pg, tmp_path):
+    path = tmp_path / "g.trig"
+    path.write_text(f"<{EX}g1> {{ <{EX}a> <{EX}p> <{EX}b> }} <{EX}a> <{EX}p> <{EX}c> .")
+    pg.ingest(path, title="G")
+    found = {e.object: e.original_graph for e in pg.evidence(f"{EX}a", f"{EX}p")}
+    assert found == {f"<{EX}b>": f"{EX}g1", f"<{EX}c>": None}
+
+
+def test_typed_literals_are_keyed_as_the_store_keeps_them(pg, tmp_path):
+    path = tmp_path / "n.nt"
+    path.write_text(f'<{EX}a> <{EX}n> "0820654"^^<http://www.w3.org/2001/XMLSchema#nonNegativeInteger> .\n')
+    pg.ingest(path)
+    stored = pg.evidence(f"{EX}a", f"{EX}n")[0].object
+    assert stored == '"820654"^^<http://www.w3.org/2001/XMLSchema#integer>'
+    assert len(pg.evidence(f"{EX}a", f"{EX}n", stored)) == 1
+    as_written = '"0820654"^^<http://www.w3.org/2001/XMLSchema#nonNegativeInteger>'
+    assert len(pg.evidence(f"{EX}a", f"{EX}n", as_written)) == 1
+
+
+def test_identity_is_id_then_url_then_path(pg, tmp_path):
+    path = tmp_path / "a.ttl"
+    path.write_text(TURTLE)
+    assert pg.ingest(path, id="my-doc", url="https://example.org/x").documents[0].key == "my-doc"
+    path2 = tmp_path / "b.ttl"
+    path2.write_text(TURTLE)
+    assert pg.ingest(path2, url="https://example.org/x").documents[0].key == "https://example.org/x"
+    path3 = tmp_path / "c.ttl"
+    path3.write_text(TURTLE)
+    assert pg.ingest(path3).documents[0].key == str(path3.resolve())
+
+
+def test_reingest_is_a_no_op_and_changed_content_supersedes(pg, tmp_path):
+    path = tmp_path / "doc.ttl"
+    path.write_text(f"<{EX}a> <{EX}p> 1 .")
+    first = pg.ingest(path, url="https://example.org/doc", title="Doc")
+    again = pg.ingest(path, url="https://example.org/doc", title="Doc")
+    assert again.unchanged and again.quads == 0
+    assert again.documents[0].outcome is DocumentOutcome.UNCHANGED
+    path.write_text(f"<{EX}a> <{EX}p> 2 .")
+    second = pg.ingest(path, url="https://example.org/doc", title="Doc")
+    doc = second.documents[0]
+    assert doc.outcome is DocumentOutcome.NEW_VERSION and doc.version == 2
+    assert doc.previous_graph == first.documents[0].graph
+    [source] = pg.sources()
+    assert [(v.version, v.status) for v in source.versions] == [
+        (2, SourceStatus.CURRENT), (1, SourceStatus.SUPERSEDED)]
+    assert source.versions[0].was_revision_of == first.documents[0].graph
+    # current views see the new value only; history stays queryable
+    assert [e.object for e in pg.evidence(f"{EX}a", f"{EX}p")] == [
+        '"2"^^<http://www.w3.org/2001/XMLSchema#integer>']
+    assert len(pg.evidence(f"{EX}a", f"{EX}p", include_history=True)) == 2
+    assert [r["o"].value for r in pg.query(f"SELECT ?o WHERE {{ <{EX}a> <{EX}p> ?o }}")] == ["2"]
+    old = pg.query(f"SELECT ?o WHERE {{ GRAPH <{first.documents[0].graph}> {{ <{EX}a> <{EX}p> ?o }} }}")
+    assert [r["o"].value for r in old] == ["1"]
+
+
+def test_changed_metadata_makes_a_new_version(pg, tmp_path):
+    path = tmp_path / "doc.ttl"
+    path.write_text(TURTLE)
+    pg.ingest(path, id="d", tier=3)
+    report = pg.ingest(path, id="d", tier=2)
+    assert report.documents[0].version == 2
+    assert pg.source("d").tier == 2
+
+
+def test_revoke_takes_a_source_out_of_current_views(pg, tmp_path):
+    path = tmp_path / "doc.ttl"
+    path.write_text(TURTLE)
+    pg.ingest(path, id="d")
+    info = pg.revoke("d")
+    assert info.status is SourceStatus.REVOKED and info.current_graph is None
+    assert pg.evidence(f"{EX}aspirin", f"{EX}treats") == []
+    assert [e.status for e in pg.evidence(f"{EX}aspirin", f"{EX}treats", include_history=True)] == [
+        SourceStatus.REVOKED]
+
+
+def test_user_shapes_see_the_whole_document(pg):
+    with pytest.raises(Exception) as caught:
+        pg.ingest(EXAMPLES / "bad-dose.ttl", shapes=[EXAMPLES / "drug-shapes.ttl"])
+    report = caught.value.report  # type: ignore[attr-defined]
+    assert {(i.focus_node, i.path) for i in report.issues} == {
+        ("http://example.org/ibuprofen", "http://example.org/maxDailyDoseMg")}
+    assert pg.sources() == []
+    ok = pg.ingest(EXAMPLES / "aspirin.ttl", shapes=[EXAMPLES / "drug-shapes.ttl"])
+    assert ok.validation.conforms
+    assert any(s.endswith("drug-shapes.ttl") for s in ok.validation.shapes)
+
+
+def test_validate_is_a_dry_run(pg):
+    report = pg.validate(EXAMPLES / "aspirin.ttl", title="Aspirin")
+    assert report.dry_run and report.validation.conforms
+    assert report.documents[0].statements == 4 and report.statements == 0
+    assert pg.sources() == []
+
+
+def test_large_documents_validate_in_worker_processes(pg, tmp_path):
+    path = tmp_path / "big.nt"
+    with path.open("w") as f:
+        for i in range(5000):
+            f.write(f'<{EX}e{i}> <{EX}value> "{i}"^^<http://www.w3.org/2001/XMLSchema#integer> .\n')
+    report = pg.ingest(path, title="Big")
+    assert report.statements == 5000 and report.validation.conforms
+    assert report.validation.nodes_checked >= 5000
+    assert pg.stats().statements == 5000
+
+
+def test_progress_is_reported(pg, tmp_path):
+    seen: list[tuple[str, int, int]] = []
+    pg.ingest(EXAMPLES / "aspirin.ttl", progress=lambda phase, done, total: seen.append((phase, done, total)))
+    phases = [p for p, _, _ in seen]
+    assert "reading" in phases and "writing" in phases
+    reading = [(d, t) for p, d, t in seen if p == "reading"]
+    assert reading[-1][0] == reading[-1][1] == Path(EXAMPLES / "aspirin.ttl").stat().st_size

@@ -1,0 +1,34 @@
+"""The public surface is deliberate: a change to it must change this test."""
+
+import provgraph
+
+EXPECTED = {
+    "DatasetView", "DocumentOutcome", "DocumentReport", "EmptyInputError", "Evidence", "ExportFormat",
+    "ExtractionMethod", "GraphSplit", "IngestReport", "InputError", "InputFormat", "NotFoundError",
+    "PassageInfo", "ProvGraph", "ProvGraphError", "QueryError", "QueryResult", "ReadOnlyStoreError",
+    "ResultFormat", "SourceInfo", "SourceStatus", "SourceVersion", "StoreError", "StoreLockedError",
+    "StoreNotFoundError", "StoreStats", "UnsupportedFormatError", "ValidationFailedError",
+    "ValidationIssue", "ValidationReport", "__version__",
+}
+
+
+def test_exported_names_are_exactly_the_public_api():
+    assert set(provgraph.__all__) == EXPECTED
+
+
+def test_every_exported_name_exists():
+    for name in provgraph.__all__:
+        assert hasattr(provgraph, name), name
+
+
+def test_every_error_derives_from_one_root():
+    errors = [getattr(provgraph, n) for n in provgraph.__all__ if n.endswith("Error")]
+    assert errors
+    for error in errors:
+        assert issubclass(error, provgraph.ProvGraphError), error
+
+
+def test_package_is_typed():
+    from pathlib import Path
+
+    assert (Path(provgraph.__file__).parent / "py.typed").is_file()

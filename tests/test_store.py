@@ -1,0 +1,88 @@
+"""The on-disk store: persistence, read-only opens beside a writer, clear lock errors, recovery."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+
+import pytest
+from helpers import EXAMPLES, ROOT
+
+from provgraph import ProvGraph, ReadOnlyStoreError, StoreLockedError, StoreNotFoundError
+from provgraph.store.base import Backend
+from provgraph.store.oxigraph import OxigraphBackend
+
+HOLDER = textwrap.dedent(
+    """
+    import sys, time
+    from provgraph import ProvGraph
+    pg = ProvGraph.open(sys.argv[1])
+    print("ready", flush=True)
+    sys.stdin.readline()
+    pg.close()
+    """
+)
+
+
+def test_backends_implement_the_protocol(tmp_path):
+    assert isinstance(OxigraphBackend.memory(), Backend)
+    disk = OxigraphBackend.open(tmp_path / "s")
+    assert isinstance(disk, Backend)
+    disk.close()
+
+
+def test_data_persists_across_opens(tmp_path):
+    with ProvGraph.open(tmp_path / "store") as pg:
+        pg.ingest(EXAMPLES / "aspirin.ttl", title="Aspirin")
+    with ProvGraph.open(tmp_path / "store", read_only=True) as pg:
+        assert [s.title for s in pg.sources()] == ["Aspirin"]
+        with pytest.raises(ReadOnlyStoreError):
+            pg.ingest(EXAMPLES / "facts.jsonl")
+
+
+def test_read_only_open_of_a_missing_store(tmp_path):
+    with pytest.raises(StoreNotFoundError, match="no provgraph store"):
+        ProvGraph.open(tmp_path / "nothing", read_only=True)
+
+
+def test_reads_work_and_writes_name_the_holder_while_another_process_holds_the_store(tmp_path):
+    store = tmp_path / "store"
+    with ProvGraph.open(store) as pg:
+        pg.ingest(EXAMPLES / "aspirin.ttl", title="Aspirin")
+    holder = subprocess.Popen([sys.executable, "-c", HOLDER, str(store)], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, text=True, cwd=ROOT)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "ready"
+        with ProvGraph.open(store, read_only=True) as reader:
+            assert [s.title for s in reader.sources()] == ["Aspirin"]
+        with pytest.raises(StoreLockedError) as caught:
+            ProvGraph.open(store)
+        assert f"process {holder.pid}" in str(caught.value)
+        assert caught.value.holder is not None and caught.value.holder["alive"] is True
+    finally:
+        assert holder.stdin is not None
+        holder.stdin.write("\n")
+        holder.stdin.flush()
+        holder.wait(timeout=30)
+    with ProvGraph.open(store) as pg:  # released
+        assert len(pg.sources()) == 1
+
+
+def test_a_non_store_directory_is_refused(tmp_path):
+    (tmp_path / "photos").mkdir()
+    (tmp_path / "photos" / "cat.jpg").write_bytes(b"\xff")
+    with pytest.raises(Exception, match="not a provgraph store"):
+        ProvGraph.open(tmp_path / "photos")
+
+
+def test_an_uncommitted_graph_is_removed_on_open(tmp_path):
+    store = tmp_path / "store"
+    with ProvGraph.open(store) as pg:
+        pg.ingest(EXAMPLES / "aspirin.ttl", title="Aspirin")
+        # what a crash between writing a graph and committing the catalog leaves behind
+        pg.backend.update("INSERT DATA { GRAPH <https://w3id.org/provgraph/id/doc/0000/v1> { <urn:a> <urn:b> <urn:c> } }")
+    with ProvGraph.open(store) as pg:
+        graphs = {g.value for g in pg.backend.named_graphs()}
+        assert "https://w3id.org/provgraph/id/doc/0000/v1" not in graphs
+        assert len(pg.sources()) == 1
