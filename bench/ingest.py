@@ -46,13 +46,15 @@ def child_provgraph(jsonl: str, store: str, dump: str) -> None:
 
     with ProvGraph.open(store) as pg:
         started = time.perf_counter()
-        report = pg.ingest(jsonl, title="bench", url="https://example.org/bench", tier=3,
-                           method=ExtractionMethod.LLM_EXTRACTION)
+        report = pg.ingest(
+            jsonl, title="bench", url="https://example.org/bench", tier=3, method=ExtractionMethod.LLM_EXTRACTION
+        )
         seconds = time.perf_counter() - started
         with open(dump, "wb") as f:  # the final quads, for the raw load
             pg.export(format=ExportFormat.NQUADS, output=f)
-    print(json.dumps({"seconds": seconds, "quads": report.quads, "statements": report.statements,
-                      "peak_mb": _peak_mb()}))
+    print(
+        json.dumps({"seconds": seconds, "quads": report.quads, "statements": report.statements, "peak_mb": _peak_mb()})
+    )
 
 
 def child_raw(dump: str, store: str) -> None:
@@ -96,14 +98,18 @@ def main() -> None:
         child_raw(*rest[1:3])
         return
     sizes = [int(s) for s in args.sizes.split(",")] if args.sizes else [args.facts]
-    print(f"{'facts':>9} {'quads':>10} {'provgraph s':>12} {'facts/s':>9} {'raw load s':>11} "
-          f"{'ratio':>6} {'pg peak MB':>11} {'raw peak MB':>12}")
+    print(
+        f"{'facts':>9} {'quads':>10} {'provgraph s':>12} {'facts/s':>9} {'raw load s':>11} "
+        f"{'ratio':>6} {'pg peak MB':>11} {'raw peak MB':>12}"
+    )
     for n in sizes:
         r = measure(n)
         ratio = r["pg_seconds"] / r["raw_seconds"]
-        print(f"{n:>9} {int(r['pg_quads']):>10} {r['pg_seconds']:>12.2f} {n / r['pg_seconds']:>9.0f} "
-              f"{r['raw_seconds']:>11.2f} {ratio:>5.2f}x {r['pg_peak_mb']:>11.0f} {r['raw_peak_mb']:>12.0f}",
-              flush=True)
+        print(
+            f"{n:>9} {int(r['pg_quads']):>10} {r['pg_seconds']:>12.2f} {n / r['pg_seconds']:>9.0f} "
+            f"{r['raw_seconds']:>11.2f} {ratio:>5.2f}x {r['pg_peak_mb']:>11.0f} {r['raw_peak_mb']:>12.0f}",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

@@ -4,8 +4,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from helpers import SHARED_DATA
 
+from helpers import SHARED_DATA
 from provgraph import ProvGraph
 
 

@@ -15,6 +15,8 @@ DATA = ROOT / "data"
 EXAMPLES = DATA / "examples"
 DBPEDIA = DATA / "dbpedia"
 SHARED_DATA = ROOT.parent / "shared" / "data"
+
+
 def dataset_dump(graph: ProvGraph) -> bytes:
     """The whole dataset as sorted N-Quads: equal dumps mean equal stores."""
     raw = graph.export(format=ExportFormat.NQUADS)
@@ -22,14 +24,21 @@ def dataset_dump(graph: ProvGraph) -> bytes:
     return b"\n".join(sorted(raw.splitlines()))
 
 
-def run_cli(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None,
-            stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+def run_cli(
+    *args: str, cwd: Path | None = None, env: dict[str, str] | None = None, stdin: str | None = None
+) -> subprocess.CompletedProcess[str]:
     """Run the installed ``provgraph`` command as a user would."""
     exe = shutil.which("provgraph")
     command = [exe] if exe else [sys.executable, "-m", "provgraph"]
     inherited = {k: v for k, v in os.environ.items() if k != "PROVGRAPH_STORE"}
     full_env = {**inherited, "COLUMNS": "200", **(env or {})}
     return subprocess.run(
-        [*command, *args], capture_output=True, text=True, cwd=cwd or ROOT, env=full_env,
-        input=stdin, timeout=300, check=False,
+        [*command, *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd or ROOT,
+        env=full_env,
+        input=stdin,
+        timeout=300,
+        check=False,
     )

@@ -8,29 +8,65 @@ import json
 
 import pytest
 import rdflib
+
 from helpers import DBPEDIA, EXAMPLES, run_cli
 
 
 @pytest.fixture
 def store(tmp_path):
     path = tmp_path / "store"
-    done = run_cli("ingest", str(EXAMPLES / "aspirin.ttl"), "--store", str(path), "--title", "Aspirin facts",
-                   "--url", "https://example.org/aspirin", "--issued", "2024-03-01", "--tier", "2")
+    done = run_cli(
+        "ingest",
+        str(EXAMPLES / "aspirin.ttl"),
+        "--store",
+        str(path),
+        "--title",
+        "Aspirin facts",
+        "--url",
+        "https://example.org/aspirin",
+        "--issued",
+        "2024-03-01",
+        "--tier",
+        "2",
+    )
     assert done.returncode == 0, done.stderr
     return path
 
 
 def test_ingest_prints_what_it_did(store):
     assert store.is_dir()
-    again = run_cli("ingest", str(EXAMPLES / "aspirin.ttl"), "--store", str(store), "--title", "Aspirin facts",
-                    "--url", "https://example.org/aspirin", "--issued", "2024-03-01", "--tier", "2")
+    again = run_cli(
+        "ingest",
+        str(EXAMPLES / "aspirin.ttl"),
+        "--store",
+        str(store),
+        "--title",
+        "Aspirin facts",
+        "--url",
+        "https://example.org/aspirin",
+        "--issued",
+        "2024-03-01",
+        "--tier",
+        "2",
+    )
     assert again.returncode == 0
     assert "unchanged, nothing written" in again.stdout
 
 
 def test_ingest_jsonl_with_method_and_json_report(store):
-    done = run_cli("ingest", str(EXAMPLES / "facts.jsonl"), "--store", str(store), "--title", "Trial",
-                   "--url", "https://example.org/trial", "--method", "llm_extraction", "--json")
+    done = run_cli(
+        "ingest",
+        str(EXAMPLES / "facts.jsonl"),
+        "--store",
+        str(store),
+        "--title",
+        "Trial",
+        "--url",
+        "https://example.org/trial",
+        "--method",
+        "llm_extraction",
+        "--json",
+    )
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
     assert report["statements"] == 3 and report["passages"] == 3
@@ -72,8 +108,15 @@ def test_query_in_every_results_format(store):
 
 
 def test_query_construct_and_stdin(store):
-    done = run_cli("query", "-", "--store", str(store), "--format", "ntriples",
-                   stdin="CONSTRUCT { ?s ?p ?o } WHERE { ?s <http://example.org/treats> ?o BIND(<http://example.org/treats> AS ?p) }")
+    done = run_cli(
+        "query",
+        "-",
+        "--store",
+        str(store),
+        "--format",
+        "ntriples",
+        stdin="CONSTRUCT { ?s <http://example.org/treats> ?o } WHERE { ?s <http://example.org/treats> ?o }",
+    )
     assert done.returncode == 0, done.stderr
     g = rdflib.Graph().parse(data=done.stdout, format="nt")
     assert len(g) == 1
@@ -89,17 +132,45 @@ def test_query_error_has_position_and_no_traceback(store):
 
 
 def test_evidence_json_and_table(store):
-    run_cli("ingest", str(EXAMPLES / "facts.jsonl"), "--store", str(store), "--title", "Trial",
-            "--url", "https://example.org/trial", "--method", "llm_extraction", "-q")
-    done = run_cli("evidence", "--subject", "http://example.org/aspirin", "--predicate", "http://example.org/treats",
-                   "--object", "http://example.org/headache", "--json", "--store", str(store))
+    run_cli(
+        "ingest",
+        str(EXAMPLES / "facts.jsonl"),
+        "--store",
+        str(store),
+        "--title",
+        "Trial",
+        "--url",
+        "https://example.org/trial",
+        "--method",
+        "llm_extraction",
+        "-q",
+    )
+    done = run_cli(
+        "evidence",
+        "--subject",
+        "http://example.org/aspirin",
+        "--predicate",
+        "http://example.org/treats",
+        "--object",
+        "http://example.org/headache",
+        "--json",
+        "--store",
+        str(store),
+    )
     assert done.returncode == 0, done.stderr
     found = json.loads(done.stdout)
     assert sorted(e["title"] for e in found) == ["Aspirin facts", "Trial"]
     trial = next(e for e in found if e["title"] == "Trial")
     assert trial["passage"]["page"] == 3 and trial["method"] == "llm_extraction"
-    table = run_cli("evidence", "--subject", "http://example.org/aspirin", "--predicate",
-                    "http://example.org/maxDailyDoseMg", "--store", str(store))
+    table = run_cli(
+        "evidence",
+        "--subject",
+        "http://example.org/aspirin",
+        "--predicate",
+        "http://example.org/maxDailyDoseMg",
+        "--store",
+        str(store),
+    )
     assert "4000" in table.stdout and "2 statements from 2 source(s), 1 distinct value(s)" in table.stdout
 
 
@@ -109,8 +180,9 @@ def test_export_trig_and_one_graph(store, tmp_path):
     ds.parse(data=done.stdout, format="trig")
     assert len(list(ds.quads())) > 60
     out = tmp_path / "one.ttl"
-    run_cli("export", "--format", "turtle", "--graph", "https://example.org/aspirin", "-o", str(out),
-            "--store", str(store))
+    run_cli(
+        "export", "--format", "turtle", "--graph", "https://example.org/aspirin", "-o", str(out), "--store", str(store)
+    )
     assert len(rdflib.Graph().parse(out)) == 66
     refused = run_cli("export", "--format", "turtle", "--store", str(store))
     assert refused.returncode == 2 and "holds one graph" in refused.stderr
@@ -121,16 +193,18 @@ def test_validate_is_a_dry_run_with_exit_codes(tmp_path):
     ok = run_cli("validate", str(EXAMPLES / "aspirin.ttl"), "--store", str(store))
     assert ok.returncode == 0 and "conforms" in ok.stdout
     assert not store.exists()
-    bad = run_cli("validate", str(EXAMPLES / "bad-dose.ttl"), "--shapes", str(EXAMPLES / "drug-shapes.ttl"),
-                  "--store", str(store))
+    bad = run_cli(
+        "validate", str(EXAMPLES / "bad-dose.ttl"), "--shapes", str(EXAMPLES / "drug-shapes.ttl"), "--store", str(store)
+    )
     assert bad.returncode == 1
     assert "does NOT conform" in bad.stdout and "focus node: http://example.org/ibuprofen" in bad.stdout
 
 
 def test_ingest_rejection_exit_code_and_nothing_written(store):
     before = run_cli("export", "--format", "nquads", "--store", str(store)).stdout
-    bad = run_cli("ingest", str(EXAMPLES / "bad-dose.ttl"), "--shapes", str(EXAMPLES / "drug-shapes.ttl"),
-                  "--store", str(store))
+    bad = run_cli(
+        "ingest", str(EXAMPLES / "bad-dose.ttl"), "--shapes", str(EXAMPLES / "drug-shapes.ttl"), "--store", str(store)
+    )
     assert bad.returncode == 1
     assert "focus node: http://example.org/ibuprofen" in bad.stderr and "Traceback" not in bad.stderr
     assert run_cli("export", "--format", "nquads", "--store", str(store)).stdout == before
@@ -162,9 +236,24 @@ def test_progress_bar_and_quiet(tmp_path):
 
 def test_split_dbpedia_with_the_cli(tmp_path):
     store = str(tmp_path / "store")
-    done = run_cli("ingest", str(DBPEDIA / "3-capitals.nq"), "--store", store, "--id", "dbpedia", "--tier", "4",
-                   "--base", "http://example.org/ldif/", "--split-graphs", "wikipedia",
-                   "--graph-metadata", str(DBPEDIA / "3-capitals.metadata.nq"), "-q", "--json")
+    done = run_cli(
+        "ingest",
+        str(DBPEDIA / "3-capitals.nq"),
+        "--store",
+        store,
+        "--id",
+        "dbpedia",
+        "--tier",
+        "4",
+        "--base",
+        "http://example.org/ldif/",
+        "--split-graphs",
+        "wikipedia",
+        "--graph-metadata",
+        str(DBPEDIA / "3-capitals.metadata.nq"),
+        "-q",
+        "--json",
+    )
     assert done.returncode == 0, done.stderr
     keys = [d["key"] for d in json.loads(done.stdout)["documents"]]
     # 26 Wikipedia articles, plus the file's own document holding the <type-graph> triples

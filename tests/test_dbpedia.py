@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 
 import pytest
-from helpers import DBPEDIA
 
+from helpers import DBPEDIA
 from provgraph import GraphSplit, ProvGraph
 
 DBM = "http://dbpedia.org/metadata/"
@@ -27,8 +27,9 @@ def articles_in(path) -> set[str]:
 
 
 def ingest_cities(pg: ProvGraph, data, metadata, key: str):
-    return pg.ingest(data, id=key, title=key, tier=4, base="http://example.org/ldif/",
-                     split=GraphSplit.wikipedia_articles(metadata))
+    return pg.ingest(
+        data, id=key, title=key, tier=4, base="http://example.org/ldif/", split=GraphSplit.wikipedia_articles(metadata)
+    )
 
 
 def test_three_capitals_one_document_per_article_with_edit_metadata(pg):
@@ -42,7 +43,8 @@ def test_three_capitals_one_document_per_article_with_edit_metadata(pg):
     assert english.object == '"820654"^^<http://www.w3.org/2001/XMLSchema#integer>'
     assert english.original_graph == "http://en.wikipedia.org/wiki/Amsterdam:populationTotal:1"
     assert english.attributes[DBM + "lastedit"] == [
-        '"2013-01-13T14:52:13Z"^^<http://www.w3.org/2001/XMLSchema#dateTime>']
+        '"2013-01-13T14:52:13Z"^^<http://www.w3.org/2001/XMLSchema#dateTime>'
+    ]
     assert english.attributes[DBM + "authbot"] == ['"1"^^<http://www.w3.org/2001/XMLSchema#integer>']
     assert english.attributes[DBM + "autheditcnt"] == ['"93387"^^<http://www.w3.org/2001/XMLSchema#integer>']
 
@@ -56,8 +58,16 @@ def test_amsterdam_population_differs_between_sources_in_sparql(pg):
     }} ORDER BY ?population ?source""").rows()
     pairs = {(int(r["population"].value), r["source"].value.split("//")[1].split(".")[0]) for r in rows}
     # the values the data's README lists, each with the edition that states it
-    assert pairs == {(758198, "ca"), (820654, "en"), (820654, "it"), (799406, "nl"), (1364422, "pt"),
-                     (790044, "ru"), (57, "es"), (762, "es")}
+    assert pairs == {
+        (758198, "ca"),
+        (820654, "en"),
+        (820654, "it"),
+        (799406, "nl"),
+        (1364422, "pt"),
+        (790044, "ru"),
+        (57, "es"),
+        (762, "es"),
+    }
 
 
 @pytest.mark.slow

@@ -33,7 +33,7 @@ def test_ci_runs_the_readme_test_command():
 def test_readme_python_example_runs():
     [code] = blocks("python")
     namespace: dict[str, object] = {}
-    exec(compile(code, "README.md", "exec"), namespace)  # noqa: S102 - the README's own example
+    exec(compile(code, "README.md", "exec"), namespace)
 
 
 def test_readme_command_line_tour_runs(tmp_path):

@@ -5,12 +5,13 @@ from __future__ import annotations
 import json
 
 import pytest
-from helpers import DBPEDIA, EXAMPLES, dataset_dump
 
+from helpers import DBPEDIA, EXAMPLES, dataset_dump
 from provgraph import (
     EmptyInputError,
     InputError,
     ProvGraph,
+    ProvGraphError,
     QueryError,
     UnsupportedFormatError,
     ValidationFailedError,
@@ -27,7 +28,7 @@ def seeded(pg: ProvGraph) -> ProvGraph:
 
 def unchanged_after(pg: ProvGraph, action) -> BaseException:
     before = dataset_dump(pg)
-    with pytest.raises(Exception) as caught:
+    with pytest.raises(ProvGraphError) as caught:
         action()
     assert dataset_dump(pg) == before
     return caught.value
@@ -71,8 +72,10 @@ def test_wrong_encoding(seeded, tmp_path):
 
 def test_wrong_encoding_in_jsonl_and_text(seeded, tmp_path):
     jsonl = tmp_path / "bad.jsonl"
-    jsonl.write_bytes(b'{"subject": "http://e.org/a", "predicate": "http://e.org/p", "literal": "x"}\n'
-                      b'{"subject": "http://e.org/a", "predicate": "http://e.org/p", "literal": "caf\xe9"}\n')
+    jsonl.write_bytes(
+        b'{"subject": "http://e.org/a", "predicate": "http://e.org/p", "literal": "x"}\n'
+        b'{"subject": "http://e.org/a", "predicate": "http://e.org/p", "literal": "caf\xe9"}\n'
+    )
     assert unchanged_after(seeded, lambda: seeded.ingest(jsonl)).line == 2
     text = tmp_path / "bad.txt"
     text.write_bytes(b"Fine line.\nNot fine: caf\xe9.\n")
@@ -95,7 +98,9 @@ def test_relative_iri_without_base_is_reported_with_its_line(seeded):
 def test_relative_iris_resolve_with_base(pg):
     report = pg.ingest(DBPEDIA / "3-capitals.nq", base="http://example.org/ldif/")
     assert report.statements == 99
-    rows = pg.query("SELECT DISTINCT ?orig WHERE { ?st pg:originalGraph ?orig FILTER(CONTAINS(STR(?orig), 'type-graph')) }")
+    rows = pg.query(
+        "SELECT DISTINCT ?orig WHERE { ?st pg:originalGraph ?orig FILTER(CONTAINS(STR(?orig), 'type-graph')) }"
+    )
     assert [r["orig"].value for r in rows] == ["http://example.org/ldif/type-graph"]
 
 
@@ -103,13 +108,19 @@ def test_relative_iris_resolve_with_base(pg):
     ("record", "message"),
     [
         ('{"subject": "http://e.org/a", "predicate": "http://e.org/p"}', "exactly one of 'object'"),
-        ('{"subject": "http://e.org/a", "predicate": "http://e.org/p", "object": "x:y", "confidence": 1.7}',
-         "confidence"),
+        (
+            '{"subject": "http://e.org/a", "predicate": "http://e.org/p", "object": "x:y", "confidence": 1.7}',
+            "confidence",
+        ),
         ('{"subject": "a", "predicate": "http://e.org/p", "object": "http://e.org/b"}', "relative IRI"),
-        ('{"subject": "http://e.org/a", "predicate": "http://e.org/p", "object": "http://e.org/b", "confdence": 1}',
-         "confdence"),
-        ('{"subject": "http://e.org/a", "predicate": "http://e.org/p", "literal": "x", "lang": "not a tag"}',
-         "language tag"),
+        (
+            '{"subject": "http://e.org/a", "predicate": "http://e.org/p", "object": "http://e.org/b", "confdence": 1}',
+            "confdence",
+        ),
+        (
+            '{"subject": "http://e.org/a", "predicate": "http://e.org/p", "literal": "x", "lang": "not a tag"}',
+            "language tag",
+        ),
         ("[1, 2]", "JSON object"),
         ("{not json", "invalid JSON"),
     ],
@@ -126,8 +137,13 @@ def test_bad_jsonl_record_names_its_line(seeded, tmp_path, record, message):
 
 
 def test_bad_metadata_options(seeded):
-    for kwargs, word in [({"tier": 7}, "tier"), ({"url": "not a url"}, "url"), ({"issued": "soon"}, "issued"),
-                         ({"confidence": 2.0}, "confidence"), ({"title": " "}, "title")]:
+    for kwargs, word in [
+        ({"tier": 7}, "tier"),
+        ({"url": "not a url"}, "url"),
+        ({"issued": "soon"}, "issued"),
+        ({"confidence": 2.0}, "confidence"),
+        ({"title": " "}, "title"),
+    ]:
         error = unchanged_after(seeded, lambda kwargs=kwargs: seeded.ingest(EXAMPLES / "facts.jsonl", **kwargs))
         assert isinstance(error, InputError), kwargs
         assert word in str(error)
@@ -135,7 +151,8 @@ def test_bad_metadata_options(seeded):
 
 def test_shacl_violation_names_focus_node_and_path_and_writes_nothing(seeded):
     error = unchanged_after(
-        seeded, lambda: seeded.ingest(EXAMPLES / "bad-dose.ttl", shapes=[EXAMPLES / "drug-shapes.ttl"]))
+        seeded, lambda: seeded.ingest(EXAMPLES / "bad-dose.ttl", shapes=[EXAMPLES / "drug-shapes.ttl"])
+    )
     assert isinstance(error, ValidationFailedError)
     assert error.exit_code == 1
     text = str(error)

@@ -7,9 +7,9 @@ import json
 import pyoxigraph
 import pytest
 import rdflib
-from helpers import DBPEDIA, EXAMPLES
 from rdflib.compare import isomorphic
 
+from helpers import DBPEDIA, EXAMPLES
 from provgraph import ExportFormat, GraphSplit, NotFoundError, ProvGraph, UnsupportedFormatError
 
 
@@ -18,8 +18,12 @@ def filled(pg: ProvGraph) -> ProvGraph:
     pg.ingest(EXAMPLES / "aspirin.ttl", title="Aspirin", url="https://example.org/aspirin")
     pg.ingest(EXAMPLES / "facts.jsonl", title="Trial", url="https://example.org/trial")
     pg.ingest(EXAMPLES / "aspirin-note.md", title="Note", url="https://example.org/note")
-    pg.ingest(DBPEDIA / "3-capitals.nq", id="dbpedia", base="http://example.org/ldif/",
-              split=GraphSplit.wikipedia_articles(DBPEDIA / "3-capitals.metadata.nq"))
+    pg.ingest(
+        DBPEDIA / "3-capitals.nq",
+        id="dbpedia",
+        base="http://example.org/ldif/",
+        split=GraphSplit.wikipedia_articles(DBPEDIA / "3-capitals.metadata.nq"),
+    )
     return pg
 
 
@@ -58,10 +62,17 @@ def test_trig_round_trip_gives_an_isomorphic_dataset(filled, tmp_path):
         assert again is not None
         assert_isomorphic_datasets(as_dataset(dump, "trig"), as_dataset(again, "trig"))
         assert other.sources() == filled.sources()
-        assert [e.object for e in other.evidence("http://dbpedia.org/resource/Amsterdam",
-                                                  "http://dbpedia.org/ontology/populationTotal")] == [
-            e.object for e in filled.evidence("http://dbpedia.org/resource/Amsterdam",
-                                              "http://dbpedia.org/ontology/populationTotal")]
+        assert [
+            e.object
+            for e in other.evidence(
+                "http://dbpedia.org/resource/Amsterdam", "http://dbpedia.org/ontology/populationTotal"
+            )
+        ] == [
+            e.object
+            for e in filled.evidence(
+                "http://dbpedia.org/resource/Amsterdam", "http://dbpedia.org/ontology/populationTotal"
+            )
+        ]
 
 
 def test_nquads_export_holds_every_graph_and_the_catalog(filled):
@@ -77,8 +88,11 @@ def test_one_graph_as_turtle_and_jsonld(filled):
     turtle = filled.export(format=ExportFormat.TURTLE, graph=source.current_graph)
     assert turtle is not None
     g = rdflib.Graph().parse(data=turtle, format="turtle")
-    assert (rdflib.URIRef("http://example.org/aspirin"), rdflib.URIRef("http://example.org/treats"),
-            rdflib.URIRef("http://example.org/headache")) in g
+    assert (
+        rdflib.URIRef("http://example.org/aspirin"),
+        rdflib.URIRef("http://example.org/treats"),
+        rdflib.URIRef("http://example.org/headache"),
+    ) in g
     by_key = filled.export(format=ExportFormat.JSONLD, graph="https://example.org/aspirin")
     assert by_key is not None
     assert isomorphic(rdflib.Graph().parse(data=by_key, format="json-ld"), g)

@@ -7,8 +7,8 @@ import sys
 import textwrap
 
 import pytest
-from helpers import EXAMPLES, ROOT
 
+from helpers import EXAMPLES, ROOT
 from provgraph import ProvGraph, ReadOnlyStoreError, StoreLockedError, StoreNotFoundError
 from provgraph.store.base import Backend
 from provgraph.store.oxigraph import OxigraphBackend
@@ -50,8 +50,9 @@ def test_reads_work_and_writes_name_the_holder_while_another_process_holds_the_s
     store = tmp_path / "store"
     with ProvGraph.open(store) as pg:
         pg.ingest(EXAMPLES / "aspirin.ttl", title="Aspirin")
-    holder = subprocess.Popen([sys.executable, "-c", HOLDER, str(store)], stdin=subprocess.PIPE,
-                              stdout=subprocess.PIPE, text=True, cwd=ROOT)
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLDER, str(store)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=ROOT
+    )
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "ready"
         with ProvGraph.open(store, read_only=True) as reader:
@@ -81,7 +82,9 @@ def test_an_uncommitted_graph_is_removed_on_open(tmp_path):
     with ProvGraph.open(store) as pg:
         pg.ingest(EXAMPLES / "aspirin.ttl", title="Aspirin")
         # what a crash between writing a graph and committing the catalog leaves behind
-        pg.backend.update("INSERT DATA { GRAPH <https://w3id.org/provgraph/id/doc/0000/v1> { <urn:a> <urn:b> <urn:c> } }")
+        pg.backend.update(
+            "INSERT DATA { GRAPH <https://w3id.org/provgraph/id/doc/0000/v1> { <urn:a> <urn:b> <urn:c> } }"
+        )
     with ProvGraph.open(store) as pg:
         graphs = {g.value for g in pg.backend.named_graphs()}
         assert "https://w3id.org/provgraph/id/doc/0000/v1" not in graphs

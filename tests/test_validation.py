@@ -47,10 +47,17 @@ def statement(n: int, **override: str) -> str:
     fields.update(override)
     st = f"<urn:st{n}>"
     lines = [f"{st} a <{RDF}Statement>, <{PG}Statement> ."]
-    for key, prop in [("subject", RDF + "subject"), ("predicate", RDF + "predicate"), ("object", RDF + "object"),
-                      ("fact", PG + "fact"), ("derived", PROV + "wasDerivedFrom"),
-                      ("generated", PROV + "wasGeneratedBy"), ("at", PROV + "generatedAtTime"),
-                      ("confidence", PG + "confidence"), ("method", PG + "extractionMethod")]:
+    for key, prop in [
+        ("subject", RDF + "subject"),
+        ("predicate", RDF + "predicate"),
+        ("object", RDF + "object"),
+        ("fact", PG + "fact"),
+        ("derived", PROV + "wasDerivedFrom"),
+        ("generated", PROV + "wasGeneratedBy"),
+        ("at", PROV + "generatedAtTime"),
+        ("confidence", PG + "confidence"),
+        ("method", PG + "extractionMethod"),
+    ]:
         if fields[key]:
             lines.append(f"{st} <{prop}> {fields[key]} .")
     if fields["assert"] == "yes":
@@ -94,9 +101,20 @@ def test_a_well_formed_statement_conforms():
         ({"fact": ""}, PG + "fact", "MinCountConstraintComponent"),
         ({"assert": "no"}, None, "SPARQLConstraintComponent"),
     ],
-    ids=["confidence>1", "confidence<0", "confidence-not-double", "no-confidence", "unknown-method",
-         "bad-time", "source-not-a-document", "no-source", "no-activity", "no-subject", "no-fact",
-         "triple-not-asserted"],
+    ids=[
+        "confidence>1",
+        "confidence<0",
+        "confidence-not-double",
+        "no-confidence",
+        "unknown-method",
+        "bad-time",
+        "source-not-a-document",
+        "no-source",
+        "no-activity",
+        "no-subject",
+        "no-fact",
+        "triple-not-asserted",
+    ],
 )
 def test_each_broken_statement_is_reported_with_focus_node_and_path(override, path, constraint):
     found = issues_of(HEADER + statement(1, **override))
@@ -104,20 +122,27 @@ def test_each_broken_statement_is_reported_with_focus_node_and_path(override, pa
 
 
 def test_two_objects_break_exactly_one_object():
-    text = HEADER + statement(1) + '\n<urn:st1> <http://www.w3.org/1999/02/22-rdf-syntax-ns#object> "other" .\n<urn:s1> <urn:p> "other" .'
+    text = (
+        HEADER
+        + statement(1)
+        + '\n<urn:st1> <http://www.w3.org/1999/02/22-rdf-syntax-ns#object> "other" .\n<urn:s1> <urn:p> "other" .'
+    )
     assert ("urn:st1", RDF + "object", "MaxCountConstraintComponent") in issues_of(text)
 
 
 def test_document_shape_checks_tier_and_hash():
-    text = HEADER.replace("<{}tier> 2".format(PG), f"<{PG}tier> 7").replace('"' + "a" * 64 + '"', '"abc"')
+    text = HEADER.replace(f"<{PG}tier> 2", f"<{PG}tier> 7").replace('"' + "a" * 64 + '"', '"abc"')
     found = issues_of(text)
     assert ("urn:doc", PG + "tier", "MaxInclusiveConstraintComponent") in found
     assert ("urn:doc", PG + "contentHash", "PatternConstraintComponent") in found
 
 
 def test_passage_offsets_are_checked():
-    text = HEADER + f"""<urn:p1> a <{PG}Passage> ; <{PG}text> "x" ; <{PG}inDocument> <urn:doc> ;
+    text = (
+        HEADER
+        + f"""<urn:p1> a <{PG}Passage> ; <{PG}text> "x" ; <{PG}inDocument> <urn:doc> ;
         <{PG}startOffset> 9 ; <{PG}endOffset> 3 ."""
+    )
     assert ("urn:p1", PG + "startOffset", "LessThanConstraintComponent") in issues_of(text)
 
 
@@ -134,8 +159,11 @@ def _results(data: rdflib.Graph | pyoxigraph.Store, shapes_graph: rdflib.Graph) 
     _conforms, results, _ = shacl_validate(target, shacl_graph=shapes_graph, inference=None)
     sh = rdflib.Namespace("http://www.w3.org/ns/shacl#")
     return {
-        (str(results.value(r, sh.focusNode)), str(results.value(r, sh.resultPath)),
-         str(results.value(r, sh.sourceConstraintComponent)))
+        (
+            str(results.value(r, sh.focusNode)),
+            str(results.value(r, sh.resultPath)),
+            str(results.value(r, sh.sourceConstraintComponent)),
+        )
         for r in results.subjects(rdflib.RDF.type, sh.ValidationResult)
     }
 
@@ -172,8 +200,13 @@ def test_chunked_validation_finds_what_whole_graph_validation_finds():
     header = turtle_to_nt(HEADER).strip().splitlines()
     with ChunkValidator(shapes(), workers=1) as validator:
         for i in range(12):
-            piece = turtle_to_nt(HEADER + statement(**{"n": i}, **(
-                {"confidence": f'"2"^^<{XSD}double>'} if i % 3 == 0 else {"assert": "no"} if i % 3 == 1 else {})))
+            piece = turtle_to_nt(
+                HEADER
+                + statement(
+                    **{"n": i},
+                    **({"confidence": f'"2"^^<{XSD}double>'} if i % 3 == 0 else {"assert": "no"} if i % 3 == 1 else {}),
+                )
+            )
             lines = [line.rstrip(" .") for line in piece.strip().splitlines()]
             validator.add(lines, 1)
         validator.finish()

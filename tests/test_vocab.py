@@ -61,7 +61,21 @@ def test_core_terms_are_tied_to_prov_o():
 
 def test_required_terms_are_present():
     defined = _defined_terms(_ontology())
-    for name in ["Statement", "SourceDocument", "Passage", "confidence", "extractionMethod", "tier",
-                 "sourcePassage", "fact", "Current", "Superseded", "Revoked", "Confirmed", "Contested",
-                 "Deprecated", "Unknown"]:
+    for name in [
+        "Statement",
+        "SourceDocument",
+        "Passage",
+        "confidence",
+        "extractionMethod",
+        "tier",
+        "sourcePassage",
+        "fact",
+        "Current",
+        "Superseded",
+        "Revoked",
+        "Confirmed",
+        "Contested",
+        "Deprecated",
+        "Unknown",
+    ]:
         assert PG_NS + name in defined, name

@@ -108,7 +108,9 @@ def find(
         fact = fact_iri(f"{subject} {predicate} {term}")
         pattern = f"BIND({fact} AS ?fact) GRAPH ?g {{ ?st pg:fact ?fact ; rdf:object ?o }}"
     else:
-        pattern = f"GRAPH ?g {{ ?st rdf:subject {subject} ; rdf:predicate {predicate} ; rdf:object ?o ; pg:fact ?fact }}"
+        pattern = (
+            f"GRAPH ?g {{ ?st rdf:subject {subject} ; rdf:predicate {predicate} ; rdf:object ?o ; pg:fact ?fact }}"
+        )
         if isinstance(obj, str):
             pattern += f" FILTER(isLiteral(?o) && STR(?o) = {Literal(obj)})"
     status = "" if include_history else "FILTER(?status = pg:Current)"

@@ -10,13 +10,13 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO
 
-from pyoxigraph import BlankNode, DefaultGraph, Literal, NamedNode, QuerySolutions, RdfFormat
+from pyoxigraph import BlankNode, DefaultGraph, Literal, NamedNode, QuerySolutions
 
 from provgraph import evidence as _evidence
 from provgraph.errors import InputError, NotFoundError, ProvGraphError, QueryError, UnsupportedFormatError
 from provgraph.ingest import pipeline
-from provgraph.ingest.reify import xsd_datetime
 from provgraph.ingest.rdf import RDF_FORMATS as _INPUT_RDF
+from provgraph.ingest.reify import xsd_datetime
 from provgraph.models import (
     DatasetView,
     Evidence,
@@ -181,9 +181,7 @@ class ProvGraph:
         info = self.source(document)
         if info.current_graph is None:
             raise NotFoundError(f"document {document!r} has no current version to revoke")
-        self._backend.update(
-            catalog.revoke_update(NamedNode(info.current_graph), xsd_datetime(datetime.now(UTC)))
-        )
+        self._backend.update(catalog.revoke_update(NamedNode(info.current_graph), xsd_datetime(datetime.now(UTC))))
         return self.source(info.document)
 
     # ------------------------------------------------------------------ reading

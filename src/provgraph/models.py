@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from provgraph.vocab import PG
 
 
-class InputFormat(str, enum.Enum):
+class InputFormat(enum.StrEnum):
     """Formats ``ingest`` reads; detected from the file extension unless given."""
 
     TURTLE = "turtle"
@@ -77,7 +77,7 @@ _MEDIA_TYPES = {
 }
 
 
-class ExtractionMethod(str, enum.Enum):
+class ExtractionMethod(enum.StrEnum):
     """How statements were obtained. Each has a default extraction confidence, used when neither
     the record nor the call gives one: exact copies of structured data are certain, model
     extraction is not."""
@@ -121,7 +121,7 @@ _METHOD_CONFIDENCE = {
 }
 
 
-class SourceStatus(str, enum.Enum):
+class SourceStatus(enum.StrEnum):
     """Lifecycle of a source graph in the catalog."""
 
     CURRENT = "current"
@@ -130,16 +130,14 @@ class SourceStatus(str, enum.Enum):
 
     @property
     def iri(self) -> str:
-        return {"current": PG.Current, "superseded": PG.Superseded, "revoked": PG.Revoked}[
-            self.value
-        ].value
+        return {"current": PG.Current, "superseded": PG.Superseded, "revoked": PG.Revoked}[self.value].value
 
     @classmethod
     def from_iri(cls, iri: str) -> SourceStatus:
         return cls(iri.rsplit("#", 1)[-1].lower())
 
 
-class ExportFormat(str, enum.Enum):
+class ExportFormat(enum.StrEnum):
     """RDF serialisations of ``export``. TriG, N-Quads and JSON-LD hold a whole dataset;
     Turtle, N-Triples and RDF/XML hold one graph."""
 
@@ -155,7 +153,7 @@ class ExportFormat(str, enum.Enum):
         return self in (ExportFormat.TRIG, ExportFormat.NQUADS, ExportFormat.JSONLD)
 
 
-class ResultFormat(str, enum.Enum):
+class ResultFormat(enum.StrEnum):
     """Serialisations of SPARQL results: the W3C formats, and a plain-text table for people.
     CONSTRUCT/DESCRIBE results use the RDF formats (``turtle``, ``ntriples``, ...)."""
 
@@ -166,7 +164,7 @@ class ResultFormat(str, enum.Enum):
     TABLE = "table"
 
 
-class DatasetView(str, enum.Enum):
+class DatasetView(enum.StrEnum):
     """What a query's default graph is. Named graphs (history, catalog) stay reachable with
     ``GRAPH`` in every view."""
 
@@ -253,7 +251,7 @@ class ValidationReport(_Model):
         )
 
 
-class DocumentOutcome(str, enum.Enum):
+class DocumentOutcome(enum.StrEnum):
     CREATED = "created"
     NEW_VERSION = "new_version"
     UNCHANGED = "unchanged"

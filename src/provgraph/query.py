@@ -92,9 +92,7 @@ class QueryResult:
             raise TypeError("rows() is for SELECT results")
         return list(self)  # type: ignore[arg-type]
 
-    def serialize(
-        self, fmt: ResultFormat | ExportFormat, output: IO[bytes] | None = None
-    ) -> bytes | None:
+    def serialize(self, fmt: ResultFormat | ExportFormat, output: IO[bytes] | None = None) -> bytes | None:
         """Write the results in ``fmt`` to ``output``, or return them as bytes."""
         target = output if output is not None else io.BytesIO()
         raw = self._raw
@@ -109,9 +107,7 @@ class QueryResult:
             raw.serialize(target, RDF_FORMATS[fmt])
         else:
             if not isinstance(fmt, ResultFormat):
-                raise UnsupportedFormatError(
-                    f"SELECT/ASK results use json, xml, csv, tsv or table, not {fmt.value}"
-                )
+                raise UnsupportedFormatError(f"SELECT/ASK results use json, xml, csv, tsv or table, not {fmt.value}")
             raw.serialize(target, _RESULT_FORMATS[fmt])
         if output is None:
             assert isinstance(target, io.BytesIO)
@@ -154,4 +150,4 @@ def _clip(text: str, width: int) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
-__all__ = ["QueryResult", "RDF_FORMATS", "render_table", "term_text", "translate_error"]
+__all__ = ["RDF_FORMATS", "QueryResult", "render_table", "term_text", "translate_error"]

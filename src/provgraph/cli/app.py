@@ -122,7 +122,7 @@ def _split(split_graphs: str | None, graph_metadata: Path | None) -> GraphSplit 
 
 
 @contextlib.contextmanager
-def _progress(quiet: bool, path: Path) -> Iterator[Callable[[str, int, int], None] | None]:
+def _progress(quiet: bool) -> Iterator[Callable[[str, int, int], None] | None]:
     if quiet:
         yield None
         return
@@ -188,7 +188,7 @@ def ingest(
 ) -> None:
     """Ingest a document: validate it with SHACL and store it as a named graph (all or nothing)."""
     split = _split(split_graphs, graph_metadata)
-    with _open(store, read_only=False) as graph, _progress(quiet or json, file) as progress:
+    with _open(store, read_only=False) as graph, _progress(quiet or json) as progress:
         report = graph.ingest(
             file,
             title=title,
@@ -243,7 +243,7 @@ def validate(
         graph = ProvGraph.open(store, read_only=True)
     except StoreNotFoundError:
         graph = ProvGraph.memory()  # no store yet: everything would be new
-    with graph, _progress(quiet or json, file) as progress:
+    with graph, _progress(quiet or json) as progress:
         report = graph.validate(
             file,
             title=title,

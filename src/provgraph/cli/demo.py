@@ -44,21 +44,30 @@ def run_demo(pg: ProvGraph, out: Console) -> None:
         "one named graph each, with each value's edit metadata as provenance"
     )
     report = pg.ingest(
-        examples / "aspirin.ttl", title="Aspirin facts", url="https://example.org/aspirin",
-        issued="2024-03-01", tier=2,
+        examples / "aspirin.ttl",
+        title="Aspirin facts",
+        url="https://example.org/aspirin",
+        issued="2024-03-01",
+        tier=2,
     )
     render.ingest_report(out, report)
     report = pg.ingest(
-        examples / "facts.jsonl", title="Aspirin trial report (LLM extraction)",
-        url="https://example.org/aspirin-trial", issued="2023-11", tier=3,
+        examples / "facts.jsonl",
+        title="Aspirin trial report (LLM extraction)",
+        url="https://example.org/aspirin-trial",
+        issued="2023-11",
+        tier=3,
         method=ExtractionMethod.LLM_EXTRACTION,
     )
     render.ingest_report(out, report)
     report = pg.ingest(examples / "aspirin-note.md", title="Aspirin note", url="https://example.org/note", tier=5)
     render.ingest_report(out, report)
     again = pg.ingest(
-        examples / "aspirin.ttl", title="Aspirin facts", url="https://example.org/aspirin",
-        issued="2024-03-01", tier=2,
+        examples / "aspirin.ttl",
+        title="Aspirin facts",
+        url="https://example.org/aspirin",
+        issued="2024-03-01",
+        tier=2,
     )
     out.print("Re-ingesting the same file: " + ("a no-op" if again.unchanged else "a new version"))
     try:

@@ -34,9 +34,7 @@ def ingest_report(out: Console, report: IngestReport) -> None:
         f"({report.seconds:.2f} s); SHACL: conforms"
     )
     for doc in report.documents[:20]:
-        what = {"created": "new", "new_version": f"version {doc.version}", "unchanged": "unchanged"}[
-            doc.outcome.value
-        ]
+        what = {"created": "new", "new_version": f"version {doc.version}", "unchanged": "unchanged"}[doc.outcome.value]
         out.print(f"  {what:<11} {escape(doc.title)}  <{doc.graph}>")
     if len(report.documents) > 20:
         out.print(f"  ... and {len(report.documents) - 20} more documents")

@@ -170,7 +170,7 @@ def run(
             items = _read(stream, fmt, file=file, base=options.base)
             if options.split is not None:
                 documents = _split(items, options, main_meta, fingerprint_base, file)
-                built, skipped = _build_split(backend, documents, now, spool, file)
+                built, skipped = _build_split(backend, documents, now, spool)
             else:
                 doc = _Document(main_meta, _fingerprint(content_hash, fingerprint_base))
                 built, skipped = _build_streaming(backend, doc, items, now, spool, file)
@@ -365,9 +365,7 @@ def _read(stream: _Counting, fmt: InputFormat, *, file: str, base: str | None) -
 
 
 def _plan(backend: Backend, docs: list[_Document]) -> dict[str, catalog.CurrentVersion]:
-    return catalog.lookup(
-        backend, [d.meta.key for d in docs], {d.meta.key: document_iri(d.meta.key) for d in docs}
-    )
+    return catalog.lookup(backend, [d.meta.key for d in docs], {d.meta.key: document_iri(d.meta.key) for d in docs})
 
 
 def _unchanged(doc: _Document, state: catalog.CurrentVersion) -> DocumentReport:
@@ -560,7 +558,7 @@ def _canonical_hash(assertions: list[Assertion], metadata_hash: str) -> str:
 
 
 def _build_split(
-    backend: Backend, docs: list[_Document], now: datetime, spool: IO[str], file: str
+    backend: Backend, docs: list[_Document], now: datetime, spool: IO[str]
 ) -> tuple[_Validated, list[DocumentReport]]:
     states = _plan(backend, docs)
     result = _Validated()
@@ -662,9 +660,7 @@ def _entry(b: _Built, now: datetime) -> catalog.NewVersion:
 # ---------------------------------------------------------------------- writing
 
 
-def _write(
-    backend: Backend, built: list[_Built], spool: Path, update: str, progress: ProgressCallback | None
-) -> None:
+def _write(backend: Backend, built: list[_Built], spool: Path, update: str, progress: ProgressCallback | None) -> None:
     total = sum(b.quads for b in built)
     if progress is not None:
         progress("writing", 0, total)

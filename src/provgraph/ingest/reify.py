@@ -79,9 +79,7 @@ class DocumentMeta:
 class GraphBuilder:
     """Builds the lines of one source graph; statements are fed one by one (streaming)."""
 
-    def __init__(
-        self, meta: DocumentMeta, document: NamedNode, graph: NamedNode, generated_at: datetime
-    ) -> None:
+    def __init__(self, meta: DocumentMeta, document: NamedNode, graph: NamedNode, generated_at: datetime) -> None:
         self.meta = meta
         self.document = document
         self.graph = graph
@@ -89,9 +87,7 @@ class GraphBuilder:
         self._activity = nt(activity_iri(graph))
         self._time = f'"{xsd_datetime(generated_at)}"^^{_DATETIME}'
         self._default_method = f"<{meta.method.iri}>"
-        self._default_confidence = (
-            meta.confidence if meta.confidence is not None else meta.method.default_confidence
-        )
+        self._default_confidence = meta.confidence if meta.confidence is not None else meta.method.default_confidence
         self._method_iris = {m.value: f"<{m.iri}>" for m in ExtractionMethod}
         self._method_conf = {m.value: m.default_confidence for m in ExtractionMethod}
         self._passages: dict[str, list[str]] = {}
@@ -178,7 +174,9 @@ class GraphBuilder:
             if new_lines:
                 lines.extend(new_lines)
         reviewer = a.reviewer or (f"<{self.meta.reviewer}>" if self.meta.reviewer else None)
-        prov_key = f"{passage_ref}\x1f{confidence!r}\x1f{method}\x1f{reviewer}\x1f{a.last_verified}\x1f{a.original_graph}"
+        prov_key = (
+            f"{passage_ref}\x1f{confidence!r}\x1f{method}\x1f{reviewer}\x1f{a.last_verified}\x1f{a.original_graph}"
+        )
         st = statement_iri(self.graph, triple, prov_key)
         digest = bytes.fromhex(st[-33:-1])  # 16 bytes: enough to tell duplicates apart
         if digest in self._seen_statements:

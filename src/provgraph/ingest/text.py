@@ -17,11 +17,10 @@ from collections.abc import Iterator
 from provgraph.ingest.records import PassageSpec
 
 _ABBREVIATIONS = frozenset(
-    """
-    e.g i.e etc al cf vs approx ca fig figs eq eqs no nos vol pp p ch sec dr mr mrs ms prof
-    st jr sr inc ltd co corp dept univ jan feb mar apr jun jul aug sep sept oct nov dec
-    u.s u.k mt ft
-    """.split()
+    (
+        "e.g i.e etc al cf vs approx ca fig figs eq eqs no nos vol pp p ch sec dr mr mrs ms prof st jr sr "
+        "inc ltd co corp dept univ jan feb mar apr jun jul aug sep sept oct nov dec u.s u.k mt ft"
+    ).split()
 )
 _BOUNDARY = re.compile(r"[.!?]+[\"'\u201d\u2019)\]]*(?=\s+[\"'\u201c\u2018(\[]?[A-Z0-9\u00C0-\u024F])")
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
@@ -54,7 +53,7 @@ def _blocks(text: str, *, markdown: bool) -> Iterator[tuple[int, int, str, str |
         stripped = content.strip()
         if markdown and _FENCE.match(content):
             in_fence = not in_fence
-        if not stripped or "\f" in line and not stripped:
+        if not stripped or ("\f" in line and not stripped):
             if block_start is not None:
                 yield block_start, block_end, "text", None
                 block_start = None

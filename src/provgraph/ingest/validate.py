@@ -133,8 +133,7 @@ def _issues(results: Any) -> tuple[list[ValidationIssue], int]:
                 message=str(value(result, SH.resultMessage) or "constraint violated"),
                 severity=str(severity).rsplit("#", 1)[-1] if severity else "Violation",
                 source_shape=_term(value(result, SH.sourceShape)),
-                constraint=str(value(result, SH.sourceConstraintComponent) or "").rsplit("#", 1)[-1]
-                or None,
+                constraint=str(value(result, SH.sourceConstraintComponent) or "").rsplit("#", 1)[-1] or None,
             )
         )
     issues.sort(key=lambda i: (i.focus_node, i.path or "", i.message))
@@ -191,9 +190,9 @@ class ChunkValidator:
         return self.issue_count > 0
 
     def add(self, lines: list[str], weight: int) -> None:
-        """Queue a self-contained piece of a graph (N-Triples lines without the final " .") (statements with everything their shapes
-        look at); pieces are batched into chunks of about CHUNK_STATEMENTS statements, so many
-        small documents share a chunk."""
+        """Queue a self-contained piece of a graph: N-Triples lines (without the final " .") of
+        statements with everything their shapes look at. Pieces are batched into chunks of about
+        CHUNK_STATEMENTS statements, so many small documents share a chunk."""
         self._buffer.extend(lines)
         self._weight += max(weight, 1)
         if self._weight >= CHUNK_STATEMENTS:
@@ -228,7 +227,7 @@ class ChunkValidator:
             self._first = None
         self._pending.append(self._pool.submit(_validate_in_worker, text))
         while len(self._pending) >= 2 * self._workers:
-            self._drain(block_for_one=True)
+            self._drain_one()
 
     def finish(self) -> None:
         self._submit_buffer()
@@ -236,9 +235,9 @@ class ChunkValidator:
             self._collect(validate_ntriples(self._first, self._shapes))
             self._first = None
         while self._pending:
-            self._drain(block_for_one=True)
+            self._drain_one()
 
-    def _drain(self, *, block_for_one: bool) -> None:
+    def _drain_one(self) -> None:
         done, _ = cf.wait(self._pending, return_when=cf.FIRST_COMPLETED)
         for future in done:
             self._pending.remove(future)

@@ -48,8 +48,9 @@ class Backend(Protocol):
         substitutions: dict[str, NamedNode | BlankNode | Literal] | None = None,
         prefixes: dict[str, str] | None = None,
     ) -> QueryResults:
-        """Run a SPARQL 1.1 query (``prefixes`` are predeclared, the query's own win). ``default_graph`` lists the graphs whose union is the
-        default graph; ``union_default_graph`` uses the union of all graphs instead."""
+        """Run a SPARQL 1.1 query. ``prefixes`` are predeclared (the query's own win);
+        ``default_graph`` lists the graphs whose union is the default graph;
+        ``union_default_graph`` uses the union of all graphs instead."""
         ...
 
     def update(self, sparql: str) -> None:

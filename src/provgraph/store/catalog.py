@@ -62,7 +62,9 @@ def lookup(backend: Backend, keys: Iterable[str], documents: dict[str, NamedNode
     if not keys:
         return found
     values = " ".join(_lit(k) for k in keys)
-    query = _PREFIXES + f"""
+    query = (
+        _PREFIXES
+        + f"""
 SELECT ?key ?g ?v ?status ?fp WHERE {{
   VALUES ?key {{ {values} }}
   GRAPH {_CAT} {{
@@ -70,6 +72,7 @@ SELECT ?key ?g ?v ?status ?fp WHERE {{
     ?g pg:document ?d ; pg:version ?v ; pg:status ?status ; pg:fingerprint ?fp .
   }}
 }}"""
+    )
     for row in _select(backend, query):
         key = row["key"].value
         entry = found[key]
@@ -122,21 +125,28 @@ WHERE {{ VALUES ?d {{ {titles} }} GRAPH {_CAT} {{ ?d dcterms:title ?t }} }} ;
 
 def revoke_update(graph: NamedNode, at: str) -> str:
     g = f"<{graph.value}>"
-    return _PREFIXES + f"""DELETE DATA {{ GRAPH {_CAT} {{ {g} pg:status pg:Current }} }} ;
-INSERT DATA {{ GRAPH {_CAT} {{ {g} pg:status pg:Revoked ; prov:invalidatedAtTime {_lit(at, XSD_NS + 'dateTime')} }} }}"""
+    return (
+        _PREFIXES
+        + f"""DELETE DATA {{ GRAPH {_CAT} {{ {g} pg:status pg:Current }} }} ;
+INSERT DATA {{ GRAPH {_CAT} {{
+  {g} pg:status pg:Revoked ; prov:invalidatedAtTime {_lit(at, XSD_NS + "dateTime")} }} }}"""
+    )
 
 
 def preview(backend: Backend, documents: Iterable[NamedNode], update: str) -> Store:
     """An in-memory copy of the catalog entries of ``documents`` with ``update`` applied: what
     the catalog will say of them, for validation before the real commit."""
     values = " ".join(f"<{d.value}>" for d in documents)
-    query = _PREFIXES + f"""
+    query = (
+        _PREFIXES
+        + f"""
 CONSTRUCT {{ ?s ?p ?o }} WHERE {{
   VALUES ?d {{ {values} }}
   GRAPH {_CAT} {{
     {{ ?s pg:document ?d . ?s ?p ?o }} UNION {{ BIND(?d AS ?s) ?s ?p ?o }}
   }}
 }}"""
+    )
     scratch = Store()
     triples = backend.query(query)
     scratch.extend(_in_graph(triples, CATALOG_GRAPH))
@@ -182,7 +192,9 @@ def sources(backend: Backend, *, key: str | None = None, document: str | None = 
         where = f"FILTER(?key = {_lit(key)})"
     elif document is not None:
         where = f"FILTER(?d = <{document}>)"
-    query = _PREFIXES + f"""
+    query = (
+        _PREFIXES
+        + f"""
 SELECT ?d ?key ?g ?v ?status ?hash ?at ?n ?np ?prev ?title ?url ?issued ?tier ?publisher WHERE {{
   GRAPH {_CAT} {{
     ?d pg:documentKey ?key .
@@ -198,6 +210,7 @@ SELECT ?d ?key ?g ?v ?status ?hash ?at ?n ?np ?prev ?title ?url ?issued ?tier ?p
     OPTIONAL {{ ?d dcterms:publisher ?publisher }}
   }}
 }} ORDER BY ?key DESC(?v)"""
+    )
     by_doc: dict[str, dict[str, object]] = {}
     for row in _select(backend, query):
         doc = row["d"].value

@@ -65,8 +65,7 @@ class OxigraphBackend:
             raise StoreError(f"{root} is not a directory")
         if root.exists() and any(root.iterdir()) and not db.exists():
             raise StoreError(
-                f"{root} exists and is not a provgraph store (no {_DB_DIR}/ inside); "
-                "choose an empty or new directory"
+                f"{root} exists and is not a provgraph store (no {_DB_DIR}/ inside); choose an empty or new directory"
             )
         try:
             db.mkdir(parents=True, exist_ok=True)
@@ -182,9 +181,7 @@ class OxigraphBackend:
 
     def _check_writable(self) -> None:
         if self._read_only:
-            raise ReadOnlyStoreError(
-                f"the store at {self._location} is open read-only; writes need a read-write open"
-            )
+            raise ReadOnlyStoreError(f"the store at {self._location} is open read-only; writes need a read-write open")
         if self._closed:
             raise ProvGraphError("the store is closed")
 
@@ -249,7 +246,9 @@ def _locked_message(root: Path, holder: dict[str, object] | None) -> str:
     if holder is None:
         who = "another process (it did not record itself)"
     else:
-        who = f"process {holder.get('pid')} ({holder.get('command')}) on {holder.get('host')} since {holder.get('since')}"
+        who = (
+            f"process {holder.get('pid')} ({holder.get('command')}) on {holder.get('host')} since {holder.get('since')}"
+        )
     return (
         f"the store at {root} is held for writing by {who}; stop it or wait, "
         "or use a read command (query, sources, evidence, export), which opens the store read-only"
