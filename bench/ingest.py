@@ -52,7 +52,7 @@ def child_provgraph(jsonl: str, store: str, dump: str) -> None:
 
     before_write: list[float] = []
 
-    def progress(phase: str, done: int, total: int) -> None:
+    def progress(phase: str, done: int, _total: int) -> None:
         if phase == "writing" and done == 0:  # everything read, reified and validated
             before_write.append(_peak_mb())
 

@@ -170,12 +170,12 @@ def run(
             items = _read(stream, fmt, file=file, base=options.base)
             if options.split is not None:
                 documents = _split(items, options, main_meta, fingerprint_base, file)
-                built, skipped = _build_split(backend, documents, now, spool)
+                built, skipped, validation = _build_split(backend, documents, now, spool)
             else:
                 doc = _Document(main_meta, _fingerprint(content_hash, fingerprint_base))
-                built, skipped = _build_streaming(backend, doc, items, now, spool, file)
+                built, skipped, validation = _build_streaming(backend, doc, items, now, spool, file)
 
-        validation = _finish_validation(built, spool_path, options.shapes)
+        validation = _user_shapes(validation, built, spool_path, options.shapes)
         entries = [_entry(b, now) for b in built]
         update = catalog.commit_update(entries) if entries else None
         if update is not None and validation.conforms:
@@ -454,25 +454,15 @@ class _Assembler:
         )
 
 
-class _Validated(list[_Built]):
-    """Built documents plus the validators' findings."""
-
-    issues: list[ValidationIssue]
-    issue_count: int
-    nodes: int
-
-
 def _build_streaming(
     backend: Backend, doc: _Document, items: Iterator[_Item], now: datetime, spool: IO[str], file: str
-) -> tuple[_Validated, list[DocumentReport]]:
+) -> tuple[list[_Built], list[DocumentReport], ValidationReport]:
     state = _plan(backend, [doc])[doc.meta.key]
-    result = _Validated()
-    result.issues, result.issue_count, result.nodes = [], 0, 0
     if state.graph is not None and state.fingerprint == doc.fingerprint:
         # Identical content and options: a no-op. Still read it, so a broken file is reported.
         if not any(True for _ in items):
             raise EmptyInputError("nothing to ingest in the file", file=file)
-        return result, [_unchanged(doc, state)]
+        return [], [_unchanged(doc, state)], ValidationReport(conforms=True)
     with ChunkValidator(_shapes_for_chunks()) as validator:
         assembler = _Assembler(doc, state, now, spool, validator)
         count = 0
@@ -483,10 +473,9 @@ def _build_streaming(
             count += 1
         if count == 0:
             raise EmptyInputError("nothing to ingest: no triples, records or text in the file", file=file)
-        result.append(assembler.close())
+        built = [assembler.close()]
         validator.finish()
-        _annotate(result, validator, doc.meta.key)
-    return result, []
+    return built, [], _chunk_report(validator, built, doc.meta.key)
 
 
 def _split(
@@ -559,10 +548,9 @@ def _canonical_hash(assertions: list[Assertion], metadata_hash: str) -> str:
 
 def _build_split(
     backend: Backend, docs: list[_Document], now: datetime, spool: IO[str]
-) -> tuple[_Validated, list[DocumentReport]]:
+) -> tuple[list[_Built], list[DocumentReport], ValidationReport]:
     states = _plan(backend, docs)
-    result = _Validated()
-    result.issues, result.issue_count, result.nodes = [], 0, 0
+    built: list[_Built] = []
     skipped: list[DocumentReport] = []
     with ChunkValidator(_shapes_for_chunks()) as validator:
         for doc in docs:
@@ -573,48 +561,55 @@ def _build_split(
             assembler = _Assembler(doc, state, now, spool, validator)
             for assertion in doc.assertions:
                 assembler.add(assertion, None)
-            result.append(assembler.close())
+            built.append(assembler.close())
             doc.assertions = []
         validator.finish()
-        _annotate(result, validator, None)
-    return result, skipped
+    return built, skipped, _chunk_report(validator, built, None)
 
 
 def _shapes_for_chunks() -> rdflib.Graph:
     return document_shapes()
 
 
-def _annotate(result: _Validated, validator: ChunkValidator, key: str | None) -> None:
-    result.issue_count += validator.issue_count
-    result.nodes += sum(b.statements + b.passages + 2 for b in result)
-    for issue in validator.issues:
-        result.issues.append(issue.model_copy(update={"document": key}) if key else issue)
-
-
 # ---------------------------------------------------------------------- validation
 
 
-def _finish_validation(built: _Validated, spool: Path, user_shapes: tuple[Path, ...]) -> ValidationReport:
-    issues = list(built.issues)
-    count = built.issue_count
-    used = [f"shapes/{name}" for name in DOCUMENT_SHAPES]
-    if user_shapes and count == 0 and built:
-        shapes = load_shapes(list(user_shapes))
-        used += [str(p) for p in user_shapes]
-        dataset = Store()
-        dataset.bulk_load(path=str(spool), format=RdfFormat.N_QUADS)
-        for b in built:
-            graph = Store()  # pyshacl validates a store's default graph
-            graph.load(dataset.dump(format=RdfFormat.N_TRIPLES, from_graph=b.graph), RdfFormat.N_TRIPLES)
-            found, n = validate_store(graph, shapes)
-            count += n
-            issues += [i.model_copy(update={"document": b.doc.meta.key}) for i in found]
+def _chunk_report(validator: ChunkValidator, built: list[_Built], key: str | None) -> ValidationReport:
+    """What the built-in shapes found, over the chunks of every built document."""
     return ValidationReport(
-        conforms=count == 0,
-        issues=issues[:MAX_ISSUES],
-        issue_count=count,
-        nodes_checked=built.nodes,
-        shapes=used,
+        conforms=validator.issue_count == 0,
+        issues=[i.model_copy(update={"document": key}) if key else i for i in validator.issues],
+        issue_count=validator.issue_count,
+        nodes_checked=sum(b.statements + b.passages + 2 for b in built),  # + document, activity
+        shapes=[f"shapes/{name}" for name in DOCUMENT_SHAPES],
+    )
+
+
+def _user_shapes(
+    report: ValidationReport, built: list[_Built], spool: Path, user_shapes: tuple[Path, ...]
+) -> ValidationReport:
+    """Add what the user's shapes find, each run once over a complete document graph."""
+    if not user_shapes or not report.conforms or not built:
+        return report
+    shapes = load_shapes(list(user_shapes))
+    dataset = Store()
+    dataset.bulk_load(path=str(spool), format=RdfFormat.N_QUADS)
+    issues: list[ValidationIssue] = []
+    count = 0
+    for b in built:
+        graph = Store()  # pyshacl validates a store's default graph
+        graph.load(dataset.dump(format=RdfFormat.N_TRIPLES, from_graph=b.graph), RdfFormat.N_TRIPLES)
+        found, n = validate_store(graph, shapes)
+        count += n
+        issues += [i.model_copy(update={"document": b.doc.meta.key}) for i in found]
+    return _merge(
+        report,
+        ValidationReport(
+            conforms=count == 0,
+            issues=issues[:MAX_ISSUES],
+            issue_count=count,
+            shapes=[str(p) for p in user_shapes],
+        ),
     )
 
 
