@@ -270,3 +270,35 @@ def test_revoke_and_stats(store):
 def test_read_commands_on_a_missing_store(tmp_path):
     done = run_cli("sources", "--store", str(tmp_path / "none"))
     assert done.returncode == 2 and "no provgraph store" in done.stderr
+
+
+def _file_hashes(root):
+    import hashlib
+
+    return {p.relative_to(root): hashlib.sha256(p.read_bytes()).hexdigest() for p in root.rglob("*") if p.is_file()}
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        [str(EXAMPLES / "bad-dose.ttl"), "--shapes", str(EXAMPLES / "drug-shapes.ttl")],
+        [str(DBPEDIA / "3-capitals.nq")],
+        [
+            str(EXAMPLES / "aspirin.ttl"),
+            "--title",
+            "Aspirin facts",
+            "--url",
+            "https://example.org/aspirin",
+            "--issued",
+            "2024-03-01",
+            "--tier",
+            "2",
+        ],
+    ],
+    ids=["shacl-violation", "syntax-error", "no-op"],
+)
+def test_a_refused_or_no_op_ingest_leaves_the_store_files_byte_for_byte(store, args):
+    before = _file_hashes(store)
+    done = run_cli("ingest", *args, "--store", str(store), "-q")
+    assert done.returncode in (0, 1, 2)
+    assert _file_hashes(store) == before

@@ -89,3 +89,26 @@ def test_an_uncommitted_graph_is_removed_on_open(tmp_path):
         graphs = {g.value for g in pg.backend.named_graphs()}
         assert "https://w3id.org/provgraph/id/doc/0000/v1" not in graphs
         assert len(pg.sources()) == 1
+
+
+def test_a_lazy_ingest_notices_a_commit_made_while_it_was_preparing(tmp_path):
+    store = tmp_path / "store"
+    mine, theirs = tmp_path / "mine.ttl", tmp_path / "theirs.ttl"
+    mine.write_text("<http://example.org/a> <http://example.org/p> 1 .")
+    theirs.write_text("<http://example.org/a> <http://example.org/p> 2 .")
+    with ProvGraph.open(store) as pg:
+        pg.ingest(EXAMPLES / "aspirin.ttl")  # the store exists, so the lazy open is read-only
+    lazy = ProvGraph.open(store, lazy_lock=True)
+    interfered: list[str] = []
+
+    def meanwhile(phase: str, done: int, total: int) -> None:
+        if phase == "reading" and not interfered:
+            with ProvGraph.open(store) as other:  # another writer commits version 1 of "d"
+                interfered.append(other.ingest(theirs, id="d").documents[0].graph)
+
+    report = lazy.ingest(mine, id="d", progress=meanwhile)
+    lazy.close()
+    doc = report.documents[0]
+    assert interfered and doc.version == 2 and doc.previous_graph == interfered[0]
+    with ProvGraph.open(store, read_only=True) as pg:
+        assert [v.version for v in pg.source("d").versions] == [2, 1]

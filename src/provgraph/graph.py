@@ -65,13 +65,21 @@ class ProvGraph:
     # ------------------------------------------------------------------ lifecycle
 
     @classmethod
-    def open(cls, path: str | os.PathLike[str] | None = None, *, read_only: bool = False) -> ProvGraph:
-        """Open the on-disk store at ``path`` (created if missing, unless ``read_only``).
+    def open(
+        cls, path: str | os.PathLike[str] | None = None, *, read_only: bool = False, lazy_lock: bool = False
+    ) -> ProvGraph:
+        """Open the on-disk store at ``path`` (default: $PROVGRAPH_STORE, else ./provgraph-data),
+        created if missing unless ``read_only``.
 
-        A read-only open works while another process (a running server) holds the store."""
-        backend = OxigraphBackend.open(path if path is not None else default_store_path(), read_only=read_only)
+        A read-only open works while another process (a running server) holds the store. With
+        ``lazy_lock`` an existing store is opened read-only and locked for writing only when the
+        first write comes, so an ingest refused by validation leaves the store's files
+        byte-for-byte as they were (the command line works this way)."""
+        backend = OxigraphBackend.open(
+            path if path is not None else default_store_path(), read_only=read_only, lazy=lazy_lock
+        )
         graph = cls(backend)
-        if not read_only:
+        if not read_only and not lazy_lock:
             graph.recover()
         return graph
 
@@ -102,10 +110,7 @@ class ProvGraph:
     def recover(self) -> list[str]:
         """Remove source graphs an interrupted ingest wrote but never committed to the catalog.
         Runs on every read-write open; returns the graphs removed."""
-        orphans = catalog.orphan_graphs(self._backend)
-        for graph in orphans:
-            self._backend.remove_graph(graph)
-        return [g.value for g in orphans]
+        return catalog.remove_orphans(self._backend)
 
     # ------------------------------------------------------------------ ingest
 

@@ -188,7 +188,7 @@ def ingest(
 ) -> None:
     """Ingest a document: validate it with SHACL and store it as a named graph (all or nothing)."""
     split = _split(split_graphs, graph_metadata)
-    with _open(store, read_only=False) as graph, _progress(quiet or json) as progress:
+    with ProvGraph.open(store, lazy_lock=True) as graph, _progress(quiet or json) as progress:
         report = graph.ingest(
             file,
             title=title,

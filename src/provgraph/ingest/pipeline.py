@@ -130,6 +130,10 @@ class _Built:
     quads: int
 
 
+class _StoreChangedError(Exception):
+    """Another writer committed while this ingest was being prepared on a read-only view."""
+
+
 def run(
     backend: Backend,
     path: str | Path,
@@ -137,6 +141,21 @@ def run(
     *,
     dry_run: bool = False,
     progress: ProgressCallback | None = None,
+) -> IngestReport:
+    try:
+        return _run(backend, path, options, dry_run=dry_run, progress=progress)
+    except _StoreChangedError:
+        # The write lock is held now, so nobody can interfere with a second pass.
+        return _run(backend, path, options, dry_run=dry_run, progress=progress)
+
+
+def _run(
+    backend: Backend,
+    path: str | Path,
+    options: IngestOptions,
+    *,
+    dry_run: bool,
+    progress: ProgressCallback | None,
 ) -> IngestReport:
     started = time.perf_counter()
     file = str(path)
@@ -656,6 +675,15 @@ def _entry(b: _Built, now: datetime) -> catalog.NewVersion:
 
 
 def _write(backend: Backend, built: list[_Built], spool: Path, update: str, progress: ProgressCallback | None) -> None:
+    if backend.begin_write():
+        # The plan was made on a read-only view; check it still holds now that we hold the lock.
+        catalog.remove_orphans(backend)
+        docs = {b.doc.meta.key: b.document for b in built}
+        now_state = catalog.lookup(backend, docs.keys(), docs)
+        for b in built:
+            state = now_state[b.doc.meta.key]
+            if state.graph != b.previous or state.last_version != b.version - 1:
+                raise _StoreChangedError
     total = sum(b.quads for b in built)
     if progress is not None:
         progress("writing", 0, total)

@@ -53,6 +53,11 @@ class Backend(Protocol):
         ``union_default_graph`` uses the union of all graphs instead."""
         ...
 
+    def begin_write(self) -> bool:
+        """Make sure this backend may write (taking a lock it did not hold yet). True when the
+        data read before this call may be stale because another writer could have committed."""
+        ...
+
     def update(self, sparql: str) -> None:
         """Run a SPARQL 1.1 update in one transaction."""
         ...

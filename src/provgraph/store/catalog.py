@@ -185,6 +185,14 @@ def orphan_graphs(backend: Backend) -> list[NamedNode]:
     ]
 
 
+def remove_orphans(backend: Backend) -> list[str]:
+    """Remove :func:`orphan_graphs`; returns their names."""
+    orphans = orphan_graphs(backend)
+    for graph in orphans:
+        backend.remove_graph(graph)
+    return [g.value for g in orphans]
+
+
 def sources(backend: Backend, *, key: str | None = None, document: str | None = None) -> list[SourceInfo]:
     """Every document in the catalog with its versions, newest first, sorted by title."""
     where = ""
@@ -265,6 +273,7 @@ __all__ = [
     "lookup",
     "orphan_graphs",
     "preview",
+    "remove_orphans",
     "revoke_update",
     "sources",
 ]

@@ -37,10 +37,11 @@ _HOLDER_FILE = "holder.json"
 class OxigraphBackend:
     """:class:`~provgraph.store.base.Backend` over a pyoxigraph ``Store``."""
 
-    def __init__(self, store: Store, *, location: Path | None, read_only: bool) -> None:
+    def __init__(self, store: Store, *, location: Path | None, read_only: bool, lazy: bool = False) -> None:
         self._store = store
         self._location = location
         self._read_only = read_only
+        self._lazy = lazy  # open read-only for now; take the write lock at the first write
         self._closed = False
 
     # ------------------------------------------------------------------ opening
@@ -51,33 +52,34 @@ class OxigraphBackend:
         return cls(Store(), location=None, read_only=False)
 
     @classmethod
-    def open(cls, path: str | os.PathLike[str], *, read_only: bool = False) -> OxigraphBackend:
-        """Open (read-write: create if missing) the store directory ``path``."""
+    def open(cls, path: str | os.PathLike[str], *, read_only: bool = False, lazy: bool = False) -> OxigraphBackend:
+        """Open the store directory ``path``: read-write (created if missing) by default.
+
+        ``lazy`` opens an existing store read-only and takes the write lock at the first write,
+        so a process that ends up writing nothing (an ingest refused by SHACL) leaves every file
+        of the store as it was: opening RocksDB for writing alone rewrites its log and manifest.
+        """
         root = Path(path)
         db = root / _DB_DIR
-        if read_only:
-            if not (db / "CURRENT").exists():
+        exists = (db / "CURRENT").exists()
+        if read_only or (lazy and exists):
+            if not exists:
                 raise StoreNotFoundError(
                     f"no provgraph store at {root} (ingest a document to create one, or pass --store)"
                 )
-            return cls(_open_read_only(db, root), location=root, read_only=True)
-        if root.exists() and not root.is_dir():
-            raise StoreError(f"{root} is not a directory")
-        if root.exists() and any(root.iterdir()) and not db.exists():
-            raise StoreError(
-                f"{root} exists and is not a provgraph store (no {_DB_DIR}/ inside); choose an empty or new directory"
-            )
-        try:
-            db.mkdir(parents=True, exist_ok=True)
-            store = Store(str(db))
-        except OSError as exc:
-            if "lock" in str(exc).lower():
-                holder = read_holder(root)
-                raise StoreLockedError(_locked_message(root, holder), holder=holder) from exc
-            raise StoreError(f"cannot open the store at {root}: {exc}") from exc
-        backend = cls(store, location=root, read_only=False)
-        _write_holder(root)
-        return backend
+            return cls(_open_read_only(db, root), location=root, read_only=read_only, lazy=not read_only)
+        return cls(_open_read_write(root), location=root, read_only=False)
+
+    def begin_write(self) -> bool:
+        """Take the write lock if this backend does not hold it yet. True when that happened:
+        what was read before may be stale, since another process could have written meanwhile."""
+        if self._read_only or self._closed or not self._lazy:
+            self._check_writable()
+            return False
+        assert self._location is not None
+        self._store = _open_read_write(self._location)
+        self._lazy = False
+        return True
 
     # ------------------------------------------------------------------ protocol
 
@@ -171,7 +173,7 @@ class OxigraphBackend:
         if self._closed:
             return
         self._closed = True
-        if not self._read_only:
+        if not self._read_only and not self._lazy:
             with contextlib.suppress(OSError):
                 self._store.flush()
             if self._location is not None:
@@ -184,6 +186,28 @@ class OxigraphBackend:
             raise ReadOnlyStoreError(f"the store at {self._location} is open read-only; writes need a read-write open")
         if self._closed:
             raise ProvGraphError("the store is closed")
+        if self._lazy:
+            self.begin_write()
+
+
+def _open_read_write(root: Path) -> Store:
+    db = root / _DB_DIR
+    if root.exists() and not root.is_dir():
+        raise StoreError(f"{root} is not a directory")
+    if root.exists() and any(root.iterdir()) and not db.exists():
+        raise StoreError(
+            f"{root} exists and is not a provgraph store (no {_DB_DIR}/ inside); choose an empty or new directory"
+        )
+    try:
+        db.mkdir(parents=True, exist_ok=True)
+        store = Store(str(db))
+    except OSError as exc:
+        if "lock" in str(exc).lower():
+            holder = read_holder(root)
+            raise StoreLockedError(_locked_message(root, holder), holder=holder) from exc
+        raise StoreError(f"cannot open the store at {root}: {exc}") from exc
+    _write_holder(root)
+    return store
 
 
 def _open_read_only(db: Path, root: Path) -> Store:
