@@ -143,7 +143,7 @@ class ProvGraph:
         conform raises :class:`~provgraph.errors.ValidationFailedError` and the store is unchanged.
         """
         options = self._options(locals())
-        return pipeline.run(self._backend, path, options, progress=progress)
+        return pipeline.run(self._backend, Path(path), options, progress=progress)
 
     def validate(
         self,
@@ -168,7 +168,7 @@ class ProvGraph:
         """Everything :meth:`ingest` does except writing: a dry run whose report says whether
         the input conforms (``report.validation``) and what ingest would do."""
         options = self._options(locals())
-        return pipeline.run(self._backend, path, options, dry_run=True, progress=progress)
+        return pipeline.run(self._backend, Path(path), options, dry_run=True, progress=progress)
 
     @staticmethod
     def _options(args: dict[str, object]) -> pipeline.IngestOptions:
@@ -268,6 +268,8 @@ class ProvGraph:
         if not isinstance(p, NamedNode):
             raise InputError(f"predicate must be an IRI, not {predicate!r}")
         o = _evidence.parse_object(obj) if isinstance(obj, str) else obj
+        if isinstance(o, BlankNode):
+            raise InputError("the object must be an IRI or a literal: blank nodes are local to their document")
         return _evidence.find(self._backend, s, p, o, include_history=include_history)
 
     def stats(self) -> StoreStats:

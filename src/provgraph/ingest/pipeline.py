@@ -481,7 +481,7 @@ def _build_streaming(
         # Identical content and options: a no-op. Still read it, so a broken file is reported.
         if not any(True for _ in items):
             raise EmptyInputError("nothing to ingest in the file", file=file)
-        return [], [_unchanged(doc, state)], ValidationReport(conforms=True)
+        return [], [_unchanged(doc, state)], ValidationReport(conforms=True, issue_count=0)
     with ChunkValidator(_shapes_for_chunks()) as validator:
         assembler = _Assembler(doc, state, now, spool, validator)
         count = 0

@@ -8,7 +8,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from pyoxigraph import Literal, NamedNode, QuerySolutions, RdfFormat, Store
+from pyoxigraph import Literal, NamedNode, Quad, QuerySolutions, QueryTriples, RdfFormat, Store
 
 from provgraph.models import SourceInfo, SourceStatus, SourceVersion
 from provgraph.store.base import Backend
@@ -149,18 +149,12 @@ CONSTRUCT {{ ?s ?p ?o }} WHERE {{
     )
     scratch = Store()
     triples = backend.query(query)
-    scratch.extend(_in_graph(triples, CATALOG_GRAPH))
+    assert isinstance(triples, QueryTriples)
+    scratch.extend(Quad(t.subject, t.predicate, t.object, CATALOG_GRAPH) for t in triples)
     scratch.update(update)
     flat = Store()
     flat.load(scratch.dump(format=RdfFormat.N_TRIPLES, from_graph=CATALOG_GRAPH), RdfFormat.N_TRIPLES)
     return flat
-
-
-def _in_graph(triples: Iterable[object], graph: NamedNode) -> Iterable[object]:
-    from pyoxigraph import Quad
-
-    for t in triples:
-        yield Quad(t.subject, t.predicate, t.object, graph)  # type: ignore[attr-defined]
 
 
 def current_graphs(backend: Backend) -> list[NamedNode]:
