@@ -279,26 +279,78 @@ def _file_hashes(root):
 
 
 @pytest.mark.parametrize(
-    "args",
+    ("code", "args"),
     [
-        [str(EXAMPLES / "bad-dose.ttl"), "--shapes", str(EXAMPLES / "drug-shapes.ttl")],
-        [str(DBPEDIA / "3-capitals.nq")],
-        [
-            str(EXAMPLES / "aspirin.ttl"),
-            "--title",
-            "Aspirin facts",
-            "--url",
-            "https://example.org/aspirin",
-            "--issued",
-            "2024-03-01",
-            "--tier",
-            "2",
-        ],
+        (1, [str(EXAMPLES / "bad-dose.ttl"), "--shapes", str(EXAMPLES / "drug-shapes.ttl")]),
+        (2, [str(DBPEDIA / "3-capitals.nq")]),
+        (
+            0,
+            [
+                str(EXAMPLES / "aspirin.ttl"),
+                "--title",
+                "Aspirin facts",
+                "--url",
+                "https://example.org/aspirin",
+                "--issued",
+                "2024-03-01",
+                "--tier",
+                "2",
+            ],
+        ),
     ],
     ids=["shacl-violation", "syntax-error", "no-op"],
 )
-def test_a_refused_or_no_op_ingest_leaves_the_store_files_byte_for_byte(store, args):
+def test_a_refused_or_no_op_ingest_leaves_the_store_files_byte_for_byte(store, code, args):
     before = _file_hashes(store)
     done = run_cli("ingest", *args, "--store", str(store), "-q")
-    assert done.returncode in (0, 1, 2)
+    assert done.returncode == code
     assert _file_hashes(store) == before
+
+
+def test_a_refused_first_ingest_creates_no_store(tmp_path):
+    store = tmp_path / "new"
+    done = run_cli(
+        "ingest",
+        str(EXAMPLES / "bad-dose.ttl"),
+        "--shapes",
+        str(EXAMPLES / "drug-shapes.ttl"),
+        "--store",
+        str(store),
+        "-q",
+    )
+    assert done.returncode == 1 and not store.exists()
+    assert run_cli("ingest", "missing.ttl", "--store", str(store)).returncode == 2 and not store.exists()
+
+
+def test_json_rejection_prints_the_validation_report(store):
+    done = run_cli(
+        "ingest",
+        str(EXAMPLES / "bad-dose.ttl"),
+        "--shapes",
+        str(EXAMPLES / "drug-shapes.ttl"),
+        "--store",
+        str(store),
+        "--json",
+    )
+    assert done.returncode == 1
+    report = json.loads(done.stdout)
+    assert report["conforms"] is False
+    assert report["issues"][0]["focus_node"] == "http://example.org/ibuprofen"
+
+
+def test_debug_may_follow_the_command(store):
+    done = run_cli("query", "SELECT ?s WHERE { ?s ?p }", "--store", str(store), "--debug")
+    assert "Traceback" in done.stderr
+
+
+def test_export_into_a_closed_pipe_is_quiet(store):
+    import subprocess
+
+    done = subprocess.run(
+        f"provgraph export --format nquads --store {store} | head -c 10",
+        shell=True,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert len(done.stdout) == 10 and "error" not in done.stderr

@@ -214,3 +214,23 @@ def test_chunked_validation_finds_what_whole_graph_validation_finds():
     assert {(i.focus_node, i.path, i.constraint) for i in validator.issues} == key
     assert validator.issue_count == whole_count == 8
     assert header  # the header is repeated in every chunk, yet counted once
+
+
+def test_two_chunks_go_to_worker_processes_with_the_same_findings():
+    pieces = [
+        turtle_to_nt(HEADER + statement(i, **({"confidence": f'"2"^^<{XSD}double>'} if i % 2 else {})))
+        for i in range(4)
+    ]
+    found = {}
+    for workers in (1, 2):
+        with ChunkValidator(shapes(), workers=workers) as validator:
+            for piece in pieces:
+                validator.submit(piece)
+            validator.finish()
+        found[workers] = (
+            {(i.focus_node, i.path) for i in validator.issues},
+            validator.issue_count,
+            validator.used_workers,
+        )
+    assert found[1][:2] == found[2][:2] == ({("urn:st1", PG + "confidence"), ("urn:st3", PG + "confidence")}, 2)
+    assert (found[1][2], found[2][2]) == (False, True)

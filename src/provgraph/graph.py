@@ -1,4 +1,4 @@
-"""``ProvGraph``: the one core. The CLI and the HTTP app are thin shells over it."""
+"""``ProvGraph``: the one core. The command line is a thin shell over it."""
 
 from __future__ import annotations
 
@@ -213,7 +213,6 @@ class ProvGraph:
         *,
         view: DatasetView = DatasetView.CURRENT,
         default_graph: Sequence[str] | None = None,
-        named_graphs: Sequence[str] | None = None,
     ) -> QueryResult:
         """Run a SPARQL 1.1 query.
 
@@ -235,8 +234,6 @@ class ProvGraph:
             kwargs["union_default_graph"] = True
         else:
             kwargs["default_graph"] = [DefaultGraph()]
-        if named_graphs is not None:
-            raise UnsupportedFormatError("restricting named graphs is not supported by this backend yet")
         try:
             raw = self._backend.query(sparql, prefixes=PREFIXES, **kwargs)  # type: ignore[arg-type]
         except SyntaxError as exc:
@@ -326,8 +323,11 @@ WHERE {{ GRAPH <{CATALOG_GRAPH.value}> {{ ?g pg:document ?d ; pg:status ?s ; pg:
     def _resolve_graph(self, graph: str) -> NamedNode:
         if graph == "catalog":
             return CATALOG_GRAPH
-        node = _graph_node(graph)
-        if any(True for _ in self._backend.quads(None, None, None, node)):
+        try:
+            node = NamedNode(graph)
+        except ValueError:
+            node = None  # not an IRI: a document key such as an --id or a file path
+        if node is not None and any(True for _ in self._backend.quads(None, None, None, node)):
             return node
         try:
             info = self.source(graph)

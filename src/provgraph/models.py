@@ -1,5 +1,5 @@
-"""Options (enums) and results (pydantic models): the contracts of the API, the CLI's ``--json``
-output and, later, the HTTP API. Field names are stable; new fields may be added.
+"""Options (enums) and results (pydantic models): the contracts of the API and of the CLI's
+``--json`` output. Field names are stable; new fields may be added.
 """
 
 from __future__ import annotations

@@ -95,6 +95,18 @@ class QueryResult:
     def serialize(self, fmt: ResultFormat | ExportFormat, output: IO[bytes] | None = None) -> bytes | None:
         """Write the results in ``fmt`` to ``output``, or return them as bytes."""
         target = output if output is not None else io.BytesIO()
+        try:
+            self._write(fmt, target)
+        except (OSError, RuntimeError, ValueError) as exc:
+            if isinstance(exc, BrokenPipeError):
+                raise
+            raise QueryError(f"evaluating the query failed: {exc}") from exc
+        if output is None:
+            assert isinstance(target, io.BytesIO)
+            return target.getvalue()
+        return None
+
+    def _write(self, fmt: ResultFormat | ExportFormat, target: IO[bytes]) -> None:
         raw = self._raw
         if fmt is ResultFormat.TABLE:
             target.write(render_table(self).encode("utf-8"))
@@ -109,10 +121,8 @@ class QueryResult:
             if not isinstance(fmt, ResultFormat):
                 raise UnsupportedFormatError(f"SELECT/ASK results use json, xml, csv, tsv or table, not {fmt.value}")
             raw.serialize(target, _RESULT_FORMATS[fmt])
-        if output is None:
-            assert isinstance(target, io.BytesIO)
-            return target.getvalue()
-        return None
+            if fmt in (ResultFormat.JSON, ResultFormat.XML):
+                target.write(b"\n")  # CSV and TSV end their rows already
 
 
 def term_text(term: Term | None) -> str:
@@ -128,7 +138,7 @@ def term_text(term: Term | None) -> str:
     return str(term)
 
 
-def render_table(result: QueryResult, *, max_width: int = 60) -> str:
+def render_table(result: QueryResult, *, max_width: int | None = None) -> str:
     """A plain-text table (SELECT), ``true``/``false`` (ASK), or N-Triples (CONSTRUCT)."""
     if result.kind == "ask":
         return ("true" if bool(result) else "false") + "\n"
@@ -145,9 +155,9 @@ def render_table(result: QueryResult, *, max_width: int = 60) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _clip(text: str, width: int) -> str:
+def _clip(text: str, width: int | None) -> str:
     text = text.replace("\n", " ")
-    return text if len(text) <= width else text[: width - 1] + "…"
+    return text if width is None or len(text) <= width else text[: width - 1] + "…"
 
 
 __all__ = ["RDF_FORMATS", "QueryResult", "render_table", "term_text", "translate_error"]

@@ -4,6 +4,7 @@ documented pydantic model with ``--json``)."""
 from __future__ import annotations
 
 import contextlib
+import os
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -12,10 +13,10 @@ from typing import Annotated, Any, TypeVar
 import typer
 from pydantic import TypeAdapter
 from rich.console import Console
-from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
 from provgraph.cli import render
-from provgraph.errors import ProvGraphError, StoreNotFoundError
+from provgraph.errors import ProvGraphError, StoreNotFoundError, ValidationFailedError
 from provgraph.graph import DEFAULT_STORE_DIR, DEFAULT_STORE_ENV, ProvGraph
 from provgraph.models import (
     DatasetView,
@@ -36,7 +37,7 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-err = Console(stderr=True, highlight=False)
+err = Console(stderr=True, highlight=False, soft_wrap=True)
 out = Console(highlight=False, soft_wrap=True)
 
 _state: dict[str, bool] = {"debug": False}
@@ -65,9 +66,10 @@ def _root(
 
 def main() -> None:
     """Console entry point."""
-    debug = "--debug" in sys.argv[1:]
+    args = sys.argv[1:]
+    debug = "--debug" in args
     try:
-        code = app(standalone_mode=False)
+        code = app(args=[a for a in args if a != "--debug"], prog_name="provgraph", standalone_mode=False)
         if isinstance(code, int) and code:
             sys.exit(code)
     except ProvGraphError as exc:
@@ -75,6 +77,11 @@ def main() -> None:
             raise
         err.print(f"[bold red]error:[/] {render.escape(str(exc))}")
         sys.exit(exc.exit_code)
+    except BrokenPipeError:
+        # the reader went away (`provgraph export | head`): not an error of ours; keep Python
+        # from complaining when it flushes stdout at exit
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(0)
     except (typer.Exit, SystemExit) as exc:
         code = exc.exit_code if isinstance(exc, typer.Exit) else exc.code
         sys.exit(code or 0)
@@ -126,13 +133,19 @@ def _progress(quiet: bool) -> Iterator[Callable[[str, int, int], None] | None]:
     if quiet:
         yield None
         return
-    columns = [TextColumn("{task.description:<10}"), BarColumn(), DownloadColumn(), TimeElapsedColumn()]
+    columns = [
+        TextColumn("{task.description:<10}"),
+        BarColumn(),
+        TextColumn("{task.completed:,.0f}/{task.total:,.0f} {task.fields[unit]}"),
+        TimeElapsedColumn(),
+    ]
+    units = {"reading": "bytes", "writing": "quads"}
     with Progress(*columns, console=err, transient=err.is_terminal) as bar:
         tasks: dict[str, Any] = {}
 
         def update(phase: str, done: int, total: int) -> None:
             if phase not in tasks:
-                tasks[phase] = bar.add_task(phase, total=total or None)
+                tasks[phase] = bar.add_task(phase, total=total or None, unit=units.get(phase, ""))
             bar.update(tasks[phase], completed=done, total=total or None)
 
         yield update
@@ -188,7 +201,11 @@ def ingest(
 ) -> None:
     """Ingest a document: validate it with SHACL and store it as a named graph (all or nothing)."""
     split = _split(split_graphs, graph_metadata)
-    with ProvGraph.open(store, lazy_lock=True) as graph, _progress(quiet or json) as progress:
+    with (
+        ProvGraph.open(store, lazy_lock=True) as graph,
+        _progress(quiet or json) as progress,
+        _json_on_rejection(json),
+    ):
         report = graph.ingest(
             file,
             title=title,
@@ -211,6 +228,18 @@ def ingest(
         _print_json(report)
     else:
         render.ingest_report(out, report)
+
+
+@contextlib.contextmanager
+def _json_on_rejection(json: bool) -> Iterator[None]:
+    """With --json, a SHACL rejection still prints its ValidationReport on stdout (exit 1)."""
+    try:
+        yield
+    except ValidationFailedError as exc:
+        if not json:
+            raise
+        _print_json(exc.report)
+        raise typer.Exit(1) from exc
 
 
 @app.command()

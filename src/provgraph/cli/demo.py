@@ -39,8 +39,9 @@ def run_demo(pg: ProvGraph, out: Console) -> None:
         base="http://example.org/ldif/",
         split=GraphSplit.wikipedia_articles(dbpedia / "3-capitals.metadata.nq"),
     )
+    articles = [d for d in report.documents if ".wikipedia.org/wiki/" in d.key]
     out.print(
-        f"DBpedia sample: {report.statements} statements from {len(report.documents)} Wikipedia articles, "
+        f"DBpedia sample: {report.statements} statements from {len(articles)} Wikipedia articles, "
         "one named graph each, with each value's edit metadata as provenance"
     )
     report = pg.ingest(

@@ -119,7 +119,8 @@ def read_jsonl(stream: IO[bytes], *, file: str, base: str | None) -> Iterator[As
 def _pydantic_message(exc: ValidationError) -> str:
     problems = []
     for error in exc.errors():
-        where = ".".join(str(p) for p in error["loc"])
+        # drop pydantic's own steps ("function-after[...]", union member names) from the location
+        where = ".".join(str(p) for p in error["loc"] if "[" not in str(p) and str(p) != "PassageRecord")
         problems.append(f"{where}: {error['msg']}" if where else error["msg"])
     return "invalid fact record: " + "; ".join(problems)
 

@@ -105,6 +105,7 @@ class IngestOptions:
             "agent": self.agent,
             "reviewer": self.reviewer,
             "split": self.split.pattern if self.split else None,
+            "format": self.format.value if self.format else None,
         }
 
 
@@ -125,6 +126,7 @@ class _Built:
     graph: NamedNode
     version: int
     previous: NamedNode | None
+    revision_of: NamedNode | None
     statements: int
     passages: int
     quads: int
@@ -160,8 +162,8 @@ def _run(
     started = time.perf_counter()
     file = str(path)
     source = Path(path)
-    fmt = _detect_format(source, options.format)
     _check_file(source)
+    fmt = _detect_format(source, options.format)
     _check_options(options, file)
     content_hash = _file_hash(source)
     now = datetime.now(UTC)
@@ -185,6 +187,8 @@ def _run(
     with tempfile.TemporaryDirectory(prefix="provgraph-ingest-") as tmp:
         spool_path = Path(tmp) / "ingest.nq"
         with source.open("rb") as raw, spool_path.open("w", encoding="utf-8") as spool:
+            if raw.read(3) != b"\xef\xbb\xbf":  # a UTF-8 byte order mark is not content
+                raw.seek(0)
             stream = _Counting(raw, source.stat().st_size, progress)
             items = _read(stream, fmt, file=file, base=options.base)
             if options.split is not None:
@@ -209,10 +213,10 @@ def _run(
             document=b.document.value,
             key=b.doc.meta.key,
             title=b.doc.meta.title,
-            outcome=DocumentOutcome.NEW_VERSION if b.previous is not None else DocumentOutcome.CREATED,
+            outcome=DocumentOutcome.NEW_VERSION if b.revision_of is not None else DocumentOutcome.CREATED,
             graph=b.graph.value,
             version=b.version,
-            previous_graph=b.previous.value if b.previous is not None else None,
+            previous_graph=b.revision_of.value if b.revision_of is not None else None,
             statements=b.statements,
             passages=b.passages,
             quads=b.quads,
@@ -415,6 +419,7 @@ class _Assembler:
         self.version = state.last_version + 1
         self.graph = graph_iri(state.document, self.version)
         self.previous = state.graph
+        self.revision_of = state.latest
         self.builder = GraphBuilder(doc.meta, state.document, self.graph, now)
         self.header = self.builder.header()
         self.spool = spool
@@ -467,6 +472,7 @@ class _Assembler:
             self.graph,
             self.version,
             self.previous,
+            self.revision_of,
             self.builder.statements,
             self.builder.passages,
             self.quads,
@@ -668,6 +674,7 @@ def _entry(b: _Built, now: datetime) -> catalog.NewVersion:
         statements=b.statements,
         passages=b.passages,
         previous=b.previous,
+        revision_of=b.revision_of,
     )
 
 

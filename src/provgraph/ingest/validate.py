@@ -24,9 +24,11 @@ the complete document graph instead of in chunks.
 from __future__ import annotations
 
 import concurrent.futures as cf
+import contextlib
+import logging
 import multiprocessing
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -85,8 +87,26 @@ def builtin_shapes() -> rdflib.Graph:
     return load_shapes(builtin_shape_files())
 
 
+@contextlib.contextmanager
+def _quiet_rdflib() -> Iterator[None]:
+    """rdflib logs a traceback for every ill-typed literal it converts ("abc"^^xsd:integer is
+    legal RDF, and SHACL's sh:datatype reports it where a shape asks); keep that off stderr."""
+    logger = logging.getLogger("rdflib.term")
+    level = logger.level
+    logger.setLevel(logging.CRITICAL)
+    try:
+        yield
+    finally:
+        logger.setLevel(level)
+
+
 def validate_store(store: Store, shapes: rdflib.Graph) -> tuple[list[ValidationIssue], int]:
     """Validate the default graph of ``store``; return (issues, number of issues)."""
+    with _quiet_rdflib():
+        return _validate_store(store, shapes)
+
+
+def _validate_store(store: Store, shapes: rdflib.Graph) -> tuple[list[ValidationIssue], int]:
     try:
         conforms, results, _text = shacl_validate(
             DataGraph.from_oxigraph_store(store),
@@ -176,6 +196,7 @@ class ChunkValidator:
         self._seen: set[ValidationIssue] = set()
         self._buffer: list[str] = []
         self._weight = 0
+        self._started_pool = False
 
     def __enter__(self) -> ChunkValidator:
         return self
@@ -188,6 +209,11 @@ class ChunkValidator:
     @property
     def failed(self) -> bool:
         return self.issue_count > 0
+
+    @property
+    def used_workers(self) -> bool:
+        """Whether chunks went to worker processes (only when there were two or more)."""
+        return self._started_pool
 
     def add(self, lines: list[str], weight: int) -> None:
         """Queue a self-contained piece of a graph: N-Triples lines (without the final " .") of
@@ -222,6 +248,7 @@ class ChunkValidator:
                 initializer=_init_worker,
                 initargs=(self._shapes.serialize(format="nt"),),
             )
+            self._started_pool = True
             assert self._first is not None
             self._pending.append(self._pool.submit(_validate_in_worker, self._first))
             self._first = None

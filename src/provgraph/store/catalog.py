@@ -31,6 +31,7 @@ class CurrentVersion:
     graph: NamedNode | None  # the current version, if any
     fingerprint: str | None
     last_version: int  # highest version number ever given, 0 if none
+    latest: NamedNode | None = None  # the newest version whatever its status
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,7 +49,8 @@ class NewVersion:
     ingested_at: str  # xsd:dateTime lexical
     statements: int
     passages: int
-    previous: NamedNode | None  # the version it supersedes
+    previous: NamedNode | None  # the current version it supersedes
+    revision_of: NamedNode | None  # the newest earlier version (current, superseded or revoked)
 
 
 def _lit(value: str, datatype: str | None = None) -> str:
@@ -58,7 +60,7 @@ def _lit(value: str, datatype: str | None = None) -> str:
 def lookup(backend: Backend, keys: Iterable[str], documents: dict[str, NamedNode]) -> dict[str, CurrentVersion]:
     """The catalog's view of each document key (unknown documents get version 0)."""
     keys = list(keys)
-    found = {k: CurrentVersion(documents[k], None, None, 0) for k in keys}
+    found = {k: CurrentVersion(documents[k], None, None, 0, None) for k in keys}
     if not keys:
         return found
     values = " ".join(_lit(k) for k in keys)
@@ -78,11 +80,13 @@ SELECT ?key ?g ?v ?status ?fp WHERE {{
         entry = found[key]
         version = int(row["v"].value)
         current = row["status"] == PG.Current
+        newest = version > entry.last_version
         found[key] = CurrentVersion(
             entry.document,
             row["g"] if current else entry.graph,  # type: ignore[arg-type]
             row["fp"].value if current else entry.fingerprint,
             max(entry.last_version, version),
+            row["g"] if newest else entry.latest,  # type: ignore[arg-type]
         )
     return found
 
@@ -98,7 +102,8 @@ def commit_update(entries: Sequence[NewVersion]) -> str:
             p = f"<{e.previous.value}>"
             deletes.append(f"{p} pg:status pg:Current .")
             inserts.append(f"{p} pg:status pg:Superseded .")
-            inserts.append(f"{g} prov:wasRevisionOf {p} .")
+        if e.revision_of is not None:
+            inserts.append(f"{g} prov:wasRevisionOf <{e.revision_of.value}> .")
         inserts += [
             f"{_CAT} pg:hasSourceGraph {g} .",
             f"{g} a pg:SourceGraph , prov:Entity ; pg:document {d} ;",
@@ -111,7 +116,7 @@ def commit_update(entries: Sequence[NewVersion]) -> str:
             f"{d} a pg:SourceDocument ; pg:documentKey {_lit(e.key)} ; dcterms:title {_lit(e.title)} .",
         ]
     # Titles may change between versions; the catalog keeps the newest.
-    titles = " ".join(f"<{e.document.value}>" for e in entries if e.previous is not None)
+    titles = " ".join(f"<{e.document.value}>" for e in entries if e.revision_of is not None)
     update = _PREFIXES
     if titles:
         update += f"""DELETE {{ GRAPH {_CAT} {{ ?d dcterms:title ?t }} }}

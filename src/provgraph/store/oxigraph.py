@@ -62,6 +62,10 @@ class OxigraphBackend:
         root = Path(path)
         db = root / _DB_DIR
         exists = (db / "CURRENT").exists()
+        if lazy and not read_only and not exists:
+            _check_store_dir(root)
+            # Nothing to read yet: an empty view, and nothing created until the first write.
+            return cls(Store(), location=root, read_only=False, lazy=True)
         if read_only or (lazy and exists):
             if not exists:
                 raise StoreNotFoundError(
@@ -162,6 +166,8 @@ class OxigraphBackend:
                 self._store.dump(output, format=fmt)
             else:
                 self._store.dump(output, format=fmt, from_graph=graph)
+        except BrokenPipeError:
+            raise  # the reader left: the caller decides
         except OSError as exc:
             raise StoreError(f"reading the store failed: {exc}") from exc
 
@@ -190,14 +196,18 @@ class OxigraphBackend:
             self.begin_write()
 
 
-def _open_read_write(root: Path) -> Store:
-    db = root / _DB_DIR
+def _check_store_dir(root: Path) -> None:
     if root.exists() and not root.is_dir():
         raise StoreError(f"{root} is not a directory")
-    if root.exists() and any(root.iterdir()) and not db.exists():
+    if root.exists() and any(root.iterdir()) and not (root / _DB_DIR).exists():
         raise StoreError(
             f"{root} exists and is not a provgraph store (no {_DB_DIR}/ inside); choose an empty or new directory"
         )
+
+
+def _open_read_write(root: Path) -> Store:
+    db = root / _DB_DIR
+    _check_store_dir(root)
     try:
         db.mkdir(parents=True, exist_ok=True)
         store = Store(str(db))
