@@ -176,8 +176,13 @@ def test_query_syntax_error_has_a_position(seeded):
     assert f"line 3, column {caught.value.column}" in str(caught.value)
 
 
-def test_a_failed_write_leaves_no_graph_behind(seeded, monkeypatch):
+@pytest.mark.parametrize("bulk", [False, True], ids=["one-transaction", "bulk-then-commit"])
+def test_a_failed_write_leaves_no_graph_behind(seeded, monkeypatch, bulk):
+    from provgraph.ingest import pipeline
     from provgraph.store import oxigraph
+
+    if bulk:
+        monkeypatch.setattr(pipeline, "BULK_THRESHOLD", 0)
 
     def broken_update(self, sparql):
         raise oxigraph.StoreError("disk full (simulated)")

@@ -694,8 +694,14 @@ def _write(backend: Backend, built: list[_Built], spool: Path, update: str, prog
     total = sum(b.quads for b in built)
     if progress is not None:
         progress("writing", 0, total)
+    if sum(b.statements for b in built) <= BULK_THRESHOLD:
+        # Graphs and catalog in one SPARQL update: one transaction, all or nothing.
+        backend.update(update + " ;\n" + _insert_data(spool, built))
+        if progress is not None:
+            progress("writing", total, total)
+        return
     try:
-        backend.load_quads(spool, bulk=sum(b.statements for b in built) > BULK_THRESHOLD)
+        backend.load_quads(spool, bulk=True)
         backend.update(update)  # the commit point
     except BaseException as exc:
         for b in built:  # not committed: take the graphs out again
@@ -708,6 +714,24 @@ def _write(backend: Backend, built: list[_Built], spool: Path, update: str, prog
         raise ProvGraphError(f"writing the store failed; nothing was committed: {exc}") from exc
     if progress is not None:
         progress("writing", total, total)
+
+
+def _insert_data(spool: Path, built: list[_Built]) -> str:
+    """The spool's quads as one INSERT DATA operation (N-Triples terms are SPARQL terms)."""
+    suffixes = {f" <{b.graph.value}> .": b.graph.value for b in built}
+    parts = ["INSERT DATA {"]
+    current = None
+    with spool.open(encoding="utf-8") as lines:
+        for line in lines:
+            line = line.rstrip("\n")
+            head, _, tail = line.rpartition(" <")
+            graph = suffixes[" <" + tail]
+            if graph != current:
+                parts.append(("} " if current else "") + f"GRAPH <{graph}> {{")
+                current = graph
+            parts.append(head + " .")
+    parts.append("} }" if current else "}")
+    return "\n".join(parts)
 
 
 __all__ = ["BULK_THRESHOLD", "IngestOptions", "ProgressCallback", "run"]
