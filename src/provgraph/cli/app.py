@@ -16,7 +16,7 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
 from provgraph.cli import render
-from provgraph.errors import ProvGraphError, StoreNotFoundError, ValidationFailedError
+from provgraph.errors import ProvGraphError, ValidationFailedError
 from provgraph.graph import DEFAULT_STORE_DIR, DEFAULT_STORE_ENV, ProvGraph
 from provgraph.models import (
     DatasetView,
@@ -268,11 +268,9 @@ def validate(
 
     Exit code 0 when it conforms, 1 when it does not."""
     split = _split(split_graphs, graph_metadata)
-    try:
-        graph = ProvGraph.open(store, read_only=True)
-    except StoreNotFoundError:
-        graph = ProvGraph.memory()  # no store yet: everything would be new
-    with graph, _progress(quiet or json) as progress:
+    # A lazily locked store is read-only until a write, which a dry run never makes; a missing
+    # store reads as empty and is not created.
+    with ProvGraph.open(store, lazy_lock=True) as graph, _progress(quiet or json) as progress:
         report = graph.validate(
             file,
             title=title,
