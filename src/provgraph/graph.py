@@ -32,6 +32,7 @@ from provgraph.query import RDF_FORMATS, QueryResult, translate_error
 from provgraph.store import catalog
 from provgraph.store.base import Backend
 from provgraph.store.oxigraph import OxigraphBackend
+from provgraph.update import check_policy, plan_update
 from provgraph.vocab import CATALOG_GRAPH, PG_NS, PREFIXES, document_iri
 
 #: Where ``ProvGraph.open()`` looks when given no path: $PROVGRAPH_STORE, else ./provgraph-data.
@@ -213,34 +214,63 @@ class ProvGraph:
         *,
         view: DatasetView = DatasetView.CURRENT,
         default_graph: Sequence[str] | None = None,
+        named_graphs: Sequence[str] | None = None,
+        base_iri: str | None = None,
     ) -> QueryResult:
         """Run a SPARQL 1.1 query.
 
         By default (``view=DatasetView.CURRENT``) the default graph is the union of the current
-        version of every source document; ``DatasetView.ALL`` makes it the union of all graphs,
-        ``DatasetView.DEFAULT`` the store's own default graph. ``default_graph`` (graph IRIs)
-        overrides the view, as SPARQL's FROM does. ``GRAPH`` reaches every named graph: history
-        and the catalog (``pgid:catalog``). The prefixes pg:, pgid:, prov:, rdf:, rdfs:, xsd:,
+        version of every source document and the store's own default graph (where plain SPARQL
+        updates write); ``DatasetView.ALL`` makes it the union of all graphs,
+        ``DatasetView.DEFAULT`` the store's own default graph alone. ``default_graph`` and
+        ``named_graphs`` (graph IRIs) set the dataset as the protocol's default-graph-uri and
+        named-graph-uri do, overriding the view. ``GRAPH`` reaches every named graph: history and
+        the catalog (``pgid:catalog``). The prefixes pg:, pgid:, prov:, rdf:, rdfs:, xsd:,
         dcterms:, owl:, skos: and sh: are predeclared.
         """
         kwargs: dict[str, object] = {}
+        if named_graphs is not None:
+            kwargs["named_graphs"] = [_graph_node(g) for g in named_graphs]
         if default_graph is not None:
             kwargs["default_graph"] = [_graph_node(g) for g in default_graph]
+        elif named_graphs is not None:
+            kwargs["default_graph"] = []  # a dataset given by named graphs alone has an empty default graph
         elif view is DatasetView.CURRENT:
-            current = self.current_graphs()
-            # An empty list would mean "no restriction" to some engines; an absent graph is empty.
-            kwargs["default_graph"] = current or [NamedNode(PG_NS + "no-current-graph")]
+            kwargs["default_graph"] = [DefaultGraph(), *self.current_graphs()]
         elif view is DatasetView.ALL:
             kwargs["union_default_graph"] = True
         else:
             kwargs["default_graph"] = [DefaultGraph()]
         try:
-            raw = self._backend.query(sparql, prefixes=PREFIXES, **kwargs)  # type: ignore[arg-type]
+            raw = self._backend.query(sparql, prefixes=PREFIXES, base_iri=base_iri, **kwargs)  # type: ignore[arg-type]
         except SyntaxError as exc:
             raise translate_error(exc) from exc
         except (ValueError, RuntimeError) as exc:
             raise QueryError(str(exc)) from exc
         return QueryResult(raw)
+
+    def update(
+        self,
+        sparql: str,
+        *,
+        using_graphs: Sequence[str] = (),
+        using_named_graphs: Sequence[str] = (),
+        base_iri: str | None = None,
+    ) -> None:
+        """Run a SPARQL 1.1 update in one transaction, on the default graph and graphs of your
+        own. Source graphs and the catalog change only by ingest: an update that would write
+        one is refused with :class:`~provgraph.update.WriteRefusedError` and changes nothing.
+        ``using_graphs``/``using_named_graphs`` act as the protocol's using-graph-uri and
+        using-named-graph-uri."""
+        plan = plan_update(sparql, base_iri=base_iri, using_graphs=using_graphs, using_named_graphs=using_named_graphs)
+        has_sources = bool(plan.any_graph) and bool(catalog.catalogued_graphs(self._backend))
+        check_policy(plan, has_source_graphs=has_sources)
+        try:
+            self._backend.update(plan.text, base_iri=base_iri, prefixes=PREFIXES)
+        except SyntaxError as exc:
+            raise translate_error(exc) from exc
+        except (ValueError, RuntimeError) as exc:
+            raise QueryError(str(exc)) from exc
 
     def evidence(
         self,

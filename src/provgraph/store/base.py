@@ -45,8 +45,10 @@ class Backend(Protocol):
         *,
         default_graph: Sequence[GraphName] | None = None,
         union_default_graph: bool = False,
+        named_graphs: Sequence[NamedNode | BlankNode] | None = None,
         substitutions: dict[str, NamedNode | BlankNode | Literal] | None = None,
         prefixes: dict[str, str] | None = None,
+        base_iri: str | None = None,
     ) -> QueryResults:
         """Run a SPARQL 1.1 query. ``prefixes`` are predeclared (the query's own win);
         ``default_graph`` lists the graphs whose union is the default graph;
@@ -58,7 +60,7 @@ class Backend(Protocol):
         data read before this call may be stale because another writer could have committed."""
         ...
 
-    def update(self, sparql: str) -> None:
+    def update(self, sparql: str, *, base_iri: str | None = None, prefixes: dict[str, str] | None = None) -> None:
         """Run a SPARQL 1.1 update in one transaction."""
         ...
 

@@ -101,13 +101,19 @@ class OxigraphBackend:
         *,
         default_graph: Sequence[GraphName] | None = None,
         union_default_graph: bool = False,
+        named_graphs: Sequence[NamedNode | BlankNode] | None = None,
         substitutions: dict[str, NamedNode | BlankNode | Literal] | None = None,
         prefixes: dict[str, str] | None = None,
+        base_iri: str | None = None,
     ) -> QueryResults:
         subs = {Variable(k): v for k, v in substitutions.items()} if substitutions else None
         kwargs: dict[str, object] = {}
         if prefixes:
             kwargs["prefixes"] = prefixes
+        if base_iri:
+            kwargs["base_iri"] = base_iri
+        if named_graphs is not None:
+            kwargs["named_graphs"] = list(named_graphs)
         if union_default_graph:
             kwargs["use_default_graph_as_union"] = True
         elif default_graph is not None:
@@ -117,10 +123,10 @@ class OxigraphBackend:
         except OSError as exc:
             raise StoreError(f"reading the store failed: {exc}") from exc
 
-    def update(self, sparql: str) -> None:
+    def update(self, sparql: str, *, base_iri: str | None = None, prefixes: dict[str, str] | None = None) -> None:
         self._check_writable()
         try:
-            self._store.update(sparql)
+            self._store.update(sparql, base_iri=base_iri, prefixes=prefixes)
         except OSError as exc:
             raise StoreError(f"writing the store failed: {exc}") from exc
 
