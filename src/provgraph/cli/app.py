@@ -443,6 +443,40 @@ def stats(store: StoreOpt = DEFAULT_STORE, json: JsonOpt = False) -> None:
 
 
 @app.command()
+def serve(
+    store: StoreOpt = DEFAULT_STORE,
+    host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="Port to listen on.")] = 8000,
+    token: Annotated[
+        str | None,
+        typer.Option(envvar="PROVGRAPH_TOKEN", help="Bearer token for writes (none: the server is read-only)."),
+    ] = None,
+    read_token: Annotated[bool, typer.Option("--read-token", help="Ask for the token on reads too.")] = False,
+    timeout: Annotated[float, typer.Option(help="Seconds a query may run.")] = 30.0,
+    max_result_bytes: Annotated[int, typer.Option(help="Largest query response, in bytes.")] = 200 * 1024 * 1024,
+    view: Annotated[DatasetView, typer.Option(help="Default graph of queries.")] = DatasetView.CURRENT,
+) -> None:
+    """Serve the store over HTTP: SPARQL 1.1 Protocol at /sparql, OpenAPI docs at /docs."""
+    import uvicorn
+
+    from provgraph.http import ServerSettings, create_app
+
+    if read_token and token is None:
+        raise typer.BadParameter("--read-token needs --token")
+    settings = ServerSettings(
+        token=token,
+        read_token=read_token,
+        query_timeout=timeout,
+        max_result_bytes=max_result_bytes,
+        default_view=view,
+    )
+    with _open(store, read_only=False) as graph:
+        mode = "writes need the token" if token else "read-only: no --token"
+        err.print(f"provgraph serving {store} on http://{host}:{port}/sparql ({mode})")
+        uvicorn.run(create_app(graph, settings), host=host, port=port, log_level="warning")
+
+
+@app.command()
 def demo(
     store: Annotated[
         Path | None, typer.Option("--store", help="Keep the demo store here (default: in memory).")

@@ -1,0 +1,23 @@
+"""Operator settings of the HTTP server."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field, SecretStr
+
+from provgraph.models import DatasetView
+
+
+class ServerSettings(BaseModel):
+    """How the server behaves. Writes need ``token``; with no token the server is read-only."""
+
+    model_config = ConfigDict(frozen=True)
+
+    token: SecretStr | None = Field(default=None, description="bearer token for writes (none: read-only)")
+    read_token: bool = Field(default=False, description="ask for the token on reads too")
+    query_timeout: float = Field(default=30.0, gt=0, description="seconds a query may run")
+    max_result_bytes: int = Field(default=200 * 1024 * 1024, gt=0, description="largest response body of a query")
+    max_concurrent_queries: int = Field(default=8, gt=0, description="queries evaluated at once")
+    default_view: DatasetView = Field(default=DatasetView.CURRENT, description="default graph of queries")
+    federation: bool = Field(default=False, description="allow SERVICE calls (to service_allow only)")
+    service_allow: tuple[str, ...] = Field(default=(), description="endpoint IRIs SERVICE may call")
+    public_url: str | None = Field(default=None, description="base URL the server is reached at")

@@ -1,0 +1,250 @@
+"""The SPARQL 1.1 Protocol at ``/sparql``: queries and updates over GET and POST, datasets from
+the protocol parameters, content negotiation, and the status codes the spec requires.
+
+Requests are read by hand (not by FastAPI's parameter binding) because the protocol turns on
+details binding hides: a parameter given twice, the exact media type, a body that is not UTF-8.
+"""
+
+from __future__ import annotations
+
+import io
+import threading
+import time
+from urllib.parse import parse_qsl
+
+from fastapi import APIRouter, Request
+from fastapi.responses import Response
+
+from provgraph.graph import ProvGraph
+from provgraph.http.auth import require
+from provgraph.http.errors import HttpError
+from provgraph.http.negotiation import MEDIA_TYPE_OF, RDF_TYPES, RESULT_TYPES, choose
+from provgraph.http.service import service_description
+from provgraph.http.settings import ServerSettings
+from provgraph.models import DatasetView, ExportFormat, ResultFormat
+
+FORM = "application/x-www-form-urlencoded"
+QUERY_TYPE = "application/sparql-query"
+UPDATE_TYPE = "application/sparql-update"
+
+
+class _Limited(io.RawIOBase):
+    """Where results are serialised: stops the evaluation (by failing a write) once the
+    response grows past the size limit or the query runs past its deadline."""
+
+    def __init__(self, limit: int, deadline: float) -> None:
+        self.buffer = io.BytesIO()
+        self._limit = limit
+        self._deadline = deadline
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, data: bytes) -> int:  # type: ignore[override]
+        if time.monotonic() > self._deadline:
+            raise _StopError("timeout")
+        if self.buffer.tell() + len(data) > self._limit:
+            raise _StopError("size")
+        return self.buffer.write(data)
+
+
+class _StopError(Exception):
+    def __init__(self, why: str) -> None:
+        super().__init__(why)
+        self.why = why
+
+
+def _params(pairs: list[tuple[str, str]]) -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
+    for key, value in pairs:
+        out.setdefault(key, []).append(value)
+    return out
+
+
+def _one(params: dict[str, list[str]], name: str) -> str | None:
+    values = params.get(name, [])
+    if len(values) > 1:
+        raise HttpError(400, f"the '{name}' parameter is given {len(values)} times; give it once")
+    return values[0] if values else None
+
+
+def _media_type(request: Request) -> str | None:
+    raw = request.headers.get("content-type")
+    return raw.split(";", 1)[0].strip().lower() if raw else None
+
+
+async def _form(request: Request) -> list[tuple[str, str]]:
+    body = await request.body()
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise HttpError(400, f"the request body is not UTF-8 (byte {exc.start})") from exc
+    try:
+        return parse_qsl(text, keep_blank_values=True, strict_parsing=False, encoding="utf-8", errors="strict")
+    except UnicodeDecodeError as exc:
+        raise HttpError(400, "a form value is not UTF-8 once percent-decoded") from exc
+
+
+async def _text_body(request: Request) -> str:
+    body = await request.body()
+    try:
+        return body.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise HttpError(400, f"the request body is not UTF-8 (byte {exc.start})") from exc
+
+
+def _view(params: dict[str, list[str]], settings: ServerSettings) -> DatasetView:
+    union = _one(params, "union-default-graph")
+    if union is not None and union.lower() not in ("false", "0"):
+        return DatasetView.ALL
+    view = _one(params, "view")
+    if view is None:
+        return settings.default_view
+    try:
+        return DatasetView(view)
+    except ValueError:
+        allowed = ", ".join(v.value for v in DatasetView)
+        raise HttpError(400, f"view must be one of {allowed}, not {view!r}") from None
+
+
+def sparql_router(pg: ProvGraph, settings: ServerSettings) -> APIRouter:
+    """``/sparql`` over ``pg``."""
+    router = APIRouter(tags=["SPARQL"])
+    slots = threading.BoundedSemaphore(settings.max_concurrent_queries)
+
+    def run_query(request: Request, query: str, params: dict[str, list[str]]) -> Response:
+        require(request, settings, write=False)
+        default_graphs = params.get("default-graph-uri")
+        named_graphs = params.get("named-graph-uri")
+        accept = request.headers.get("accept")
+        if not slots.acquire(timeout=settings.query_timeout):
+            raise HttpError(503, "the server is busy with other queries; try again")
+        try:
+            started = time.monotonic()
+            result = pg.query(
+                query,
+                view=_view(params, settings),
+                default_graph=default_graphs,
+                named_graphs=named_graphs,
+                base_iri=str(request.url).split("?", 1)[0],
+            )
+            try:
+                if result.kind == "graph":
+                    offered = list(RDF_TYPES)
+                    chosen = choose(accept, offered)
+                    fmt: ResultFormat | ExportFormat | None = RDF_TYPES[chosen] if chosen else None
+                else:
+                    chosen = choose(accept, list(RESULT_TYPES))
+                    fmt = RESULT_TYPES[chosen] if chosen else None
+                if fmt is None:
+                    kinds = ", ".join(RDF_TYPES if result.kind == "graph" else RESULT_TYPES)
+                    raise HttpError(406, f"none of the acceptable media types ({accept}) can hold this result: {kinds}")
+                sink = _Limited(settings.max_result_bytes, started + settings.query_timeout)
+                try:
+                    result.serialize(fmt, sink)  # type: ignore[arg-type]
+                except _StopError as stop:
+                    raise _stopped(stop, settings) from None
+                except Exception as exc:
+                    cause = exc.__cause__ or exc.__context__
+                    if isinstance(cause, _StopError):
+                        raise _stopped(cause, settings) from None
+                    raise
+                return Response(sink.buffer.getvalue(), media_type=MEDIA_TYPE_OF[fmt])
+            finally:
+                # pyoxigraph results belong to the thread that made them: drop them here
+                del result
+        finally:
+            slots.release()
+
+    def run_update(request: Request, update: str, params: dict[str, list[str]]) -> Response:
+        require(request, settings, write=True)
+        pg.update(
+            update,
+            using_graphs=params.get("using-graph-uri", []),
+            using_named_graphs=params.get("using-named-graph-uri", []),
+            base_iri=str(request.url).split("?", 1)[0],
+        )
+        return Response(status_code=204)
+
+    @router.get("/sparql", summary="SPARQL query (GET), or the service description")
+    def get(request: Request) -> Response:
+        params = _params(parse_qsl(request.url.query, keep_blank_values=True))
+        if "update" in params:
+            raise HttpError(405, "updates go by POST, not GET", headers={"Allow": "POST"})
+        query = _one(params, "query")
+        if query is None:
+            return service_description(request, settings)
+        return run_query(request, query, params)
+
+    @router.post(
+        "/sparql",
+        summary="SPARQL query or update (POST)",
+        openapi_extra={
+            "requestBody": {
+                "content": {
+                    FORM: {
+                        "schema": {
+                            "type": "object",
+                            "properties": {"query": {"type": "string"}, "update": {"type": "string"}},
+                        }
+                    },
+                    QUERY_TYPE: {"schema": {"type": "string"}, "example": "SELECT * WHERE { ?s ?p ?o } LIMIT 10"},
+                    UPDATE_TYPE: {
+                        "schema": {"type": "string"},
+                        "example": "INSERT DATA { <http://example.org/a> <http://example.org/b> 1 }",
+                    },
+                }
+            }
+        },
+    )
+    async def post(request: Request) -> Response:
+        url_params = _params(parse_qsl(request.url.query, keep_blank_values=True))
+        media = _media_type(request)
+        if media == FORM:
+            params = _params(await _form(request))
+            for key in ("query", "update"):
+                if key in url_params:
+                    raise HttpError(400, f"'{key}' belongs in the form body, not the URL")
+            merged = {**url_params}
+            for key, values in params.items():
+                merged.setdefault(key, []).extend(values)
+            query, update = _one(merged, "query"), _one(merged, "update")
+            if query is not None and update is not None:
+                raise HttpError(400, "give a query or an update, not both")
+            if query is not None:
+                return await _in_thread(run_query, request, query, merged)
+            if update is not None:
+                return await _in_thread(run_update, request, update, merged)
+            raise HttpError(400, "the form has neither a 'query' nor an 'update' field")
+        if media == QUERY_TYPE:
+            if "query" in url_params or "update" in url_params:
+                raise HttpError(400, "a direct POST carries the operation in the body only")
+            return await _in_thread(run_query, request, await _text_body(request), url_params)
+        if media == UPDATE_TYPE:
+            if "query" in url_params or "update" in url_params:
+                raise HttpError(400, "a direct POST carries the operation in the body only")
+            return await _in_thread(run_update, request, await _text_body(request), url_params)
+        if media is None:
+            raise HttpError(400, f"a POST needs a Content-Type: {FORM}, {QUERY_TYPE} or {UPDATE_TYPE}")
+        raise HttpError(415, f"unsupported Content-Type {media}: use {FORM}, {QUERY_TYPE} or {UPDATE_TYPE}")
+
+    return router
+
+
+async def _in_thread(function, *args):  # type: ignore[no-untyped-def]
+    """Evaluate off the event loop, so the server keeps answering while a query runs."""
+    from starlette.concurrency import run_in_threadpool
+
+    return await run_in_threadpool(function, *args)
+
+
+def _stopped(stop: _StopError, settings: ServerSettings) -> HttpError:
+    if stop.why == "timeout":
+        return HttpError(
+            503,
+            f"the query ran past the {settings.query_timeout:g} s timeout and was stopped; narrow it or add a LIMIT",
+        )
+    return HttpError(413, f"the result is larger than {settings.max_result_bytes} bytes and was stopped; add a LIMIT")
+
+
+__all__ = ["sparql_router"]
