@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 from provgraph import ExportFormat, ProvGraph
@@ -42,3 +44,35 @@ def run_cli(
         timeout=300,
         check=False,
     )
+
+
+@contextlib.contextmanager
+def live_server(graph: ProvGraph, settings: object | None = None) -> Iterator[str]:
+    """A real uvicorn server on 127.0.0.1 serving ``graph``; yields its base URL."""
+    import socket
+    import threading
+    import time
+
+    import uvicorn
+
+    from provgraph.http import ServerSettings, create_app
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    config = uvicorn.Config(
+        create_app(graph, settings or ServerSettings()), host="127.0.0.1", port=port, log_level="warning"
+    )
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not server.started:
+        if time.monotonic() > deadline or not thread.is_alive():
+            raise RuntimeError("the test server did not start")
+        time.sleep(0.02)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=20)
