@@ -29,6 +29,7 @@ from provgraph.models import (
     StoreStats,
 )
 from provgraph.query import RDF_FORMATS, QueryResult, translate_error
+from provgraph.sparql_text import check_services
 from provgraph.store import catalog
 from provgraph.store.base import Backend
 from provgraph.store.oxigraph import OxigraphBackend
@@ -216,6 +217,7 @@ class ProvGraph:
         default_graph: Sequence[str] | None = None,
         named_graphs: Sequence[str] | None = None,
         base_iri: str | None = None,
+        services: Sequence[str] = (),
     ) -> QueryResult:
         """Run a SPARQL 1.1 query.
 
@@ -225,9 +227,11 @@ class ProvGraph:
         ``DatasetView.DEFAULT`` the store's own default graph alone. ``default_graph`` and
         ``named_graphs`` (graph IRIs) set the dataset as the protocol's default-graph-uri and
         named-graph-uri do, overriding the view. ``GRAPH`` reaches every named graph: history and
-        the catalog (``pgid:catalog``). The prefixes pg:, pgid:, prov:, rdf:, rdfs:, xsd:,
+        the catalog (``pgid:catalog``). ``SERVICE`` may call only the endpoints in ``services``
+        (none by default: a store must not fetch URLs a query names). The prefixes pg:, pgid:, prov:, rdf:, rdfs:, xsd:,
         dcterms:, owl:, skos: and sh: are predeclared.
         """
+        check_services(sparql, tuple(services))
         kwargs: dict[str, object] = {}
         if named_graphs is not None:
             kwargs["named_graphs"] = [_graph_node(g) for g in named_graphs]

@@ -15,12 +15,13 @@ holds source graphs. The same lexer adds the protocol's ``using-graph-uri`` and
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from urllib.parse import urljoin
 
 from provgraph.errors import ProvGraphError, QueryError
+from provgraph.sparql_text import Token as _Token
+from provgraph.sparql_text import tokens as _tokens
 from provgraph.vocab import ID_NS, PREFIXES
 
 
@@ -28,40 +29,6 @@ class WriteRefusedError(ProvGraphError):
     """A write that would bypass provenance: source graphs and the catalog change by ingest only."""
 
     exit_code = 2
-
-
-_TOKEN = re.compile(
-    r"""
-    (?P<ws>\s+)
-  | (?P<comment>\#[^\n]*)
-  | (?P<iri><[^<>"{}|^`\\\x00-\x20]*>)
-  | (?P<string>\"\"\"(?:[^"\\]|\\.|"(?!""))*\"\"\"|'''(?:[^'\\]|\\.|'(?!''))*'''
-               |"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')
-  | (?P<var>[?$][A-Za-z0-9_\u00B7-\uFFFF]+)
-  | (?P<pname>[A-Za-z\u00C0-\uFFFF][\w\-.\u00B7-\uFFFF]*?:[^\s{}()<>,;"']*|:[^\s{}()<>,;"']*)
-  | (?P<word>[A-Za-z_][A-Za-z0-9_]*)
-  | (?P<punct>[{}();,.\[\]])
-  | (?P<other>.)
-    """,
-    re.X | re.S,
-)
-
-
-@dataclass
-class _Token:
-    kind: str
-    text: str
-    start: int
-
-
-def _tokens(text: str) -> list[_Token]:
-    out = []
-    for m in _TOKEN.finditer(text):
-        kind = m.lastgroup or "other"
-        if kind in ("ws", "comment"):
-            continue
-        out.append(_Token(kind, m.group(), m.start()))
-    return out
 
 
 @dataclass

@@ -7,9 +7,11 @@ details binding hides: a parameter given twice, the exact media type, a body tha
 
 from __future__ import annotations
 
+import asyncio
 import io
 import threading
 import time
+import traceback
 from urllib.parse import parse_qsl
 
 from fastapi import APIRouter, Request
@@ -127,6 +129,7 @@ def sparql_router(pg: ProvGraph, settings: ServerSettings) -> APIRouter:
                 default_graph=default_graphs,
                 named_graphs=named_graphs,
                 base_iri=str(request.url).split("?", 1)[0],
+                services=settings.service_allow if settings.federation else (),
             )
             try:
                 if result.kind == "graph":
@@ -140,21 +143,23 @@ def sparql_router(pg: ProvGraph, settings: ServerSettings) -> APIRouter:
                     kinds = ", ".join(RDF_TYPES if result.kind == "graph" else RESULT_TYPES)
                     raise HttpError(406, f"none of the acceptable media types ({accept}) can hold this result: {kinds}")
                 sink = _Limited(settings.max_result_bytes, started + settings.query_timeout)
+                failure: Exception | None = None
                 try:
                     result.serialize(fmt, sink)  # type: ignore[arg-type]
-                except _StopError as stop:
-                    raise _stopped(stop, settings) from None
                 except Exception as exc:
-                    cause = exc.__cause__ or exc.__context__
-                    if isinstance(cause, _StopError):
-                        raise _stopped(cause, settings) from None
-                    raise
-                return Response(sink.buffer.getvalue(), media_type=MEDIA_TYPE_OF[fmt])
+                    # The traceback's frames hold the pyoxigraph results, which must be dropped in
+                    # this thread: clear them, and raise a fresh error once out of the handler.
+                    traceback.clear_frames(exc.__traceback__)
+                    stop = exc if isinstance(exc, _StopError) else (exc.__cause__ or exc.__context__)
+                    failure = _stopped(stop, settings) if isinstance(stop, _StopError) else exc
             finally:
                 # pyoxigraph results belong to the thread that made them: drop them here
                 del result
         finally:
             slots.release()
+        if failure is not None:
+            raise failure
+        return Response(sink.buffer.getvalue(), media_type=MEDIA_TYPE_OF[fmt])
 
     def run_update(request: Request, update: str, params: dict[str, list[str]]) -> Response:
         require(request, settings, write=True)
@@ -167,14 +172,14 @@ def sparql_router(pg: ProvGraph, settings: ServerSettings) -> APIRouter:
         return Response(status_code=204)
 
     @router.get("/sparql", summary="SPARQL query (GET), or the service description")
-    def get(request: Request) -> Response:
+    async def get(request: Request) -> Response:
         params = _params(parse_qsl(request.url.query, keep_blank_values=True))
         if "update" in params:
             raise HttpError(405, "updates go by POST, not GET", headers={"Allow": "POST"})
         query = _one(params, "query")
         if query is None:
             return service_description(request, settings)
-        return run_query(request, query, params)
+        return await _in_thread(settings, run_query, request, query, params)
 
     @router.post(
         "/sparql",
@@ -212,18 +217,18 @@ def sparql_router(pg: ProvGraph, settings: ServerSettings) -> APIRouter:
             if query is not None and update is not None:
                 raise HttpError(400, "give a query or an update, not both")
             if query is not None:
-                return await _in_thread(run_query, request, query, merged)
+                return await _in_thread(settings, run_query, request, query, merged)
             if update is not None:
-                return await _in_thread(run_update, request, update, merged)
+                return await _in_thread(settings, run_update, request, update, merged)
             raise HttpError(400, "the form has neither a 'query' nor an 'update' field")
         if media == QUERY_TYPE:
             if "query" in url_params or "update" in url_params:
                 raise HttpError(400, "a direct POST carries the operation in the body only")
-            return await _in_thread(run_query, request, await _text_body(request), url_params)
+            return await _in_thread(settings, run_query, request, await _text_body(request), url_params)
         if media == UPDATE_TYPE:
             if "query" in url_params or "update" in url_params:
                 raise HttpError(400, "a direct POST carries the operation in the body only")
-            return await _in_thread(run_update, request, await _text_body(request), url_params)
+            return await _in_thread(settings, run_update, request, await _text_body(request), url_params)
         if media is None:
             raise HttpError(400, f"a POST needs a Content-Type: {FORM}, {QUERY_TYPE} or {UPDATE_TYPE}")
         raise HttpError(415, f"unsupported Content-Type {media}: use {FORM}, {QUERY_TYPE} or {UPDATE_TYPE}")
@@ -231,11 +236,17 @@ def sparql_router(pg: ProvGraph, settings: ServerSettings) -> APIRouter:
     return router
 
 
-async def _in_thread(function, *args):  # type: ignore[no-untyped-def]
-    """Evaluate off the event loop, so the server keeps answering while a query runs."""
+async def _in_thread(settings: ServerSettings, function, *args):  # type: ignore[no-untyped-def]
+    """Evaluate off the event loop, so the server keeps answering while a query runs, and answer
+    the client at the deadline even when the query has not produced a row by then."""
     from starlette.concurrency import run_in_threadpool
 
-    return await run_in_threadpool(function, *args)
+    try:
+        return await asyncio.wait_for(run_in_threadpool(function, *args), timeout=settings.query_timeout + 0.5)
+    except TimeoutError:
+        # The evaluation goes on in its thread until it ends (Oxigraph cannot be interrupted from
+        # Python); it holds one of the max_concurrent_queries slots meanwhile.
+        raise _stopped(_StopError("timeout"), settings) from None
 
 
 def _stopped(stop: _StopError, settings: ServerSettings) -> HttpError:

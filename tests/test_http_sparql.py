@@ -1,0 +1,204 @@
+"""The /sparql endpoint beyond the W3C suites: tokens, limits, negotiation, provenance rules,
+and the server running as `provgraph serve` in its own process."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+import threading
+import time
+
+import httpx
+import pytest
+
+from helpers import EXAMPLES, ROOT, live_server
+from provgraph import ProvGraph
+from provgraph.http import ServerSettings
+
+TOKEN = "s3cret-token"
+WRITE = {"authorization": f"Bearer {TOKEN}", "content-type": "application/sparql-update"}
+
+
+@pytest.fixture
+def graph() -> ProvGraph:
+    pg = ProvGraph.memory()
+    pg.ingest(EXAMPLES / "aspirin.ttl", title="Aspirin facts", url="https://example.org/aspirin", tier=2)
+    return pg
+
+
+def test_without_a_token_the_server_is_read_only(graph):
+    with live_server(graph) as url:
+        assert httpx.get(f"{url}/sparql", params={"query": "ASK {}"}).status_code == 200
+        refused = httpx.post(
+            f"{url}/sparql",
+            content="INSERT DATA { <urn:a> <urn:b> <urn:c> }",
+            headers={"content-type": "application/sparql-update"},
+        )
+        assert refused.status_code == 403 and "read-only" in refused.text
+
+
+def test_writes_need_the_right_token(graph):
+    with live_server(graph, ServerSettings(token=TOKEN)) as url:
+        update = "INSERT DATA { <urn:a> <urn:b> <urn:c> }"
+        missing = httpx.post(f"{url}/sparql", content=update, headers={"content-type": "application/sparql-update"})
+        assert missing.status_code == 401 and missing.headers["www-authenticate"].startswith("Bearer")
+        wrong = httpx.post(f"{url}/sparql", content=update, headers={**WRITE, "authorization": "Bearer nope"})
+        assert wrong.status_code == 403
+        assert httpx.post(f"{url}/sparql", content=update, headers=WRITE).status_code == 204
+        asked = httpx.get(f"{url}/sparql", params={"query": "ASK { <urn:a> <urn:b> <urn:c> }"})
+        assert asked.json()["boolean"] is True
+
+
+def test_reads_can_need_the_token_too(graph):
+    with live_server(graph, ServerSettings(token=TOKEN, read_token=True)) as url:
+        assert httpx.get(f"{url}/sparql", params={"query": "ASK {}"}).status_code == 401
+        ok = httpx.get(f"{url}/sparql", params={"query": "ASK {}"}, headers={"authorization": f"Bearer {TOKEN}"})
+        assert ok.status_code == 200
+
+
+def test_updates_cannot_touch_source_graphs(graph):
+    source = graph.sources()[0].current_graph
+    with live_server(graph, ServerSettings(token=TOKEN)) as url:
+        refused = httpx.post(
+            f"{url}/sparql", content=f"DELETE WHERE {{ GRAPH <{source}> {{ ?s ?p ?o }} }}", headers=WRITE
+        )
+        assert refused.status_code == 409 and "only by ingest" in refused.text
+        assert httpx.post(f"{url}/sparql", content="DROP ALL", headers=WRITE).status_code == 409
+        copy = f"INSERT {{ GRAPH <urn:mine> {{ ?s ?p ?o }} }} WHERE {{ GRAPH <{source}> {{ ?s ?p ?o }} }}"
+        assert httpx.post(f"{url}/sparql", content=copy, headers=WRITE).status_code == 204
+    assert len(graph.evidence("http://example.org/aspirin", "http://example.org/treats")) == 1
+
+
+def test_negotiation_and_406(graph):
+    with live_server(graph) as url:
+        q = {"query": "SELECT ?s WHERE { ?s <http://example.org/treats> ?o }"}
+        assert httpx.get(f"{url}/sparql", params=q).headers["content-type"] == "application/sparql-results+json"
+        for accept, kind in [
+            ("text/csv", "text/csv"),
+            ("application/sparql-results+xml", "xml"),
+            ("text/tab-separated-values;q=0.9, text/csv;q=0.5", "tab-separated"),
+        ]:
+            assert kind in httpx.get(f"{url}/sparql", params=q, headers={"accept": accept}).headers["content-type"]
+        assert httpx.get(f"{url}/sparql", params=q, headers={"accept": "image/png"}).status_code == 406
+        construct = {"query": "CONSTRUCT WHERE { ?s <http://example.org/treats> ?o }"}
+        assert httpx.get(f"{url}/sparql", params=construct).headers["content-type"].startswith("text/turtle")
+        ld = httpx.get(f"{url}/sparql", params=construct, headers={"accept": "application/ld+json"})
+        assert ld.headers["content-type"] == "application/ld+json" and "headache" in ld.text
+
+
+def test_service_description_and_page_redirect(graph):
+    with live_server(graph) as url:
+        sd = httpx.get(f"{url}/sparql", headers={"accept": "text/turtle"})
+        assert sd.status_code == 200 and "sparql-service-description#Service" in sd.text
+        assert f"<{url}/sparql>" in sd.text
+        xml = httpx.get(f"{url}/sparql", headers={"accept": "application/rdf+xml"})
+        assert xml.text.startswith("<?xml")
+        browser = httpx.get(f"{url}/sparql", headers={"accept": "text/html,application/xhtml+xml"})
+        assert browser.status_code == 303 and browser.headers["location"] == "/"
+
+
+def test_federated_queries_are_off(graph):
+    with live_server(graph) as url:
+        q = {"query": "SELECT * WHERE { SERVICE <http://127.0.0.1:1/sparql> { ?s ?p ?o } }"}
+        refused = httpx.get(f"{url}/sparql", params=q)
+        assert refused.status_code == 400 and "federated queries are off" in refused.text
+
+
+def test_the_view_parameter_sets_the_default_graph(graph):
+    with live_server(graph) as url:
+        q = "SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }"
+
+        def count(**extra: str) -> int:
+            body = httpx.get(f"{url}/sparql", params={"query": q, **extra}).json()
+            return int(body["results"]["bindings"][0]["n"]["value"])
+
+        current, everything, default = count(), count(view="all"), count(view="default")
+        assert default == 0 and 0 < current < everything
+        assert count(**{"union-default-graph": "true"}) == everything
+
+
+def _slow_store() -> ProvGraph:
+    pg = ProvGraph.memory()
+    pg.update("INSERT DATA { " + " ".join(f"<urn:s{i}> <urn:p> {i} ." for i in range(300)) + " }")
+    return pg
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "SELECT * WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i . ?j ?k ?l }",  # streams 300^4 rows
+        "SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i . ?j ?k ?l }",  # no row for long
+    ],
+    ids=["streaming", "silent"],
+)
+def test_a_query_past_the_timeout_is_answered_at_the_deadline_and_others_are_served_meanwhile(query):
+    pg = _slow_store()
+    with live_server(pg, ServerSettings(query_timeout=1.0, max_result_bytes=10**12)) as url:
+        answers: list[httpx.Response] = []
+        worker = threading.Thread(
+            target=lambda: answers.append(httpx.get(f"{url}/sparql", params={"query": query}, timeout=60))
+        )
+        started = time.monotonic()
+        worker.start()
+        time.sleep(0.3)
+        quick = httpx.get(f"{url}/sparql", params={"query": "ASK { <urn:s1> ?p ?o }"}, timeout=10)
+        assert quick.status_code == 200 and quick.json()["boolean"] is True
+        assert time.monotonic() - started < 1.0  # answered while the long query runs
+        worker.join(timeout=30)
+        assert answers[0].status_code == 503 and "timeout" in answers[0].text
+        assert time.monotonic() - started < 5
+
+
+def test_a_result_past_the_size_limit_is_stopped():
+    pg = _slow_store()
+    with live_server(pg, ServerSettings(max_result_bytes=2000)) as url:
+        too_big = httpx.get(f"{url}/sparql", params={"query": "SELECT * WHERE { ?s ?p ?o }"})
+        assert too_big.status_code == 413 and "LIMIT" in too_big.text
+        small = httpx.get(f"{url}/sparql", params={"query": "SELECT * WHERE { ?s ?p ?o } LIMIT 2"})
+        assert small.status_code == 200
+
+
+def test_provgraph_serve_runs_as_its_own_process(tmp_path):
+    store = tmp_path / "store"
+    with ProvGraph.open(store) as pg:
+        pg.ingest(EXAMPLES / "aspirin.ttl", title="Aspirin facts")
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = subprocess.Popen(
+        [sys.executable, "-m", "provgraph", "serve", "--store", str(store), "--port", str(port)],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        url = f"http://127.0.0.1:{port}"
+        for _ in range(200):
+            try:
+                answer = httpx.get(f"{url}/sparql", params={"query": "SELECT ?t WHERE { ?d dcterms:title ?t }"})
+                break
+            except httpx.TransportError:
+                time.sleep(0.05)
+        assert answer.json()["results"]["bindings"][0]["t"]["value"] == "Aspirin facts"
+        # the server holds the store: a read still works, a write names the holder
+        listed = subprocess.run(
+            [sys.executable, "-m", "provgraph", "sources", "--json", "--store", str(store)],
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+            check=False,
+        )
+        assert "Aspirin facts" in listed.stdout
+        refused = subprocess.run(
+            [sys.executable, "-m", "provgraph", "ingest", str(EXAMPLES / "facts.jsonl"), "--store", str(store), "-q"],
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+            check=False,
+        )
+        assert refused.returncode == 2 and f"process {server.pid}" in refused.stderr
+    finally:
+        server.terminate()
+        server.wait(timeout=20)
