@@ -455,8 +455,13 @@ def serve(
     timeout: Annotated[float, typer.Option(help="Seconds a query may run.")] = 30.0,
     max_result_bytes: Annotated[int, typer.Option(help="Largest query response, in bytes.")] = 200 * 1024 * 1024,
     view: Annotated[DatasetView, typer.Option(help="Default graph of queries.")] = DatasetView.CURRENT,
+    allow_service: Annotated[
+        list[str] | None,
+        typer.Option("--allow-service", help="Let SERVICE call this endpoint (repeatable; none: federation off)."),
+    ] = None,
 ) -> None:
-    """Serve the store over HTTP: SPARQL 1.1 Protocol at /sparql, OpenAPI docs at /docs."""
+    """Serve the store over HTTP: SPARQL 1.1 Protocol at /sparql, Graph Store Protocol at /store,
+    the JSON API, the query page at /, OpenAPI docs at /docs."""
     import uvicorn
 
     from provgraph.http import ServerSettings, create_app
@@ -469,6 +474,8 @@ def serve(
         query_timeout=timeout,
         max_result_bytes=max_result_bytes,
         default_view=view,
+        federation=bool(allow_service),
+        service_allow=tuple(allow_service or ()),
     )
     with _open(store, read_only=False) as graph:
         mode = "writes need the token" if token else "read-only: no --token"
