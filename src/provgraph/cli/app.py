@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
 import typer
-from pydantic import TypeAdapter
+from pydantic import SecretStr, TypeAdapter
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -177,59 +177,6 @@ ReviewerOpt = Annotated[str | None, typer.Option(help="IRI of the reviewer of ev
 QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]
 
 
-@app.command()
-def ingest(
-    file: IngestFile,
-    store: StoreOpt = DEFAULT_STORE,
-    title: TitleOpt = None,
-    url: UrlOpt = None,
-    issued: IssuedOpt = None,
-    tier: TierOpt = 3,
-    publisher: PublisherOpt = None,
-    id: IdOpt = None,  # noqa: A002
-    fmt: FormatOpt = None,
-    method: MethodOpt = None,
-    confidence: ConfidenceOpt = None,
-    base: BaseOpt = None,
-    shapes: ShapesOpt = None,
-    split_graphs: SplitOpt = None,
-    graph_metadata: MetaOpt = None,
-    agent: AgentOpt = None,
-    reviewer: ReviewerOpt = None,
-    quiet: QuietOpt = False,
-    json: JsonOpt = False,
-) -> None:
-    """Ingest a document: validate it with SHACL and store it as a named graph (all or nothing)."""
-    split = _split(split_graphs, graph_metadata)
-    with (
-        ProvGraph.open(store, lazy_lock=True) as graph,
-        _progress(quiet or json) as progress,
-        _json_on_rejection(json),
-    ):
-        report = graph.ingest(
-            file,
-            title=title,
-            url=url,
-            issued=issued,
-            tier=tier,
-            publisher=publisher,
-            id=id,
-            format=fmt,
-            method=method,
-            confidence=confidence,
-            base=base,
-            shapes=shapes or (),
-            split=split,
-            agent=agent,
-            reviewer=reviewer,
-            progress=progress,
-        )
-    if json:
-        _print_json(report)
-    else:
-        render.ingest_report(out, report)
-
-
 @contextlib.contextmanager
 def _json_on_rejection(json: bool) -> Iterator[None]:
     """With --json, a SHACL rejection still prints its ValidationReport on stdout (exit 1)."""
@@ -242,59 +189,78 @@ def _json_on_rejection(json: bool) -> Iterator[None]:
         raise typer.Exit(1) from exc
 
 
-@app.command()
-def validate(
-    file: IngestFile,
-    store: StoreOpt = DEFAULT_STORE,
-    title: TitleOpt = None,
-    url: UrlOpt = None,
-    issued: IssuedOpt = None,
-    tier: TierOpt = 3,
-    publisher: PublisherOpt = None,
-    id: IdOpt = None,  # noqa: A002
-    fmt: FormatOpt = None,
-    method: MethodOpt = None,
-    confidence: ConfidenceOpt = None,
-    base: BaseOpt = None,
-    shapes: ShapesOpt = None,
-    split_graphs: SplitOpt = None,
-    graph_metadata: MetaOpt = None,
-    agent: AgentOpt = None,
-    reviewer: ReviewerOpt = None,
-    quiet: QuietOpt = False,
-    json: JsonOpt = False,
-) -> None:
-    """Dry run: validate a document with SHACL and say what ingest would do. Nothing is written.
+def _ingest_command(*, dry_run: bool) -> Callable[..., None]:
+    """``ingest`` and ``validate`` take the same options; one function serves both."""
 
-    Exit code 0 when it conforms, 1 when it does not."""
-    split = _split(split_graphs, graph_metadata)
-    # A lazily locked store is read-only until a write, which a dry run never makes; a missing
-    # store reads as empty and is not created.
-    with ProvGraph.open(store, lazy_lock=True) as graph, _progress(quiet or json) as progress:
-        report = graph.validate(
-            file,
-            title=title,
-            url=url,
-            issued=issued,
-            tier=tier,
-            publisher=publisher,
-            id=id,
-            format=fmt,
-            method=method,
-            confidence=confidence,
-            base=base,
-            shapes=shapes or (),
-            split=split,
-            agent=agent,
-            reviewer=reviewer,
-            progress=progress,
-        )
-    if json:
-        _print_json(report)
-    else:
-        render.validation_report(out, report)
-    if not report.validation.conforms:
-        raise typer.Exit(1)
+    def command(
+        file: IngestFile,
+        store: StoreOpt = DEFAULT_STORE,
+        title: TitleOpt = None,
+        url: UrlOpt = None,
+        issued: IssuedOpt = None,
+        tier: TierOpt = 3,
+        publisher: PublisherOpt = None,
+        id: IdOpt = None,  # noqa: A002
+        fmt: FormatOpt = None,
+        method: MethodOpt = None,
+        confidence: ConfidenceOpt = None,
+        base: BaseOpt = None,
+        shapes: ShapesOpt = None,
+        split_graphs: SplitOpt = None,
+        graph_metadata: MetaOpt = None,
+        agent: AgentOpt = None,
+        reviewer: ReviewerOpt = None,
+        quiet: QuietOpt = False,
+        json: JsonOpt = False,
+    ) -> None:
+        split = _split(split_graphs, graph_metadata)
+        # The write lock is taken only to write: a refused ingest, or a dry run, leaves the store's
+        # files as they were; a missing store reads as empty and is created only by a write.
+        with (
+            ProvGraph.open(store, lazy_lock=True) as graph,
+            _progress(quiet or json) as progress,
+            _json_on_rejection(json),
+        ):
+            run = graph.validate if dry_run else graph.ingest
+            report = run(
+                file,
+                title=title,
+                url=url,
+                issued=issued,
+                tier=tier,
+                publisher=publisher,
+                id=id,
+                format=fmt,
+                method=method,
+                confidence=confidence,
+                base=base,
+                shapes=shapes or (),
+                split=split,
+                agent=agent,
+                reviewer=reviewer,
+                progress=progress,
+            )
+        if json:
+            _print_json(report)
+        elif dry_run:
+            render.validation_report(out, report)
+        else:
+            render.ingest_report(out, report)
+        if not report.validation.conforms:
+            raise typer.Exit(1)
+
+    return command
+
+
+app.command(
+    "ingest",
+    help="Ingest a document: validate it with SHACL and store it as a named graph (all or nothing).",
+)(_ingest_command(dry_run=False))
+app.command(
+    "validate",
+    help="Dry run: validate a document with SHACL and say what ingest would do. Nothing is written. "
+    "Exit code 0 when it conforms, 1 when it does not.",
+)(_ingest_command(dry_run=True))
 
 
 # ---------------------------------------------------------------------- reading
@@ -469,7 +435,7 @@ def serve(
     if read_token and token is None:
         raise typer.BadParameter("--read-token needs --token")
     settings = ServerSettings(
-        token=token,
+        token=SecretStr(token) if token else None,
         read_token=read_token,
         query_timeout=timeout,
         max_result_bytes=max_result_bytes,

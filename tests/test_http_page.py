@@ -1,0 +1,225 @@
+"""The query page at ``/``: YASGUI served from the package, driven in real headless Chromium
+(Debian's chromium and chromium-driver) against a real server on 127.0.0.1."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, Literal
+
+import httpx
+import pytest
+
+from helpers import DBPEDIA, live_server
+from provgraph import GraphSplit, ProvGraph
+from provgraph.http import ServerSettings
+from provgraph.http.page import EXAMPLES, STATIC
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMEDRIVER = Path("/usr/bin/chromedriver")
+TOKEN = "page-s3cret"
+WAIT = 15  # seconds: a page load and a query take well under one here
+
+
+@pytest.fixture(scope="module")
+def graph() -> Iterator[ProvGraph]:
+    pg = ProvGraph.memory()
+    pg.ingest(
+        DBPEDIA / "3-capitals.nq",
+        id="dbpedia-3-capitals",
+        title="DBpedia: 3 capitals",
+        tier=4,
+        base="http://example.org/ldif/",
+        split=GraphSplit.wikipedia_articles(DBPEDIA / "3-capitals.metadata.nq"),
+    )
+    yield pg
+    pg.close()
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """One headless Chromium for the module (starting it is most of the cost)."""
+    if not CHROMIUM.exists() or not CHROMEDRIVER.exists():
+        pytest.fail(
+            f"{CHROMIUM} or {CHROMEDRIVER} is missing: install Debian's chromium and chromium-driver "
+            "(apt-get install -y chromium chromium-driver) to run the query page's browser tests"
+        )
+    from selenium import webdriver
+    from selenium.webdriver.chrome.options import Options
+    from selenium.webdriver.chrome.service import Service
+
+    options = Options()
+    options.binary_location = str(CHROMIUM)
+    for flag in (
+        "--headless=new",
+        "--no-sandbox",  # CI runs as root
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--disable-quic",
+        "--no-first-run",
+        "--no-default-browser-check",
+        # Chromium's own background traffic (updates, sync, safe browsing) would be refused by
+        # this machine's closed network and is no part of the page.
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--disable-extensions",
+        "--disable-default-apps",
+        # Any host name but loopback fails to resolve: the page cannot reach the network even by
+        # accident, and the request log below still records any attempt.
+        "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1",
+        "--window-size=1400,1000",
+        f"--user-data-dir={tmp_path_factory.mktemp('chromium-profile')}",
+    ):
+        options.add_argument(flag)
+    options.set_capability("goog:loggingPrefs", {"performance": "ALL", "browser": "ALL"})
+    driver = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=options)
+    driver.set_page_load_timeout(WAIT)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+def _requested_urls(driver: Any) -> list[str]:
+    """Every URL the page asked for since the last call (Chrome's DevTools network log)."""
+    urls = []
+    for entry in driver.get_log("performance"):
+        message = json.loads(entry["message"])["message"]
+        if message["method"] == "Network.requestWillBeSent":
+            urls.append(message["params"]["request"]["url"])
+    return urls
+
+
+def _run_tab(driver: Any, name: str) -> None:
+    """Select the example tab called ``name`` and press YASGUI's run button, as an analyst would."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions as ec
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    tab = WebDriverWait(driver, WAIT).until(
+        ec.element_to_be_clickable(
+            (By.XPATH, f"//div[contains(@class,'tabsList')]//a[span[normalize-space()='{name}']]")
+        )
+    )
+    tab.click()
+    button = WebDriverWait(driver, WAIT).until(
+        ec.element_to_be_clickable((By.CSS_SELECTOR, ".tabPanel.active .yasqe_queryButton"))
+    )
+    button.click()
+
+
+def _result_rows(driver: Any) -> list[str]:
+    """The text of each row of the active tab's results table, once it has rows."""
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    # Read in one script: YASR redraws the table as it renders, so element handles go stale.
+    script = """return Array.from(document.querySelectorAll('.tabPanel.active .yasr table.dataTable tbody tr'))
+        .map(function (row) { return row.innerText; })"""
+
+    def rows(d: Any) -> list[str] | Literal[False]:
+        found: list[str] = d.execute_script(script)
+        return found if found and "No data" not in found[0] else False
+
+    return WebDriverWait(driver, WAIT).until(rows)
+
+
+def test_the_query_page_runs_a_provenance_query_in_chromium(graph, browser, tmp_path, capsys, record_property):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    with live_server(graph) as url:
+        _requested_urls(browser)  # start the request log afresh
+        browser.get(f"{url}/")
+        assert browser.title == "provgraph query"
+        assert "provgraph query" in browser.find_element(By.TAG_NAME, "h1").text
+        WebDriverWait(browser, WAIT).until(lambda d: d.find_elements(By.CSS_SELECTOR, ".yasqe .CodeMirror"))
+        tabs = browser.execute_script(
+            "return Object.values(window.provgraphYasgui._tabs).map(function (t) { return t.getName(); })"
+        )
+        assert tabs == [e.name for e in EXAMPLES]
+        endpoint = browser.execute_script("return window.provgraphYasgui.getTab().getEndpoint()")
+        assert endpoint == f"{url}/sparql"
+
+        _run_tab(browser, "Values that differ across sources")
+        rows = _result_rows(browser)
+        english = [row for row in rows if "en.wikipedia.org" in row]
+        assert english and "820654" in english[0], rows
+        assert any("1364422" in row and "pt.wikipedia.org" in row for row in rows), rows
+        assert len(rows) == 8  # 7 editions, es.wikipedia.org with two values
+
+        # Another tab runs too (one row per document); then back to the disagreement, which is
+        # the page's point, for the screenshot.
+        _run_tab(browser, "The catalog: documents and versions")
+        assert len(_result_rows(browser)) == len(graph.sources())
+        _run_tab(browser, "Values that differ across sources")
+        _result_rows(browser)
+
+        shot = tmp_path / "query-page.png"
+        assert browser.save_screenshot(str(shot))
+        assert shot.stat().st_size > 10_000
+        record_property("screenshot", str(shot))
+        with capsys.disabled():
+            print(f"\nquery page screenshot: {shot}")
+
+        requested = _requested_urls(browser)
+        assert f"{url}/sparql" in requested
+        own = re.compile(re.escape(url) + r"/")
+        # data:, blob: and chrome:// (the browser's own icons, e.g. a search field's clear button)
+        # never touch the network; anything else must be this server.
+        local = ("data:", "blob:", "chrome:", "about:")
+        elsewhere = [u for u in requested if not own.match(u) and not u.startswith(local)]
+        assert elsewhere == [], f"the page reached beyond {url}: {elsewhere}"
+        problems = [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+        assert problems == [], problems
+
+
+def test_with_a_write_token_the_page_still_reads(graph, browser):
+    with live_server(graph, ServerSettings(token=TOKEN)) as url:
+        browser.get(f"{url}/")
+        _run_tab(browser, "Facts with their sources")
+        rows = _result_rows(browser)
+        assert any("820654" in row for row in rows)
+
+
+def test_when_reads_need_the_token_the_page_sends_the_one_typed_in(graph, browser):
+    from selenium.webdriver.common.by import By
+
+    with live_server(graph, ServerSettings(token=TOKEN, read_token=True)) as url:
+        browser.get(f"{url}/")
+        browser.find_element(By.ID, "pg-token").send_keys(TOKEN)
+        _run_tab(browser, "Where sources disagree")
+        rows = _result_rows(browser)
+        assert any("populationTotal" in row and "820654" in row for row in rows), rows
+        # The token stays out of YASGUI's saved tabs (localStorage outlives the browser session).
+        saved = browser.execute_script("return JSON.stringify(window.localStorage)")
+        assert TOKEN not in saved
+
+
+def test_the_page_and_its_files_are_served_from_the_package(graph):
+    with live_server(graph) as url:
+        page = httpx.get(f"{url}/")
+        assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
+        assert "connect-src 'self'" in page.headers["content-security-policy"]
+        # Every script, style and link is relative: the page works behind any host, port or prefix,
+        # and names no other origin.
+        references = re.findall(r'(?:src|href)="([^"]*)"', page.text)
+        assert references and all(not re.match(r"[a-z]+:|//", ref) for ref in references), references
+        for ref in references:
+            assert httpx.get(f"{url}/{ref}").status_code == 200, ref
+        script = httpx.get(f"{url}/static/yasgui/yasgui.min.js")
+        assert script.headers["content-type"].startswith("text/javascript")
+        # Only the files that ship under static/ are served: an encoded "../" finds nothing.
+        assert httpx.get(f"{url}/static/..%2fpage.py").status_code == 404
+        assert httpx.get(f"{url}/static/yasgui/..%2f..%2fpage.py").status_code == 404
+        assert httpx.get(f"{url}/static/nothing.js").status_code == 404
+
+
+def test_the_vendored_yasgui_is_the_one_source_txt_describes():
+    source = (STATIC / "yasgui" / "SOURCE.txt").read_text(encoding="utf-8")
+    listed = {name: digest for digest, name in re.findall(r"^([0-9a-f]{64})  (\S+)$", source, flags=re.MULTILINE)}
+    for name in ("yasgui.min.js", "yasgui.min.css"):
+        assert hashlib.sha256((STATIC / "yasgui" / name).read_bytes()).hexdigest() == listed[name], name
