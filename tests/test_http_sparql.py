@@ -202,3 +202,15 @@ def test_provgraph_serve_runs_as_its_own_process(tmp_path):
     finally:
         server.terminate()
         server.wait(timeout=20)
+
+
+def test_openapi_docs_are_served_from_the_package(graph):
+    with live_server(graph) as url:
+        page = httpx.get(f"{url}/docs")
+        assert page.status_code == 200
+        assert "http://" not in page.text and "https://" not in page.text  # no CDN
+        for asset in ("/static/swagger/swagger-ui-bundle.js", "/static/swagger/swagger-ui.css", "/openapi.json"):
+            assert asset in page.text or asset == "/openapi.json"
+            assert httpx.get(f"{url}{asset}").status_code == 200
+        paths = httpx.get(f"{url}/openapi.json").json()["paths"]
+        assert "/sparql" in paths

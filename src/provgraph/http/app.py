@@ -4,6 +4,8 @@ in another app and tested with many stores in one process."""
 from __future__ import annotations
 
 from fastapi import FastAPI
+from fastapi.openapi.docs import get_swagger_ui_html
+from fastapi.responses import HTMLResponse
 
 from provgraph._version import __version__
 from provgraph.graph import ProvGraph
@@ -21,6 +23,8 @@ def create_app(pg: ProvGraph, settings: ServerSettings | None = None) -> FastAPI
     page at ``/``."""
     settings = settings or ServerSettings()
     app = FastAPI(
+        docs_url=None,  # served below from the package's own copy of Swagger UI, not a CDN
+        redoc_url=None,
         title="provgraph",
         version=__version__,
         description="An RDF named-graph provenance store: SPARQL 1.1 endpoint, Graph Store Protocol, "
@@ -31,6 +35,20 @@ def create_app(pg: ProvGraph, settings: ServerSettings | None = None) -> FastAPI
     app.include_router(store_router(pg, settings))
     app.include_router(api_router(pg, settings))
     app.include_router(page_router(settings))
+    _docs(app)
     app.state.provgraph = pg
     app.state.settings = settings
     return app
+
+
+def _docs(app: FastAPI) -> None:
+    @app.get("/docs", include_in_schema=False)
+    def docs() -> HTMLResponse:
+        return get_swagger_ui_html(
+            openapi_url="/openapi.json",
+            title="provgraph API",
+            swagger_js_url="/static/swagger/swagger-ui-bundle.js",
+            swagger_css_url="/static/swagger/swagger-ui.css",
+            swagger_favicon_url="/static/favicon.svg",
+            swagger_ui_parameters={"validatorUrl": None},
+        )
