@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from provgraph import ExportFormat, ProvGraph
+from provgraph.http import ServerSettings
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "data"
@@ -47,7 +48,7 @@ def run_cli(
 
 
 @contextlib.contextmanager
-def live_server(graph: ProvGraph, settings: object | None = None) -> Iterator[str]:
+def live_server(graph: ProvGraph, settings: ServerSettings | None = None) -> Iterator[str]:
     """A real uvicorn server on 127.0.0.1 serving ``graph``; yields its base URL."""
     import socket
     import threading
@@ -55,7 +56,7 @@ def live_server(graph: ProvGraph, settings: object | None = None) -> Iterator[st
 
     import uvicorn
 
-    from provgraph.http import ServerSettings, create_app
+    from provgraph.http import create_app
 
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))

@@ -10,7 +10,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO
 
-from pyoxigraph import BlankNode, DefaultGraph, Literal, NamedNode, QuerySolutions
+from pyoxigraph import BlankNode, DefaultGraph, Literal, NamedNode, QuerySolutions, RdfFormat, parse, serialize
 
 from provgraph import evidence as _evidence
 from provgraph.errors import InputError, NotFoundError, ProvGraphError, QueryError, UnsupportedFormatError
@@ -29,11 +29,11 @@ from provgraph.models import (
     StoreStats,
 )
 from provgraph.query import RDF_FORMATS, QueryResult, translate_error
-from provgraph.sparql_text import check_services
+from provgraph.sparql_text import check_services, has_dataset_clause
 from provgraph.store import catalog
 from provgraph.store.base import Backend
 from provgraph.store.oxigraph import OxigraphBackend
-from provgraph.update import check_policy, plan_update
+from provgraph.update import UpdatePlan, check_policy, plan_update
 from provgraph.vocab import CATALOG_GRAPH, PG_NS, PREFIXES, document_iri
 
 #: Where ``ProvGraph.open()`` looks when given no path: $PROVGRAPH_STORE, else ./provgraph-data.
@@ -226,7 +226,8 @@ class ProvGraph:
         updates write); ``DatasetView.ALL`` makes it the union of all graphs,
         ``DatasetView.DEFAULT`` the store's own default graph alone. ``default_graph`` and
         ``named_graphs`` (graph IRIs) set the dataset as the protocol's default-graph-uri and
-        named-graph-uri do, overriding the view. ``GRAPH`` reaches every named graph: history and
+        named-graph-uri do, overriding the view and the query's own FROM; a query with FROM or
+        FROM NAMED and no such parameters gets the dataset it names. ``GRAPH`` reaches every named graph: history and
         the catalog (``pgid:catalog``). ``SERVICE`` may call only the endpoints in ``services``
         (none by default: a store must not fetch URLs a query names). The prefixes pg:, pgid:, prov:, rdf:, rdfs:, xsd:,
         dcterms:, owl:, skos: and sh: are predeclared.
@@ -239,6 +240,8 @@ class ProvGraph:
             kwargs["default_graph"] = [_graph_node(g) for g in default_graph]
         elif named_graphs is not None:
             kwargs["default_graph"] = []  # a dataset given by named graphs alone has an empty default graph
+        elif has_dataset_clause(sparql):
+            pass  # the query's FROM / FROM NAMED say what its dataset is
         elif view is DatasetView.CURRENT:
             kwargs["default_graph"] = [DefaultGraph(), *self.current_graphs()]
         elif view is DatasetView.ALL:
@@ -275,6 +278,122 @@ class ProvGraph:
             raise translate_error(exc) from exc
         except (ValueError, RuntimeError) as exc:
             raise QueryError(str(exc)) from exc
+
+    # ------------------------------------------------------------------ whole graphs (Graph Store)
+
+    def graph_exists(self, graph: str | None) -> bool:
+        """Whether the named graph ``graph`` is in the store (it may be empty). ``None`` is the
+        store's own default graph, which always exists."""
+        if graph is None:
+            return True
+        return bool(self._backend.query(f"ASK {{ GRAPH {_graph_node(graph)} {{}} }}"))
+
+    def read_graph(
+        self,
+        graph: str | None,
+        *,
+        format: ExportFormat = ExportFormat.TURTLE,  # noqa: A002
+        output: IO[bytes] | None = None,
+    ) -> bytes | None:
+        """Serialise one graph exactly as stored: a named graph by IRI, or (``None``) the store's
+        own default graph, where plain SPARQL updates write. Unlike :meth:`export` the IRI is
+        taken literally (no document keys). Raises :class:`~provgraph.errors.NotFoundError` for a
+        named graph the store does not have."""
+        if isinstance(format, str):
+            format = ExportFormat(format)  # noqa: A001
+        if not self.graph_exists(graph):
+            raise NotFoundError(f"no graph <{graph}> in the store")
+        target: IO[bytes] = output if output is not None else io.BytesIO()
+        self._backend.dump(target, RDF_FORMATS[format], graph=DefaultGraph() if graph is None else _graph_node(graph))
+        if output is None:
+            assert isinstance(target, io.BytesIO)
+            return target.getvalue()
+        return None
+
+    def replace_graph(
+        self,
+        graph: str | None,
+        data: bytes | Sequence[tuple[bytes, InputFormat]],
+        *,
+        format: InputFormat | None = None,  # noqa: A002
+        base_iri: str | None = None,
+    ) -> bool:
+        """Make ``graph`` (an IRI; ``None``: the store's default graph) hold exactly the RDF in
+        ``data`` (bytes in ``format``, or several ``(bytes, format)`` parts), in one transaction.
+        Source graphs and the catalog change only by ingest: writing one raises
+        :class:`~provgraph.update.WriteRefusedError`. Returns True when the graph was created."""
+        return self._write_graph(graph, data, format, base_iri, replace=True)
+
+    def add_to_graph(
+        self,
+        graph: str | None,
+        data: bytes | Sequence[tuple[bytes, InputFormat]],
+        *,
+        format: InputFormat | None = None,  # noqa: A002
+        base_iri: str | None = None,
+    ) -> bool:
+        """Merge the RDF in ``data`` into ``graph`` (created if missing), in one transaction, with
+        the same rules as :meth:`replace_graph`. Blank nodes of the data are new nodes, never
+        ones already in the graph. Returns True when the graph was created."""
+        return self._write_graph(graph, data, format, base_iri, replace=False)
+
+    def drop_graph(self, graph: str | None) -> None:
+        """Remove the named graph ``graph`` (:class:`~provgraph.errors.NotFoundError` if there is
+        none), or, for ``None``, empty the store's default graph, which always exists. Source
+        graphs and the catalog are refused as in :meth:`replace_graph`."""
+        _check_graph_write(graph)
+        if graph is None:
+            self._backend.update("CLEAR SILENT DEFAULT")
+            return
+        try:
+            # not SILENT: Oxigraph's check that the graph exists is part of the transaction
+            self._backend.update(f"DROP GRAPH {_graph_node(graph)}")
+        except RuntimeError as exc:
+            if "does not exist" in str(exc):
+                raise NotFoundError(f"no graph <{graph}> in the store") from None
+            raise
+
+    def _write_graph(
+        self,
+        graph: str | None,
+        data: bytes | Sequence[tuple[bytes, InputFormat]],
+        fmt: InputFormat | None,
+        base_iri: str | None,
+        *,
+        replace: bool,
+    ) -> bool:
+        _check_graph_write(graph)
+        if isinstance(data, bytes | bytearray | memoryview):
+            if fmt is None:
+                raise UnsupportedFormatError("say which RDF format the data is in")
+            parts: Sequence[tuple[bytes, InputFormat]] = [(bytes(data), fmt)]
+        else:
+            parts = data
+        parts = [(body, InputFormat(part_format)) for body, part_format in parts]
+        # Parsed before anything is written: bad data changes nothing.
+        texts = []
+        for number, (body, part_format) in enumerate(parts, 1):
+            try:
+                texts.append(_ntriples(body, part_format, base_iri))
+            except InputError as exc:
+                if len(parts) == 1:
+                    raise
+                raise InputError(f"part {number}: {exc.reason}", line=exc.line, column=exc.column) from None
+        triples = "".join(texts)
+        self._backend.begin_write()
+        existed = self.graph_exists(graph)
+        if graph is None:
+            clear, target = "CLEAR SILENT DEFAULT ;\n", "{ " + triples + " }"
+            create = ""
+        else:
+            name = str(_graph_node(graph))
+            clear = f"DROP SILENT GRAPH {name} ;\n"
+            # an empty PUT still makes the graph exist, as the Graph Store Protocol expects
+            create = f"CREATE SILENT GRAPH {name} ;\n"
+            target = f"{{ GRAPH {name} {{ {triples} }} }}"
+        # One update, one Oxigraph transaction; INSERT DATA makes every blank node a new one.
+        self._backend.update((clear if replace else "") + create + "INSERT DATA " + target)
+        return not existed
 
     def evidence(
         self,
@@ -387,12 +506,60 @@ WHERE {{ GRAPH <{CATALOG_GRAPH.value}> {{ ?g pg:document ?d ; pg:status ?s ; pg:
             raise InputError(f"syntax error: {exc.msg}", file=str(source), line=exc.lineno) from exc
         return len(catalog.catalogued_graphs(self._backend))
 
+    def export_prov(self, graph: str, *, format: str = "provjson") -> bytes:  # noqa: A002
+        """The provenance of one source graph as a W3C PROV document: PROV-JSON (``provjson``,
+        the default) or PROV-N (``provn``), built with the ``prov`` package. ``graph`` is a
+        document key or IRI (its current version, else its newest) or a source graph IRI. The
+        document and each statement are entities, the extraction an activity with its agents;
+        statements were derived from the document and generated by the activity."""
+        # Imported here: the prov package is needed by this export alone, not by every command.
+        from provgraph import provexport
+
+        try:
+            fmt = provexport.ProvFormat(format)
+        except ValueError:
+            allowed = ", ".join(f.value for f in provexport.ProvFormat)
+            raise UnsupportedFormatError(f"PROV export writes {allowed}, not {format!r}") from None
+        return provexport.serialize(provexport.prov_document(self._backend, self._resolve_graph(graph)), fmt)
+
 
 def _graph_node(graph: str) -> NamedNode:
     try:
         return NamedNode(graph)
     except ValueError:
         raise InputError(f"not a graph IRI: {graph!r}") from None
+
+
+def _check_graph_write(graph: str | None) -> None:
+    """The update policy, for a write of the whole graph ``graph`` (``None``: the default graph)."""
+    graphs = set() if graph is None else {_graph_node(graph).value}
+    plan = UpdatePlan(text="", graphs=graphs, default_graph=graph is None)
+    check_policy(plan, has_source_graphs=False)
+
+
+def _ntriples(data: bytes, fmt: InputFormat, base_iri: str | None) -> str:
+    """The triples of one RDF document as N-Triples (which is also SPARQL's triple syntax)."""
+    if not fmt.is_rdf:
+        raise UnsupportedFormatError(f"{fmt.value} is not an RDF syntax; a graph takes RDF")
+    try:
+        quads = list(parse(data, format=_INPUT_RDF[fmt], base_iri=base_iri, rename_blank_nodes=True))
+    except SyntaxError as exc:
+        line, column = exc.lineno, exc.offset
+        message = str(exc.msg or exc)
+        reason = message.split(": ", 1)[1] if message.startswith("Parser error") and ": " in message else message
+        where = f" at line {line}, column {column}" if line is not None and column is not None else ""
+        raise InputError(f"not valid {fmt.value}{where}: {reason}", line=line, column=column) from None
+    except ValueError as exc:
+        raise InputError(f"cannot parse as {fmt.value}: {exc}") from None
+    for quad in quads:
+        if not isinstance(quad.graph_name, DefaultGraph):
+            raise InputError(
+                f"the data puts triples in the named graph {quad.graph_name}; the content of one graph cannot "
+                "name graphs (send Turtle, N-Triples, RDF/XML or JSON-LD, or TriG/N-Quads without graph names)"
+            )
+    text = serialize([q.triple for q in quads], format=RdfFormat.N_TRIPLES)
+    assert text is not None
+    return text.decode("utf-8")
 
 
 __all__ = ["DEFAULT_STORE_DIR", "DEFAULT_STORE_ENV", "ProvGraph", "default_store_path"]

@@ -79,3 +79,9 @@ def check_services(text: str, allowed: tuple[str, ...]) -> None:
             if not allowed:
                 raise QueryError(f"SERVICE <{endpoint}>: federated queries are off on this store")
             raise QueryError(f"SERVICE <{endpoint}> is not among the allowed endpoints")
+
+
+def has_dataset_clause(text: str) -> bool:
+    """Whether a query names its own dataset with FROM or FROM NAMED (which a store's default
+    view must then leave alone; only the protocol's dataset parameters override it)."""
+    return any(t.kind == "word" and t.text.upper() == "FROM" for t in tokens(text))
