@@ -134,7 +134,7 @@ def _slow_store() -> ProvGraph:
 )
 def test_a_query_past_the_timeout_is_answered_at_the_deadline_and_others_are_served_meanwhile(query):
     pg = _slow_store()
-    with live_server(pg, ServerSettings(query_timeout=1.0, max_result_bytes=10**12)) as url:
+    with live_server(pg, ServerSettings(query_timeout=2.0, max_result_bytes=10**12)) as url:
         answers: list[httpx.Response] = []
         worker = threading.Thread(
             target=lambda: answers.append(httpx.get(f"{url}/sparql", params={"query": query}, timeout=60))
@@ -144,10 +144,10 @@ def test_a_query_past_the_timeout_is_answered_at_the_deadline_and_others_are_ser
         time.sleep(0.3)
         quick = httpx.get(f"{url}/sparql", params={"query": "ASK { <urn:s1> ?p ?o }"}, timeout=10)
         assert quick.status_code == 200 and quick.json()["boolean"] is True
-        assert time.monotonic() - started < 1.0  # answered while the long query runs
+        assert not answers  # answered while the long query was still running
         worker.join(timeout=30)
         assert answers[0].status_code == 503 and "timeout" in answers[0].text
-        assert time.monotonic() - started < 5
+        assert time.monotonic() - started < 8  # at the deadline, not when the query would end
 
 
 def test_a_result_past_the_size_limit_is_stopped():

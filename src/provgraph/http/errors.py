@@ -4,7 +4,9 @@ message (and its position or focus node) in the body."""
 from __future__ import annotations
 
 from fastapi import FastAPI, Request
+from fastapi.exception_handlers import http_exception_handler
 from fastapi.responses import JSONResponse, PlainTextResponse, Response
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from provgraph.errors import (
     InputError,
@@ -60,6 +62,13 @@ def install(app: FastAPI) -> None:
         if _wants_json(request):
             return JSONResponse({"error": exc.message}, status_code=exc.status, headers=exc.headers)
         return PlainTextResponse(exc.message + "\n", status_code=exc.status, headers=exc.headers)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _starlette(request: Request, exc: StarletteHTTPException) -> Response:
+        # the router's own answers (405 for a method a path does not take, 404 for no route)
+        if _wants_json(request):
+            return await http_exception_handler(request, exc)
+        return PlainTextResponse(f"{exc.detail}\n", status_code=exc.status_code, headers=exc.headers)
 
     @app.exception_handler(ProvGraphError)
     async def _provgraph(request: Request, exc: ProvGraphError) -> Response:

@@ -28,6 +28,7 @@ from provgraph.models import DatasetView, ExportFormat, ResultFormat
 FORM = "application/x-www-form-urlencoded"
 QUERY_TYPE = "application/sparql-query"
 UPDATE_TYPE = "application/sparql-update"
+_ALLOW = {"Allow": "GET, POST"}
 
 
 class _Limited(io.RawIOBase):
@@ -87,7 +88,18 @@ async def _form(request: Request) -> list[tuple[str, str]]:
         raise HttpError(400, "a form value is not UTF-8 once percent-decoded") from exc
 
 
+def _require_utf8(request: Request) -> None:
+    """The protocol's direct POST bodies are UTF-8: a body declared otherwise (UTF-16, say) is
+    refused outright rather than misread, which UTF-16 text without a byte order mark would be."""
+    for param in (request.headers.get("content-type") or "").split(";")[1:]:
+        name, _, value = param.partition("=")
+        charset = value.strip().strip('"').lower()
+        if name.strip().lower() == "charset" and charset not in ("utf-8", "utf8", "us-ascii"):
+            raise HttpError(415, f"the request body must be UTF-8, not {value.strip()}")
+
+
 async def _text_body(request: Request) -> str:
+    _require_utf8(request)
     body = await request.body()
     try:
         return body.decode("utf-8")
@@ -232,6 +244,12 @@ def sparql_router(pg: ProvGraph, settings: ServerSettings) -> APIRouter:
         if media is None:
             raise HttpError(400, f"a POST needs a Content-Type: {FORM}, {QUERY_TYPE} or {UPDATE_TYPE}")
         raise HttpError(415, f"unsupported Content-Type {media}: use {FORM}, {QUERY_TYPE} or {UPDATE_TYPE}")
+
+    # Without this route the router answers other methods with the Allow of the first /sparql
+    # route it meets (GET alone), though POST is allowed too.
+    @router.api_route("/sparql", methods=["PUT", "DELETE", "PATCH"], include_in_schema=False)
+    async def other(request: Request) -> Response:
+        raise HttpError(405, f"{request.method} is not a SPARQL Protocol method: use GET or POST", headers=_ALLOW)
 
     return router
 
