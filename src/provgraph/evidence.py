@@ -47,16 +47,18 @@ WHERE {{
     ?st prov:wasDerivedFrom ?d ; pg:confidence ?conf ; pg:extractionMethod ?method ;
         prov:generatedAtTime ?at .
     ?d pg:documentKey ?key ; dcterms:title ?title ; pg:tier ?tier .
-    OPTIONAL {{ ?d pg:sourceUrl ?url }}
-    OPTIONAL {{ ?d dcterms:issued ?issued }}
-    OPTIONAL {{ ?d dcterms:publisher ?publisher }}
-    OPTIONAL {{ ?st pg:sourcePassage ?p . ?p pg:text ?ptext .
-               OPTIONAL {{ ?p pg:page ?page }} OPTIONAL {{ ?p pg:section ?section }}
-               OPTIONAL {{ ?p pg:startOffset ?start }} OPTIONAL {{ ?p pg:endOffset ?end }} }}
-    OPTIONAL {{ ?st pg:reviewer ?reviewer }}
-    OPTIONAL {{ ?st pg:lastVerified ?verified }}
-    OPTIONAL {{ ?st pg:originalGraph ?orig }}
   }}
+  # Each OPTIONAL stands on its own, after ?st and ?d are bound: nested inside the GRAPH block
+  # above, Oxigraph evaluated them before the join and their cost grew with the store.
+  OPTIONAL {{ GRAPH ?g {{ ?d pg:sourceUrl ?url }} }}
+  OPTIONAL {{ GRAPH ?g {{ ?d dcterms:issued ?issued }} }}
+  OPTIONAL {{ GRAPH ?g {{ ?d dcterms:publisher ?publisher }} }}
+  OPTIONAL {{ GRAPH ?g {{ ?st pg:sourcePassage ?p . ?p pg:text ?ptext .
+             OPTIONAL {{ ?p pg:page ?page }} OPTIONAL {{ ?p pg:section ?section }}
+             OPTIONAL {{ ?p pg:startOffset ?start }} OPTIONAL {{ ?p pg:endOffset ?end }} }} }}
+  OPTIONAL {{ GRAPH ?g {{ ?st pg:reviewer ?reviewer }} }}
+  OPTIONAL {{ GRAPH ?g {{ ?st pg:lastVerified ?verified }} }}
+  OPTIONAL {{ GRAPH ?g {{ ?st pg:originalGraph ?orig }} }}
 }}
 ORDER BY ?tier DESC(?conf) ?key ?st"""
 

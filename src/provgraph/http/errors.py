@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from fastapi import FastAPI, Request
 from fastapi.exception_handlers import http_exception_handler
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, PlainTextResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
@@ -69,6 +70,19 @@ def install(app: FastAPI) -> None:
         if _wants_json(request):
             return await http_exception_handler(request, exc)
         return PlainTextResponse(f"{exc.detail}\n", status_code=exc.status_code, headers=exc.headers)
+
+    @app.exception_handler(RequestValidationError)
+    async def _parameters(request: Request, exc: RequestValidationError) -> Response:
+        # A malformed parameter is a bad request (400) in the same {"error": ...} shape as ours,
+        # naming each parameter and what is wrong with it.
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in error.get('loc', ()) if p not in ('query', 'body'))}: {error.get('msg')}"
+            for error in exc.errors()
+        )
+        message = f"bad request: {problems}"
+        if _wants_json(request):
+            return JSONResponse({"error": message}, status_code=400)
+        return PlainTextResponse(message + "\n", status_code=400)
 
     @app.exception_handler(ProvGraphError)
     async def _provgraph(request: Request, exc: ProvGraphError) -> Response:

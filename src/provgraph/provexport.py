@@ -1,0 +1,264 @@
+"""The provenance of one source graph as a W3C PROV document (PROV-N, PROV-JSON), built with the
+``prov`` package.
+
+A source graph already speaks PROV-O; this maps it to the PROV data model:
+
+- the document ``D`` is an entity, with its description (title, key, tier, URL, hash, ...) as
+  attributes;
+- the extraction activity ``A`` is an activity that used ``D``, started at ingest time, associated
+  with the provgraph software agent and any ``--agent``;
+- each statement is an entity ``wasDerivedFrom D`` and ``wasGeneratedBy A`` at its time, with the
+  reified triple, fact key, confidence, method, passage, reviewer, ... as attributes;
+- each passage is an entity with its text and position;
+- the version ``G`` is an entity (``pg:SourceGraph``) with its version and status from the
+  catalog, ``wasGeneratedBy A`` and ``wasRevisionOf`` the version it replaced.
+
+Anything else the graph says about those nodes (DBpedia's edit metadata on statements, say)
+becomes an attribute too, so the mapping loses nothing it does not understand.
+"""
+
+from __future__ import annotations
+
+import enum
+import itertools
+from collections import defaultdict
+from datetime import datetime
+
+from prov.constants import PROV, XSD
+from prov.identifier import Identifier, Namespace, QualifiedName
+from prov.model import Literal as ProvLiteral
+from prov.model import ProvDocument
+from pyoxigraph import BlankNode, Literal, NamedNode, QuerySolutions
+
+from provgraph.errors import InputError
+from provgraph.store.base import Backend
+from provgraph.vocab import CATALOG_GRAPH, DCTERMS_NS, ID_NS, PG, PG_NS, PROV_NS, RDF_NS, RDFS_NS, XSD_NS
+
+
+class ProvFormat(enum.StrEnum):
+    """Serialisations of a source's provenance as a PROV document."""
+
+    PROVN = "provn"
+    PROVJSON = "provjson"
+
+    @property
+    def media_type(self) -> str:
+        return {"provn": "text/provenance-notation", "provjson": "application/json"}[self.value]
+
+
+#: Prefixes written into every PROV document (``prov`` and ``xsd`` are the package's own).
+_PREFIXES = {"pg": PG_NS, "pgid": ID_NS, "rdf": RDF_NS, "rdfs": RDFS_NS, "dcterms": DCTERMS_NS}
+# Datatypes kept as Python values (the prov package writes them back with the same datatype);
+# xsd:integer is not one of them: a Python int would come out as xsd:int.
+_XSD_NATIVE = {XSD_NS + "double", XSD_NS + "string", XSD_NS + "dateTime", XSD_NS + "boolean"}
+_TYPE = RDF_NS + "type"
+# Predicates that become PROV relations or record fields rather than attributes.
+_RELATIONS = {
+    PROV_NS + "wasDerivedFrom",
+    PROV_NS + "wasGeneratedBy",
+    PROV_NS + "generatedAtTime",
+    PROV_NS + "used",
+    PROV_NS + "startedAtTime",
+    PROV_NS + "wasAssociatedWith",
+}
+# Types PROV records already state: repeating them as prov:type adds nothing.
+_IMPLIED_TYPES = {PROV_NS + "Entity", PROV_NS + "Activity", PROV_NS + "Agent"}
+# Local names that PROV-N writes as they are (PN_LOCAL without escapes): others are values, not names.
+_SAFE = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.")
+
+
+class _Names:
+    """IRIs as PROV qualified names, declaring a namespace for each new IRI stem as it comes."""
+
+    def __init__(self, doc: ProvDocument) -> None:
+        self._doc = doc
+        self._stems: dict[str, Namespace] = {}
+        for prefix, uri in _PREFIXES.items():
+            self._stems[uri] = doc.add_namespace(prefix, uri)
+        self._stems[PROV_NS] = PROV  # the package's own, which every PROV document declares
+        self._stems[XSD_NS] = XSD
+
+    def qname(self, iri: str) -> QualifiedName:
+        # Longest known stem first: pgid: IRIs keep their path (pgid:doc/abc) as PROV-N allows '/'.
+        for stem in sorted(self._stems, key=len, reverse=True):
+            if iri.startswith(stem) and _valid_local(iri[len(stem) :], allow_slash=True):
+                return self._stems[stem][iri[len(stem) :]]
+        cut = max(iri.rfind("/"), iri.rfind("#")) + 1
+        stem, local = iri[:cut], iri[cut:]
+        if not _valid_local(local, allow_slash=False):
+            stem, local = iri, ""  # an IRI ending in odd characters: a namespace of its own
+        namespace = self._stems.get(stem)
+        if namespace is None:
+            namespace = self._doc.add_namespace(f"ns{len(self._stems) - len(_PREFIXES) - 1}", stem)
+            self._stems[stem] = namespace
+        return namespace[local]
+
+    def value(self, term: object) -> object:
+        """An RDF object as a PROV attribute value."""
+        if isinstance(term, NamedNode):
+            iri = term.value
+            cut = max(iri.rfind("/"), iri.rfind("#")) + 1
+            if any(iri.startswith(stem) for stem in self._stems) or _valid_local(iri[cut:], allow_slash=False):
+                return self.qname(iri)
+            return Identifier(iri)  # written as an xsd:anyURI value
+        if isinstance(term, BlankNode):
+            return str(term)  # local to the source graph: kept as its label
+        assert isinstance(term, Literal)
+        datatype = term.datatype.value
+        if term.language:
+            return ProvLiteral(term.value, langtag=term.language)
+        if datatype in _XSD_NATIVE:
+            return _native(term.value, datatype)
+        return ProvLiteral(term.value, datatype=self.qname(datatype))
+
+
+def _valid_local(local: str, *, allow_slash: bool) -> bool:
+    allowed = _SAFE | {"/"} if allow_slash else _SAFE
+    return bool(local) and all(c in allowed for c in local) and not local.startswith(("-", "."))
+
+
+def _native(lexical: str, datatype: str) -> object:
+    try:
+        if datatype == XSD_NS + "double":
+            return float(lexical)
+        if datatype == XSD_NS + "boolean":
+            return lexical in ("true", "1")
+        if datatype == XSD_NS + "dateTime":
+            return datetime.fromisoformat(lexical.replace("Z", "+00:00"))
+    except ValueError:
+        pass  # a lexical form Python does not read (a leap second, say) stays a string
+    return lexical
+
+
+def _select(backend: Backend, query: str) -> QuerySolutions:
+    result = backend.query(query)
+    assert isinstance(result, QuerySolutions)
+    return result
+
+
+def _describe(backend: Backend, graph: NamedNode, cls: NamedNode) -> dict[str, list[tuple[str, object]]]:
+    """Every node of class ``cls`` in ``graph``, with its (predicate, object) pairs."""
+    nodes: dict[str, list[tuple[str, object]]] = defaultdict(list)
+    query = f"SELECT ?n ?p ?o WHERE {{ GRAPH <{graph.value}> {{ ?n a <{cls.value}> ; ?p ?o }} }}"
+    for row in _select(backend, query):
+        nodes[row["n"].value].append((row["p"].value, row["o"]))  # type: ignore[union-attr]
+    return nodes
+
+
+def prov_document(backend: Backend, graph: NamedNode) -> ProvDocument:
+    """The provenance of source graph ``graph`` (one version of one document) as a PROV document."""
+    version = list(
+        _select(
+            backend,
+            f"""SELECT ?v ?status ?at ?prev WHERE {{ GRAPH <{CATALOG_GRAPH.value}> {{
+  <{graph.value}> a <{PG.SourceGraph.value}> ; <{PG.version.value}> ?v ; <{PG.status.value}> ?status ;
+                  <{PROV_NS}generatedAtTime> ?at .
+  OPTIONAL {{ <{graph.value}> <{PROV_NS}wasRevisionOf> ?prev }} }} }}""",
+        )
+    )
+    if not version:
+        raise InputError(
+            f"{graph.value} is not a source graph: PROV export needs a source document (key or IRI) "
+            "or one of its versions"
+        )
+    doc = ProvDocument()
+    names = _Names(doc)
+
+    def attributes(pairs: list[tuple[str, object]]) -> list[tuple[QualifiedName, object]]:
+        out: list[tuple[QualifiedName, object]] = []
+        for predicate, obj in pairs:
+            if predicate in _RELATIONS or (predicate == _TYPE and getattr(obj, "value", None) in _IMPLIED_TYPES):
+                continue
+            if predicate == _TYPE:
+                key = names.qname(PROV_NS + "type")
+            elif predicate == RDFS_NS + "label":
+                key = names.qname(PROV_NS + "label")
+            else:
+                key = names.qname(predicate)
+            out.append((key, names.value(obj)))
+        return out
+
+    def first(pairs: list[tuple[str, object]], predicate: str) -> object | None:
+        return next((o for p, o in pairs if p == predicate), None)
+
+    def time(term: object | None) -> datetime | None:
+        return _native(term.value, XSD_NS + "dateTime") if isinstance(term, Literal) else None  # type: ignore[return-value]
+
+    documents = _describe(backend, graph, PG.SourceDocument)
+    activities = _describe(backend, graph, PG.ExtractionActivity)
+    agents = _describe(backend, graph, NamedNode(PROV_NS + "Agent"))
+    passages = _describe(backend, graph, PG.Passage)
+
+    for iri, pairs in documents.items():
+        doc.entity(names.qname(iri), attributes(pairs))
+    for iri, pairs in agents.items():
+        doc.agent(names.qname(iri), attributes(pairs))
+    for iri, pairs in activities.items():
+        activity = doc.activity(
+            names.qname(iri), time(first(pairs, PROV_NS + "startedAtTime")), None, attributes(pairs)
+        )
+        for predicate, obj in pairs:
+            if predicate == PROV_NS + "used" and isinstance(obj, NamedNode):
+                doc.used(activity, names.qname(obj.value))
+            elif predicate == PROV_NS + "wasAssociatedWith" and isinstance(obj, NamedNode):
+                doc.wasAssociatedWith(activity, names.qname(obj.value))
+    for iri, pairs in passages.items():
+        doc.entity(names.qname(iri), attributes(pairs))
+
+    # Statements are the bulk of a graph: rows are grouped by statement as they come (the query
+    # orders them) rather than collected into a dict of every statement first.
+    query = f"SELECT ?n ?p ?o WHERE {{ GRAPH <{graph.value}> {{ ?n a <{PG.Statement.value}> ; ?p ?o }} }} ORDER BY ?n"
+    current: str | None = None
+    said: list[tuple[str, object]] = []
+    for row in itertools.chain(_select(backend, query), [None]):
+        subject = row["n"].value if row is not None else None  # type: ignore[union-attr]
+        if subject != current and current is not None:
+            _statement(doc, names, current, said, attributes(said), time(first(said, PROV_NS + "generatedAtTime")))
+            said = []
+        if row is None:
+            break
+        current = subject
+        said.append((row["p"].value, row["o"]))  # type: ignore[union-attr]
+
+    entry = version[0]
+    source_graph = doc.entity(
+        names.qname(graph.value),
+        [
+            (names.qname(PROV_NS + "type"), names.qname(PG.SourceGraph.value)),
+            (names.qname(PG.version.value), names.value(entry["v"])),
+            (names.qname(PG.status.value), names.qname(entry["status"].value)),  # type: ignore[union-attr]
+        ],
+    )
+    for activity_iri in activities:
+        doc.wasGeneratedBy(source_graph, names.qname(activity_iri), time(entry["at"]))
+    if entry["prev"] is not None:
+        doc.wasRevisionOf(source_graph, names.qname(entry["prev"].value))  # type: ignore[union-attr]
+    return doc
+
+
+def _statement(
+    doc: ProvDocument,
+    names: _Names,
+    iri: str,
+    pairs: list[tuple[str, object]],
+    attrs: list[tuple[QualifiedName, object]],
+    at: datetime | None,
+) -> None:
+    entity = doc.entity(names.qname(iri), attrs)
+    for predicate, obj in pairs:
+        if predicate == PROV_NS + "wasDerivedFrom" and isinstance(obj, NamedNode):
+            doc.wasDerivedFrom(entity, names.qname(obj.value))
+        elif predicate == PROV_NS + "wasGeneratedBy" and isinstance(obj, NamedNode):
+            doc.wasGeneratedBy(entity, names.qname(obj.value), at)
+
+
+def serialize(doc: ProvDocument, format: ProvFormat) -> bytes:  # noqa: A002
+    """PROV-N or PROV-JSON bytes (UTF-8)."""
+    if format is ProvFormat.PROVN:
+        return (doc.get_provn() + "\n").encode("utf-8")
+    text = doc.serialize(format="json", indent=2)
+    assert text is not None
+    return text.encode("utf-8")
+
+
+__all__ = ["ProvFormat", "prov_document", "serialize"]
