@@ -63,6 +63,7 @@ class ProvGraph:
 
     def __init__(self, backend: Backend) -> None:
         self._backend = backend
+        self._current_cache: tuple[int, list[NamedNode]] | None = None
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -207,7 +208,15 @@ class ProvGraph:
         return found[0]
 
     def current_graphs(self) -> list[NamedNode]:
-        return catalog.current_graphs(self._backend)
+        """The current version of every source document (the default view's graphs)."""
+        # Every query in the default view needs this list; while this process is the only writer
+        # it is cached until the next write (a server answers thousands of queries per ingest).
+        generation = self._backend.generation
+        if generation is not None and self._current_cache is not None and self._current_cache[0] == generation:
+            return self._current_cache[1]
+        graphs = catalog.current_graphs(self._backend)
+        self._current_cache = (generation, graphs) if generation is not None else None
+        return graphs
 
     def query(
         self,

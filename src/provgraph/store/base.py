@@ -35,6 +35,12 @@ class Backend(Protocol):
     def read_only(self) -> bool: ...
 
     @property
+    def generation(self) -> int | None:
+        """Changes with every write through this backend; None when another process may write
+        meanwhile, so what was read cannot be cached."""
+        ...
+
+    @property
     def location(self) -> Path | None:
         """Directory of an on-disk store, ``None`` in memory."""
         ...

@@ -43,6 +43,7 @@ class OxigraphBackend:
         self._read_only = read_only
         self._lazy = lazy  # open read-only for now; take the write lock at the first write
         self._closed = False
+        self._generation = 0
 
     # ------------------------------------------------------------------ opening
 
@@ -193,7 +194,14 @@ class OxigraphBackend:
         # Dropping the last reference releases RocksDB's lock.
         del self._store
 
+    @property
+    def generation(self) -> int | None:
+        """A number that changes with every write made through this backend, or None when another
+        process may write meanwhile (a read-only or not yet locked open), so nothing may be cached."""
+        return None if self._read_only or self._lazy else self._generation
+
     def _check_writable(self) -> None:
+        self._generation += 1  # called by every write method before it writes
         if self._read_only:
             raise ReadOnlyStoreError(f"the store at {self._location} is open read-only; writes need a read-write open")
         if self._closed:
