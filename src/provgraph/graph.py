@@ -28,7 +28,7 @@ from provgraph.models import (
     SourceInfo,
     StoreStats,
 )
-from provgraph.query import RDF_FORMATS, QueryResult, translate_error
+from provgraph.query import RDF_FORMATS, QueryDataset, QueryResult, translate_error
 from provgraph.sparql_text import check_services, has_dataset_clause
 from provgraph.store import catalog
 from provgraph.store.base import Backend
@@ -241,29 +241,43 @@ class ProvGraph:
         (none by default: a store must not fetch URLs a query names). The prefixes pg:, pgid:, prov:, rdf:, rdfs:, xsd:,
         dcterms:, owl:, skos: and sh: are predeclared.
         """
-        check_services(sparql, tuple(services))
-        kwargs: dict[str, object] = {}
-        if named_graphs is not None:
-            kwargs["named_graphs"] = [_graph_node(g) for g in named_graphs]
-        if default_graph is not None:
-            kwargs["default_graph"] = [_graph_node(g) for g in default_graph]
-        elif named_graphs is not None:
-            kwargs["default_graph"] = []  # a dataset given by named graphs alone has an empty default graph
-        elif has_dataset_clause(sparql):
-            pass  # the query's FROM / FROM NAMED say what its dataset is
-        elif view is DatasetView.CURRENT:
-            kwargs["default_graph"] = [DefaultGraph(), *self.current_graphs()]
-        elif view is DatasetView.ALL:
-            kwargs["union_default_graph"] = True
-        else:
-            kwargs["default_graph"] = [DefaultGraph()]
+        dataset = self.dataset(
+            sparql, view=view, default_graph=default_graph, named_graphs=named_graphs, services=services
+        )
         try:
-            raw = self._backend.query(sparql, prefixes=PREFIXES, base_iri=base_iri, **kwargs)  # type: ignore[arg-type]
+            raw = self._backend.query(sparql, prefixes=PREFIXES, base_iri=base_iri, **dataset.kwargs())  # type: ignore[arg-type]
         except SyntaxError as exc:
             raise translate_error(exc) from exc
         except (ValueError, RuntimeError) as exc:
             raise QueryError(str(exc)) from exc
         return QueryResult(raw)
+
+    def dataset(
+        self,
+        sparql: str,
+        *,
+        view: DatasetView = DatasetView.CURRENT,
+        default_graph: Sequence[str] | None = None,
+        named_graphs: Sequence[str] | None = None,
+        services: Sequence[str] = (),
+    ) -> QueryDataset:
+        """The dataset :meth:`query` would evaluate ``sparql`` over (see there), after checking its
+        SERVICE calls: what a query worker in another process needs to run it the same way."""
+        check_services(sparql, tuple(services))
+        for graph in (*(default_graph or ()), *(named_graphs or ())):
+            _graph_node(graph)
+        if default_graph is not None:
+            return QueryDataset(default_graph=tuple(default_graph), named_graphs=_tuple(named_graphs))
+        if named_graphs is not None:
+            # a dataset given by named graphs alone has an empty default graph
+            return QueryDataset(default_graph=(), named_graphs=tuple(named_graphs))
+        if has_dataset_clause(sparql):
+            return QueryDataset()  # the query's FROM / FROM NAMED say what its dataset is
+        if view is DatasetView.CURRENT:
+            return QueryDataset(default_graph=(None, *(g.value for g in self.current_graphs())))
+        if view is DatasetView.ALL:
+            return QueryDataset(union=True)
+        return QueryDataset(default_graph=(None,))
 
     def update(
         self,
@@ -530,6 +544,10 @@ WHERE {{ GRAPH <{CATALOG_GRAPH.value}> {{ ?g pg:document ?d ; pg:status ?s ; pg:
             allowed = ", ".join(f.value for f in provexport.ProvFormat)
             raise UnsupportedFormatError(f"PROV export writes {allowed}, not {format!r}") from None
         return provexport.serialize(provexport.prov_document(self._backend, self._resolve_graph(graph)), fmt)
+
+
+def _tuple(values: Sequence[str] | None) -> tuple[str, ...] | None:
+    return None if values is None else tuple(values)
 
 
 def _graph_node(graph: str) -> NamedNode:

@@ -6,10 +6,12 @@ from __future__ import annotations
 import io
 import re
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import IO
 
 from pyoxigraph import (
     BlankNode,
+    DefaultGraph,
     Literal,
     NamedNode,
     QueryBoolean,
@@ -49,6 +51,28 @@ def translate_error(exc: SyntaxError) -> QueryError:
     if found:
         return QueryError(found.group(3), line=int(found.group(1)), column=int(found.group(2)))
     return QueryError(message, line=exc.lineno, column=exc.offset)
+
+
+@dataclass(frozen=True)
+class QueryDataset:
+    """The RDF dataset of a query, in plain values (it crosses process boundaries): the default
+    graph as graph IRIs (``None`` standing for the store's own default graph), the named graphs,
+    or the union of all graphs; all unset means the query's own FROM, else the store's default."""
+
+    default_graph: tuple[str | None, ...] | None = None
+    named_graphs: tuple[str, ...] | None = None
+    union: bool = False
+
+    def kwargs(self) -> dict[str, object]:
+        """Keyword arguments of :meth:`provgraph.store.base.Backend.query`."""
+        out: dict[str, object] = {}
+        if self.union:
+            out["union_default_graph"] = True
+        if self.default_graph is not None:
+            out["default_graph"] = [DefaultGraph() if g is None else NamedNode(g) for g in self.default_graph]
+        if self.named_graphs is not None:
+            out["named_graphs"] = [NamedNode(g) for g in self.named_graphs]
+        return out
 
 
 class QueryResult:
