@@ -134,7 +134,7 @@ def _slow_store() -> ProvGraph:
 )
 def test_a_query_past_the_timeout_is_answered_at_the_deadline_and_others_are_served_meanwhile(query):
     pg = _slow_store()
-    with live_server(pg, ServerSettings(query_timeout=2.0, max_result_bytes=10**12)) as url:
+    with live_server(pg, ServerSettings(query_timeout=4.0, max_result_bytes=10**12)) as url:
         answers: list[httpx.Response] = []
         worker = threading.Thread(
             target=lambda: answers.append(httpx.get(f"{url}/sparql", params={"query": query}, timeout=60))
@@ -147,7 +147,7 @@ def test_a_query_past_the_timeout_is_answered_at_the_deadline_and_others_are_ser
         assert not answers  # answered while the long query was still running
         worker.join(timeout=30)
         assert answers[0].status_code == 503 and "timeout" in answers[0].text
-        assert time.monotonic() - started < 8  # at the deadline, not when the query would end
+        assert time.monotonic() - started < 15  # at the deadline, not when the query would end
 
 
 def test_a_result_past_the_size_limit_is_stopped():
@@ -214,3 +214,24 @@ def test_openapi_docs_are_served_from_the_package(graph):
             assert httpx.get(f"{url}{asset}").status_code == 200
         paths = httpx.get(f"{url}/openapi.json").json()["paths"]
         assert "/sparql" in paths
+
+
+def test_on_disk_a_silent_query_past_the_deadline_is_killed_and_its_slot_freed(tmp_path):
+    with ProvGraph.open(tmp_path / "store") as pg:
+        pg.update("INSERT DATA { " + " ".join(f"<urn:s{i}> <urn:p> {i} ." for i in range(300)) + " }")
+        settings = ServerSettings(query_timeout=1.5, query_workers=1, max_concurrent_queries=1)
+        with live_server(pg, settings) as url:
+            silent = "SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i . ?j ?k ?l }"
+            started = time.monotonic()
+            stopped = httpx.get(f"{url}/sparql", params={"query": silent}, timeout=60)
+            assert stopped.status_code == 503 and "timeout" in stopped.text
+            assert time.monotonic() - started < 6
+            # one worker only: had the query gone on, this would wait for it or find the server busy
+            after = httpx.get(f"{url}/sparql", params={"query": "ASK { <urn:s7> ?p 7 }"}, timeout=10)
+            assert after.status_code == 200 and after.json()["boolean"] is True
+            # the worker sees writes made after it started
+            pg.update("INSERT DATA { <urn:new> <urn:p> 1 }")
+            fresh = httpx.get(f"{url}/sparql", params={"query": "ASK { <urn:new> ?p ?o }"}, timeout=10)
+            assert fresh.json()["boolean"] is True
+            bad = httpx.get(f"{url}/sparql", params={"query": "SELECT ?x WHERE { ?x"}, timeout=10)
+            assert bad.status_code == 400 and "line 1" in bad.text

@@ -17,6 +17,9 @@ class ServerSettings(BaseModel):
     query_timeout: float = Field(default=30.0, gt=0, description="seconds a query may run")
     max_result_bytes: int = Field(default=200 * 1024 * 1024, gt=0, description="largest response body of a query")
     max_concurrent_queries: int = Field(default=8, gt=0, description="queries evaluated at once")
+    query_workers: int = Field(
+        default=2, ge=0, description="worker processes for queries on an on-disk store (0: threads, not killable)"
+    )
     default_view: DatasetView = Field(default=DatasetView.CURRENT, description="default graph of queries")
     federation: bool = Field(default=False, description="allow SERVICE calls (to service_allow only)")
     service_allow: tuple[str, ...] = Field(default=(), description="endpoint IRIs SERVICE may call")

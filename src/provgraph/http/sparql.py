@@ -23,6 +23,7 @@ from provgraph.http.errors import HttpError
 from provgraph.http.negotiation import MEDIA_TYPE_OF, RDF_TYPES, RESULT_TYPES, choose
 from provgraph.http.service import service_description
 from provgraph.http.settings import ServerSettings
+from provgraph.http.workers import QueryPool, QueryTask
 from provgraph.models import DatasetView, ExportFormat, ResultFormat
 
 FORM = "application/x-www-form-urlencoded"
@@ -125,8 +126,45 @@ def sparql_router(pg: ProvGraph, settings: ServerSettings) -> APIRouter:
     """``/sparql`` over ``pg``."""
     router = APIRouter(tags=["SPARQL"])
     slots = threading.BoundedSemaphore(settings.max_concurrent_queries)
+    # On disk, while this process is the only writer, queries run in worker processes that can be
+    # killed at the deadline; in memory they run in threads (and a silent one runs to its end).
+    pool: QueryPool | None = None
+    if settings.query_workers and pg.backend.location is not None and pg.backend.generation is not None:
+        pool = QueryPool(pg.backend.location, settings.query_workers)
+        router.add_event_handler("shutdown", pool.close)
+
+    def run_in_worker(request: Request, query: str, params: dict[str, list[str]]) -> Response:
+        assert pool is not None
+        require(request, settings, write=False)
+        dataset = pg.dataset(
+            query,
+            view=_view(params, settings),
+            default_graph=params.get("default-graph-uri"),
+            named_graphs=params.get("named-graph-uri"),
+            services=settings.service_allow if settings.federation else (),
+        )
+        generation = pg.backend.generation
+        task = QueryTask(
+            sparql=query,
+            dataset=dataset,
+            base_iri=str(request.url).split("?", 1)[0],
+            accept=request.headers.get("accept"),
+            generation=generation if generation is not None else -1,
+            max_bytes=settings.max_result_bytes,
+            deadline=time.time() + settings.query_timeout,
+        )
+        answer = pool.run(task, timeout=settings.query_timeout)
+        if answer is None or (answer.status == 503 and answer.body == b"timeout"):
+            raise _stopped(_StopError("timeout"), settings)
+        if answer.status == 413:
+            raise _stopped(_StopError("size"), settings)
+        if answer.status != 200:
+            raise HttpError(answer.status, answer.body.decode("utf-8", errors="replace").strip())
+        return Response(answer.body, media_type=answer.media_type)
 
     def run_query(request: Request, query: str, params: dict[str, list[str]]) -> Response:
+        if pool is not None:
+            return run_in_worker(request, query, params)
         require(request, settings, write=False)
         default_graphs = params.get("default-graph-uri")
         named_graphs = params.get("named-graph-uri")

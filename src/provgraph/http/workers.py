@@ -1,0 +1,175 @@
+"""Query workers: processes that evaluate SPARQL queries over a read-only view of an on-disk store,
+so that a query past its deadline can be stopped by ending its process.
+
+pyoxigraph 0.5 offers no way to interrupt a query from Python (its cancellation token is in the
+Rust API only), and a thread cannot be killed. A worker opens the store with RocksDB's read-only
+mode, which works beside the server's read-write handle, and reopens it when the server has
+written since (the server tells it the store's write generation with each query). A query past
+its deadline has its worker killed and replaced; the client gets the 503 at the deadline.
+"""
+
+from __future__ import annotations
+
+import io
+import multiprocessing
+import threading
+import time
+from dataclasses import dataclass
+from multiprocessing.connection import Connection
+from pathlib import Path
+from typing import Any
+
+from provgraph.query import QueryDataset
+
+
+@dataclass(frozen=True)
+class QueryTask:
+    sparql: str
+    dataset: QueryDataset
+    base_iri: str | None
+    accept: str | None
+    generation: int
+    max_bytes: int
+    deadline: float  # time.time() seconds: comparable across processes
+
+
+@dataclass(frozen=True)
+class QueryAnswer:
+    status: int
+    body: bytes
+    media_type: str
+
+
+class _Stop(Exception):  # noqa: N818 - internal signal, never leaves this module
+    pass
+
+
+class _Limited(io.RawIOBase):
+    def __init__(self, limit: int, deadline: float) -> None:
+        self.buffer = io.BytesIO()
+        self._limit = limit
+        self._deadline = deadline
+        self.why = ""
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, data: bytes) -> int:  # type: ignore[override]
+        if time.time() > self._deadline:
+            self.why = "timeout"
+            raise _Stop
+        if self.buffer.tell() + len(data) > self._limit:
+            self.why = "size"
+            raise _Stop
+        return self.buffer.write(data)
+
+
+def _serve(conn: Connection, location: str) -> None:
+    """The worker's loop: one task in, one answer out."""
+    from pyoxigraph import QueryTriples
+
+    from provgraph.errors import QueryError
+    from provgraph.http.negotiation import MEDIA_TYPE_OF, RDF_TYPES, RESULT_TYPES, choose
+    from provgraph.query import QueryResult, translate_error
+    from provgraph.store.oxigraph import OxigraphBackend
+    from provgraph.vocab import PREFIXES
+
+    backend: OxigraphBackend | None = None
+    seen_generation = -1
+    while True:
+        try:
+            task: QueryTask = conn.recv()
+        except EOFError:
+            return
+        try:
+            if backend is None or task.generation != seen_generation:
+                if backend is not None:
+                    backend.close()
+                backend = OxigraphBackend.open(location, read_only=True)
+                seen_generation = task.generation
+            try:
+                raw = backend.query(task.sparql, prefixes=PREFIXES, base_iri=task.base_iri, **task.dataset.kwargs())  # type: ignore[arg-type]
+            except SyntaxError as exc:
+                raise translate_error(exc) from exc
+            except (ValueError, RuntimeError, OSError) as exc:
+                raise QueryError(str(exc)) from exc
+            result = QueryResult(raw)
+            types = RDF_TYPES if isinstance(raw, QueryTriples) else RESULT_TYPES
+            chosen = choose(task.accept, list(types))
+            if chosen is None:
+                message = f"none of the acceptable media types ({task.accept}) can hold this result: {', '.join(types)}"
+                answer = QueryAnswer(406, message.encode(), "text/plain; charset=utf-8")
+            else:
+                fmt = types[chosen]
+                sink = _Limited(task.max_bytes, task.deadline)
+                try:
+                    result.serialize(fmt, sink)  # type: ignore[arg-type]
+                    answer = QueryAnswer(200, sink.buffer.getvalue(), MEDIA_TYPE_OF[fmt])
+                except Exception:
+                    if not sink.why:
+                        raise
+                    answer = QueryAnswer(413 if sink.why == "size" else 503, sink.why.encode(), "text/plain")
+            del result, raw
+        except QueryError as exc:
+            answer = QueryAnswer(400, str(exc).encode(), "text/plain; charset=utf-8")
+        except Exception as exc:  # the worker must answer; the server maps this to a 500
+            answer = QueryAnswer(500, f"evaluating the query failed: {exc}".encode(), "text/plain; charset=utf-8")
+        conn.send(answer)
+
+
+class _Worker:
+    def __init__(self, context: Any, location: str) -> None:
+        self.conn, child = context.Pipe()
+        self.process = context.Process(target=_serve, args=(child, location), daemon=True)
+        self.process.start()
+        child.close()
+
+    def kill(self) -> None:
+        self.process.kill()
+        self.process.join(timeout=5)
+        self.conn.close()
+
+
+class QueryPool:
+    """A fixed number of worker processes over the store at ``location``."""
+
+    def __init__(self, location: Path, size: int) -> None:
+        self._location = str(location)
+        self._context = multiprocessing.get_context("spawn")
+        self._idle: list[_Worker] = [_Worker(self._context, self._location) for _ in range(size)]
+        self._lock = threading.Lock()
+        self._available = threading.Semaphore(size)
+        self.killed = 0
+
+    def run(self, task: QueryTask, timeout: float) -> QueryAnswer | None:
+        """The worker's answer, or None when the deadline passed (the worker was killed)."""
+        if not self._available.acquire(timeout=timeout):
+            return QueryAnswer(503, b"the server is busy with other queries; try again", "text/plain")
+        with self._lock:
+            worker = self._idle.pop()
+        try:
+            worker.conn.send(task)
+            if worker.conn.poll(timeout):
+                answer: QueryAnswer = worker.conn.recv()
+                return answer
+            worker.kill()
+            self.killed += 1
+            worker = _Worker(self._context, self._location)
+            return None
+        except (EOFError, OSError, BrokenPipeError):
+            worker.kill()  # it died (out of memory?): replace it, report the failure
+            worker = _Worker(self._context, self._location)
+            return QueryAnswer(500, b"the query worker died", "text/plain")
+        finally:
+            with self._lock:
+                self._idle.append(worker)
+            self._available.release()
+
+    def close(self) -> None:
+        with self._lock:
+            for worker in self._idle:
+                worker.kill()
+            self._idle.clear()
+
+
+__all__ = ["QueryAnswer", "QueryPool", "QueryTask"]
