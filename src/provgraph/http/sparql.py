@@ -8,10 +8,8 @@ details binding hides: a parameter given twice, the exact media type, a body tha
 from __future__ import annotations
 
 import asyncio
-import io
 import threading
 import time
-import traceback
 from urllib.parse import parse_qsl
 
 from fastapi import APIRouter, Request
@@ -20,42 +18,16 @@ from fastapi.responses import Response
 from provgraph.graph import ProvGraph
 from provgraph.http.auth import require
 from provgraph.http.errors import HttpError
-from provgraph.http.negotiation import MEDIA_TYPE_OF, RDF_TYPES, RESULT_TYPES, choose
+from provgraph.http.evaluate import TIMEOUT, TOO_LARGE, QueryAnswer, answer
 from provgraph.http.service import service_description
 from provgraph.http.settings import ServerSettings
 from provgraph.http.workers import QueryPool, QueryTask
-from provgraph.models import DatasetView, ExportFormat, ResultFormat
+from provgraph.models import DatasetView
 
 FORM = "application/x-www-form-urlencoded"
 QUERY_TYPE = "application/sparql-query"
 UPDATE_TYPE = "application/sparql-update"
 _ALLOW = {"Allow": "GET, POST"}
-
-
-class _Limited(io.RawIOBase):
-    """Where results are serialised: stops the evaluation (by failing a write) once the
-    response grows past the size limit or the query runs past its deadline."""
-
-    def __init__(self, limit: int, deadline: float) -> None:
-        self.buffer = io.BytesIO()
-        self._limit = limit
-        self._deadline = deadline
-
-    def writable(self) -> bool:
-        return True
-
-    def write(self, data: bytes) -> int:  # type: ignore[override]
-        if time.monotonic() > self._deadline:
-            raise _StopError("timeout")
-        if self.buffer.tell() + len(data) > self._limit:
-            raise _StopError("size")
-        return self.buffer.write(data)
-
-
-class _StopError(Exception):
-    def __init__(self, why: str) -> None:
-        super().__init__(why)
-        self.why = why
 
 
 def _params(pairs: list[tuple[str, str]]) -> dict[str, list[str]]:
@@ -153,14 +125,7 @@ def sparql_router(pg: ProvGraph, settings: ServerSettings) -> APIRouter:
             max_bytes=settings.max_result_bytes,
             deadline=time.time() + settings.query_timeout,
         )
-        answer = pool.run(task, timeout=settings.query_timeout)
-        if answer is None or (answer.status == 503 and answer.body == b"timeout"):
-            raise _stopped(_StopError("timeout"), settings)
-        if answer.status == 413:
-            raise _stopped(_StopError("size"), settings)
-        if answer.status != 200:
-            raise HttpError(answer.status, answer.body.decode("utf-8", errors="replace").strip())
-        return Response(answer.body, media_type=answer.media_type)
+        return _respond(pool.run(task, timeout=settings.query_timeout), settings)
 
     def run_query(request: Request, query: str, params: dict[str, list[str]]) -> Response:
         if pool is not None:
@@ -172,7 +137,7 @@ def sparql_router(pg: ProvGraph, settings: ServerSettings) -> APIRouter:
         if not slots.acquire(timeout=settings.query_timeout):
             raise HttpError(503, "the server is busy with other queries; try again")
         try:
-            started = time.monotonic()
+            deadline = time.time() + settings.query_timeout
             result = pg.query(
                 query,
                 view=_view(params, settings),
@@ -181,35 +146,11 @@ def sparql_router(pg: ProvGraph, settings: ServerSettings) -> APIRouter:
                 base_iri=str(request.url).split("?", 1)[0],
                 services=settings.service_allow if settings.federation else (),
             )
-            try:
-                if result.kind == "graph":
-                    offered = list(RDF_TYPES)
-                    chosen = choose(accept, offered)
-                    fmt: ResultFormat | ExportFormat | None = RDF_TYPES[chosen] if chosen else None
-                else:
-                    chosen = choose(accept, list(RESULT_TYPES))
-                    fmt = RESULT_TYPES[chosen] if chosen else None
-                if fmt is None:
-                    kinds = ", ".join(RDF_TYPES if result.kind == "graph" else RESULT_TYPES)
-                    raise HttpError(406, f"none of the acceptable media types ({accept}) can hold this result: {kinds}")
-                sink = _Limited(settings.max_result_bytes, started + settings.query_timeout)
-                failure: Exception | None = None
-                try:
-                    result.serialize(fmt, sink)  # type: ignore[arg-type]
-                except Exception as exc:
-                    # The traceback's frames hold the pyoxigraph results, which must be dropped in
-                    # this thread: clear them, and raise a fresh error once out of the handler.
-                    traceback.clear_frames(exc.__traceback__)
-                    stop = exc if isinstance(exc, _StopError) else (exc.__cause__ or exc.__context__)
-                    failure = _stopped(stop, settings) if isinstance(stop, _StopError) else exc
-            finally:
-                # pyoxigraph results belong to the thread that made them: drop them here
-                del result
+            answered = answer(result, accept=accept, max_bytes=settings.max_result_bytes, deadline=deadline)
+            del result  # pyoxigraph results belong to the thread that made them: drop them here
         finally:
             slots.release()
-        if failure is not None:
-            raise failure
-        return Response(sink.buffer.getvalue(), media_type=MEDIA_TYPE_OF[fmt])
+        return _respond(answered, settings)
 
     def run_update(request: Request, update: str, params: dict[str, list[str]]) -> Response:
         require(request, settings, write=True)
@@ -302,16 +243,23 @@ async def _in_thread(settings: ServerSettings, function, *args):  # type: ignore
     except TimeoutError:
         # The evaluation goes on in its thread until it ends (Oxigraph cannot be interrupted from
         # Python); it holds one of the max_concurrent_queries slots meanwhile.
-        raise _stopped(_StopError("timeout"), settings) from None
+        return _respond(None, settings)
 
 
-def _stopped(stop: _StopError, settings: ServerSettings) -> HttpError:
-    if stop.why == "timeout":
-        return HttpError(
+def _respond(answered: QueryAnswer | None, settings: ServerSettings) -> Response:
+    """The HTTP response for an evaluated query (``None``: it was stopped at the deadline)."""
+    if answered is None or (answered.status == 503 and answered.body == TIMEOUT):
+        raise HttpError(
             503,
             f"the query ran past the {settings.query_timeout:g} s timeout and was stopped; narrow it or add a LIMIT",
         )
-    return HttpError(413, f"the result is larger than {settings.max_result_bytes} bytes and was stopped; add a LIMIT")
+    if answered.status == 413 and answered.body == TOO_LARGE:
+        raise HttpError(
+            413, f"the result is larger than {settings.max_result_bytes} bytes and was stopped; add a LIMIT"
+        )
+    if answered.status != 200:
+        raise HttpError(answered.status, answered.body.decode("utf-8", errors="replace").strip())
+    return Response(answered.body, media_type=answered.media_type)
 
 
 __all__ = ["sparql_router"]

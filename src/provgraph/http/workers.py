@@ -10,15 +10,14 @@ its deadline has its worker killed and replaced; the client gets the 503 at the 
 
 from __future__ import annotations
 
-import io
 import multiprocessing
 import threading
-import time
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
+from provgraph.http.evaluate import QueryAnswer, answer
 from provgraph.query import QueryDataset
 
 
@@ -33,43 +32,9 @@ class QueryTask:
     deadline: float  # time.time() seconds: comparable across processes
 
 
-@dataclass(frozen=True)
-class QueryAnswer:
-    status: int
-    body: bytes
-    media_type: str
-
-
-class _Stop(Exception):  # noqa: N818 - internal signal, never leaves this module
-    pass
-
-
-class _Limited(io.RawIOBase):
-    def __init__(self, limit: int, deadline: float) -> None:
-        self.buffer = io.BytesIO()
-        self._limit = limit
-        self._deadline = deadline
-        self.why = ""
-
-    def writable(self) -> bool:
-        return True
-
-    def write(self, data: bytes) -> int:  # type: ignore[override]
-        if time.time() > self._deadline:
-            self.why = "timeout"
-            raise _Stop
-        if self.buffer.tell() + len(data) > self._limit:
-            self.why = "size"
-            raise _Stop
-        return self.buffer.write(data)
-
-
 def _serve(conn: Connection, location: str) -> None:
     """The worker's loop: one task in, one answer out."""
-    from pyoxigraph import QueryTriples
-
     from provgraph.errors import QueryError
-    from provgraph.http.negotiation import MEDIA_TYPE_OF, RDF_TYPES, RESULT_TYPES, choose
     from provgraph.query import QueryResult, translate_error
     from provgraph.store.oxigraph import OxigraphBackend
     from provgraph.vocab import PREFIXES
@@ -85,36 +50,27 @@ def _serve(conn: Connection, location: str) -> None:
             if backend is None or task.generation != seen_generation:
                 if backend is not None:
                     backend.close()
+                # a fresh read-only view: RocksDB's read-only mode sees the data as of the open
                 backend = OxigraphBackend.open(location, read_only=True)
                 seen_generation = task.generation
             try:
-                raw = backend.query(task.sparql, prefixes=PREFIXES, base_iri=task.base_iri, **task.dataset.kwargs())  # type: ignore[arg-type]
+                raw = backend.query(
+                    task.sparql,
+                    prefixes=PREFIXES,
+                    base_iri=task.base_iri,
+                    **task.dataset.kwargs(),  # type: ignore[arg-type]
+                )
             except SyntaxError as exc:
                 raise translate_error(exc) from exc
             except (ValueError, RuntimeError, OSError) as exc:
                 raise QueryError(str(exc)) from exc
-            result = QueryResult(raw)
-            types = RDF_TYPES if isinstance(raw, QueryTriples) else RESULT_TYPES
-            chosen = choose(task.accept, list(types))
-            if chosen is None:
-                message = f"none of the acceptable media types ({task.accept}) can hold this result: {', '.join(types)}"
-                answer = QueryAnswer(406, message.encode(), "text/plain; charset=utf-8")
-            else:
-                fmt = types[chosen]
-                sink = _Limited(task.max_bytes, task.deadline)
-                try:
-                    result.serialize(fmt, sink)  # type: ignore[arg-type]
-                    answer = QueryAnswer(200, sink.buffer.getvalue(), MEDIA_TYPE_OF[fmt])
-                except Exception:
-                    if not sink.why:
-                        raise
-                    answer = QueryAnswer(413 if sink.why == "size" else 503, sink.why.encode(), "text/plain")
-            del result, raw
+            answered = answer(QueryResult(raw), accept=task.accept, max_bytes=task.max_bytes, deadline=task.deadline)
+            del raw
         except QueryError as exc:
-            answer = QueryAnswer(400, str(exc).encode(), "text/plain; charset=utf-8")
-        except Exception as exc:  # the worker must answer; the server maps this to a 500
-            answer = QueryAnswer(500, f"evaluating the query failed: {exc}".encode(), "text/plain; charset=utf-8")
-        conn.send(answer)
+            answered = QueryAnswer(400, str(exc).encode())
+        except Exception as exc:  # the worker must answer; the router makes this a 500
+            answered = QueryAnswer(500, f"evaluating the query failed: {exc}".encode())
+        conn.send(answered)
 
 
 class _Worker:
@@ -144,7 +100,7 @@ class QueryPool:
     def run(self, task: QueryTask, timeout: float) -> QueryAnswer | None:
         """The worker's answer, or None when the deadline passed (the worker was killed)."""
         if not self._available.acquire(timeout=timeout):
-            return QueryAnswer(503, b"the server is busy with other queries; try again", "text/plain")
+            return QueryAnswer(503, b"the server is busy with other queries; try again")
         with self._lock:
             worker = self._idle.pop()
         try:
@@ -159,7 +115,7 @@ class QueryPool:
         except (EOFError, OSError, BrokenPipeError):
             worker.kill()  # it died (out of memory?): replace it, report the failure
             worker = _Worker(self._context, self._location)
-            return QueryAnswer(500, b"the query worker died", "text/plain")
+            return QueryAnswer(500, b"the query worker died")
         finally:
             with self._lock:
                 self._idle.append(worker)
@@ -172,4 +128,4 @@ class QueryPool:
             self._idle.clear()
 
 
-__all__ = ["QueryAnswer", "QueryPool", "QueryTask"]
+__all__ = ["QueryPool", "QueryTask"]

@@ -1,0 +1,78 @@
+"""Turning a query result into a response body: content negotiation, and the size and time
+limits, enforced while the result is serialised (the evaluation is lazy, so failing a write
+stops it). Used alike by the threads and by the worker processes that evaluate queries."""
+
+from __future__ import annotations
+
+import io
+import time
+import traceback
+from dataclasses import dataclass
+
+from provgraph.errors import QueryError
+from provgraph.http.negotiation import MEDIA_TYPE_OF, RDF_TYPES, RESULT_TYPES, choose
+from provgraph.query import QueryResult
+
+
+@dataclass(frozen=True)
+class QueryAnswer:
+    """What to send back: 200 with the body, or an error status with a message."""
+
+    status: int
+    body: bytes
+    media_type: str = "text/plain; charset=utf-8"
+
+
+#: The bodies of the two stops, which the router words for people.
+TIMEOUT = b"timeout"
+TOO_LARGE = b"size"
+
+
+class _Stop(Exception):  # noqa: N818 - a signal inside this module, never raised to callers
+    pass
+
+
+class _Limited(io.RawIOBase):
+    def __init__(self, limit: int, deadline: float) -> None:
+        self.buffer = io.BytesIO()
+        self._limit = limit
+        self._deadline = deadline
+        self.why = b""
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, data: bytes) -> int:  # type: ignore[override]
+        if time.time() > self._deadline:
+            self.why = TIMEOUT
+            raise _Stop
+        if self.buffer.tell() + len(data) > self._limit:
+            self.why = TOO_LARGE
+            raise _Stop
+        return self.buffer.write(data)
+
+
+def answer(result: QueryResult, *, accept: str | None, max_bytes: int, deadline: float) -> QueryAnswer:
+    """Serialise ``result`` in the format ``accept`` prefers, within ``max_bytes`` and before
+    ``deadline`` (seconds since the epoch). Never raises for what a client can cause."""
+    types = RDF_TYPES if result.kind == "graph" else RESULT_TYPES
+    chosen = choose(accept, list(types))
+    if chosen is None:
+        message = f"none of the acceptable media types ({accept}) can hold this result: {', '.join(types)}"
+        return QueryAnswer(406, message.encode())
+    fmt = types[chosen]
+    sink = _Limited(max_bytes, deadline)
+    try:
+        result.serialize(fmt, sink)  # type: ignore[arg-type]
+    except Exception as exc:
+        # The traceback's frames hold the pyoxigraph results, which belong to this thread.
+        traceback.clear_frames(exc.__traceback__)
+        if sink.why:
+            return QueryAnswer(413 if sink.why == TOO_LARGE else 503, sink.why)
+        if isinstance(exc, QueryError):
+            return QueryAnswer(400, str(exc).encode())
+        raise
+    return QueryAnswer(200, sink.buffer.getvalue(), MEDIA_TYPE_OF[fmt])
+
+
+__all__ = ["TIMEOUT", "TOO_LARGE", "QueryAnswer", "answer"]
