@@ -43,15 +43,37 @@ from provgraph.models import (
     ValidationReport,
 )
 from provgraph.query import QueryResult
+from provgraph.trust.models import (
+    ChainReport,
+    ChainStep,
+    Conflict,
+    ConflictKind,
+    ConflictValue,
+    DetectionReport,
+    FactStatus,
+    Resolution,
+    ResolutionStrategy,
+    ValueClaim,
+    ValueOutcome,
+)
+from provgraph.trust.relation_models import DocumentRelation, RelationEvidence, RelationType
 
 __all__ = [
+    "ChainReport",
+    "ChainStep",
+    "Conflict",
+    "ConflictKind",
+    "ConflictValue",
     "DatasetView",
+    "DetectionReport",
     "DocumentOutcome",
+    "DocumentRelation",
     "DocumentReport",
     "EmptyInputError",
     "Evidence",
     "ExportFormat",
     "ExtractionMethod",
+    "FactStatus",
     "GraphSplit",
     "IngestReport",
     "InputError",
@@ -63,6 +85,10 @@ __all__ = [
     "QueryError",
     "QueryResult",
     "ReadOnlyStoreError",
+    "RelationEvidence",
+    "RelationType",
+    "Resolution",
+    "ResolutionStrategy",
     "ResultFormat",
     "SourceInfo",
     "SourceStatus",
@@ -75,5 +101,7 @@ __all__ = [
     "ValidationFailedError",
     "ValidationIssue",
     "ValidationReport",
+    "ValueClaim",
+    "ValueOutcome",
     "__version__",
 ]

@@ -33,6 +33,10 @@ from provgraph.sparql_text import check_services, has_dataset_clause
 from provgraph.store import catalog
 from provgraph.store.base import Backend
 from provgraph.store.oxigraph import OxigraphBackend
+from provgraph.trust import engine as _trust
+from provgraph.trust import relations as _relations
+from provgraph.trust.models import ChainReport, Conflict, DetectionReport, ResolutionStrategy
+from provgraph.trust.relation_models import DocumentRelation
 from provgraph.update import UpdatePlan, check_policy, plan_update
 from provgraph.vocab import CATALOG_GRAPH, PG_NS, PREFIXES, document_iri
 
@@ -443,7 +447,7 @@ class ProvGraph:
         o = _evidence.parse_object(obj) if isinstance(obj, str) else obj
         if isinstance(o, BlankNode):
             raise InputError("the object must be an IRI or a literal: blank nodes are local to their document")
-        return _evidence.find(self._backend, s, p, o, include_history=include_history)
+        return self._annotate_evidence(_evidence.find(self._backend, s, p, o, include_history=include_history))
 
     def stats(self) -> StoreStats:
         query = f"""PREFIX pg: <{PG_NS}>
@@ -544,6 +548,85 @@ WHERE {{ GRAPH <{CATALOG_GRAPH.value}> {{ ?g pg:document ?d ; pg:status ?s ; pg:
             allowed = ", ".join(f.value for f in provexport.ProvFormat)
             raise UnsupportedFormatError(f"PROV export writes {allowed}, not {format!r}") from None
         return provexport.serialize(provexport.prov_document(self._backend, self._resolve_graph(graph)), fmt)
+
+    # ------------------------------------------------------------------ trust: ontology, conflicts, confidence
+
+    def add_ontology(self, path: str | os.PathLike[str], *, format: InputFormat | None = None) -> int:  # noqa: A002
+        """Add an ontology, policy file or SHACL shapes (any RDF syntax) to the ontology graph
+        ``pgid:ontology``: what predicates mean (functional, disjoint, tolerances, case,
+        aliases, strategies, decay; see :mod:`provgraph.trust.policy`). The graph is not a source
+        document; it is exported with the rest. Returns the number of triples in the file."""
+        source = Path(path)
+        fmt = InputFormat(format) if format is not None else InputFormat.from_path(source)
+        if fmt is None:
+            raise UnsupportedFormatError("say which RDF format the ontology is in", file=str(source))
+        if not source.is_file():
+            raise InputError("no such file", file=str(source))
+        try:
+            triples = _ntriples(source.read_bytes(), fmt, source.resolve().as_uri())
+        except InputError as exc:
+            raise InputError(exc.reason, file=str(source), line=exc.line, column=exc.column) from None
+        graph = str(_trust.ONTOLOGY_GRAPH)
+        kind = f"{graph} a <{PG_NS}OntologyGraph> . "
+        self._backend.begin_write()
+        self._backend.update(f"INSERT DATA {{ GRAPH {graph} {{ {kind}{triples} }} }}")
+        return triples.count("\n")
+
+    def detect_conflicts(
+        self, *, strategy: ResolutionStrategy | str | None = None, predicates: Sequence[str] | None = None
+    ) -> DetectionReport:
+        """Detect conflicts across the current source graphs (functional predicates, disjoint
+        predicates, numbers beyond tolerance, after entity resolution), resolve each with
+        ``strategy`` (default: each predicate's declared strategy, else source trust) and
+        rewrite the conflict records graph ``pgid:conflicts``. Losing values are marked, never
+        deleted. ``predicates`` (IRIs) are checked as functional instead of the ontology's."""
+        chosen = ResolutionStrategy(strategy) if strategy is not None else None
+        report, _ = _trust.run(self._backend, strategy=chosen, predicates=predicates)
+        return report
+
+    def resolve(self, strategy: ResolutionStrategy | str) -> DetectionReport:
+        """Re-detect and record every conflict resolved with ``strategy``."""
+        return self.detect_conflicts(strategy=strategy)
+
+    def conflicts(
+        self,
+        subject: str | None = None,
+        predicate: str | None = None,
+        strategy: ResolutionStrategy | str | None = None,
+    ) -> list[Conflict]:
+        """The conflicts across current sources (about ``subject``, with ``predicate``), each with
+        every competing value, its sources and statements, the preferred value and the rationale.
+        Detection runs first when sources or the ontology changed since the last run. With
+        ``strategy`` the values are ranked by it for this answer only."""
+        chosen = ResolutionStrategy(strategy) if strategy is not None else None
+        return _trust.conflicts(self._backend, subject=subject, predicate=predicate, strategy=chosen)
+
+    def chain(
+        self, subject: str, predicates: Sequence[str], *, obj: str | None = None, mode: str = "weakest"
+    ) -> list[ChainReport]:
+        """Multi-hop chains from ``subject`` along ``predicates`` (A treats B, B subClassOf C: A may
+        help C), each hop with its provenance; a chain's confidence is its weakest hop's
+        (``mode='weakest'``) or the product of its hops' (``mode='product'``)."""
+        return _trust.chains(self._backend, subject, predicates, obj=obj, mode=mode)
+
+    def _annotate_evidence(self, found: list[Evidence]) -> list[Evidence]:
+        """Evidence with its fact's aggregated confidence and status."""
+        return _trust.annotate(self._backend, found)
+
+    # ------------------------------------------------------------------ trust: document relationships
+
+    def refresh_relationships(self) -> list[DocumentRelation]:
+        """Recompute the relationships between current source documents (citations, mentions of
+        titles, identifiers and URLs, shared entities; see :mod:`provgraph.trust.relations`) and
+        replace the relations graph ``pgid:relations`` with them. Strongest first."""
+        return _relations.refresh(self._backend)
+
+    def related_documents(self, document: str | None = None, *, min_strength: float = 0.0) -> list[DocumentRelation]:
+        """The relationships of ``document`` (key or IRI; ``None``: every relationship) with at least
+        ``min_strength``, strongest first. They are refreshed first when the current sources changed
+        since the last refresh (on a store that cannot be written, computed for this answer only)."""
+        iri = self.source(document).document if document is not None else None
+        return _relations.relationships(self._backend, document=iri, min_strength=min_strength)
 
 
 def _tuple(values: Sequence[str] | None) -> tuple[str, ...] | None:

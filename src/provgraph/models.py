@@ -10,6 +10,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from provgraph.trust.models import FactStatus
 from provgraph.vocab import PG
 
 
@@ -352,6 +353,14 @@ class Evidence(_Model):
         default_factory=dict,
         description="further provenance on the statement (e.g. DBpedia edit metadata), "
         "predicate IRI to values in N-Triples syntax",
+    )
+    fact_confidence: float | None = Field(
+        default=None,
+        description="confidence of the fact over its independent current sources: 1 - prod(1 - c_i), capped at 0.99, "
+        "each c_i the statement's confidence within its source tier's band",
+    )
+    fact_status: FactStatus | None = Field(
+        default=None, description="confirmed, contested, deprecated or unknown (as of the last conflict detection)"
     )
 
 

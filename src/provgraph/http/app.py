@@ -13,8 +13,10 @@ from provgraph.http import errors
 from provgraph.http.api import api_router
 from provgraph.http.gsp import store_router
 from provgraph.http.page import page_router
+from provgraph.http.relations import relations_router
 from provgraph.http.settings import ServerSettings
 from provgraph.http.sparql import sparql_router
+from provgraph.http.trust import trust_router
 
 
 def create_app(pg: ProvGraph, settings: ServerSettings | None = None) -> FastAPI:
@@ -34,6 +36,8 @@ def create_app(pg: ProvGraph, settings: ServerSettings | None = None) -> FastAPI
     app.include_router(sparql_router(pg, settings))
     app.include_router(store_router(pg, settings))
     app.include_router(api_router(pg, settings))
+    app.include_router(trust_router(pg, settings))
+    app.include_router(relations_router(pg, settings))
     app.include_router(page_router(settings))
     _docs(app)
     app.state.provgraph = pg

@@ -1,0 +1,108 @@
+"""Commands of the trust layer: ``provgraph ontology add FILE`` and ``provgraph conflicts``.
+Registered on the main app by importing this module."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from provgraph.cli import render
+from provgraph.cli.app import DEFAULT_STORE, JsonOpt, StoreOpt, _enum, _print_json, app, out
+from provgraph.graph import ProvGraph
+from provgraph.trust.models import Conflict, ResolutionStrategy
+
+ontology_app = typer.Typer(
+    name="ontology",
+    help="What your predicates mean: OWL/RDFS ontologies, policy files and SHACL shapes in the ontology graph.",
+    no_args_is_help=True,
+)
+app.add_typer(ontology_app, name="ontology")
+
+
+@contextlib.contextmanager
+def _open_lazily(store: Path) -> Iterator[ProvGraph]:
+    # the write lock is taken only if something gets written (records of a fresh detection run)
+    graph = ProvGraph.open(store, lazy_lock=True)
+    try:
+        yield graph
+    finally:
+        graph.close()
+
+
+@ontology_app.command("add")
+def ontology_add(
+    file: Annotated[Path, typer.Argument(help="An RDF file: OWL/RDFS ontology, policy file or SHACL shapes.")],
+    store: StoreOpt = DEFAULT_STORE,
+) -> None:
+    """Add an ontology or policy file to the ontology graph (not a source document)."""
+    with _open_lazily(store) as graph:
+        triples = graph.add_ontology(file)
+    out.print(f"{render.escape(str(file))}: {triples} triples added to the ontology graph")
+
+
+@app.command()
+def conflicts(
+    strategy: Annotated[
+        str | None,
+        typer.Option(help="Rank values by this strategy: " + ", ".join(s.value for s in ResolutionStrategy) + "."),
+    ] = None,
+    subject: Annotated[str | None, typer.Option(help="Only conflicts about this entity (IRI).")] = None,
+    predicate: Annotated[str | None, typer.Option(help="Only conflicts of this predicate (IRI).")] = None,
+    detect: Annotated[
+        bool, typer.Option("--detect", help="Run detection now and record the resolution (with --strategy).")
+    ] = False,
+    store: StoreOpt = DEFAULT_STORE,
+    json: JsonOpt = False,
+) -> None:
+    """Where current sources disagree: every value with its sources, the preferred one and why."""
+    chosen = _enum(ResolutionStrategy, strategy, "--strategy") if strategy is not None else None
+    with _open_lazily(store) as graph:
+        if detect:
+            graph.detect_conflicts(strategy=chosen)
+        found = graph.conflicts(subject=subject, predicate=predicate, strategy=chosen)
+    if json:
+        _print_json(found, list[Conflict])
+    else:
+        show(found)
+
+
+def _short(term: str, width: int = 60) -> str:
+    text = term
+    if term.startswith("<") and term.endswith(">"):
+        text = term[1:-1]
+    elif term.startswith('"'):
+        text = term[1 : term.rfind('"')]
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def show(found: list[Conflict]) -> None:
+    if not found:
+        out.print("no conflicts across current sources")
+        return
+    out.print(f"{len(found)} conflict{'s' if len(found) != 1 else ''} across current sources")
+    for c in found:
+        merged = f" (= {', '.join(c.merged_subjects)})" if c.merged_subjects else ""
+        out.print()
+        out.print(
+            f"[bold]{render.escape(c.subject)}[/]{render.escape(merged)}  "
+            f"{render.escape(' / '.join(c.predicates))}  [dim]{c.kind.value}[/]"
+        )
+        table = Table("value", "outcome", "sources", "conf.", "score")
+        for v in c.values:
+            table.add_row(
+                render.escape(_short(v.value)),
+                v.outcome.value,
+                render.escape(", ".join(v.sources)),
+                f"{v.confidence:.2f}",
+                "" if v.score is None else f"{v.score:.3g}",
+            )
+        out.print(table)
+        out.print(f"  {render.escape(c.resolution.rationale)}")
+
+
+__all__ = ["conflicts", "ontology_add", "ontology_app", "show"]

@@ -1,0 +1,84 @@
+"""``GET /doc-relationships``: how current source documents relate (citations, mentions, shared
+entities), as an edge list of :class:`~provgraph.trust.relation_models.DocumentRelation` or as
+Cytoscape.js elements. The handler calls ``ProvGraph.related_documents``; every rule lives in the
+core (:mod:`provgraph.trust.relations`)."""
+
+from __future__ import annotations
+
+import enum
+from typing import Annotated
+
+from fastapi import APIRouter, Query, Request
+from fastapi.encoders import jsonable_encoder
+from fastapi.responses import JSONResponse
+
+from provgraph.graph import ProvGraph
+from provgraph.http.auth import require
+from provgraph.http.settings import ServerSettings
+from provgraph.trust.relation_models import DocumentRelation
+from provgraph.trust.relations import to_cytoscape
+
+
+class RelationFormat(enum.StrEnum):
+    """The shape of a ``/doc-relationships`` answer."""
+
+    #: a JSON array of DocumentRelation objects
+    EDGES = "edges"
+    #: Cytoscape.js elements: {"nodes": [{"data": {...}}], "edges": [{"data": {...}}]}
+    CYTOSCAPE = "cytoscape"
+
+
+_CYTOSCAPE_EXAMPLE = {
+    "nodes": [
+        {"data": {"id": "https://w3id.org/provgraph/id/doc/1f…", "label": "Review of analgesics", "key": "review"}},
+        {"data": {"id": "https://w3id.org/provgraph/id/doc/9a…", "label": "Aspirin Safety Guidelines", "key": "g"}},
+    ],
+    "edges": [
+        {
+            "data": {
+                "id": "https://w3id.org/provgraph/id/relation/5c…",
+                "source": "https://w3id.org/provgraph/id/doc/1f…",
+                "target": "https://w3id.org/provgraph/id/doc/9a…",
+                "type": "citation",
+                "types": ["citation"],
+                "strength": 0.8,
+                "directed": True,
+            }
+        }
+    ],
+}
+
+
+def relations_router(pg: ProvGraph, settings: ServerSettings) -> APIRouter:
+    """``/doc-relationships`` over ``pg``."""
+    router = APIRouter(tags=["Trust"])
+
+    @router.get(
+        "/doc-relationships",
+        summary="Relationships between current source documents: citations, mentions, shared entities",
+        description="One edge per related pair of documents, strongest first. A citation (dcterms:references, "
+        "cito:cites) outweighs a mention (a passage naming the other document's title, fuzzily, or its identifier "
+        "or URL), which outweighs shared entities (two or more needed). `strength` in [0, 1] combines the kinds "
+        "found. The relations are recomputed first when sources changed since the last computation. "
+        "`format=cytoscape` answers with Cytoscape.js elements (nodes: documents, edges: relations).",
+        response_model=list[DocumentRelation],
+        responses={200: {"content": {"application/json": {"examples": {"cytoscape": {"value": _CYTOSCAPE_EXAMPLE}}}}}},
+    )
+    def doc_relationships(
+        request: Request,
+        format: Annotated[  # noqa: A002 - the query parameter's name
+            RelationFormat, Query(description="`edges` (DocumentRelation list) or `cytoscape` (elements)")
+        ] = RelationFormat.EDGES,
+        document: Annotated[str | None, Query(description="only the relations of this document (key or IRI)")] = None,
+        min_strength: Annotated[float, Query(ge=0.0, le=1.0, description="only relations at least this strong")] = 0.0,
+    ) -> JSONResponse:
+        require(request, settings, write=False)
+        found = pg.related_documents(document, min_strength=min_strength)
+        if format is RelationFormat.CYTOSCAPE:
+            return JSONResponse(to_cytoscape(found))
+        return JSONResponse(jsonable_encoder(found))
+
+    return router
+
+
+__all__ = ["RelationFormat", "relations_router"]

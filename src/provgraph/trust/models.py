@@ -1,0 +1,191 @@
+"""Pydantic models of the trust layer: the contracts of ``pg.conflicts()``, ``provgraph conflicts
+--json`` and ``GET /conflicts``. Field names are stable; new fields may be added.
+
+Deliberately independent of :mod:`provgraph.models` (which imports :class:`FactStatus` from here).
+"""
+
+from __future__ import annotations
+
+import enum
+from datetime import datetime
+
+from pydantic import BaseModel, ConfigDict, Field
+
+_PG = "https://w3id.org/provgraph/ns#"
+
+
+class FactStatus(enum.StrEnum):
+    """Trust status of a fact across sources."""
+
+    #: independent current sources agree and no conflict involves it
+    CONFIRMED = "confirmed"
+    #: a conflict involves it
+    CONTESTED = "contested"
+    #: only superseded or revoked sources state it, or it lost a resolution
+    DEPRECATED = "deprecated"
+    #: one source, no conflict: not enough to say
+    UNKNOWN = "unknown"
+
+    @property
+    def iri(self) -> str:
+        return _PG + self.value.capitalize()
+
+
+class ResolutionStrategy(enum.StrEnum):
+    """How a conflict is resolved."""
+
+    #: the most recently edited (statement edit time) or issued (document) value
+    RECENCY = "recency"
+    #: the value of the best source tier (1 best)
+    AUTHORITY = "authority"
+    #: the value stated by the most independent sources
+    MAJORITY = "majority"
+    #: the value whose sources truth discovery estimates most accurate
+    SOURCE_TRUST = "source_trust"
+    #: prefer nothing, show every value
+    SURFACE = "surface"
+
+    @property
+    def iri(self) -> str:
+        return _PG + _STRATEGY_LOCAL[self]
+
+    @classmethod
+    def from_iri(cls, iri: str) -> ResolutionStrategy:
+        local = iri.rsplit("#", 1)[-1]
+        for strategy, name in _STRATEGY_LOCAL.items():
+            if name == local:
+                return strategy
+        raise ValueError(f"not a resolution strategy: <{iri}>")
+
+
+_STRATEGY_LOCAL = {
+    ResolutionStrategy.RECENCY: "Recency",
+    ResolutionStrategy.AUTHORITY: "Authority",
+    ResolutionStrategy.MAJORITY: "Majority",
+    ResolutionStrategy.SOURCE_TRUST: "SourceTrust",
+    ResolutionStrategy.SURFACE: "SurfaceOnly",
+}
+
+
+class ConflictKind(enum.StrEnum):
+    #: a functional (single-valued) predicate with different values for one subject
+    FUNCTIONAL = "functional"
+    #: two disjoint predicates (owl:propertyDisjointWith) on the same subject and object
+    DISJOINT = "disjoint"
+
+    @property
+    def iri(self) -> str:
+        return _PG + self.value.capitalize() + "Conflict"
+
+
+class ValueOutcome(enum.StrEnum):
+    PREFERRED = "preferred"
+    REJECTED = "rejected"
+    UNRESOLVED = "unresolved"
+
+    @property
+    def iri(self) -> str:
+        return _PG + self.value.capitalize()
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+
+class ValueClaim(_Model):
+    """One statement stating a competing value, with the provenance resolution uses."""
+
+    statement: str
+    graph: str
+    document: str
+    source: str = Field(description="independent source: publisher, else host of the source URL, else document")
+    subject: str = Field(description="the subject as the document states it (before entity resolution)")
+    object: str = Field(description="the object as stated, in N-Triples syntax")
+    tier: int
+    confidence: float = Field(description="statement confidence: extraction confidence within the tier's band")
+    time: datetime | None = Field(default=None, description="last edit of the statement, else issue of the document")
+
+
+class ConflictValue(_Model):
+    """One competing value (values within the predicate's tolerance are one) and who states it."""
+
+    value: str = Field(description="representative object in N-Triples syntax")
+    predicate: str
+    members: list[str] = Field(default_factory=list, description="distinct objects merged into this value")
+    sources: list[str] = Field(description="independent sources stating it")
+    claims: list[ValueClaim]
+    outcome: ValueOutcome = ValueOutcome.UNRESOLVED
+    score: float | None = Field(default=None, description="the strategy's score (higher is preferred)")
+    confidence: float = Field(description="aggregated confidence 1 - prod(1 - c) over its independent sources")
+
+
+class Resolution(_Model):
+    """Which value a strategy prefers, and why."""
+
+    strategy: ResolutionStrategy
+    preferred: str | None = Field(default=None, description="preferred value (N-Triples), none for surface/ties")
+    rationale: str
+    activity: str | None = Field(default=None, description="IRI of the prov:Activity that resolved it")
+    resolved_at: datetime | None = None
+
+
+class Conflict(_Model):
+    """Current sources disagree. Every value stays visible; the resolution says which is preferred."""
+
+    iri: str
+    kind: ConflictKind
+    subject: str = Field(description="the entity (after entity resolution)")
+    merged_subjects: list[str] = Field(default_factory=list, description="other IRIs resolved to the subject")
+    predicates: list[str]
+    values: list[ConflictValue]
+    resolution: Resolution
+    first_detected: datetime | None = None
+
+    @property
+    def preferred(self) -> ConflictValue | None:
+        for value in self.values:
+            if value.outcome is ValueOutcome.PREFERRED:
+                return value
+        return None
+
+
+class DetectionReport(_Model):
+    """What one run of conflict detection found (``pg.detect_conflicts()``)."""
+
+    conflicts: int
+    multi_valued: int = Field(description="(subject, predicate) items with more than one distinct value")
+    merged_by_tolerance: int = Field(description="multi-valued items whose values all agree within tolerance")
+    predicates: list[str] = Field(description="functional predicates checked")
+    disjoint_pairs: int
+    merged_entities: int = Field(description="subject IRIs resolved to another entity")
+    strategy: ResolutionStrategy | None = Field(default=None, description="strategy forced for every predicate")
+    source_accuracy: dict[str, float] = Field(default_factory=dict, description="truth discovery's estimates")
+    activity: str | None = None
+    seconds: float
+    phases: dict[str, float] = Field(
+        default_factory=dict,
+        description="seconds per phase: entities (entity resolution), find (the detection queries), "
+        "claims (statements of the items found), resolve (truth discovery and strategies), records",
+    )
+    stored: bool = Field(description="false when the store is read-only: records were computed, not written")
+
+
+class ChainStep(_Model):
+    """One hop of an inference chain, with its provenance."""
+
+    subject: str
+    predicate: str
+    object: str
+    confidence: float = Field(description="aggregated confidence of the hop's fact")
+    sources: list[str]
+    statements: list[str]
+
+
+class ChainReport(_Model):
+    """A multi-hop chain (A treats B, B subClassOf C: A may help C) and its bounded confidence."""
+
+    subject: str
+    object: str
+    steps: list[ChainStep]
+    mode: str = Field(description="'weakest' (minimum of the steps) or 'product'")
+    confidence: float
