@@ -41,6 +41,7 @@ def _serve(conn: Connection, location: str) -> None:
 
     backend: OxigraphBackend | None = None
     seen_generation = -1
+    conn.send("ready")  # imports done: a query's deadline must not pay for starting a worker
     while True:
         try:
             task: QueryTask = conn.recv()
@@ -79,6 +80,11 @@ class _Worker:
         self.process = context.Process(target=_serve, args=(child, location), daemon=True)
         self.process.start()
         child.close()
+        self.ready = False
+
+    def wait_ready(self) -> None:
+        if not self.ready and self.conn.poll(60):
+            self.ready = self.conn.recv() == "ready"
 
     def kill(self) -> None:
         self.process.kill()
@@ -104,6 +110,7 @@ class QueryPool:
         with self._lock:
             worker = self._idle.pop()
         try:
+            worker.wait_ready()
             worker.conn.send(task)
             if worker.conn.poll(timeout):
                 answer: QueryAnswer = worker.conn.recv()
