@@ -105,6 +105,13 @@ def sparql_router(pg: ProvGraph, settings: ServerSettings) -> APIRouter:
         pool = QueryPool(pg.backend.location, settings.query_workers)
         router.add_event_handler("shutdown", pool.close)
 
+    # Worker processes keep their own deadline (a worker still starting must not eat a query's
+    # time); threads cannot be stopped, so the client is answered at the deadline instead.
+    thread_timeout = None if pool is not None else settings.query_timeout + 0.5
+
+    async def evaluate(function, *args):  # type: ignore[no-untyped-def]
+        return await _in_thread(settings, thread_timeout, function, *args)
+
     def run_in_worker(request: Request, query: str, params: dict[str, list[str]]) -> Response:
         assert pool is not None
         require(request, settings, write=False)
@@ -170,7 +177,7 @@ def sparql_router(pg: ProvGraph, settings: ServerSettings) -> APIRouter:
         query = _one(params, "query")
         if query is None:
             return service_description(request, settings)
-        return await _in_thread(settings, run_query, request, query, params)
+        return await evaluate(run_query, request, query, params)
 
     @router.post(
         "/sparql",
@@ -208,18 +215,18 @@ def sparql_router(pg: ProvGraph, settings: ServerSettings) -> APIRouter:
             if query is not None and update is not None:
                 raise HttpError(400, "give a query or an update, not both")
             if query is not None:
-                return await _in_thread(settings, run_query, request, query, merged)
+                return await evaluate(run_query, request, query, merged)
             if update is not None:
-                return await _in_thread(settings, run_update, request, update, merged)
+                return await evaluate(run_update, request, update, merged)
             raise HttpError(400, "the form has neither a 'query' nor an 'update' field")
         if media == QUERY_TYPE:
             if "query" in url_params or "update" in url_params:
                 raise HttpError(400, "a direct POST carries the operation in the body only")
-            return await _in_thread(settings, run_query, request, await _text_body(request), url_params)
+            return await evaluate(run_query, request, await _text_body(request), url_params)
         if media == UPDATE_TYPE:
             if "query" in url_params or "update" in url_params:
                 raise HttpError(400, "a direct POST carries the operation in the body only")
-            return await _in_thread(settings, run_update, request, await _text_body(request), url_params)
+            return await evaluate(run_update, request, await _text_body(request), url_params)
         if media is None:
             raise HttpError(400, f"a POST needs a Content-Type: {FORM}, {QUERY_TYPE} or {UPDATE_TYPE}")
         raise HttpError(415, f"unsupported Content-Type {media}: use {FORM}, {QUERY_TYPE} or {UPDATE_TYPE}")
@@ -233,13 +240,13 @@ def sparql_router(pg: ProvGraph, settings: ServerSettings) -> APIRouter:
     return router
 
 
-async def _in_thread(settings: ServerSettings, function, *args):  # type: ignore[no-untyped-def]
-    """Evaluate off the event loop, so the server keeps answering while a query runs, and answer
-    the client at the deadline even when the query has not produced a row by then."""
+async def _in_thread(settings: ServerSettings, timeout: float | None, function, *args):  # type: ignore[no-untyped-def]
+    """Evaluate off the event loop, so the server keeps answering while a query runs, and (with a
+    timeout) answer the client at the deadline even when the query has not produced a row by then."""
     from starlette.concurrency import run_in_threadpool
 
     try:
-        return await asyncio.wait_for(run_in_threadpool(function, *args), timeout=settings.query_timeout + 0.5)
+        return await asyncio.wait_for(run_in_threadpool(function, *args), timeout=timeout)
     except TimeoutError:
         # The evaluation goes on in its thread until it ends (Oxigraph cannot be interrupted from
         # Python); it holds one of the max_concurrent_queries slots meanwhile.
