@@ -219,8 +219,7 @@ def find_items(
           && (?hi - ?lo) > {tol.relative!r} * IF(ABS(?lo) > ABS(?hi), ABS(?lo), ABS(?hi))) AS ?beyond) WHERE {{
   {{ SELECT ?c (COUNT(DISTINCT ?k) AS ?n) (MIN(?num) AS ?lo) (MAX(?num) AS ?hi)
            (SUM(IF(BOUND(?num), 0, 1)) AS ?nonnum) WHERE {{
-      GRAPH {_CAT} {{ ?g <{PG_NS}status> <{PG_NS}Current> }}
-      GRAPH ?g {{ ?s <{predicate}> ?o }}
+      {_current_graph_pattern(backend, f"?s <{predicate}> ?o")}
       {_map_clause("?s", "?c", mapping)}
       {_map_clause("?o", "?co", mapping)}
       BIND({key} AS ?k)
@@ -234,9 +233,8 @@ def find_items(
 def find_disjoint(backend: Backend, p: str, q: str, mapping: dict[str, str]) -> list[tuple[str, str]]:
     """(entity, object key) pairs stated with both disjoint predicates ``p`` and ``q``."""
     query = f"""SELECT DISTINCT ?c ?co WHERE {{
-  GRAPH {_CAT} {{ ?g <{PG_NS}status> <{PG_NS}Current> }}
   VALUES ?pp {{ <{p}> <{q}> }}
-  GRAPH ?g {{ ?s ?pp ?o }}
+  {_current_graph_pattern(backend, "?s ?pp ?o")}
   {_map_clause("?s", "?c", mapping)}
   {_map_clause("?o", "?co", mapping)}
 }} GROUP BY ?c ?co HAVING (COUNT(DISTINCT ?pp) = 2)"""
@@ -250,6 +248,26 @@ def _members(entities: Iterable[str], mapping: dict[str, str]) -> dict[str, list
         if entity in wanted:
             wanted[entity].append(member)
     return wanted
+
+
+#: Up to this many named graphs that are not current sources are excluded by name; beyond, the
+#: detection queries join the catalog instead.
+EXCLUDE_LIMIT = 64
+
+
+def _current_graph_pattern(backend: Backend, triple: str) -> str:
+    """``GRAPH ?g { triple }`` restricted to current source graphs.
+
+    Joined with the catalog, Oxigraph loops over every graph and the cost grows faster than the
+    store (1.2 s per predicate at 1M facts in 10k graphs, against 0.05 s without the join). Most
+    stores have few graphs that are not current sources (the catalog, the ontology and conflict
+    graphs, some superseded versions): those are excluded by name instead."""
+    current = _current(backend)
+    others = [str(g) for g in backend.named_graphs() if g.value not in current]
+    if len(others) <= EXCLUDE_LIMIT:
+        excluded = ", ".join(sorted(others))
+        return f"GRAPH ?g {{ {triple} }}" + (f" FILTER(?g NOT IN ({excluded}))" if excluded else "")
+    return f"GRAPH {_CAT} {{ ?g <{PG_NS}status> <{PG_NS}Current> }} GRAPH ?g {{ {triple} }}"
 
 
 def _current(backend: Backend) -> set[str]:
