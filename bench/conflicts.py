@@ -237,23 +237,33 @@ def scale(facts: int, docs: int, conflict_rate: float) -> None:
             )
             print(f"ingest: {time.perf_counter() - started:.1f} s")
             pg.add_ontology(policy)
+            # Two plain scans, in SPARQL over every graph: the asserted facts (one triple pattern, the
+            # cheapest pass over all of them) and the reified statements (the three-pattern join a
+            # statement-level query pays). Every graph of this store is a current source graph: no
+            # catalog join is needed.
             started = time.perf_counter()
-            # every graph of this store is a current source graph: no catalog join needed (with one,
-            # Oxigraph loops over the 10k graphs and the "plain" scan takes minutes at 1M facts)
+            facts_scan = pg.query(
+                "SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o FILTER(STRSTARTS(STR(?p), 'http://bench.example/')) } }"
+            ).rows()
+            facts_s = time.perf_counter() - started
+            started = time.perf_counter()
             scan = pg.query(
                 "SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?st rdf:subject ?s ; rdf:predicate ?p ; rdf:object ?o } }"
             ).rows()
             scan_s = time.perf_counter() - started
             statements = int(scan[0]["n"].value)  # type: ignore[union-attr]
+            asserted = int(facts_scan[0]["n"].value)  # type: ignore[union-attr]
             report = pg.detect_conflicts()
             started = time.perf_counter()
             listed = pg.conflicts()
             read_s = time.perf_counter() - started
             expected = round(facts // 2 * conflict_rate)
-            print(f"plain SPARQL scan of all {statements:,} statements (subject, predicate, object): {scan_s:.2f} s")
+            print(f"plain SPARQL scan of the {asserted:,} asserted facts: {facts_s:.2f} s")
+            print(f"plain SPARQL scan of the {statements:,} reified statements (subject, predicate, object): {scan_s:.2f} s")
             print(
                 f"conflict detection + resolution + records: {report.seconds:.2f} s "
-                f"({report.seconds / scan_s:.1f}x the scan); {report.conflicts:,} conflicts (~{expected:,} generated)"
+                f"({report.seconds / facts_s:.1f}x the fact scan, {report.seconds / scan_s:.2f}x the statement scan); "
+                f"{report.conflicts:,} conflicts (~{expected:,} generated)"
             )
             print("  phases (s): " + ", ".join(f"{k} {v:.2f}" for k, v in report.phases.items()))
             print(f"reading the {len(listed):,} stored conflicts back as models: {read_s:.2f} s")
