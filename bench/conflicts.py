@@ -243,7 +243,8 @@ def scale(facts: int, docs: int, conflict_rate: float) -> None:
             # catalog join is needed.
             started = time.perf_counter()
             facts_scan = pg.query(
-                "SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o FILTER(STRSTARTS(STR(?p), 'http://bench.example/')) } }"
+                "SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o "
+                "FILTER(STRSTARTS(STR(?p), 'http://bench.example/')) } }"
             ).rows()
             facts_s = time.perf_counter() - started
             started = time.perf_counter()
@@ -259,7 +260,10 @@ def scale(facts: int, docs: int, conflict_rate: float) -> None:
             read_s = time.perf_counter() - started
             expected = round(facts // 2 * conflict_rate)
             print(f"plain SPARQL scan of the {asserted:,} asserted facts: {facts_s:.2f} s")
-            print(f"plain SPARQL scan of the {statements:,} reified statements (subject, predicate, object): {scan_s:.2f} s")
+            print(
+                f"plain SPARQL scan of the {statements:,} reified statements (subject, predicate, object): "
+                f"{scan_s:.2f} s"
+            )
             print(
                 f"conflict detection + resolution + records: {report.seconds:.2f} s "
                 f"({report.seconds / facts_s:.1f}x the fact scan, {report.seconds / scan_s:.2f}x the statement scan); "
