@@ -12,7 +12,8 @@
     │   ├── StoreLockedError       another process holds the store (names the holder)
     │   ├── StoreNotFoundError     no store at the given path
     │   └── ReadOnlyStoreError     a write on a store opened read-only
-    └── NotFoundError              an unknown document, graph or statement
+    ├── NotFoundError              an unknown document, graph or statement
+    └── GenerationError            a generator could not draft an answer (model server down, bad output)
 
 Library errors (pyoxigraph's ``SyntaxError``/``OSError``, pyshacl's, pydantic's) are translated at
 the boundary with ``raise ... from exc`` so callers can catch one root.
@@ -120,8 +121,14 @@ class NotFoundError(ProvGraphError):
     """An unknown document, graph or statement."""
 
 
+class GenerationError(ProvGraphError):
+    """A generator could not draft an answer: the model server failed, refused, or returned
+    output that does not fit the schema. ``pg.ask`` falls back to the extractive generator."""
+
+
 __all__ = [
     "EmptyInputError",
+    "GenerationError",
     "InputError",
     "NotFoundError",
     "ProvGraphError",

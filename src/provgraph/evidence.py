@@ -4,6 +4,7 @@ object is known exactly."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 
 from pyoxigraph import BlankNode, Literal, NamedNode, QuerySolutions
@@ -37,7 +38,7 @@ _QUERY = f"""PREFIX pg: <{PG_NS}>
 PREFIX prov: <{PROV_NS}>
 PREFIX rdf: <{RDF_NS}>
 PREFIX dcterms: <{DCTERMS_NS}>
-SELECT ?st ?fact ?o ?g ?status ?v ?d ?key ?title ?url ?tier ?issued ?publisher ?conf ?method ?at
+SELECT ?st ?fact ?subj ?pred ?o ?g ?status ?v ?d ?key ?title ?url ?tier ?issued ?publisher ?conf ?method ?at
        ?p ?ptext ?page ?section ?start ?end ?reviewer ?verified ?orig
 WHERE {{
   {{PATTERN}}
@@ -130,6 +131,37 @@ def find(
     return evidence
 
 
+def about(backend: Backend, subjects: Sequence[NamedNode], *, limit: int | None = None) -> list[Evidence]:
+    """Every statement, in current source graphs, whose subject is one of ``subjects``: the
+    facts about them, one hop out, as :func:`find` returns them."""
+    if not subjects:
+        return []
+    values = " ".join(str(s) for s in subjects)
+    pattern = (
+        f"VALUES ?subj {{ {values} }} "
+        "GRAPH ?g { ?st rdf:subject ?subj ; rdf:predicate ?pred ; rdf:object ?o ; pg:fact ?fact }"
+    )
+    query = _QUERY.replace("{PATTERN}", pattern).replace("{STATUS}", "FILTER(?status = pg:Current)")
+    if limit is not None:
+        query += f" LIMIT {int(limit)}"
+    result = backend.query(query)
+    assert isinstance(result, QuerySolutions)
+    found: dict[str, dict[str, object]] = {}
+    for row in result:
+        key = f"{row['st'].value} {row['g'].value}"
+        if key not in found:
+            found[key] = _row(row, subjects[0], NamedNode(RDF_NS + "value"))
+    evidence = [Evidence.model_validate(v) for v in found.values()]
+    _attach_attributes(backend, evidence)
+    return evidence
+
+
+def _subject(bound: object | None, given: NamedNode | BlankNode) -> str:
+    if bound is not None:
+        return bound.value  # type: ignore[attr-defined]
+    return str(given)[1:-1] if isinstance(given, NamedNode) else str(given)
+
+
 def _value(term: object | None) -> str | None:
     return None if term is None else term.value  # type: ignore[attr-defined]
 
@@ -150,8 +182,8 @@ def _row(row: object, subject: NamedNode | BlankNode, predicate: NamedNode) -> d
     return {
         "statement": r["st"].value,  # type: ignore[index]
         "fact": r["fact"].value,  # type: ignore[index]
-        "subject": str(subject)[1:-1] if isinstance(subject, NamedNode) else str(subject),
-        "predicate": predicate.value,
+        "subject": _subject(r["subj"], subject),  # type: ignore[index]
+        "predicate": r["pred"].value if r["pred"] is not None else predicate.value,  # type: ignore[index]
         "object": str(r["o"]),  # type: ignore[index]
         "graph": r["g"].value,  # type: ignore[index]
         "status": SourceStatus.from_iri(r["status"].value),  # type: ignore[index]
@@ -195,4 +227,4 @@ def _attach_attributes(backend: Backend, evidence: list[Evidence]) -> None:
             evidence[i] = e.model_copy(update={"attributes": found})
 
 
-__all__ = ["find", "parse_object"]
+__all__ = ["about", "find", "parse_object"]

@@ -13,6 +13,10 @@ from typing import IO
 from pyoxigraph import BlankNode, DefaultGraph, Literal, NamedNode, QuerySolutions, RdfFormat, parse, serialize
 
 from provgraph import evidence as _evidence
+from provgraph.answer.base import Generator
+from provgraph.answer.models import AskFilters, Detail, EvidencePack, GeneratorKind, GroundedAnswer
+from provgraph.answer.pipeline import build_generator, respond
+from provgraph.answer.retrieve import Retriever
 from provgraph.errors import InputError, NotFoundError, ProvGraphError, QueryError, UnsupportedFormatError
 from provgraph.ingest import pipeline
 from provgraph.ingest.rdf import RDF_FORMATS as _INPUT_RDF
@@ -68,6 +72,7 @@ class ProvGraph:
     def __init__(self, backend: Backend) -> None:
         self._backend = backend
         self._current_cache: tuple[int, list[NamedNode]] | None = None
+        self._retriever: Retriever | None = None
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -104,6 +109,8 @@ class ProvGraph:
         return self._backend.read_only
 
     def close(self) -> None:
+        if self._retriever is not None:
+            self._retriever.close()
         self._backend.close()
 
     def __enter__(self) -> ProvGraph:
@@ -627,6 +634,45 @@ WHERE {{ GRAPH <{CATALOG_GRAPH.value}> {{ ?g pg:document ?d ; pg:status ?s ; pg:
         since the last refresh (on a store that cannot be written, computed for this answer only)."""
         iri = self.source(document).document if document is not None else None
         return _relations.relationships(self._backend, document=iri, min_strength=min_strength)
+
+    # ------------------------------------------------------------------ grounded answers
+
+    def retrieve(self, question: str, *, filters: AskFilters | None = None, limit: int = 30) -> EvidencePack:
+        """The evidence for ``question``: linked entities, matching passages, the facts about the
+        entities with their sources, confidence and status, the conflicts involving them and the
+        relations of the documents found; numbered, scored, with content-addressed ids. Only
+        current sources are searched (see :mod:`provgraph.answer.retrieve`)."""
+        if not question.strip():
+            raise InputError("the question is empty")
+        if self._retriever is None:
+            self._retriever = Retriever(self._backend)
+        return self._retriever.retrieve(question, filters=filters, limit=limit)
+
+    def ask(
+        self,
+        question: str,
+        *,
+        generator: Generator | GeneratorKind | None = None,
+        filters: AskFilters | None = None,
+        detail: Detail = Detail.BRIEF,
+    ) -> GroundedAnswer:
+        """Answer ``question`` from the store: retrieve evidence, draft an answer with
+        ``generator`` (default: the offline extractive one) and verify every claim against the
+        evidence it cites. Claims the evidence does not support are removed; when too little
+        survives, the answer abstains (``confidence == "insufficient_evidence"``).
+
+        >>> pg = ProvGraph.memory()
+        >>> _ = pg.ingest("data/examples/aspirin-note.md", title="Aspirin note", url="https://example.org/note")
+        >>> answer = pg.ask("What does aspirin reduce?")
+        >>> answer.confidence.value, answer.references[0].title
+        ('high', 'Aspirin note')
+        >>> pg.ask("Who composed the Moonlight Sonata?").abstained
+        True
+        """
+        if isinstance(generator, GeneratorKind):
+            generator = build_generator(generator)
+        pack = self.retrieve(question, filters=filters)
+        return respond(pack, generator=generator, detail=detail).answer
 
 
 def _tuple(values: Sequence[str] | None) -> tuple[str, ...] | None:

@@ -6,7 +6,7 @@ query or any other error provgraph reports; 3 an internal error (a bug: rerun wi
 
 from __future__ import annotations
 
-from provgraph.cli import relations, trust  # noqa: F401 - they register their commands on app
+from provgraph.cli import answer, relations, trust  # noqa: F401 - they register their commands on app
 from provgraph.cli.app import app, main
 
 __all__ = ["app", "main"]

@@ -15,6 +15,7 @@ from pydantic import SecretStr, TypeAdapter
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
+from provgraph.answer.models import GeneratorKind
 from provgraph.cli import render
 from provgraph.errors import ProvGraphError, ValidationFailedError
 from provgraph.graph import DEFAULT_STORE_DIR, DEFAULT_STORE_ENV, ProvGraph
@@ -425,6 +426,10 @@ def serve(
         list[str] | None,
         typer.Option("--allow-service", help="Let SERVICE call this endpoint (repeatable; none: federation off)."),
     ] = None,
+    generator: Annotated[
+        GeneratorKind,
+        typer.Option(help="Generator of POST /qa (openai: configured by $PROVGRAPH_LLM_MODEL and friends)."),
+    ] = GeneratorKind.EXTRACTIVE,
 ) -> None:
     """Serve the store over HTTP: SPARQL 1.1 Protocol at /sparql, Graph Store Protocol at /store,
     the JSON API, the query page at /, OpenAPI docs at /docs."""
@@ -442,6 +447,7 @@ def serve(
         default_view=view,
         federation=bool(allow_service),
         service_allow=tuple(allow_service or ()),
+        answer_generator=generator,
     )
     with _open(store, read_only=False) as graph:
         mode = "writes need the token" if token else "read-only: no --token"

@@ -10,6 +10,7 @@ from fastapi.responses import HTMLResponse
 from provgraph._version import __version__
 from provgraph.graph import ProvGraph
 from provgraph.http import errors
+from provgraph.http.answer import answer_router
 from provgraph.http.api import api_router
 from provgraph.http.gsp import store_router
 from provgraph.http.page import page_router
@@ -38,6 +39,7 @@ def create_app(pg: ProvGraph, settings: ServerSettings | None = None) -> FastAPI
     app.include_router(api_router(pg, settings))
     app.include_router(trust_router(pg, settings))
     app.include_router(relations_router(pg, settings))
+    app.include_router(answer_router(pg, settings))
     app.include_router(page_router(settings))
     _docs(app)
     app.state.provgraph = pg

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
+from provgraph.answer.models import GeneratorKind
 from provgraph.models import DatasetView
 
 
@@ -24,3 +25,6 @@ class ServerSettings(BaseModel):
     federation: bool = Field(default=False, description="allow SERVICE calls (to service_allow only)")
     service_allow: tuple[str, ...] = Field(default=(), description="endpoint IRIs SERVICE may call")
     public_url: str | None = Field(default=None, description="base URL the server is reached at")
+    answer_generator: GeneratorKind = Field(
+        default=GeneratorKind.EXTRACTIVE, description="generator of POST /qa (openai: configured by environment)"
+    )

@@ -606,45 +606,52 @@ def is_stale(backend: Backend) -> bool:
 
 def read(backend: Backend, *, document: str | None = None) -> list[DocumentRelation]:
     """The stored relations (of ``document``, an IRI), strongest first."""
-    where = ""
+    first = ""
     if document is not None:
+        # bound first: a FILTER after the join would read every relation of the store
         d = NamedNode(document)
-        where = f"FILTER(?a = {d} || ?b = {d})"
-    query = f"""SELECT ?r ?a ?b ?type ?strength ?directed ?act ?end ?ak ?at ?bk ?bt ?c ?ctype ?cs ?cn
-       ?ev ?text ?in ?res ?score
+        first = f"{{ ?r {_pg('fromDocument')} {d} }} UNION {{ ?r {_pg('toDocument')} {d} }}"
+    query = f"""SELECT ?r ?a ?b ?type ?strength ?directed ?act ?end ?c ?ctype ?cs ?cn ?ev ?text ?in ?res ?score
 WHERE {{
   GRAPH {_G} {{
+    {first}
     ?r a {_pg("DocumentRelation")} ; {_pg("fromDocument")} ?a ; {_pg("toDocument")} ?b ;
        {_pg("relationType")} ?type ; {_pg("strength")} ?strength ; {_pg("directed")} ?directed ;
        {_prov("wasGeneratedBy")} ?act ; {_pg("hasComponent")} ?c .
-    OPTIONAL {{ ?act {_prov("endedAtTime")} ?end }}
     ?c {_pg("relationType")} ?ctype ; {_pg("strength")} ?cs ; {_pg("evidenceCount")} ?cn .
-    OPTIONAL {{
-      ?c {_pg("hasEvidence")} ?ev . ?ev {_pg("evidenceText")} ?text .
-      OPTIONAL {{ ?ev {_pg("foundIn")} ?in }}
-      OPTIONAL {{ ?ev {_pg("evidenceResource")} ?res }}
-      OPTIONAL {{ ?ev {_pg("matchScore")} ?score }}
-    }}
   }}
-  {where}
-  GRAPH <{CATALOG_GRAPH.value}> {{
-    ?a {_pg("documentKey")} ?ak ; <{DCTERMS_NS}title> ?at . ?b {_pg("documentKey")} ?bk ; <{DCTERMS_NS}title> ?bt }}
+  # each OPTIONAL on its own after the join: nested, Oxigraph evaluated them first (seconds for
+  # a few hundred relations); the documents' keys and titles come from the catalog separately
+  OPTIONAL {{ GRAPH {_G} {{ ?act {_prov("endedAtTime")} ?end }} }}
+  OPTIONAL {{ GRAPH {_G} {{ ?c {_pg("hasEvidence")} ?ev . ?ev {_pg("evidenceText")} ?text }} }}
+  OPTIONAL {{ GRAPH {_G} {{ ?ev {_pg("foundIn")} ?in }} }}
+  OPTIONAL {{ GRAPH {_G} {{ ?ev {_pg("evidenceResource")} ?res }} }}
+  OPTIONAL {{ GRAPH {_G} {{ ?ev {_pg("matchScore")} ?score }} }}
 }}"""
+    names: dict[str, tuple[str, str]] = {}
+    for row in _select(
+        backend,
+        f"""SELECT ?d ?key ?title WHERE {{ GRAPH <{CATALOG_GRAPH.value}> {{
+  ?d {_pg("documentKey")} ?key ; <{DCTERMS_NS}title> ?title }} }}""",
+    ):
+        names[row["d"].value] = (row["key"].value, row["title"].value)  # type: ignore[union-attr]
     heads: dict[str, dict[str, object]] = {}
     components: dict[str, dict[RelationType, tuple[float, int]]] = {}
     evidence: dict[str, dict[str, tuple[RelationType, int, RelationEvidence]]] = {}
     for row in _select(backend, query):
         r = row["r"].value  # type: ignore[union-attr]
+        if row["a"].value not in names or row["b"].value not in names:  # type: ignore[union-attr]
+            continue  # as the catalog join did: a relation to a document the catalog lacks
         if r not in heads:
             end = row["end"]
             heads[r] = {
                 "iri": r,
                 "from_document": row["a"].value,  # type: ignore[union-attr]
-                "from_key": row["ak"].value,  # type: ignore[union-attr]
-                "from_title": row["at"].value,  # type: ignore[union-attr]
+                "from_key": names[row["a"].value][0],  # type: ignore[union-attr]
+                "from_title": names[row["a"].value][1],  # type: ignore[union-attr]
                 "to_document": row["b"].value,  # type: ignore[union-attr]
-                "to_key": row["bk"].value,  # type: ignore[union-attr]
-                "to_title": row["bt"].value,  # type: ignore[union-attr]
+                "to_key": names[row["b"].value][0],  # type: ignore[union-attr]
+                "to_title": names[row["b"].value][1],  # type: ignore[union-attr]
                 "type": RelationType.from_iri(row["type"].value),  # type: ignore[union-attr]
                 "strength": float(row["strength"].value),  # type: ignore[union-attr]
                 "directed": row["directed"].value == "true",  # type: ignore[union-attr]

@@ -1,0 +1,1 @@
+"""Grounded answers: retriever, generators, verifier (see DESIGN.md, Answering)."""

@@ -1,0 +1,351 @@
+"""The offline extractive generator: the default, with no network, no key and no randomness.
+
+It turns the best evidence of a pack into claims in plain language and cites each claim's
+evidence; it never writes a word the evidence does not hold, apart from the phrasing below.
+
+Selection. An item is *relevant* when it mentions a linked entity of the question or one of the
+question's salient terms (names, numbers, quoted phrases: :func:`salient_terms`). Conflicts come
+first, then facts, then passages; passages only when they score at least ``PASSAGE_RATIO`` of the
+best passage. When no relevant item is left, the draft has no claims and the verifier abstains.
+
+Phrasing follows the fact's aggregated confidence and agreement between independent sources:
+
+========================  ==================================================================
+confidence >= 0.9         "It is established that S p O"
+0.7 <= confidence < 0.9   "According to <title>, S p O"
+0.5 <= confidence < 0.7   "Evidence suggests that S p O"
+confidence < 0.5          "Unverified reports state that S p O"
+2 sources                 "... (supported by A and B)"
+3+ sources                "... (strongly supported by multiple sources: A, B, C)"
+========================  ==================================================================
+
+A conflict is always stated with every side and its sources, then the resolution's rationale:
+"Sources disagree on the population total of Amsterdam: en.wikipedia.org reports 872757, while
+nl.wikipedia.org reports 862965; preferred: 872757 (<rationale>)". Claims drawn from two or more
+documents are grouped by subtopic (the subject's label, or the passage's document title).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable, Sequence
+
+from provgraph.answer.models import (
+    ClaimClass,
+    DraftAnswer,
+    DraftClaim,
+    EvidenceItem,
+    EvidenceKind,
+    EvidencePack,
+    SupportLevel,
+)
+from provgraph.trust.models import Conflict, FactStatus, ValueOutcome
+
+#: Passages scoring below this share of the best relevant passage are left out.
+PASSAGE_RATIO = 0.5
+#: Facts scoring more than this below the best fact are left out (the question names a property
+#: the best facts have and these lack).
+FACT_MARGIN = 0.15
+#: At most this many claims of each kind.
+MAX_FACTS = 6
+MAX_PASSAGES = 4
+MAX_CONFLICTS = 3
+
+STOP_WORDS = frozenset(
+    """a an the of in on at to for from by with and or but is are was were be been being do does did
+    what which who whom whose when where why how that this these those it its as than then there their
+    they he she his her him i you we our your my me us not no yes if about into over under between
+    both either neither each any all some many much more most less least first last same other also
+    same own so such can could would should will shall may might must has have had having one two
+    name named called known""".split()
+)
+#: Lower-case words that may join the capitalised words of one name.
+_CONNECTORS = frozenset("of for the de la le von van der del da du in on at to".split())
+#: Capitalised words that start a question or a name without being part of it.
+_LEADING = frozenset("what which who whom whose when where why how is are was were do does did the a an in on".split())
+_WORD = re.compile(r"[^\W_]+(?:['\u2019][^\W_]+)*", re.UNICODE)
+_NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
+
+
+def normalise(text: str) -> str:
+    """Casefolded, without diacritics: how evidence and questions are compared."""
+    decomposed = unicodedata.normalize("NFKD", text)
+    return "".join(c for c in decomposed if not unicodedata.combining(c)).casefold()
+
+
+def words(text: str) -> list[str]:
+    return _WORD.findall(normalise(text))
+
+
+def salient_terms(question: str) -> list[str]:
+    """Names, numbers and quoted phrases of a question, normalised: the things an answer must be
+    about. A name is a run of capitalised words (joined by "of", "for", "the" ...: "First for
+    Women"), without a leading question word or article; the first word of the question counts
+    only when the next one is capitalised too ("New York has ...")."""
+    terms: list[str] = []
+    for quoted in re.findall(r"[\"“]([^\"”]+)[\"”]", question):
+        terms.append(" ".join(words(quoted)))
+    tokens = _WORD.findall(question)
+    run: list[str] = []
+    for i, token in enumerate([*tokens, ""]):
+        capital = bool(token) and (token[0].isupper() or token[0].isdigit())
+        following = tokens[i + 1] if i + 1 < len(tokens) else ""
+        if capital and (i > 0 or following[:1].isupper()):
+            run.append(token)
+            continue
+        if run and token in _CONNECTORS and following[:1].isupper():
+            run.append(token)  # "First for Women", "Anne of Green Gables"
+            continue
+        while run and normalise(run[0]) in _LEADING:
+            run.pop(0)
+        if run:
+            terms.append(" ".join(words(" ".join(run))))
+        run = []
+    return [t for t in dict.fromkeys(terms) if t]
+
+
+def _mentions(text: str, term: str) -> bool:
+    return re.search(rf"(?<!\w){re.escape(term)}(?!\w)", text) is not None
+
+
+def _item_text(item: EvidenceItem) -> str:
+    parts = [item.text, item.title or "", item.subject_label or "", item.object_label or "", item.passage_text or ""]
+    return " ".join(words(" ".join(parts)))
+
+
+def term_text(term: str) -> str:
+    """An N-Triples term as a reader wants it: a literal's value, an IRI's local name."""
+    if term.startswith('"'):
+        end = term.rfind('"')
+        return term[1:end].encode("utf-8").decode("unicode_escape") if "\\" in term[1:end] else term[1:end]
+    iri = term.strip("<>")
+    local = re.split(r"[/#]", iri.rstrip("/#"))[-1]
+    return local.replace("_", " ") or iri
+
+
+def compact_citations(numbers: Iterable[int]) -> str:
+    """``[1-3][5]`` for 1, 2, 3, 5: three or more adjacent numbers become a range."""
+    ordered = sorted(set(numbers))
+    out: list[str] = []
+    i = 0
+    while i < len(ordered):
+        j = i
+        while j + 1 < len(ordered) and ordered[j + 1] == ordered[j] + 1:
+            j += 1
+        if j - i >= 2:
+            out.append(f"[{ordered[i]}-{ordered[j]}]")
+            i = j + 1
+        else:
+            out.append(f"[{ordered[i]}]")
+            i += 1
+    return "".join(out)
+
+
+class ExtractiveGenerator:
+    """The default generator: deterministic claims from the best evidence (see the module docstring).
+
+    >>> from provgraph.answer.models import EvidenceItem, EvidenceKind, EvidencePack
+    >>> item = EvidenceItem(id="ev-1", number=1, kind=EvidenceKind.PASSAGE, score=1.0,
+    ...                     text="Aspirin reduces fever.", title="Aspirin note", document="urn:d")
+    >>> draft = ExtractiveGenerator().generate(EvidencePack(question="Does Aspirin reduce fever?", items=[item]))
+    >>> [(c.text, c.supporting_citations) for c in draft.claims]
+    [('Aspirin reduces fever.', ['ev-1'])]
+    """
+
+    @property
+    def name(self) -> str:
+        return "extractive"
+
+    def generate(self, pack: EvidencePack) -> DraftAnswer:
+        relevant = self._relevant(pack)
+        by_id = {item.id: item for item in pack.items}
+        claims: list[DraftClaim] = []
+        used: set[str] = set()
+        limitations: list[str] = []
+        for item in [i for i in relevant if i.kind is EvidenceKind.CONFLICT][:MAX_CONFLICTS]:
+            assert item.conflict is not None
+            claim = _conflict_claim(item, item.conflict, [by_id[r] for r in item.related if r in by_id])
+            claims.append(claim)
+            used.update(claim.supporting_citations)
+        statements = [i for i in relevant if i.kind is EvidenceKind.STATEMENT]
+        top = max((i.score for i in statements), default=0.0)
+        facts = _facts([i for i in statements if i.id not in used and i.score >= top - FACT_MARGIN])
+        for group in facts[:MAX_FACTS]:
+            claims.append(_fact_claim(group))
+            if group[0].status is FactStatus.UNKNOWN and len({i.document for i in group}) == 1:
+                limitations.append(f"Only one source states that {_fact_text(group[0])}.")
+        passages = [i for i in relevant if i.kind is EvidenceKind.PASSAGE]
+        if passages:
+            best = max(p.score for p in passages)
+            for item in [p for p in passages if p.score >= PASSAGE_RATIO * best][:MAX_PASSAGES]:
+                claims.append(
+                    DraftClaim(
+                        text=item.text.strip(),
+                        supporting_citations=[item.id],
+                        support_level=SupportLevel.DIRECT,
+                        claim_class=_claim_class(item.text),
+                        subtopic=item.title,
+                    )
+                )
+        if len({c.subtopic for c in claims}) < 2 or len(_documents(claims, by_id)) < 2:
+            claims = [c.model_copy(update={"subtopic": None}) for c in claims]
+        else:
+            order = list(dict.fromkeys(c.subtopic for c in claims))
+            claims.sort(key=lambda c: order.index(c.subtopic))
+        missing = [t for t in salient_terms(pack.question) if not any(_mentions(_item_text(i), t) for i in relevant)]
+        if missing and claims:
+            limitations.append("No evidence found about " + ", ".join(f'"{t}"' for t in missing) + ".")
+        summary = _summary(claims, by_id) if claims else "No evidence in the store answers this question."
+        refinements = [] if claims else _refinements(pack, missing)
+        return DraftAnswer(
+            answer_summary=summary, claims=claims, limitations=limitations, query_refinements=refinements
+        )
+
+    @staticmethod
+    def _relevant(pack: EvidencePack) -> list[EvidenceItem]:
+        """Items about a linked entity or a salient term of the question, best first."""
+        terms = salient_terms(pack.question)
+        linked = {e.iri for e in pack.entities}
+        question_words = {w for w in words(pack.question) if w not in STOP_WORDS}
+        out = []
+        for item in sorted(pack.items, key=lambda i: (-i.score, i.number)):
+            if item.kind is EvidenceKind.RELATION:
+                continue
+            text = _item_text(item)
+            about_entity = item.subject in linked or (item.object or "").strip("<>") in linked
+            if item.kind is EvidenceKind.CONFLICT and item.conflict is not None:
+                about_entity = item.conflict.subject in linked or bool(set(item.conflict.merged_subjects) & linked)
+            if terms:
+                keep = about_entity or any(_mentions(text, t) for t in terms)
+            else:
+                # no names in the question: the item must share a content word with it
+                keep = about_entity or bool(question_words & set(text.split()))
+            if keep:
+                out.append(item)
+        return out
+
+
+def _documents(claims: Sequence[DraftClaim], by_id: dict[str, EvidenceItem]) -> set[str]:
+    return {by_id[c].document or "" for claim in claims for c in claim.supporting_citations if c in by_id}
+
+
+def _label(item: EvidenceItem, which: str) -> str:
+    label = getattr(item, f"{which}_label")
+    if label:
+        return str(label)
+    term = getattr(item, which)
+    if term is None:
+        return ""
+    return term_text(term if which == "object" else f"<{term}>")
+
+
+def _fact_text(item: EvidenceItem) -> str:
+    return f"{_label(item, 'subject')} {_label(item, 'predicate')} {_label(item, 'object')}"
+
+
+def _facts(items: Sequence[EvidenceItem]) -> list[list[EvidenceItem]]:
+    """Statement items grouped by fact (subject, predicate, object), best group first."""
+    groups: dict[tuple[str | None, str | None, str | None], list[EvidenceItem]] = {}
+    for item in items:
+        groups.setdefault((item.subject, item.predicate, item.object), []).append(item)
+    return sorted(groups.values(), key=lambda g: -max(i.score for i in g))
+
+
+def _names(items: Sequence[EvidenceItem]) -> list[str]:
+    return list(dict.fromkeys(i.title or i.document_key or i.document or "an unnamed source" for i in items))
+
+
+def _fact_claim(group: list[EvidenceItem]) -> DraftClaim:
+    best = max(group, key=lambda i: i.score)
+    fact = _fact_text(best)
+    confidence = max((i.confidence or 0.0) for i in group)
+    names = _names(group)
+    if confidence >= 0.9:
+        text = f"It is established that {fact}"
+    elif confidence >= 0.7:
+        text = f"According to {names[0]}, {fact}"
+    elif confidence >= 0.5:
+        text = f"Evidence suggests that {fact}"
+    else:
+        text = f"Unverified reports state that {fact}"
+    if len(names) >= 3:
+        text += " (strongly supported by multiple sources: " + ", ".join(names) + ")"
+    elif len(names) == 2:
+        text += f" (supported by {names[0]} and {names[1]})"
+    return DraftClaim(
+        text=text + ".",
+        supporting_citations=[i.id for i in sorted(group, key=lambda i: i.number)],
+        support_level=SupportLevel.DIRECT,
+        claim_class=ClaimClass.FACTUAL,
+        subtopic=_label(best, "subject") or None,
+    )
+
+
+def _conflict_claim(item: EvidenceItem, conflict: Conflict, related: list[EvidenceItem]) -> DraftClaim:
+    subject = next((r.subject_label for r in related if r.subject_label), None) or term_text(f"<{conflict.subject}>")
+    predicate = next((r.predicate_label for r in related if r.predicate_label), None) or term_text(
+        f"<{conflict.predicates[0]}>"
+    )
+    sides = []
+    cited = [item.id]
+    for value in conflict.values:
+        statements = {c.statement for c in value.claims}
+        items = [r for r in related if r.statement in statements]
+        cited.extend(r.id for r in items)
+        sources = value.sources or _names(items)
+        verb = "reports" if len(sources) == 1 else "report"
+        sides.append(f"{_join(sources)} {verb} {term_text(value.value)}")
+    text = f"Sources disagree on the {predicate} of {subject}: {sides[0]}"
+    if len(sides) > 1:
+        text += ", while " + "; ".join(sides[1:])
+    preferred = next((v for v in conflict.values if v.outcome is ValueOutcome.PREFERRED), None)
+    if preferred is not None:
+        text += f". Preferred: {term_text(preferred.value)} ({conflict.resolution.rationale.rstrip('.')})"
+    else:
+        text += f". No value is preferred ({conflict.resolution.rationale.rstrip('.')})"
+    return DraftClaim(
+        text=text + ".",
+        supporting_citations=list(dict.fromkeys(cited)),
+        support_level=SupportLevel.DIRECT,
+        claim_class=ClaimClass.COMPARATIVE,
+        subtopic=subject,
+    )
+
+
+def _join(names: Sequence[str]) -> str:
+    if len(names) <= 1:
+        return "".join(names)
+    return ", ".join(names[:-1]) + " and " + names[-1]
+
+
+_HISTORICAL = re.compile(r"\b(1[0-9]{3}|20[0-9]{2})\b|\b(was|were|founded|established|born|died|formerly)\b", re.I)
+_SCOPE = re.compile(r"\b(assum\w*|only (?:in|for|when)|applies to|limited to|excluding)\b", re.I)
+
+
+def _claim_class(text: str) -> ClaimClass:
+    if _SCOPE.search(text):
+        return ClaimClass.SCOPE
+    if _HISTORICAL.search(text):
+        return ClaimClass.HISTORICAL
+    return ClaimClass.FACTUAL
+
+
+def _summary(claims: Sequence[DraftClaim], by_id: dict[str, EvidenceItem]) -> str:
+    parts = []
+    for claim in claims[:2]:
+        numbers = [by_id[c].number for c in claim.supporting_citations if c in by_id]
+        parts.append(f"{claim.text.rstrip('.')} {compact_citations(numbers)}.")
+    return " ".join(parts)
+
+
+def _refinements(pack: EvidencePack, missing: Sequence[str]) -> list[str]:
+    out = [f'Ask about "{t}" with its full name, or ingest a source about it.' for t in missing[:3]]
+    for entity in pack.entities[:3]:
+        out.append(f'Ask directly about "{entity.label}", which the store knows.')
+    if pack.filters.max_tier or pack.filters.documents or pack.filters.min_confidence or pack.filters.issued_after:
+        out.append("Remove or widen the filters: they may exclude the sources that answer.")
+    return out
+
+
+__all__ = ["STOP_WORDS", "ExtractiveGenerator", "compact_citations", "salient_terms", "term_text"]

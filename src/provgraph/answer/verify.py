@@ -1,0 +1,581 @@
+"""The claim verifier: no citation, no claim.
+
+It is independent of the generator (it sees the draft and the evidence pack, nothing else) and
+runs the same on the extractive generator's drafts, a language model's, and candidate answers
+posted to ``POST /qa/verify``. For every claim of a draft, in order:
+
+1. it has at least one citation (else removed: ``no_citation``);
+2. every citation resolves to an item of the pack, once: an id or an ``[n]`` number of the pack.
+   Dangling and duplicate citations are dropped (``dangling_citation``, ``duplicate_citation``);
+   a claim left without citations is removed;
+3. the cited evidence supports the claim, as the :class:`SupportJudge` decides. The default,
+   :class:`HeuristicJudge`, is lexical and documented below; an NLI model can replace it. A claim
+   the judge rejects is removed with the judge's reason codes;
+4. the claim class has its minimum support: a comparative claim cites two items, or one and says
+   it is uncertain; a scope claim cites a passage stating the assumption. Else the claim is
+   downgraded (kept, marked unverified, support level indirect: ``insufficient_support``);
+5. a claim citing a fact that other evidence of the pack contradicts is flagged: the fact lost a
+   resolution (``contradicted``, downgraded) or is contested and the claim does not state the
+   disagreement (``contested_evidence``, flagged as high risk).
+
+Confidence from the share of drafted claims that survive verified: ``high`` at 90% or more and no
+unresolved high-risk issue, ``medium`` at 75%, ``low`` at 50%, else ``insufficient_evidence``,
+which abstains: the answer has no claims, a short reason, the best references found, concrete
+query refinements and filter suggestions.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable, Sequence
+
+from provgraph.answer.base import SupportJudge
+from provgraph.answer.extractive import salient_terms, term_text, words
+from provgraph.answer.models import (
+    Action,
+    AnswerClaim,
+    AnswerConfidence,
+    AskFilters,
+    Citation,
+    ClaimClass,
+    Detail,
+    DraftAnswer,
+    DraftClaim,
+    EvidenceItem,
+    EvidenceKind,
+    EvidencePack,
+    GroundedAnswer,
+    ReasonCode,
+    Reference,
+    SourceUse,
+    SupportLevel,
+    VerificationIssue,
+)
+from provgraph.trust.models import ValueOutcome
+
+#: Share of a claim's content words the cited evidence must contain.
+MIN_OVERLAP = 0.5
+#: Thresholds of the answer's confidence: share of drafted claims kept verified.
+HIGH, MEDIUM, LOW = 0.9, 0.75, 0.5
+
+_CITATION_MARK = re.compile(r"\[\d+(?:\s*[-\u2013,]\s*\d+)*\]|\bev-[0-9a-f]{12}\b")
+_NUMBER = re.compile(r"(?<![\w.])[-\u2212]?\d[\d,]*(?:\.\d+)?")
+_SENTENCE = re.compile(r"(?<=[.;:!?])\s+|\s+[-\u2013\u2014]\s+|\(|\)")
+_UNCERTAIN = re.compile(
+    r"\b(may|might|possibly|likely|suggests?|uncertain|unclear|disagree\w*|approximately|about|around|"
+    r"estimated|reportedly|according to)\b",
+    re.I,
+)
+#: Words of the generators' phrasing, not of the evidence: they need no support.
+_PHRASING = frozenset(
+    """established according evidence suggests suggest unverified reports report reported states state stated
+    supported strongly multiple sources source disagree disagrees preferred while also however whereas
+    value values rationale because since therefore more most less fewer higher lower larger smaller than
+    recent older newer best better worse approximately about around roughly nearly over under known
+    said say says indicates indicate shows show""".split()
+)
+_STOP = frozenset(
+    """a an the of in on at to for from by with and or but is are was were be been being do does did
+    what which who whom whose when where why how that this these those it its as than then there their
+    they he she his her him i you we our your my me us not no yes if into both either each any all some
+    many much can could would should will shall may might must has have had having also so such
+    one s""".split()
+)
+
+
+def _prefixes(tokens: Iterable[str]) -> set[str]:
+    # a 5-letter prefix matches inflections ("treats"/"treatment", "Dutch"/"Dutchman")
+    return {t[:5] for t in tokens if len(t) >= 5}
+
+
+def _numbers(text: str) -> list[str]:
+    return [m.replace(",", "").replace("\u2212", "-") for m in _NUMBER.findall(text)]
+
+
+def _number_supported(claimed: str, evidence: Sequence[float]) -> bool:
+    """Equal, or equal once the evidence is rounded to the claim's precision (52.37 vs 52.3731)."""
+    value = float(claimed)
+    decimals = len(claimed.split(".")[1]) if "." in claimed else 0
+    half = 0.5 * 10**-decimals
+    return any(math.isclose(value, e, rel_tol=1e-9) or abs(value - e) <= half + 1e-12 for e in evidence)
+
+
+def evidence_text(items: Sequence[EvidenceItem]) -> str:
+    """Everything the cited items state: text, labels, the source's name, every side of a conflict."""
+    parts: list[str] = []
+    for item in items:
+        parts += [item.text, item.passage_text or "", item.title or "", item.document_key or "", item.url or ""]
+        parts += [item.subject_label or "", item.predicate_label or "", item.object_label or ""]
+        for term in (item.subject and f"<{item.subject}>", item.predicate and f"<{item.predicate}>", item.object):
+            if term:
+                parts.append(_split_camel(term_text(term)))
+        if item.conflict is not None:
+            conflict = item.conflict
+            parts.append(_split_camel(term_text(f"<{conflict.subject}>")))
+            parts += [_split_camel(term_text(f"<{p}>")) for p in conflict.predicates]
+            parts.append(conflict.resolution.rationale)
+            for value in conflict.values:
+                parts += [term_text(value.value), *(term_text(m) for m in value.members), *value.sources]
+    return " ".join(p for p in parts if p)
+
+
+def _split_camel(text: str) -> str:
+    return re.sub(r"(?<=[a-z])(?=[A-Z])", " ", text)
+
+
+def _content(text: str) -> list[str]:
+    return [w for w in words(text) if w not in _STOP and w not in _PHRASING and not w[0].isdigit()]
+
+
+class HeuristicJudge:
+    """The documented lexical support check (the default :class:`SupportJudge`).
+
+    Cited evidence supports a claim when, citation marks aside:
+
+    - every number of the claim appears in the evidence (after removing thousands separators, or
+      once the evidence is rounded to the claim's precision): else ``unsupported_number``;
+    - every name of the claim (capitalised word runs, see
+      :func:`~provgraph.answer.extractive.salient_terms`) has at least half its words in the
+      evidence: else ``unsupported_entity``;
+    - when only facts are cited (no passage text), the claim names the predicate of one of them
+      (a word of its label or local name): else ``unsupported_predicate``;
+    - at least half of the claim's content words (not stop words or the generators' phrasing)
+      appear in the evidence: else ``insufficient_support``.
+
+    A word matches exactly or by its first five letters, so inflections pass.
+    """
+
+    def judge(self, claim: DraftClaim, cited: Sequence[EvidenceItem]) -> list[tuple[ReasonCode, str]]:
+        if not cited:
+            return [(ReasonCode.NO_CITATION, "no evidence is cited")]
+        text = _CITATION_MARK.sub(" ", claim.text)
+        evidence = evidence_text(cited)
+        ev_words = set(words(evidence))
+        ev_prefixes = _prefixes(ev_words)
+
+        def found(word: str) -> bool:
+            return word in ev_words or (len(word) >= 5 and word[:5] in ev_prefixes)
+
+        reasons: list[tuple[ReasonCode, str]] = []
+        ev_numbers = [float(n) for n in _numbers(evidence) if n not in ("-", "")]
+        missing_numbers = [n for n in _numbers(text) if not _number_supported(n, ev_numbers)]
+        if missing_numbers:
+            reasons.append(
+                (ReasonCode.UNSUPPORTED_NUMBER, "the cited evidence does not state " + ", ".join(missing_numbers))
+            )
+        missing_names = []
+        for sentence in _SENTENCE.split(text):
+            for term in salient_terms(sentence):
+                name_words = [w for w in term.split() if w not in _STOP and not w[0].isdigit()]
+                if name_words and sum(found(w) for w in name_words) * 2 < len(name_words):
+                    missing_names.append(term)
+        if missing_names:
+            reasons.append(
+                (
+                    ReasonCode.UNSUPPORTED_ENTITY,
+                    "the cited evidence does not mention " + ", ".join(f'"{n}"' for n in dict.fromkeys(missing_names)),
+                )
+            )
+        if all(not (i.passage_text or i.kind is EvidenceKind.PASSAGE) for i in cited):
+            predicates = [i for i in cited if i.predicate or i.conflict is not None]
+            vocabulary: set[str] = set()
+            for item in predicates:
+                names = [item.predicate_label or ""]
+                names += [_split_camel(term_text(f"<{p}>")) for p in ([item.predicate] if item.predicate else [])]
+                if item.conflict is not None:
+                    names += [_split_camel(term_text(f"<{p}>")) for p in item.conflict.predicates]
+                vocabulary |= {w for n in names for w in words(n) if w not in _STOP}
+            claim_words = set(words(text))
+            if vocabulary and not (vocabulary & claim_words or _prefixes(vocabulary) & _prefixes(claim_words)):
+                reasons.append((ReasonCode.UNSUPPORTED_PREDICATE, "the claim does not name what the cited facts state"))
+        content = _content(text)
+        if content:
+            share = sum(found(w) for w in content) / len(content)
+            if share < MIN_OVERLAP:
+                reasons.append(
+                    (
+                        ReasonCode.INSUFFICIENT_SUPPORT,
+                        f"only {share:.0%} of the claim's words appear in the cited evidence",
+                    )
+                )
+        return reasons
+
+
+def _resolve(claim: DraftClaim, pack: EvidencePack) -> tuple[list[EvidenceItem], list[VerificationIssue]]:
+    """The cited items, each once, and the issues of the citations dropped."""
+    items: list[EvidenceItem] = []
+    issues: list[VerificationIssue] = []
+    seen: set[str] = set()
+    for citation in claim.supporting_citations:
+        item = pack.get(citation)
+        if item is None:
+            issues.append(
+                VerificationIssue(
+                    claim=claim.text,
+                    code=ReasonCode.DANGLING_CITATION,
+                    action=Action.CITATION_DROPPED,
+                    message=f"{citation!r} is not in the evidence pack",
+                    citation=citation,
+                )
+            )
+        elif item.id in seen:
+            issues.append(
+                VerificationIssue(
+                    claim=claim.text,
+                    code=ReasonCode.DUPLICATE_CITATION,
+                    action=Action.CITATION_DROPPED,
+                    message=f"{citation!r} is cited twice",
+                    citation=citation,
+                )
+            )
+        else:
+            seen.add(item.id)
+            items.append(item)
+    return items, issues
+
+
+def _conflicts_of(item: EvidenceItem, pack: EvidencePack) -> list[EvidenceItem]:
+    out = []
+    for other in pack.items:
+        if other.conflict is None or item.statement is None:
+            continue
+        if any(c.statement == item.statement for v in other.conflict.values for c in v.claims):
+            out.append(other)
+    return out
+
+
+def _contradictions(claim: DraftClaim, cited: Sequence[EvidenceItem], pack: EvidencePack) -> list[VerificationIssue]:
+    """Cited facts that other evidence of the pack contradicts, unless the claim says so."""
+    issues: list[VerificationIssue] = []
+    cited_ids = {i.id for i in cited}
+    text = _CITATION_MARK.sub(" ", claim.text)
+    stated = set(_numbers(text)) | set(words(text))
+    for item in cited:
+        for conflict_item in _conflicts_of(item, pack):
+            conflict = conflict_item.conflict
+            assert conflict is not None
+            shown = [v for v in conflict.values if _value_stated(v.value, stated)]
+            if conflict_item.id in cited_ids and len(shown) >= 2:
+                continue  # the claim states the disagreement and cites it
+            value = next(v for v in conflict.values if any(c.statement == item.statement for c in v.claims))
+            others = ", ".join(term_text(v.value) for v in conflict.values if v is not value)
+            if value.outcome is ValueOutcome.REJECTED:
+                issues.append(
+                    VerificationIssue(
+                        claim=claim.text,
+                        code=ReasonCode.CONTRADICTED,
+                        action=Action.DOWNGRADED,
+                        message=f"[{conflict_item.number}] prefers {others} over the cited {term_text(value.value)}: "
+                        f"{conflict.resolution.rationale}",
+                        citation=item.id,
+                        high_risk=True,
+                    )
+                )
+            else:
+                issues.append(
+                    VerificationIssue(
+                        claim=claim.text,
+                        code=ReasonCode.CONTESTED_EVIDENCE,
+                        action=Action.FLAGGED,
+                        message=f"other sources state {others} ([{conflict_item.number}]); the claim does not say so",
+                        citation=item.id,
+                        high_risk=value.outcome is not ValueOutcome.PREFERRED,
+                    )
+                )
+    return issues
+
+
+def _value_stated(value: str, stated: set[str]) -> bool:
+    shown = term_text(value)
+    numbers = _numbers(shown)
+    if numbers and shown.replace(",", "").strip() == numbers[0]:
+        return numbers[0] in stated
+    return all(w in stated for w in words(shown))
+
+
+def _minimum_support(claim: DraftClaim, cited: Sequence[EvidenceItem]) -> VerificationIssue | None:
+    if claim.claim_class is ClaimClass.COMPARATIVE and len(cited) < 2 and not _UNCERTAIN.search(claim.text):
+        return VerificationIssue(
+            claim=claim.text,
+            code=ReasonCode.INSUFFICIENT_SUPPORT,
+            action=Action.DOWNGRADED,
+            message="a comparison needs two citations, or one and a statement of uncertainty",
+        )
+    if claim.claim_class is ClaimClass.SCOPE and not any(i.kind is EvidenceKind.PASSAGE for i in cited):
+        return VerificationIssue(
+            claim=claim.text,
+            code=ReasonCode.INSUFFICIENT_SUPPORT,
+            action=Action.DOWNGRADED,
+            message="a scope claim needs a cited passage stating the assumption",
+        )
+    return None
+
+
+def verify(
+    draft: DraftAnswer,
+    pack: EvidencePack,
+    *,
+    generator: str,
+    judge: SupportJudge | None = None,
+    detail: Detail = Detail.BRIEF,
+    extra_limitations: Sequence[str] = (),
+) -> GroundedAnswer:
+    """Check every claim of ``draft`` against the evidence of ``pack`` it cites (see the module
+    docstring) and build the grounded answer, or an abstention.
+
+    >>> from provgraph.answer.models import DraftAnswer, DraftClaim, EvidenceItem, EvidenceKind, EvidencePack
+    >>> item = EvidenceItem(id="ev-1", number=1, kind=EvidenceKind.PASSAGE, score=1.0,
+    ...                     text="Aspirin reduces fever.", title="Aspirin note", document="urn:d")
+    >>> pack = EvidencePack(question="Does aspirin reduce fever?", items=[item])
+    >>> draft = DraftAnswer(answer_summary="Yes.", claims=[
+    ...     DraftClaim(text="Aspirin reduces fever.", supporting_citations=["ev-1"]),
+    ...     DraftClaim(text="Aspirin cures 90% of cancers.", supporting_citations=["ev-1"])])
+    >>> answer = verify(draft, pack, generator="test")
+    >>> [c.text for c in answer.claims], [i.code.value for i in answer.removed_claims]
+    (['Aspirin reduces fever.'], ['unsupported_number', 'insufficient_support'])
+    """
+    judge = judge or HeuristicJudge()
+    kept: list[tuple[AnswerClaim, list[EvidenceItem]]] = []
+    removed: list[VerificationIssue] = []
+    verified = 0
+    high_risk = False
+    for claim in draft.claims:
+        if not claim.supporting_citations:
+            removed.append(
+                VerificationIssue(
+                    claim=claim.text,
+                    code=ReasonCode.NO_CITATION,
+                    action=Action.REMOVED,
+                    message="the claim cites no evidence",
+                    high_risk=True,
+                )
+            )
+            continue
+        cited, issues = _resolve(claim, pack)
+        if not cited:
+            removed += [i.model_copy(update={"action": Action.REMOVED}) for i in issues]
+            continue
+        reasons = judge.judge(claim, cited)
+        if reasons:
+            removed += issues
+            removed += [
+                VerificationIssue(claim=claim.text, code=code, action=Action.REMOVED, message=message)
+                for code, message in reasons
+            ]
+            continue
+        shortfall = _minimum_support(claim, cited)
+        if shortfall is not None:
+            issues.append(shortfall)
+        issues += _contradictions(claim, cited, pack)
+        downgraded = any(i.action is Action.DOWNGRADED for i in issues)
+        high_risk = high_risk or any(i.high_risk for i in issues)
+        verified += not downgraded
+        kept.append(
+            (
+                AnswerClaim(
+                    text=claim.text,
+                    supporting_citations=[i.id for i in cited],
+                    support_level=SupportLevel.INDIRECT if downgraded else claim.support_level,
+                    claim_class=claim.claim_class,
+                    subtopic=claim.subtopic,
+                    verified=not downgraded,
+                    issues=issues,
+                ),
+                cited,
+            )
+        )
+    share = verified / len(draft.claims) if draft.claims else 0.0
+    if share >= HIGH and not high_risk:
+        confidence = AnswerConfidence.HIGH
+    elif share >= MEDIUM:
+        confidence = AnswerConfidence.MEDIUM
+    elif share >= LOW:
+        confidence = AnswerConfidence.LOW
+    else:
+        confidence = AnswerConfidence.INSUFFICIENT
+    limitations = list(dict.fromkeys([*draft.limitations, *extra_limitations]))
+    if confidence is AnswerConfidence.INSUFFICIENT:
+        return _abstain(draft, pack, kept, removed, generator=generator, detail=detail, limitations=limitations)
+    if removed:
+        limitations.append(
+            f"{len({i.claim for i in removed})} drafted claim(s) were removed: their evidence did not support them."
+        )
+    cited_items = list({i.id: i for _, items in kept for i in items}.values())
+    references = _references(cited_items, pack)
+    return GroundedAnswer(
+        question=pack.question,
+        answer_summary=_summary(draft, kept, removed),
+        claims=[claim for claim, _ in kept],
+        references=references,
+        citations=[_citation(i) for i in sorted(cited_items, key=lambda i: i.number)],
+        confidence=confidence,
+        limitations=limitations,
+        query_refinements=list(draft.query_refinements),
+        filter_suggestions=[],
+        sources_used=_uses(kept),
+        sources_retrieved=len(pack.retrieved_documents),
+        removed_claims=removed,
+        generator=generator,
+        evidence=sorted(cited_items, key=lambda i: i.number) if detail is Detail.DETAILED else None,
+    )
+
+
+def _summary(
+    draft: DraftAnswer, kept: Sequence[tuple[AnswerClaim, list[EvidenceItem]]], removed: Sequence[VerificationIssue]
+) -> str:
+    """The draft's summary when every claim survived, else one rebuilt from the kept claims: a
+    summary must not say what the verifier removed."""
+    if not removed and draft.answer_summary.strip():
+        return draft.answer_summary
+    parts = []
+    for claim, items in kept[:2]:
+        marks = "".join(f"[{i.number}]" for i in sorted(items, key=lambda i: i.number))
+        parts.append(f"{claim.text.rstrip('.')} {marks}.")
+    return " ".join(parts)
+
+
+def _citation(item: EvidenceItem) -> Citation:
+    return Citation(
+        id=item.id,
+        number=item.number,
+        kind=item.kind,
+        text=item.text,
+        statement=item.statement,
+        passage=item.passage,
+        document=item.document,
+        title=item.title,
+        url=item.url,
+    )
+
+
+def _references(items: Sequence[EvidenceItem], pack: EvidencePack) -> list[Reference]:
+    """One entry per source document, in order of first citation."""
+    by_document: dict[str, list[EvidenceItem]] = {}
+    for item in sorted(items, key=lambda i: i.number):
+        documents = [item.document] if item.document else []
+        if item.kind is EvidenceKind.CONFLICT:
+            # a conflict's sources are the documents of its statements in the pack
+            documents = [r.document for r in (pack.get(x) for x in item.related) if r is not None and r.document]
+        for document in documents:
+            by_document.setdefault(document, []).append(item)
+    out = []
+    for n, (document, cited) in enumerate(by_document.items(), 1):
+        head = next((i for i in cited if i.document == document), None) or _any_item(pack, document)
+        out.append(
+            Reference(
+                number=n,
+                document=document,
+                key=head.document_key if head else None,
+                title=(head.title if head else None) or (head.document_key if head else None) or document,
+                url=head.url if head else None,
+                tier=head.tier if head else None,
+                issued=head.issued if head else None,
+                evidence=list(dict.fromkeys(i.id for i in cited)),
+                passages=list(
+                    dict.fromkeys(
+                        p
+                        for i in cited
+                        if (p := i.passage_text or (i.text if i.kind is EvidenceKind.PASSAGE else None))
+                    )
+                ),
+            )
+        )
+    return out
+
+
+def _any_item(pack: EvidencePack, document: str) -> EvidenceItem | None:
+    return next((i for i in pack.items if i.document == document), None)
+
+
+def _uses(kept: Sequence[tuple[AnswerClaim, list[EvidenceItem]]]) -> list[SourceUse]:
+    claims: dict[str, list[str]] = {}
+    titles: dict[str, str] = {}
+    for claim, items in kept:
+        for item in items:
+            if item.document:
+                titles[item.document] = item.title or item.document_key or item.document
+                topic = claim.subtopic or claim.text[:60].rstrip(" .") + ("..." if len(claim.text) > 60 else "")
+                claims.setdefault(item.document, [])
+                if topic not in claims[item.document]:
+                    claims[item.document].append(topic)
+    out = []
+    for document, topics in claims.items():
+        n = sum(1 for claim, items in kept if any(i.document == document for i in items))
+        reason = f"cited by {n} claim{'s' if n != 1 else ''}: " + "; ".join(topics[:3])
+        out.append(SourceUse(document=document, title=titles[document], reason=reason))
+    return out
+
+
+def _abstain(
+    draft: DraftAnswer,
+    pack: EvidencePack,
+    kept: Sequence[tuple[AnswerClaim, list[EvidenceItem]]],
+    removed: list[VerificationIssue],
+    *,
+    generator: str,
+    detail: Detail,
+    limitations: list[str],
+) -> GroundedAnswer:
+    """Insufficient evidence: no claims, a short reason, the best sources found, what to try."""
+    if not pack.items:
+        reason = "Insufficient evidence: the store has no evidence matching this question."
+    elif not draft.claims:
+        reason = "Insufficient evidence: the evidence found does not answer this question."
+    else:
+        reason = (
+            f"Insufficient evidence: {len(draft.claims) - len(kept) + sum(not c.verified for c, _ in kept)} of "
+            f"{len(draft.claims)} drafted claims were not supported by the evidence they cite."
+        )
+    # claims kept but too few to answer are withdrawn too: an abstention asserts nothing
+    removed = removed + [
+        VerificationIssue(
+            claim=c.text,
+            code=ReasonCode.INSUFFICIENT_SUPPORT,
+            action=Action.REMOVED,
+            message="withdrawn: the answer as a whole is not supported well enough",
+        )
+        for c, _ in kept
+    ]
+    best = sorted(pack.items, key=lambda i: (-i.score, i.number))[:3]
+    refinements = list(draft.query_refinements)
+    if not refinements:
+        refinements = [f'Ask directly about "{e.label}", which the store knows.' for e in pack.entities[:3]]
+        refinements = refinements or ["Name the entity, document or property you are asking about."]
+    return GroundedAnswer(
+        question=pack.question,
+        answer_summary=reason,
+        claims=[],
+        references=_references(best, pack),
+        citations=[],
+        confidence=AnswerConfidence.INSUFFICIENT,
+        limitations=limitations,
+        query_refinements=refinements,
+        filter_suggestions=_filter_suggestions(pack.filters),
+        sources_used=[],
+        sources_retrieved=len(pack.retrieved_documents),
+        removed_claims=removed,
+        generator=generator,
+        evidence=best if detail is Detail.DETAILED else None,
+    )
+
+
+def _filter_suggestions(filters: AskFilters) -> list[str]:
+    out = []
+    if filters.max_tier is not None and filters.max_tier < 5:
+        out.append(
+            f"Allow sources of tier {filters.max_tier + 1} and below (max_tier={filters.max_tier + 1}, "
+            f"CLI --max-tier {filters.max_tier + 1}): only tiers 1-{filters.max_tier} were searched."
+        )
+    if filters.min_confidence is not None:
+        out.append(f"Lower min_confidence (now {filters.min_confidence}): less confident facts were left out.")
+    if filters.issued_after is not None:
+        out.append(f"Search sources issued before {filters.issued_after.isoformat()} too (drop issued_after).")
+    if filters.documents:
+        out.append(f"Search every document, not only {len(filters.documents)} (drop the documents filter).")
+    if not out:
+        out.append("Restrict the search to one source with documents=[KEY] (CLI --document KEY) if you know it.")
+    return out
+
+
+__all__ = ["HeuristicJudge", "evidence_text", "verify"]

@@ -1,0 +1,164 @@
+"""Commands of the answering path: ``provgraph ask "..."`` and ``provgraph eval FILE``.
+Registered on the main app by importing this module."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from provgraph.answer.evaluate import EvalReport, evaluate_hotpot, ingest_hotpot, load_hotpot
+from provgraph.answer.extractive import compact_citations
+from provgraph.answer.models import AskFilters, Detail, GeneratorKind, GroundedAnswer
+from provgraph.answer.pipeline import build_generator
+from provgraph.cli import render
+from provgraph.cli.app import DEFAULT_STORE, JsonOpt, StoreOpt, _enum, _print_json, app, err, out
+from provgraph.graph import ProvGraph
+
+
+@app.command()
+def ask(
+    question: Annotated[str, typer.Argument(help="A question in plain language.")],
+    detail: Annotated[str, typer.Option(help="brief: claims and references; detailed: also the evidence.")] = "brief",
+    generator: Annotated[
+        str,
+        typer.Option(
+            help="extractive (offline, default) or openai (any OpenAI-compatible server: "
+            "$PROVGRAPH_LLM_MODEL, $PROVGRAPH_LLM_BASE_URL, $PROVGRAPH_LLM_API_KEY)."
+        ),
+    ] = "extractive",
+    model: Annotated[str | None, typer.Option(help="Model name for --generator openai.")] = None,
+    base_url: Annotated[str | None, typer.Option(help="Server URL for --generator openai.")] = None,
+    document: Annotated[
+        list[str] | None, typer.Option("--document", help="Only this source document (key or IRI); repeatable.")
+    ] = None,
+    max_tier: Annotated[int | None, typer.Option(min=1, max=5, help="Only sources of this tier or better.")] = None,
+    min_confidence: Annotated[float | None, typer.Option(min=0, max=1, help="Only facts this confident.")] = None,
+    since: Annotated[
+        dt.datetime | None, typer.Option(formats=["%Y-%m-%d"], help="Only sources issued on or after (YYYY-MM-DD).")
+    ] = None,
+    store: StoreOpt = DEFAULT_STORE,
+    json: JsonOpt = False,
+) -> None:
+    """Answer a question from the store: every claim cites evidence the verifier checked, or it abstains."""
+    chosen = _enum(Detail, detail, "--detail")
+    filters = AskFilters(
+        documents=document or None,
+        max_tier=max_tier,
+        min_confidence=min_confidence,
+        issued_after=since.date() if since else None,
+    )
+    gen = build_generator(_enum(GeneratorKind, generator, "--generator"), model=model, base_url=base_url)
+    graph = ProvGraph.open(store, lazy_lock=True)
+    try:
+        answer = graph.ask(question, generator=gen, filters=filters, detail=chosen)
+    finally:
+        graph.close()
+    if json:
+        _print_json(answer)
+    else:
+        show(out, answer)
+
+
+def show(console: Console, answer: GroundedAnswer) -> None:
+    """Claims with numbered citations, then the references with the cited passages."""
+    esc = render.escape
+    # citations are numbered by first use in this answer, not by their place in the evidence pack
+    numbers: dict[str, int] = {}
+    for claim in answer.claims:
+        for cid in claim.supporting_citations:
+            numbers.setdefault(cid, len(numbers) + 1)
+    citations = {c.id: c for c in answer.citations}
+    console.print(f"[bold]{esc(answer.question)}[/]")
+    console.print(f"confidence: [bold]{answer.confidence.value}[/]; sources: {answer.sources_summary}\n")
+    if answer.abstained:
+        console.print(esc(answer.answer_summary))
+    subtopic: str | None = None
+    for claim in answer.claims:
+        if claim.subtopic and claim.subtopic != subtopic:
+            subtopic = claim.subtopic
+            console.print(f"\n[bold]{esc(subtopic)}[/]")
+        marks = compact_citations(numbers[c] for c in claim.supporting_citations)
+        note = "" if claim.verified else " (unverified)"
+        console.print(f"- {esc(claim.text.rstrip('.'))} {esc(marks)}.{note}")
+    if answer.references:
+        console.print("\n[bold]References[/]")
+        for ref in answer.references:
+            where = f" <{ref.url}>" if ref.url else ""
+            console.print(f"{ref.number}. {esc(ref.title)}{esc(where)}")
+            for cid in ref.evidence:
+                citation = citations.get(cid)
+                if citation is not None:
+                    mark = f"[{numbers[cid]}]" if cid in numbers else "-"
+                    console.print(f"   {esc(mark)} {esc(_clip(citation.text))}")
+    for title, lines in (
+        ("Limitations", answer.limitations),
+        ("Try instead", answer.query_refinements),
+        ("Filters", answer.filter_suggestions),
+    ):
+        if lines:
+            console.print(f"\n[bold]{title}[/]")
+            for line in lines:
+                console.print(f"- {esc(line)}")
+    if answer.removed_claims:
+        console.print(f"\n{len(answer.removed_claims)} drafted claim(s) removed by the verifier:")
+        for issue in answer.removed_claims:
+            console.print(f"- {issue.code.value}: {esc(_clip(issue.claim, 90))}")
+
+
+def _clip(text: str, width: int = 160) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+@app.command("eval")
+def evaluate(
+    file: Annotated[Path, typer.Argument(help="HotpotQA questions (JSON, the distractor dev set layout).")],
+    limit: Annotated[int | None, typer.Option(min=1, help="Only the first N questions.")] = None,
+    json: JsonOpt = False,
+) -> None:
+    """Evaluate grounded answers on HotpotQA in a fresh in-memory store: citation recall and
+    precision (ALCE), claim coverage, dangling citations, sentence-level citations against the gold
+    supporting facts, and abstention with the gold paragraphs removed."""
+    questions = load_hotpot(file, limit=limit)
+    with ProvGraph.memory() as graph:
+        with err.status("ingesting the paragraphs ...") as status:
+            sentences = ingest_hotpot(
+                graph, questions, progress=lambda n, total: status.update(f"ingesting paragraph {n}/{total}")
+            )
+        with err.status("asking ...") as status:
+            with_gold, without = evaluate_hotpot(
+                graph, questions, sentences, progress=lambda n, total: status.update(f"question {n}/{total}")
+            )
+    if json:
+        out.print(
+            '{"with_gold": '
+            + with_gold.model_dump_json(exclude={"results"})
+            + ', "without_gold": '
+            + without.model_dump_json(exclude={"results"})
+            + "}",
+            markup=False,
+        )
+        return
+    print_report(out, with_gold, without)
+
+
+def print_report(console: Console, with_gold: EvalReport, without: EvalReport) -> None:
+    def pct(value: float | None) -> str:
+        return "n/a" if value is None else f"{100 * value:.1f}"
+
+    console.print(f"HotpotQA: {with_gold.questions} questions, each with its own paragraphs (distractor setting)")
+    console.print(f"  citation recall (ALCE, verifier as judge)     {pct(with_gold.citation_recall):>6}")
+    console.print(f"  citation precision (ALCE, verifier as judge)  {pct(with_gold.citation_precision):>6}")
+    console.print(f"  sentence recall vs gold supporting facts      {pct(with_gold.sentence_recall):>6}")
+    console.print(f"  sentence precision vs gold supporting facts   {pct(with_gold.sentence_precision):>6}")
+    console.print(f"  claim coverage (drafted claims kept)          {pct(with_gold.claim_coverage):>6}")
+    console.print(f"  dangling-citation rate                        {pct(with_gold.dangling_rate):>6}")
+    console.print(f"  answered (gold paragraphs present)            {pct(with_gold.answered_with_gold):>6}")
+    console.print(f"  abstained (gold paragraphs removed)           {pct(without.abstained_without_gold):>6}")
+
+
+__all__ = ["ask", "evaluate", "print_report", "show"]

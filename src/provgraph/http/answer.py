@@ -1,0 +1,72 @@
+"""``POST /qa`` (a question in, a :class:`~provgraph.answer.models.GroundedAnswer` out) and
+``POST /qa/verify`` (a candidate answer and its evidence pack in, the verified answer out). The
+handlers call ``ProvGraph.ask`` and the verifier; every rule lives in the core."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request
+from pydantic import BaseModel, ConfigDict, Field
+
+from provgraph.answer.models import AskFilters, Detail, DraftAnswer, EvidencePack, GeneratorKind, GroundedAnswer
+from provgraph.answer.pipeline import build_generator
+from provgraph.answer.verify import verify
+from provgraph.graph import ProvGraph
+from provgraph.http.auth import require
+from provgraph.http.settings import ServerSettings
+
+
+class AskRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    question: str = Field(min_length=1, max_length=2000)
+    detail: Detail = Detail.BRIEF
+    filters: AskFilters = Field(default_factory=AskFilters)
+    generator: GeneratorKind | None = Field(
+        default=None, description="extractive forces the offline generator; default: the server's generator"
+    )
+
+
+class VerifyRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    answer: DraftAnswer = Field(description="the candidate answer: claims citing evidence ids of the pack")
+    pack: EvidencePack
+    generator: str = Field(default="external", description="who drafted the answer, recorded in the result")
+    detail: Detail = Detail.BRIEF
+
+
+def answer_router(pg: ProvGraph, settings: ServerSettings) -> APIRouter:
+    """``/qa`` and ``/qa/verify`` over ``pg``."""
+    router = APIRouter(tags=["Answers"])
+
+    @router.post(
+        "/qa",
+        summary="Answer a question: every claim cites evidence the verifier checked, or the answer abstains",
+        description="Retrieves an evidence pack (entities, facts with provenance, passages, conflicts), drafts "
+        "claims with the server's generator (offline extractive unless configured), verifies each claim against "
+        "the evidence it cites and removes what is not supported. `confidence` is `insufficient_evidence` when "
+        "the system abstains; `query_refinements` then say what to ask instead.",
+        response_model=GroundedAnswer,
+    )
+    def ask(request: Request, body: AskRequest) -> GroundedAnswer:
+        require(request, settings, write=False)
+        kind = body.generator or settings.answer_generator
+        generator = build_generator(kind)
+        return pg.ask(body.question, generator=generator, filters=body.filters, detail=body.detail)
+
+    @router.post(
+        "/qa/verify",
+        summary="Verify a candidate answer against its evidence pack",
+        description="Each claim needs a citation that resolves to the pack; the cited evidence must support it "
+        "(entities, predicate, numbers); comparative and scope claims need their minimum support. Failing claims "
+        "are removed or downgraded with reason codes, and the confidence follows from the verified share.",
+        response_model=GroundedAnswer,
+    )
+    def verify_answer(request: Request, body: VerifyRequest) -> GroundedAnswer:
+        require(request, settings, write=False)
+        return verify(body.answer, body.pack, generator=body.generator, detail=body.detail)
+
+    return router
+
+
+__all__ = ["AskRequest", "VerifyRequest", "answer_router"]

@@ -1,0 +1,178 @@
+"""Grounded answers end to end, as a user asks: ``pg.ask``, ``provgraph ask``, ``POST /qa`` and
+``POST /qa/verify``, and ``provgraph eval`` on HotpotQA."""
+
+from __future__ import annotations
+
+import json
+
+import httpx
+import pytest
+
+from helpers import DBPEDIA, ROOT, SHARED_DATA, live_server, run_cli
+from provgraph import GraphSplit, ProvGraph
+from provgraph.answer.models import (
+    AnswerConfidence,
+    AskFilters,
+    Detail,
+    DraftAnswer,
+    DraftClaim,
+    EvidenceKind,
+    GroundedAnswer,
+    ReasonCode,
+)
+
+AMSTERDAM = "http://dbpedia.org/resource/Amsterdam"
+POPULATION = "http://dbpedia.org/ontology/populationTotal"
+POLICY = f"""@prefix owl: <http://www.w3.org/2002/07/owl#> . @prefix pg: <https://w3id.org/provgraph/ns#> .
+<{POPULATION}> a owl:FunctionalProperty ; pg:relativeTolerance 0.005 .
+"""
+EXAMPLES = ROOT / "data" / "examples"
+
+
+def _capitals(pg: ProvGraph, tmp_path) -> None:
+    pg.ingest(
+        DBPEDIA / "3-capitals.nq",
+        id="3-capitals",
+        title="3 capitals",
+        tier=4,
+        base="http://example.org/ldif/",
+        split=GraphSplit.wikipedia_articles(DBPEDIA / "3-capitals.metadata.nq"),
+    )
+    policy = tmp_path / "policy.ttl"
+    policy.write_text(POLICY, encoding="utf-8")
+    pg.add_ontology(policy)
+
+
+@pytest.fixture
+def capitals(tmp_path):
+    with ProvGraph.memory() as pg:
+        _capitals(pg, tmp_path)
+        yield pg
+
+
+def test_population_of_amsterdam_states_the_disagreement_with_sources_and_rationale(capitals):
+    answer = capitals.ask("What is the population of Amsterdam?")
+    assert answer.confidence is not AnswerConfidence.INSUFFICIENT
+    first = answer.claims[0]
+    assert first.text.startswith("Sources disagree on the population total of Amsterdam:")
+    assert "820654" in first.text and "en.wikipedia.org" in first.text
+    assert "while" in first.text and "Preferred: 820654" in first.text
+    assert first.verified
+    # every citation resolves: to a statement or passage, its document and its URL
+    cited = {c.id: c for c in answer.citations}
+    for claim in answer.claims:
+        for cid in claim.supporting_citations:
+            assert cid in cited
+    statements = [c for c in answer.citations if c.kind is EvidenceKind.STATEMENT]
+    assert statements and all(c.statement and c.document and c.url for c in statements)
+    assert all("wikipedia.org" in (c.url or "") for c in statements)
+    # a bibliography without duplicates, and the used-vs-retrieved count
+    assert len({r.document for r in answer.references}) == len(answer.references)
+    assert answer.sources_summary == f"{len(answer.sources_used)} used / {answer.sources_retrieved} retrieved"
+    assert all(s.reason for s in answer.sources_used)
+
+
+def test_ask_is_deterministic_and_ids_are_stable(capitals):
+    one = capitals.ask("What is the population of Amsterdam?")
+    two = capitals.ask("What is the population of Amsterdam?")
+    assert one == two
+
+
+def test_unknown_question_abstains_with_refinements(capitals):
+    answer = capitals.ask("Who composed the Moonlight Sonata?")
+    assert answer.confidence is AnswerConfidence.INSUFFICIENT and answer.abstained
+    assert answer.claims == []
+    assert answer.query_refinements
+
+
+def test_filters_exclude_sources(capitals):
+    answer = capitals.ask("What is the population of Amsterdam?", filters=AskFilters(max_tier=2))
+    assert answer.abstained
+    assert any("tier" in s for s in answer.filter_suggestions + answer.query_refinements)
+
+
+def test_revoked_source_never_appears(tmp_path):
+    with ProvGraph.memory() as pg:
+        report = pg.ingest(EXAMPLES / "aspirin-note.md", title="Aspirin note", url="https://example.org/note")
+        before = pg.ask("What does aspirin reduce?")
+        assert any(r.title == "Aspirin note" for r in before.references)
+        pg.revoke(report.documents[0].document)
+        after = pg.ask("What does aspirin reduce?")
+        assert after.abstained and not any(r.title == "Aspirin note" for r in after.references)
+
+
+def test_cli_ask_readable_and_json(tmp_path):
+    store = str(tmp_path / "store")
+    ingest = run_cli(
+        "ingest", str(DBPEDIA / "3-capitals.nq"), "--id", "3-capitals", "--tier", "4", "--base",
+        "http://example.org/ldif/", "--split-graphs", "wikipedia", "--quiet", "--store", store,
+    )  # fmt: skip
+    assert ingest.returncode == 0, ingest.stderr
+    policy = tmp_path / "policy.ttl"
+    policy.write_text(POLICY, encoding="utf-8")
+    assert run_cli("ontology", "add", str(policy), "--store", store).returncode == 0
+    readable = run_cli("ask", "What is the population of Amsterdam?", "--store", store)
+    assert readable.returncode == 0, readable.stderr
+    text = readable.stdout
+    assert "Sources disagree on the population total of Amsterdam" in text
+    assert "[1" in text and "References" in text
+    assert text.index("Sources disagree") < text.index("References")
+    assert "used /" in text
+    as_json = run_cli("ask", "What is the population of Amsterdam?", "--json", "--detail", "detailed", "--store", store)
+    assert as_json.returncode == 0, as_json.stderr
+    answer = GroundedAnswer.model_validate(json.loads(as_json.stdout))
+    assert answer.evidence and answer.claims
+    bad = run_cli("ask", "x", "--generator", "gpt", "--store", store)
+    assert bad.returncode == 2 and "extractive" in bad.stderr
+
+
+def test_http_qa_and_verify(capitals):
+    with live_server(capitals) as base:
+        brief = httpx.post(f"{base}/qa", json={"question": "What is the population of Amsterdam?"}, timeout=30)
+        assert brief.status_code == 200, brief.text
+        answer = GroundedAnswer.model_validate(brief.json())
+        assert answer.claims and answer.evidence is None
+        detailed = httpx.post(
+            f"{base}/qa", json={"question": "What is the population of Amsterdam?", "detail": "detailed"}, timeout=30
+        )
+        assert detailed.status_code == 200 and detailed.json()["evidence"]
+        empty = httpx.post(f"{base}/qa", json={"question": ""}, timeout=30)
+        assert empty.status_code == 400 and "question" in empty.json()["error"]
+        long = httpx.post(f"{base}/qa", json={"question": "x", "detail": "long"}, timeout=30)
+        assert long.status_code == 400 and "detail" in long.json()["error"]
+        # a candidate answer citing ids outside the pack: the verifier removes what they claim
+        pack = capitals.retrieve("What is the population of Amsterdam?")
+        good = next(i for i in pack.items if i.kind is EvidenceKind.STATEMENT and "820654" in (i.object or ""))
+        draft = DraftAnswer(
+            answer_summary="Amsterdam has 820,654 inhabitants.",
+            claims=[
+                DraftClaim(text="Amsterdam has a population total of 820654.", supporting_citations=[good.id]),
+                DraftClaim(text="Amsterdam has 2 million inhabitants.", supporting_citations=["ev-000000000000"]),
+            ],
+        )
+        verified = httpx.post(
+            f"{base}/qa/verify", json={"answer": draft.model_dump(mode="json"), "pack": pack.model_dump(mode="json")}
+        )
+        assert verified.status_code == 200, verified.text
+        result = GroundedAnswer.model_validate(verified.json())
+        assert [c.text for c in result.claims] == ["Amsterdam has a population total of 820654."]
+        assert {i.code for i in result.removed_claims} >= {ReasonCode.DANGLING_CITATION}
+
+
+def test_detailed_answer_carries_the_cited_evidence(capitals):
+    answer = capitals.ask("What is the population of Amsterdam?", detail=Detail.DETAILED)
+    assert answer.evidence is not None
+    assert {e.id for e in answer.evidence} == {c.id for c in answer.citations}
+
+
+def test_cli_eval_on_hotpotqa():
+    data = SHARED_DATA / "hotpotqa-dev-100" / "hotpot_dev_distractor_v1.json"
+    result = run_cli("eval", str(data), "--limit", "5", "--json")
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    for run in ("with_gold", "without_gold"):
+        assert report[run]["questions"] == 5
+    assert 0 <= report["with_gold"]["citation_recall"] <= 1
+    assert report["with_gold"]["dangling_rate"] == 0
+    assert report["with_gold"]["sentence_recall"] is not None
+    assert report["without_gold"]["abstained_without_gold"] is not None

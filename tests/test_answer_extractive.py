@@ -1,0 +1,207 @@
+"""The offline extractive generator: deterministic claims in plain language, each citing its
+evidence; phrasing by confidence and agreement; conflicts with both sides; grouping; abstention."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from provgraph.answer.extractive import ExtractiveGenerator, compact_citations, salient_terms, term_text
+from provgraph.answer.models import ClaimClass, EvidenceItem, EvidenceKind, EvidencePack, LinkedEntity
+from provgraph.trust.models import (
+    Conflict,
+    ConflictKind,
+    ConflictValue,
+    FactStatus,
+    Resolution,
+    ResolutionStrategy,
+    ValueClaim,
+    ValueOutcome,
+)
+
+ASPIRIN = "http://example.org/aspirin"
+AMSTERDAM = "http://dbpedia.org/resource/Amsterdam"
+POP = "http://dbpedia.org/ontology/populationTotal"
+
+
+def fact(
+    n: int, confidence: float, title: str, *, obj: str = "<http://example.org/headache>", label: str = "headache"
+) -> EvidenceItem:
+    return EvidenceItem(
+        id=f"ev-{n}",
+        number=n,
+        kind=EvidenceKind.STATEMENT,
+        score=1.0 - n / 100,
+        text=f"Aspirin treats {label}.",
+        hop=1,
+        document=f"urn:doc:{title}",
+        title=title,
+        statement=f"urn:st:{n}",
+        subject=ASPIRIN,
+        predicate="http://example.org/treats",
+        object=obj,
+        subject_label="Aspirin",
+        predicate_label="treats",
+        object_label=label,
+        confidence=confidence,
+        status=FactStatus.CONFIRMED,
+    )
+
+
+def pack(question: str, *items: EvidenceItem, entities: tuple[str, ...] = (ASPIRIN,)) -> EvidencePack:
+    return EvidencePack(
+        question=question,
+        items=list(items),
+        entities=[LinkedEntity(iri=e, label=term_text(f"<{e}>"), score=1.0, matched="x") for e in entities],
+    )
+
+
+def test_phrasing_follows_confidence() -> None:
+    gen = ExtractiveGenerator()
+    texts = [
+        gen.generate(pack("What does aspirin treat?", fact(1, c, "Label A"))).claims[0].text
+        for c in (0.95, 0.8, 0.6, 0.4)
+    ]
+    assert texts == [
+        "It is established that Aspirin treats headache.",
+        "According to Label A, Aspirin treats headache.",
+        "Evidence suggests that Aspirin treats headache.",
+        "Unverified reports state that Aspirin treats headache.",
+    ]
+
+
+def test_agreement_between_sources_is_stated_and_every_source_cited() -> None:
+    two = ExtractiveGenerator().generate(pack("What does aspirin treat?", fact(1, 0.8, "A"), fact(2, 0.8, "B")))
+    assert two.claims[0].text == "According to A, Aspirin treats headache (supported by A and B)."
+    assert two.claims[0].supporting_citations == ["ev-1", "ev-2"]
+    three = ExtractiveGenerator().generate(
+        pack("What does aspirin treat?", fact(1, 0.95, "A"), fact(2, 0.9, "B"), fact(3, 0.9, "C"))
+    )
+    assert three.claims[0].text.endswith("(strongly supported by multiple sources: A, B, C).")
+
+
+def _conflict_pack() -> EvidencePack:
+    items = []
+    for n, (value, edition) in enumerate((("872757", "en"), ("862965", "nl")), 1):
+        items.append(
+            EvidenceItem(
+                id=f"ev-{n}",
+                number=n + 1,
+                kind=EvidenceKind.STATEMENT,
+                score=0.9,
+                text=f"Amsterdam population total {value}.",
+                hop=1,
+                document=f"urn:doc:{edition}",
+                title=f"Amsterdam ({edition})",
+                statement=f"urn:st:{n}",
+                subject=AMSTERDAM,
+                predicate=POP,
+                object=f'"{value}"^^<http://www.w3.org/2001/XMLSchema#integer>',
+                subject_label="Amsterdam",
+                predicate_label="population total",
+                object_label=value,
+                confidence=0.6,
+                status=FactStatus.CONTESTED,
+            )
+        )
+
+    def value(v: str, source: str, st: str, outcome: ValueOutcome) -> ConflictValue:
+        claim = ValueClaim(
+            statement=st,
+            graph="urn:g",
+            document="urn:d",
+            source=source,
+            subject=AMSTERDAM,
+            object=f'"{v}"^^<http://www.w3.org/2001/XMLSchema#integer>',
+            tier=4,
+            confidence=0.6,
+            time=datetime(2020, 1, 1, tzinfo=UTC),
+        )
+        return ConflictValue(
+            value=claim.object, predicate=POP, sources=[source], claims=[claim], outcome=outcome, confidence=0.6
+        )
+
+    conflict = Conflict(
+        iri="urn:conflict",
+        kind=ConflictKind.FUNCTIONAL,
+        subject=AMSTERDAM,
+        predicates=[POP],
+        values=[
+            value("862965", "nl.wikipedia.org", "urn:st:2", ValueOutcome.REJECTED),
+            value("872757", "en.wikipedia.org", "urn:st:1", ValueOutcome.PREFERRED),
+        ],
+        resolution=Resolution(strategy=ResolutionStrategy.RECENCY, rationale="the more recent value (2021)"),
+    )
+    item = EvidenceItem(
+        id="ev-c",
+        number=1,
+        kind=EvidenceKind.CONFLICT,
+        score=1.0,
+        text="Sources disagree.",
+        conflict=conflict,
+        related=["ev-1", "ev-2"],
+    )
+    return pack("What is the population of Amsterdam?", item, *items, entities=(AMSTERDAM,))
+
+
+def test_a_conflict_is_stated_with_both_sides_their_sources_and_the_rationale() -> None:
+    draft = ExtractiveGenerator().generate(_conflict_pack())
+    claim = draft.claims[0]
+    assert claim.text == (
+        "Sources disagree on the population total of Amsterdam: nl.wikipedia.org reports 862965, "
+        "while en.wikipedia.org reports 872757. Preferred: 872757 (the more recent value (2021))."
+    )
+    assert claim.claim_class is ClaimClass.COMPARATIVE
+    assert claim.supporting_citations == ["ev-c", "ev-2", "ev-1"]
+    # the contested statements are not repeated as if they were settled facts
+    assert len(draft.claims) == 1
+
+
+def test_passages_from_two_documents_are_grouped_by_subtopic() -> None:
+    def passage(n: int, text: str, title: str, score: float) -> EvidenceItem:
+        return EvidenceItem(
+            id=f"ev-{n}", number=n, kind=EvidenceKind.PASSAGE, score=score, text=text, title=title, document=title
+        )
+
+    draft = ExtractiveGenerator().generate(
+        pack(
+            "Were Scott Derrickson and Ed Wood of the same nationality?",
+            passage(1, "Scott Derrickson is an American director.", "Scott Derrickson", 0.9),
+            passage(2, "Edward Davis Wood Jr. was an American filmmaker.", "Ed Wood", 0.8),
+            passage(3, "Woodson is a town in Arkansas.", "Woodson, Arkansas", 0.85),
+            entities=(),
+        )
+    )
+    assert [(c.subtopic, c.supporting_citations) for c in draft.claims] == [
+        ("Scott Derrickson", ["ev-1"]),
+        ("Ed Wood", ["ev-2"]),
+    ]
+
+
+def test_no_relevant_evidence_gives_no_claims_and_refinements() -> None:
+    draft = ExtractiveGenerator().generate(
+        pack(
+            "Who founded Arthur's Magazine?",
+            EvidenceItem(
+                id="ev-1", number=1, kind=EvidenceKind.PASSAGE, score=1.0, text="First for Women is a magazine."
+            ),
+            entities=(),
+        )
+    )
+    assert draft.claims == []
+    assert any("arthur's magazine" in r for r in draft.query_refinements)
+
+
+def test_deterministic() -> None:
+    p = _conflict_pack()
+    assert ExtractiveGenerator().generate(p) == ExtractiveGenerator().generate(p)
+
+
+def test_helpers() -> None:
+    assert compact_citations([3, 1, 2, 5, 7, 8]) == "[1-3][5][7][8]"
+    assert salient_terms("Which magazine was started first, Arthur's Magazine or First for Women?") == [
+        "arthur's magazine",
+        "first for women",
+    ]
+    assert salient_terms("What is the population of New York?") == ["new york"]
+    assert term_text('"872757"^^<http://www.w3.org/2001/XMLSchema#integer>') == "872757"
+    assert term_text("<http://dbpedia.org/resource/New_York>") == "New York"

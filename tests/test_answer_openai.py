@@ -1,0 +1,394 @@
+"""The OpenAI-compatible generator against a real HTTP server on loopback (tests/llm_server.py),
+through the real ``openai`` client: structured output, the JSON-mode fallback, and every failure a
+user can meet (off-schema output, refusal, truncation, HTTP errors after retries, timeouts), each a
+GenerationError with a clear message, and the pipeline's fallback to the extractive generator."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from llm_server import FakeLLMServer, Reply, answer, completion, error, refusal, running, schema_rejected
+from provgraph.answer.base import Generator
+from provgraph.answer.models import (
+    ClaimClass,
+    DraftAnswer,
+    DraftClaim,
+    EvidenceItem,
+    EvidenceKind,
+    EvidencePack,
+    ReasonCode,
+    evidence_id,
+)
+from provgraph.answer.openai_gen import JsonMode, OpenAIGenerator, OpenAISettings
+from provgraph.errors import GenerationError, InputError
+from provgraph.trust.models import (
+    Conflict,
+    ConflictKind,
+    ConflictValue,
+    FactStatus,
+    Resolution,
+    ResolutionStrategy,
+    ValueClaim,
+    ValueOutcome,
+)
+
+AMSTERDAM = "http://dbpedia.org/resource/Amsterdam"
+POP = "http://dbpedia.org/ontology/populationTotal"
+INT = "<http://www.w3.org/2001/XMLSchema#integer>"
+QUESTION = "What is the population of Amsterdam?"
+
+
+def _value(n: str, source: str, statement: str, outcome: ValueOutcome, confidence: float) -> ConflictValue:
+    claim = ValueClaim(
+        statement=statement,
+        graph=f"urn:graph:{source}",
+        document=f"urn:doc:{source}",
+        source=source,
+        subject=AMSTERDAM,
+        object=f'"{n}"^^{INT}',
+        tier=3,
+        confidence=confidence,
+    )
+    return ConflictValue(
+        value=f'"{n}"^^{INT}', predicate=POP, sources=[source], claims=[claim], outcome=outcome, confidence=confidence
+    )
+
+
+def make_pack() -> EvidencePack:
+    passage = EvidenceItem(
+        id=evidence_id(EvidenceKind.PASSAGE, "urn:graph:en", "urn:passage:en-1"),
+        number=1,
+        kind=EvidenceKind.PASSAGE,
+        score=0.9,
+        text="Amsterdam is the capital of the Netherlands, with 872,757 inhabitants.",
+        document="urn:doc:en.wikipedia.org",
+        document_key="amsterdam-en",
+        title="Amsterdam (English Wikipedia)",
+        tier=3,
+        graph="urn:graph:en",
+        passage="urn:passage:en-1",
+        passage_text="Amsterdam is the capital of the Netherlands, with 872,757 inhabitants.",
+    )
+    fact = EvidenceItem(
+        id=evidence_id(EvidenceKind.STATEMENT, "urn:graph:nl", "urn:st:nl"),
+        number=2,
+        kind=EvidenceKind.STATEMENT,
+        score=0.8,
+        text="Amsterdam population total 862965",
+        document="urn:doc:nl.wikipedia.org",
+        document_key="amsterdam-nl",
+        title="Amsterdam (Dutch Wikipedia)",
+        tier=3,
+        graph="urn:graph:nl",
+        statement="urn:st:nl",
+        subject=AMSTERDAM,
+        predicate=POP,
+        object=f'"862965"^^{INT}',
+        subject_label="Amsterdam",
+        predicate_label="population total",
+        object_label="862965",
+        confidence=0.6,
+        status=FactStatus.CONTESTED,
+    )
+    conflict = Conflict(
+        iri="urn:conflict:1",
+        kind=ConflictKind.FUNCTIONAL,
+        subject=AMSTERDAM,
+        predicates=[POP],
+        values=[
+            _value("872757", "en.wikipedia.org", "urn:st:en", ValueOutcome.PREFERRED, 0.8),
+            _value("862965", "nl.wikipedia.org", "urn:st:nl", ValueOutcome.REJECTED, 0.6),
+        ],
+        resolution=Resolution(
+            strategy=ResolutionStrategy.RECENCY,
+            preferred=f'"872757"^^{INT}',
+            rationale="the English source was edited more recently",
+        ),
+    )
+    conflict_item = EvidenceItem(
+        id=evidence_id(EvidenceKind.CONFLICT, "urn:conflict:1"),
+        number=3,
+        kind=EvidenceKind.CONFLICT,
+        score=0.7,
+        text="Sources disagree on the population total of Amsterdam: 872757 or 862965.",
+        conflict=conflict,
+        related=[fact.id],
+    )
+    return EvidencePack(
+        question=QUESTION,
+        items=[passage, fact, conflict_item],
+        retrieved_documents=["urn:doc:en.wikipedia.org", "urn:doc:nl.wikipedia.org"],
+    )
+
+
+PACK = make_pack()
+PASSAGE, FACT, CONFLICT = PACK.items
+GOOD = DraftAnswer(
+    answer_summary="Amsterdam has 872,757 inhabitants, though sources disagree.",
+    claims=[
+        DraftClaim(text="Amsterdam is the capital of the Netherlands.", supporting_citations=[PASSAGE.id]),
+        DraftClaim(
+            text="Sources disagree on the population of Amsterdam: 872757 (en.wikipedia.org) or 862965 "
+            "(nl.wikipedia.org); 872757 is preferred because the English source was edited more recently.",
+            supporting_citations=[CONFLICT.id, FACT.id],
+            claim_class=ClaimClass.COMPARATIVE,
+        ),
+    ],
+)
+
+
+@pytest.fixture
+def server() -> Iterator[FakeLLMServer]:
+    with running() as srv:
+        yield srv
+
+
+def generator(server: FakeLLMServer, **settings: Any) -> OpenAIGenerator:
+    options: dict[str, Any] = {"model": "test-model", "base_url": server.url + "/v1", "max_retries": 0, "timeout": 5}
+    return OpenAIGenerator(OpenAISettings(**(options | settings)))
+
+
+def _keys(schema: Any) -> set[str]:
+    if isinstance(schema, dict):
+        return set(schema) | {k for v in schema.values() for k in _keys(v)}
+    if isinstance(schema, list):
+        return {k for v in schema for k in _keys(v)}
+    return set()
+
+
+def _respond() -> Any:
+    # imported here: the pipeline imports the verifier, which is written alongside this module
+    from provgraph.answer.pipeline import respond
+
+    return respond
+
+
+# ---------------------------------------------------------------------- success
+
+
+def test_structured_answer_cites_the_pack(server: FakeLLMServer) -> None:
+    server.queue(answer(GOOD))
+    gen = generator(server)
+    assert isinstance(gen, Generator)
+    assert gen.name == "openai:test-model"
+    draft = gen.generate(PACK)
+    assert draft == GOOD
+    assert [c.supporting_citations for c in draft.claims] == [[PASSAGE.id], [CONFLICT.id, FACT.id]]
+    (request,) = server.requests
+    assert server.paths == ["/v1/chat/completions"]
+    assert request["model"] == "test-model"
+    assert request["temperature"] == 0.0
+    assert request["response_format"]["type"] == "json_schema"
+    schema = request["response_format"]["json_schema"]
+    assert schema["strict"] is True
+    assert "default" not in _keys(schema["schema"])  # OpenAI's strict mode rejects it
+    assert schema["schema"]["description"].startswith("What a generator returns")
+    shown = server.messages()
+    assert QUESTION in shown
+    for item in PACK.items:
+        assert item.id in shown
+    # what the model sees of each item: source, tier, confidence, status, fact, passage, both sides
+    assert "Amsterdam (Dutch Wikipedia)" in shown
+    assert "tier 3" in shown
+    assert "confidence 0.60, status contested" in shown
+    assert "fact: Amsterdam | population total | 862965" in shown
+    assert "872,757 inhabitants" in shown
+    assert "872757: stated by en.wikipedia.org; preferred" in shown
+    assert "862965: stated by nl.wikipedia.org; rejected" in shown
+    assert "conflict: sources disagree on population total of Amsterdam" in shown
+    assert "edited more recently" in shown
+
+
+def test_prompt_is_bounded() -> None:
+    from provgraph.answer.openai_gen import MAX_ITEMS, render_user_message
+
+    long = PASSAGE.model_copy(update={"passage_text": "word " * 2000, "text": "word " * 2000})
+    items = [long.model_copy(update={"id": f"ev-{n:012x}", "number": n, "score": n / 100}) for n in range(1, 61)]
+    text = render_user_message(EvidencePack(question=QUESTION, items=items))
+    assert f"the {MAX_ITEMS} best of 60" in text
+    assert "ev-00000000003c" in text  # the best (score 0.60)
+    assert "ev-000000000001" not in text  # the worst
+    assert len(text) < 40_000
+
+
+def test_empty_pack_asks_no_model(server: FakeLLMServer) -> None:
+    draft = generator(server).generate(EvidencePack(question=QUESTION, items=[]))
+    assert draft.claims == []
+    assert server.requests == []
+
+
+def test_schema_rejected_falls_back_to_json_mode(server: FakeLLMServer) -> None:
+    def no_structured_output(body: dict[str, Any]) -> Reply:
+        if body.get("response_format", {}).get("type") == "json_schema":
+            return schema_rejected()
+        return answer(GOOD)
+
+    server.respond_with(no_structured_output)
+    gen = generator(server)
+    assert gen.generate(PACK) == GOOD
+    assert [r["response_format"]["type"] for r in server.requests] == ["json_schema", "json_object"]
+    assert server.requests[1]["response_format"] == {"type": "json_object"}
+    assert "JSON schema" in server.messages(1)  # the schema is in the prompt instead
+    assert "supporting_citations" in server.messages(1)
+    # remembered: the next question goes straight to JSON mode
+    gen.generate(PACK)
+    assert [r["response_format"]["type"] for r in server.requests] == ["json_schema", "json_object", "json_object"]
+
+
+def test_schema_only_mode_does_not_fall_back(server: FakeLLMServer) -> None:
+    server.always(schema_rejected())
+    with pytest.raises(GenerationError, match=r"HTTP 400.*json_schema is not supported"):
+        generator(server, json_mode=JsonMode.SCHEMA).generate(PACK)
+    assert len(server.requests) == 1
+
+
+def test_json_object_mode_accepts_fenced_json(server: FakeLLMServer) -> None:
+    server.queue(completion("```json\n" + GOOD.model_dump_json() + "\n```"))
+    assert generator(server, json_mode="json_object").generate(PACK) == GOOD
+    assert server.requests[0]["response_format"] == {"type": "json_object"}
+
+
+# ---------------------------------------------------------------------- failures
+
+
+def test_wrong_schema_output(server: FakeLLMServer) -> None:
+    server.queue(answer({"answer": "872757", "citations": [PASSAGE.id]}))
+    with pytest.raises(GenerationError, match="did not match the answer schema"):
+        generator(server).generate(PACK)
+
+
+def test_not_json_in_json_mode(server: FakeLLMServer) -> None:
+    server.queue(completion("The population is 872,757."))
+    with pytest.raises(GenerationError, match="did not match the answer schema"):
+        generator(server, json_mode="json_object").generate(PACK)
+
+
+def test_refusal(server: FakeLLMServer) -> None:
+    server.queue(refusal("I can't help with that"))
+    with pytest.raises(GenerationError, match=r"refused.*I can't help with that"):
+        generator(server).generate(PACK)
+
+
+def test_refusal_in_json_mode(server: FakeLLMServer) -> None:
+    server.queue(refusal())
+    with pytest.raises(GenerationError, match="refused"):
+        generator(server, json_mode="json_object").generate(PACK)
+
+
+@pytest.mark.parametrize("mode", ["auto", "json_object"])
+def test_truncated_answer(server: FakeLLMServer, mode: str) -> None:
+    server.queue(completion('{"answer_summary": "Amsterdam has', finish_reason="length"))
+    with pytest.raises(GenerationError, match=r"truncated.*length"):
+        generator(server, json_mode=mode).generate(PACK)
+
+
+def test_content_filter(server: FakeLLMServer) -> None:
+    server.queue(completion(None, finish_reason="content_filter"))
+    with pytest.raises(GenerationError, match=r"refused.*content filter"):
+        generator(server).generate(PACK)
+
+
+def test_no_choices(server: FakeLLMServer) -> None:
+    reply = completion("{}")
+    server.queue(Reply(body={**reply.body, "choices": []}))
+    with pytest.raises(GenerationError, match="no choices"):
+        generator(server).generate(PACK)
+
+
+def test_http_500_after_retries(server: FakeLLMServer) -> None:
+    server.always(error(500, "the model crashed"))
+    with pytest.raises(GenerationError, match="HTTP 500") as raised:
+        generator(server, max_retries=1).generate(PACK)
+    assert "the model crashed" in str(raised.value)
+    assert len(server.requests) == 2  # the first try and one retry
+
+
+def test_bad_api_key(server: FakeLLMServer) -> None:
+    server.always(error(401, "Incorrect API key provided", type="invalid_request_error"))
+    with pytest.raises(GenerationError, match="API key") as raised:
+        generator(server, api_key="sk-secret-value").generate(PACK)
+    assert "sk-secret-value" not in str(raised.value)
+    assert server.requests  # and it was sent as a bearer token, not shown anywhere
+
+
+def test_timeout(server: FakeLLMServer) -> None:
+    server.always(completion(GOOD.model_dump_json(), delay=2.0))
+    with pytest.raises(GenerationError, match="timeout"):
+        generator(server, timeout=0.5, max_retries=0).generate(PACK)
+    assert len(server.requests) == 1
+
+
+def test_server_down() -> None:
+    with running() as srv:
+        url = srv.url
+    gen = OpenAIGenerator(OpenAISettings(model="test-model", base_url=url + "/v1", max_retries=0, timeout=2))
+    with pytest.raises(GenerationError, match="cannot connect"):
+        gen.generate(PACK)
+
+
+# ---------------------------------------------------------------------- through the pipeline
+
+
+def test_failed_generator_falls_back_to_extractive(server: FakeLLMServer) -> None:
+    server.always(error(500, "the model crashed"))
+    steps = _respond()(PACK, generator=generator(server, max_retries=1))
+    assert len(server.requests) == 2
+    assert "fallback" in steps.answer.generator
+    assert "openai:test-model" in steps.answer.generator
+    failed = [text for text in steps.answer.limitations if "openai:test-model" in text]
+    assert failed
+    assert "HTTP 500" in failed[0]
+
+
+def test_dangling_citation_does_not_survive(server: FakeLLMServer) -> None:
+    draft = DraftAnswer(
+        answer_summary="Amsterdam is the Dutch capital.",
+        claims=[
+            DraftClaim(text="Amsterdam is the capital of the Netherlands.", supporting_citations=[PASSAGE.id]),
+            DraftClaim(text="Amsterdam has two million inhabitants.", supporting_citations=["ev-000000000000"]),
+        ],
+    )
+    server.queue(answer(draft))
+    result = _respond()(PACK, generator=generator(server)).answer
+    assert result.generator == "openai:test-model"
+    assert [c.text for c in result.claims] == ["Amsterdam is the capital of the Netherlands."]
+    assert result.claims[0].supporting_citations == [PASSAGE.id]
+    assert all("ev-000000000000" not in c.supporting_citations for c in result.claims)
+    dangling = [i for i in result.removed_claims if i.code is ReasonCode.DANGLING_CITATION]
+    assert [(i.claim, i.citation) for i in dangling] == [("Amsterdam has two million inhabitants.", "ev-000000000000")]
+
+
+# ---------------------------------------------------------------------- settings
+
+
+def test_settings_from_env_precedence() -> None:
+    assert OpenAISettings.from_env({}) == OpenAISettings()
+    env = {
+        "OPENAI_MODEL": "gpt-4o",
+        "OPENAI_BASE_URL": "http://openai.example/v1",
+        "OPENAI_API_KEY": "sk-openai",
+        "PROVGRAPH_LLM_MODEL": "llama3.1:8b",
+        "PROVGRAPH_LLM_API_KEY": "",  # empty: unset
+        "PROVGRAPH_LLM_TIMEOUT": "12.5",
+    }
+    settings = OpenAISettings.from_env(env)
+    assert settings.model == "llama3.1:8b"  # provgraph's variable wins
+    assert settings.base_url == "http://openai.example/v1"  # OpenAI's as the fallback
+    assert settings.api_key is not None
+    assert settings.api_key.get_secret_value() == "sk-openai"
+    assert settings.timeout == 12.5
+    assert "sk-openai" not in repr(settings)
+    assert "sk-openai" not in str(settings.model_dump())
+    local = OpenAISettings.from_env({**env, "PROVGRAPH_LLM_BASE_URL": "http://localhost:11434/v1"})
+    assert local.base_url == "http://localhost:11434/v1"
+    assert OpenAIGenerator(local).name == "openai:llama3.1:8b"
+
+
+def test_settings_from_env_rejects_bad_values() -> None:
+    with pytest.raises(InputError, match="PROVGRAPH_LLM_TIMEOUT"):
+        OpenAISettings.from_env({"PROVGRAPH_LLM_TIMEOUT": "soon"})
+    with pytest.raises(InputError, match="PROVGRAPH_LLM_JSON_MODE"):
+        OpenAISettings.from_env({"PROVGRAPH_LLM_JSON_MODE": "xml"})
