@@ -175,19 +175,16 @@ class ExtractiveGenerator:
             claims.append(_fact_claim(group))
             if group[0].status is FactStatus.UNKNOWN and len({i.document for i in group}) == 1:
                 limitations.append(f"Only one source states that {_fact_text(group[0])}.")
-        passages = [i for i in relevant if i.kind is EvidenceKind.PASSAGE]
-        if passages:
-            best = max(p.score for p in passages)
-            for item in [p for p in passages if p.score >= PASSAGE_RATIO * best][:MAX_PASSAGES]:
-                claims.append(
-                    DraftClaim(
-                        text=item.text.strip(),
-                        supporting_citations=[item.id],
-                        support_level=SupportLevel.DIRECT,
-                        claim_class=_claim_class(item.text),
-                        subtopic=item.title,
-                    )
+        for item in _passages(relevant, salient_terms(pack.question)):
+            claims.append(
+                DraftClaim(
+                    text=item.text.strip(),
+                    supporting_citations=[item.id],
+                    support_level=SupportLevel.DIRECT,
+                    claim_class=_claim_class(item.text),
+                    subtopic=item.title,
                 )
+            )
         if len({c.subtopic for c in claims}) < 2 or len(_documents(claims, by_id)) < 2:
             claims = [c.model_copy(update={"subtopic": None}) for c in claims]
         else:
@@ -216,7 +213,11 @@ class ExtractiveGenerator:
             about_entity = item.subject in linked or (item.object or "").strip("<>") in linked
             if item.kind is EvidenceKind.CONFLICT and item.conflict is not None:
                 about_entity = item.conflict.subject in linked or bool(set(item.conflict.merged_subjects) & linked)
-            if terms:
+            if item.hop == 2 and item.kind is EvidenceKind.PASSAGE:
+                # a passage of a document the question's passages name: kept when it shares a
+                # word with the question (the relevance of its parent is checked on selection)
+                keep = bool(question_words & set(text.split()))
+            elif terms:
                 keep = about_entity or any(_mentions(text, t) for t in terms)
             else:
                 # no names in the question: the item must share a content word with it
@@ -224,6 +225,29 @@ class ExtractiveGenerator:
             if keep:
                 out.append(item)
         return out
+
+
+def _passages(relevant: Sequence[EvidenceItem], terms: Sequence[str]) -> list[EvidenceItem]:
+    """The passages to state: the best; for each salient term of the question not yet covered,
+    the best passage mentioning it; for each of these, the best passage of a document it names
+    (the second hop); then any scoring at least ``PASSAGE_RATIO`` of the best. At most
+    ``MAX_PASSAGES``, best first."""
+    first = [i for i in relevant if i.kind is EvidenceKind.PASSAGE and i.hop != 2]
+    bridges = [i for i in relevant if i.kind is EvidenceKind.PASSAGE and i.hop == 2]
+    if not first:
+        return []
+    chosen = [first[0]]
+    for term in terms:
+        if not any(_mentions(_item_text(c), term) for c in chosen):
+            match = next((p for p in first if _mentions(_item_text(p), term)), None)
+            if match is not None and match not in chosen:
+                chosen.append(match)
+    for parent in list(chosen):
+        bridge = next((b for b in bridges if parent.id in b.related and b not in chosen), None)
+        if bridge is not None:
+            chosen.append(bridge)
+    chosen += [p for p in first if p.score >= PASSAGE_RATIO * first[0].score and p not in chosen]
+    return sorted(chosen[:MAX_PASSAGES], key=lambda i: (-i.score, i.number))
 
 
 def _documents(claims: Sequence[DraftClaim], by_id: dict[str, EvidenceItem]) -> set[str]:

@@ -47,10 +47,13 @@ LABEL_PREDICATES = (
     DCTERMS_NS + "title",
 )
 
+#: Bumped when what is indexed changes: an index of another version is rebuilt.
+VERSION = 2
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS graphs(graph TEXT PRIMARY KEY);
 CREATE TABLE IF NOT EXISTS entries(
-  id INTEGER PRIMARY KEY, graph TEXT NOT NULL, kind TEXT NOT NULL, iri TEXT NOT NULL, text TEXT NOT NULL);
+  id INTEGER PRIMARY KEY, graph TEXT NOT NULL, kind TEXT NOT NULL, iri TEXT NOT NULL, text TEXT NOT NULL,
+  pos INTEGER NOT NULL DEFAULT 0);
 CREATE INDEX IF NOT EXISTS entries_graph ON entries(graph);
 CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(
   text, content='entries', content_rowid='id', tokenize='porter unicode61 remove_diacritics 2');
@@ -93,6 +96,11 @@ class LexicalIndex:
         with self._lock, self._db:
             if path is not None:
                 self._db.execute("PRAGMA journal_mode=WAL")
+            if self._db.execute("PRAGMA user_version").fetchone()[0] != VERSION:
+                self._db.executescript(
+                    "DROP TABLE IF EXISTS fts; DROP TABLE IF EXISTS entries; DROP TABLE IF EXISTS graphs;"
+                )
+                self._db.execute(f"PRAGMA user_version = {VERSION}")
             self._db.executescript(_SCHEMA)
 
     @classmethod
@@ -127,7 +135,9 @@ class LexicalIndex:
                     for graph in removed:
                         self._db.execute("DELETE FROM entries WHERE graph = ?", (graph,))
                         self._db.execute("DELETE FROM graphs WHERE graph = ?", (graph,))
-                    self._db.executemany("INSERT INTO entries(graph, kind, iri, text) VALUES (?, ?, ?, ?)", rows)
+                    self._db.executemany(
+                        "INSERT INTO entries(graph, kind, iri, text, pos) VALUES (?, ?, ?, ?, ?)", rows
+                    )
                     self._db.executemany("INSERT INTO graphs(graph) VALUES (?)", [(g,) for g in added])
         if generation is not None:
             self._synced = (id(backend), generation)
@@ -161,6 +171,16 @@ class LexicalIndex:
         # FTS5's bm25() is lower for better matches; a reader expects higher
         return [Hit(graph, k, iri, text, -float(rank)) for graph, k, iri, text, rank in rows]
 
+    def first_passages(self, graph: str, count: int) -> list[Hit]:
+        """The first ``count`` passages of a source graph, in document order."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT graph, kind, iri, text FROM entries WHERE graph = ? AND kind = 'passage' "
+                "ORDER BY pos, id LIMIT ?",
+                (graph, count),
+            ).fetchall()
+        return [Hit(g, k, iri, text, 0.0) for g, k, iri, text in rows]
+
     def labels(self, iris: Iterable[str]) -> dict[str, str]:
         """An indexed label of each IRI that has one (declared labels before local names)."""
         wanted = list(dict.fromkeys(iris))
@@ -178,17 +198,18 @@ class LexicalIndex:
         return out
 
 
-def _entries(backend: Backend, graphs: Sequence[str]) -> Iterable[tuple[str, str, str, str]]:
-    """(graph, kind, iri, text) rows of ``graphs``: declared labels ('label'), local names of
+def _entries(backend: Backend, graphs: Sequence[str]) -> Iterable[tuple[str, str, str, str, int]]:
+    """(graph, kind, iri, text, position) rows of ``graphs``: declared labels ('label'), local names of
     fact subjects and objects ('name') and passages ('passage')."""
     labels = " ".join(f"<{p}>" for p in LABEL_PREDICATES)
     for start in range(0, len(graphs), 200):
         chunk = " ".join(f"<{g}>" for g in graphs[start : start + 200])
         result = backend.query(
-            f"""SELECT ?g ?kind ?x ?text WHERE {{
+            f"""SELECT ?g ?kind ?x ?text ?pos WHERE {{
   VALUES ?g {{ {chunk} }}
   {{ VALUES ?lp {{ {labels} }} GRAPH ?g {{ ?x ?lp ?text FILTER(isLiteral(?text)) }} BIND("label" AS ?kind) }}
-  UNION {{ GRAPH ?g {{ ?x a <{PG_NS}Passage> ; <{PG_NS}text> ?text }} BIND("passage" AS ?kind) }}
+  UNION {{ GRAPH ?g {{ ?x a <{PG_NS}Passage> ; <{PG_NS}text> ?text OPTIONAL {{ ?x <{PG_NS}startOffset> ?pos }} }}
+           BIND("passage" AS ?kind) }}
   UNION {{ SELECT DISTINCT ?g ?x ("name" AS ?kind) WHERE {{
       GRAPH ?g {{ {{ ?st <{RDF_NS}subject> ?x }} UNION {{ ?st <{RDF_NS}object> ?x }} }} FILTER(isIRI(?x)) }} }}
 }}"""
@@ -197,8 +218,9 @@ def _entries(backend: Backend, graphs: Sequence[str]) -> Iterable[tuple[str, str
         for row in result:
             graph, kind, x = row["g"].value, row["kind"].value, row["x"].value  # type: ignore[union-attr]
             text = row["text"].value if row["text"] is not None else local_name(x)  # type: ignore[union-attr]
+            pos = int(row["pos"].value) if row["pos"] is not None else 0  # type: ignore[union-attr]
             if text.strip():
-                yield graph, kind, x, text
+                yield graph, kind, x, text, pos
 
 
 __all__ = ["INDEX_FILE", "LABEL_PREDICATES", "Hit", "LexicalIndex", "local_name"]

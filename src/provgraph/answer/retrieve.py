@@ -20,6 +20,7 @@ Filters (:class:`~provgraph.answer.models.AskFilters`) restrict the source graph
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -38,12 +39,18 @@ from provgraph.trust import relations as _relations
 from provgraph.trust.models import Conflict, FactStatus, ValueClaim
 from provgraph.vocab import CATALOG_GRAPH, DCTERMS_NS, PG_NS
 
+_WORD = re.compile(r"[^\W_]+(?:['\u2019][^\W_]+)*", re.UNICODE)
 MAX_ENTITIES = 5
 MAX_PASSAGES = 20
 MAX_FACTS = 400
 MAX_HOP2_SUBJECTS = 5
 MAX_HOP2_FACTS = 40
 MAX_RELATIONS = 5
+#: Passages whose text names other documents by title, and the weight of those documents' passages.
+MAX_BRIDGES = 5
+BRIDGE_WEIGHT = 0.6
+#: Longest title (in words) looked up in a passage.
+MAX_TITLE_WORDS = 8
 
 
 @dataclass(frozen=True)
@@ -146,6 +153,31 @@ SELECT ?g ?d ?key ?title ?url ?tier ?issued WHERE {{
                 fields={"passage": hit.iri, "passage_text": hit.text},
             )
             items.setdefault(item.id, item)
+
+        # passages of documents the best passages name by title: the second hop of a question
+        # like "the arena where the Lewiston Maineiacs played" ("...played at the Colisée")
+        titles = _titles(allowed)
+        parents = sorted(items.values(), key=lambda d: (-d.score, d.id))[:MAX_BRIDGES]
+        for parent in parents:
+            assert parent.source is not None
+            for source in _named(parent.text, titles):
+                if source.graph == parent.source.graph:
+                    continue
+                hits = self._index.first_passages(source.graph, 1)
+                hits += self._index.search(question_words, kinds=("passage",), graphs=[source.graph], limit=1)
+                for hit in hits:
+                    bridge = _Draft(
+                        id=evidence_id(EvidenceKind.PASSAGE, hit.graph, hit.iri),
+                        kind=EvidenceKind.PASSAGE,
+                        score=round(BRIDGE_WEIGHT * parent.score, 6),
+                        text=hit.text,
+                        source=source,
+                        hop=2,
+                        fields={"passage": hit.iri, "passage_text": hit.text},
+                    )
+                    if bridge.id not in items:
+                        bridge.related_drafts = [parent]
+                        items[bridge.id] = bridge
 
         # facts about the linked entities (hop 1), then about the objects of the best (hop 2)
         linked = [NamedNode(e.iri) for e in entities]
@@ -412,6 +444,34 @@ class _Draft:
                 "related": [r.id for r in self.related_drafts],
             }
         )
+
+
+def _titles(sources: dict[str, Source]) -> dict[tuple[str, ...], list[Source]]:
+    """Document titles as word tuples, without a trailing qualifier ("Big Stone Gap (film)")."""
+    out: dict[tuple[str, ...], list[Source]] = {}
+    for source in sources.values():
+        title = re.sub(r"\s*\([^)]*\)\s*$", "", source.title)
+        key = tuple(words(title))
+        if key and len(key) <= MAX_TITLE_WORDS and not (len(key) == 1 and key[0] in STOP_WORDS):
+            out.setdefault(key, []).append(source)
+    return out
+
+
+def _named(text: str, titles: dict[tuple[str, ...], list[Source]]) -> list[Source]:
+    """Documents whose title ``text`` contains. A one-word title must be capitalised in the text,
+    so that "winner" does not name the band "Winner"."""
+    tokens = _WORD.findall(text)
+    normal = [words(t)[0] if words(t) else "" for t in tokens]
+    found: dict[str, Source] = {}
+    for i in range(len(normal)):
+        for n in range(1, MAX_TITLE_WORDS + 1):
+            key = tuple(normal[i : i + n])
+            if len(key) < n:
+                break
+            if key in titles and (n > 1 or tokens[i][:1].isupper()):
+                for source in titles[key]:
+                    found.setdefault(source.graph, source)
+    return list(found.values())
 
 
 def _allowed(sources: dict[str, Source], filters: AskFilters) -> dict[str, Source]:
