@@ -187,6 +187,8 @@ class ReasonCode(enum.StrEnum):
     INSUFFICIENT_SUPPORT = "insufficient_support"
     CONTRADICTED = "contradicted"
     CONTESTED_EVIDENCE = "contested_evidence"
+    #: the claims hold, but together they do not cover what the question asks about
+    QUESTION_NOT_COVERED = "question_not_covered"
 
 
 class Action(enum.StrEnum):

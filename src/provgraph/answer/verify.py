@@ -18,10 +18,15 @@ posted to ``POST /qa/verify``. For every claim of a draft, in order:
    resolution (``contradicted``, downgraded) or is contested and the claim does not state the
    disagreement (``contested_evidence``, flagged as high risk).
 
+Then the answer as a whole: the evidence cited by the kept claims must cover the question, that
+is mention every name of the question (:func:`~provgraph.answer.extractive.salient_terms`) and at
+least ``MIN_QUESTION_COVERAGE`` of its content words. Supported claims about something else than
+what was asked (the distractor paragraphs of a multi-hop question, say) do not answer it.
+
 Confidence from the share of drafted claims that survive verified: ``high`` at 90% or more and no
 unresolved high-risk issue, ``medium`` at 75%, ``low`` at 50%, else ``insufficient_evidence``,
 which abstains: the answer has no claims, a short reason, the best references found, concrete
-query refinements and filter suggestions.
+query refinements and filter suggestions. An answer that does not cover the question abstains too.
 """
 
 from __future__ import annotations
@@ -56,6 +61,8 @@ from provgraph.trust.models import ValueOutcome
 
 #: Share of a claim's content words the cited evidence must contain.
 MIN_OVERLAP = 0.5
+#: Share of the question's content words the evidence of the answer must contain.
+MIN_QUESTION_COVERAGE = 0.5
 #: Thresholds of the answer's confidence: share of drafted claims kept verified.
 HIGH, MEDIUM, LOW = 0.9, 0.75, 0.5
 
@@ -395,8 +402,13 @@ def verify(
     else:
         confidence = AnswerConfidence.INSUFFICIENT
     limitations = list(dict.fromkeys([*draft.limitations, *extra_limitations]))
+    uncovered = _uncovered(pack.question, [i for _, items in kept for i in items]) if kept else None
+    if uncovered is not None:
+        confidence = AnswerConfidence.INSUFFICIENT
     if confidence is AnswerConfidence.INSUFFICIENT:
-        return _abstain(draft, pack, kept, removed, generator=generator, detail=detail, limitations=limitations)
+        return _abstain(
+            draft, pack, kept, removed, generator=generator, detail=detail, limitations=limitations, uncovered=uncovered
+        )
     if removed:
         limitations.append(
             f"{len({i.claim for i in removed})} drafted claim(s) were removed: their evidence did not support them."
@@ -419,6 +431,22 @@ def verify(
         generator=generator,
         evidence=sorted(cited_items, key=lambda i: i.number) if detail is Detail.DETAILED else None,
     )
+
+
+def _uncovered(question: str, cited: Sequence[EvidenceItem]) -> str | None:
+    """Why the cited evidence does not cover the question, or None when it does."""
+    evidence = " ".join(words(evidence_text(cited)))
+    names = [t for t in salient_terms(question) if not re.search(rf"(?<!\w){re.escape(t)}(?!\w)", evidence)]
+    if names:
+        return "the evidence found does not mention " + ", ".join(f'"{n}"' for n in names)
+    content = list(dict.fromkeys(_content(question)))
+    ev_words = set(evidence.split())
+    ev_prefixes = _prefixes(ev_words)
+    found = [w for w in content if w in ev_words or (len(w) >= 5 and w[:5] in ev_prefixes)]
+    if content and len(found) < MIN_QUESTION_COVERAGE * len(content):
+        missing = [w for w in content if w not in found]
+        return "the evidence found does not speak of " + ", ".join(f'"{w}"' for w in missing)
+    return None
 
 
 def _summary(
@@ -516,9 +544,12 @@ def _abstain(
     generator: str,
     detail: Detail,
     limitations: list[str],
+    uncovered: str | None = None,
 ) -> GroundedAnswer:
     """Insufficient evidence: no claims, a short reason, the best sources found, what to try."""
-    if not pack.items:
+    if uncovered is not None:
+        reason = f"Insufficient evidence: {uncovered}."
+    elif not pack.items:
         reason = "Insufficient evidence: the store has no evidence matching this question."
     elif not draft.claims:
         reason = "Insufficient evidence: the evidence found does not answer this question."
@@ -531,9 +562,11 @@ def _abstain(
     removed = removed + [
         VerificationIssue(
             claim=c.text,
-            code=ReasonCode.INSUFFICIENT_SUPPORT,
+            code=ReasonCode.QUESTION_NOT_COVERED if uncovered else ReasonCode.INSUFFICIENT_SUPPORT,
             action=Action.REMOVED,
-            message="withdrawn: the answer as a whole is not supported well enough",
+            message=f"withdrawn: {uncovered}"
+            if uncovered
+            else "withdrawn: the answer as a whole is not supported well enough",
         )
         for c, _ in kept
     ]
