@@ -172,6 +172,8 @@ def test_evidence_json_and_table(store):
         str(store),
     )
     assert "4000" in table.stdout and "2 statements from 2 source(s), 1 distinct value(s)" in table.stdout
+    # both documents are published on example.org: one independent source, so not yet confirmed
+    assert "4000: unknown, confidence 0.95" in table.stdout
 
 
 def test_export_trig_and_one_graph(store, tmp_path):

@@ -27,6 +27,7 @@ EXPECTED = {
     "SupportJudge",
     "SupportLevel",
     "VerificationIssue",
+    "ChainMode",
     "ChainReport",
     "ChainStep",
     "Conflict",

@@ -5,11 +5,9 @@ from __future__ import annotations
 import json
 
 import httpx
-import pytest
 
 from helpers import DBPEDIA, live_server, run_cli
 from provgraph import Conflict, GraphSplit, ProvGraph
-from provgraph.http import ServerSettings, create_app
 
 AMSTERDAM = "http://dbpedia.org/resource/Amsterdam"
 POPULATION = "http://dbpedia.org/ontology/populationTotal"
@@ -19,13 +17,7 @@ POLICY = f"""@prefix owl: <http://www.w3.org/2002/07/owl#> . @prefix pg: <https:
 """
 
 
-def _registered() -> bool:
-    return "conflicts" in run_cli("--help").stdout
-
-
 def test_cli_ontology_add_and_conflicts(tmp_path):
-    if not _registered():
-        pytest.skip("provgraph.cli.trust is not registered on the command line yet (import it in cli/app.py)")
     store = str(tmp_path / "store")
     ingest = run_cli(
         "ingest", str(DBPEDIA / "3-capitals.nq"), "--id", "3-capitals", "--tier", "4", "--base",
@@ -56,8 +48,6 @@ def test_cli_ontology_add_and_conflicts(tmp_path):
 
 def test_http_conflicts(tmp_path):
     pg = ProvGraph.memory()
-    if "/conflicts" not in create_app(pg, ServerSettings()).openapi()["paths"]:
-        pytest.skip("trust_router is not included in provgraph.http.create_app yet")
     pg.ingest(
         DBPEDIA / "3-capitals.nq",
         id="3-capitals",

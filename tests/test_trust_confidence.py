@@ -8,7 +8,7 @@ import math
 import pytest
 
 from helpers import DBPEDIA
-from provgraph import FactStatus, GraphSplit, ProvGraph
+from provgraph import ChainMode, FactStatus, GraphSplit, ProvGraph
 from provgraph.trust.confidence import (
     DecayConfig,
     aggregate,
@@ -157,5 +157,6 @@ def test_chain_with_provenance_per_step(pg, tmp_path):
     assert [s.sources for s in weakest.steps] == [["https://ex.org/trial"], ["https://ex.org/classes"]]
     assert [round(s.confidence, 3) for s in weakest.steps] == [0.66, 0.99]  # 0.5 + 0.2 * 0.8; tier 1, capped
     assert weakest.confidence == pytest.approx(0.66)
-    [product] = pg.chain("http://ex.org/aspirin", path, mode="product")
+    [product] = pg.chain("http://ex.org/aspirin", path, mode=ChainMode.PRODUCT)
+    assert product.mode is ChainMode.PRODUCT and weakest.mode is ChainMode.WEAKEST
     assert product.confidence == pytest.approx(0.66 * 0.99)

@@ -13,7 +13,6 @@ from pyoxigraph import QuerySolutions
 
 from helpers import live_server, run_cli
 from provgraph import DocumentRelation, NotFoundError, ProvGraph, RelationType
-from provgraph.http import ServerSettings, create_app
 from provgraph.store import catalog
 from provgraph.trust import relations
 from provgraph.vocab import RELATIONS_GRAPH
@@ -291,9 +290,6 @@ def server(pg: ProvGraph, corpus: dict[str, str]) -> Iterator[str]:
 
 
 def test_http_edge_list_and_cytoscape(pg, server, corpus):
-    # until provgraph.http.app includes relations_router, the endpoint cannot be served
-    if "/doc-relationships" not in create_app(pg, ServerSettings()).openapi()["paths"]:
-        pytest.skip("relations_router is not included in provgraph.http.create_app yet")
     with httpx.Client(base_url=server, timeout=30) as client:
         edges = client.get("/doc-relationships")
         assert edges.status_code == 200
@@ -329,8 +325,6 @@ def test_http_edge_list_and_cytoscape(pg, server, corpus):
 
 
 def test_cli_related(tmp_path):
-    if "related" not in run_cli("--help").stdout:
-        pytest.skip("provgraph.cli.relations is not registered on the command line yet (import it in cli/app.py)")
     store = tmp_path / "store"
     with ProvGraph.open(store) as graph:
         iris = _ingest(graph, tmp_path, ["guide", "review", "note"])

@@ -69,6 +69,7 @@ from provgraph.models import (
 )
 from provgraph.query import QueryResult
 from provgraph.trust.models import (
+    ChainMode,
     ChainReport,
     ChainStep,
     Conflict,
@@ -87,6 +88,7 @@ __all__ = [
     "AnswerClaim",
     "AnswerConfidence",
     "AskFilters",
+    "ChainMode",
     "ChainReport",
     "ChainStep",
     "Citation",

@@ -39,7 +39,7 @@ from provgraph.store.base import Backend
 from provgraph.store.oxigraph import OxigraphBackend
 from provgraph.trust import engine as _trust
 from provgraph.trust import relations as _relations
-from provgraph.trust.models import ChainReport, Conflict, DetectionReport, ResolutionStrategy
+from provgraph.trust.models import ChainMode, ChainReport, Conflict, DetectionReport, ResolutionStrategy
 from provgraph.trust.relation_models import DocumentRelation
 from provgraph.update import UpdatePlan, check_policy, plan_update
 from provgraph.vocab import CATALOG_GRAPH, PG_NS, PREFIXES, document_iri
@@ -609,11 +609,11 @@ WHERE {{ GRAPH <{CATALOG_GRAPH.value}> {{ ?g pg:document ?d ; pg:status ?s ; pg:
         return _trust.conflicts(self._backend, subject=subject, predicate=predicate, strategy=chosen)
 
     def chain(
-        self, subject: str, predicates: Sequence[str], *, obj: str | None = None, mode: str = "weakest"
+        self, subject: str, predicates: Sequence[str], *, obj: str | None = None, mode: ChainMode = ChainMode.WEAKEST
     ) -> list[ChainReport]:
         """Multi-hop chains from ``subject`` along ``predicates`` (A treats B, B subClassOf C: A may
         help C), each hop with its provenance; a chain's confidence is its weakest hop's
-        (``mode='weakest'``) or the product of its hops' (``mode='product'``)."""
+        (:attr:`ChainMode.WEAKEST`) or the product of its hops' (:attr:`ChainMode.PRODUCT`)."""
         return _trust.chains(self._backend, subject, predicates, obj=obj, mode=mode)
 
     def _annotate_evidence(self, found: list[Evidence]) -> list[Evidence]:

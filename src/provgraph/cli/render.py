@@ -85,6 +85,13 @@ def evidence(out: Console, found: list[Evidence], *, subject: str, predicate: st
         f"{len(found)} statement{'s' if len(found) != 1 else ''} from "
         f"{len({e.document for e in found})} source(s), {len(values)} distinct value(s)"
     )
+    for value in values:
+        # the fact's standing across sources: aggregated confidence and status (same for each statement)
+        first = next(e for e in found if e.object == value)
+        if first.fact_status is not None and first.fact_confidence is not None:
+            out.print(
+                f"  {escape(_short(_value(value), 50))}: {first.fact_status.value}, confidence {first.fact_confidence:.2f}"
+            )
     table = Table("value", "source", "tier", "conf.", "method", "status", "passage / provenance")
     for e in found:
         detail = _short(e.passage.text, 60) if e.passage else ""

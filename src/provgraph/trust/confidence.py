@@ -37,7 +37,7 @@ import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from provgraph.trust.models import FactStatus
+from provgraph.trust.models import ChainMode, FactStatus
 
 #: Base confidence band of each source tier.
 TIER_BANDS: Mapping[int, tuple[float, float]] = {
@@ -95,16 +95,17 @@ def aggregate_by_source(claims: Iterable[tuple[str, float]], *, cap: float = AGG
     return aggregate(best.values(), cap=cap)
 
 
-def chain_confidence(steps: Iterable[float], *, mode: str = "weakest") -> float:
-    """A chain's confidence: its weakest link ``min(c_i)`` (``mode='weakest'``) or ``prod(c_i)``."""
+def chain_confidence(steps: Iterable[float], *, mode: ChainMode = ChainMode.WEAKEST) -> float:
+    """A chain's confidence: its weakest link ``min(c_i)`` (:attr:`ChainMode.WEAKEST`) or the
+    product ``prod(c_i)`` (:attr:`ChainMode.PRODUCT`)."""
     values = list(steps)
     if not values:
         raise ValueError("a chain has at least one step")
-    if mode == "weakest":
-        return min(values)
-    if mode == "product":
-        return math.prod(values)
-    raise ValueError(f"a chain mode is 'weakest' or 'product', not {mode!r}")
+    try:
+        mode = ChainMode(mode)
+    except ValueError:
+        raise ValueError(f"a chain mode is 'weakest' or 'product', not {mode!r}") from None
+    return min(values) if mode is ChainMode.WEAKEST else math.prod(values)
 
 
 def fact_status(*, current_sources: int, historical_only: bool, contested: bool, lost_resolution: bool) -> FactStatus:

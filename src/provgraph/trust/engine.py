@@ -19,6 +19,7 @@ from provgraph.trust import conflicts as detection
 from provgraph.trust import records
 from provgraph.trust.confidence import aggregate_by_source, chain_confidence, decay, fact_status, statement_confidence
 from provgraph.trust.models import (
+    ChainMode,
     ChainReport,
     ChainStep,
     Conflict,
@@ -368,7 +369,7 @@ def chains(
     predicates: Sequence[str],
     *,
     obj: str | None = None,
-    mode: str = "weakest",
+    mode: ChainMode = ChainMode.WEAKEST,
     limit: int = 100,
 ) -> list[ChainReport]:
     """Paths ``subject p1 x1 p2 x2 ... pn obj`` through the current sources, each hop with its

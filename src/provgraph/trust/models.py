@@ -14,6 +14,15 @@ from pydantic import BaseModel, ConfigDict, Field
 _PG = "https://w3id.org/provgraph/ns#"
 
 
+class ChainMode(enum.StrEnum):
+    """How a multi-hop chain's confidence is bounded by its steps'."""
+
+    #: the weakest link: ``min(c_i)``
+    WEAKEST = "weakest"
+    #: the product ``prod(c_i)``: every hop is a further chance to be wrong
+    PRODUCT = "product"
+
+
 class FactStatus(enum.StrEnum):
     """Trust status of a fact across sources."""
 
@@ -187,5 +196,5 @@ class ChainReport(_Model):
     subject: str
     object: str
     steps: list[ChainStep]
-    mode: str = Field(description="'weakest' (minimum of the steps) or 'product'")
+    mode: ChainMode
     confidence: float
