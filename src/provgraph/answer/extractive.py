@@ -66,6 +66,7 @@ _CONNECTORS = frozenset("of for the de la le von van der del da du in on at to".
 _LEADING = frozenset("what which who whom whose when where why how is are was were do does did the a an in on".split())
 _WORD = re.compile(r"[^\W_]+(?:['\u2019][^\W_]+)*", re.UNICODE)
 _NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
+_THOUSANDS = re.compile(r"(?<=\d)[,\u00a0\u202f](?=\d{3}(?!\d))")
 
 
 def normalise(text: str) -> str:
@@ -75,7 +76,8 @@ def normalise(text: str) -> str:
 
 
 def words(text: str) -> list[str]:
-    return _WORD.findall(normalise(text))
+    """The words of ``text``, normalised; a number keeps its digits together ("821,752": "821752")."""
+    return _WORD.findall(_THOUSANDS.sub("", normalise(text)))
 
 
 def salient_terms(question: str) -> list[str]:
@@ -86,7 +88,7 @@ def salient_terms(question: str) -> list[str]:
     terms: list[str] = []
     for quoted in re.findall(r"[\"“]([^\"”]+)[\"”]", question):
         terms.append(" ".join(words(quoted)))
-    tokens = _WORD.findall(question)
+    tokens = _WORD.findall(_THOUSANDS.sub("", question))
     run: list[str] = []
     for i, token in enumerate([*tokens, ""]):
         capital = bool(token) and (token[0].isupper() or token[0].isdigit())
@@ -99,7 +101,7 @@ def salient_terms(question: str) -> list[str]:
             continue
         while run and normalise(run[0]) in _LEADING:
             run.pop(0)
-        if run:
+        if run and run != ["I"]:  # the pronoun is not a name
             terms.append(" ".join(words(" ".join(run))))
         run = []
     return [t for t in dict.fromkeys(terms) if t]
@@ -163,7 +165,10 @@ class ExtractiveGenerator:
         claims: list[DraftClaim] = []
         used: set[str] = set()
         limitations: list[str] = []
-        for item in [i for i in relevant if i.kind is EvidenceKind.CONFLICT][:MAX_CONFLICTS]:
+        conflicts = [i for i in relevant if i.kind is EvidenceKind.CONFLICT]
+        # as for facts: the conflicts about what is asked (the population, not the latitude)
+        best_conflict = max((i.score for i in conflicts), default=0.0)
+        for item in [i for i in conflicts if i.score >= best_conflict - FACT_MARGIN][:MAX_CONFLICTS]:
             assert item.conflict is not None
             claim = _conflict_claim(item, item.conflict, [by_id[r] for r in item.related if r in by_id])
             claims.append(claim)

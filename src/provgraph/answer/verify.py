@@ -15,8 +15,9 @@ posted to ``POST /qa/verify``. For every claim of a draft, in order:
    it is uncertain; a scope claim cites a passage stating the assumption. Else the claim is
    downgraded (kept, marked unverified, support level indirect: ``insufficient_support``);
 5. a claim citing a fact that other evidence of the pack contradicts is flagged: the fact lost a
-   resolution (``contradicted``, downgraded) or is contested and the claim does not state the
-   disagreement (``contested_evidence``, flagged as high risk).
+   resolution (``contradicted``, downgraded, high risk) or is contested and the claim does not
+   state the disagreement while citing the conflict (``contested_evidence``, flagged; high risk
+   unless the cited value is the preferred one).
 
 Then the answer as a whole: the evidence cited by the kept claims must cover the question, that
 is mention every name of the question (:func:`~provgraph.answer.extractive.salient_terms`) and at
@@ -59,8 +60,9 @@ from provgraph.answer.models import (
 )
 from provgraph.trust.models import ValueOutcome
 
-#: Share of a claim's content words the cited evidence must contain.
-MIN_OVERLAP = 0.5
+#: Share of a claim's content words the cited evidence must contain: a claim may rephrase, but
+#: not add its own payload ("Aspirin treats insomnia" from "Aspirin treats headache": 2 of 3).
+MIN_OVERLAP = 0.75
 #: Share of the question's content words the evidence of the answer must contain.
 MIN_QUESTION_COVERAGE = 0.5
 #: Thresholds of the answer's confidence: share of drafted claims kept verified.
@@ -143,12 +145,12 @@ class HeuristicJudge:
     - every number of the claim appears in the evidence (after removing thousands separators, or
       once the evidence is rounded to the claim's precision): else ``unsupported_number``;
     - every name of the claim (capitalised word runs, see
-      :func:`~provgraph.answer.extractive.salient_terms`) has at least half its words in the
-      evidence: else ``unsupported_entity``;
+      :func:`~provgraph.answer.extractive.salient_terms`) has all its words in the evidence
+      ("Marie Curie" is not supported by evidence about Pierre Curie): else ``unsupported_entity``;
     - when only facts are cited (no passage text), the claim names the predicate of one of them
       (a word of its label or local name): else ``unsupported_predicate``;
-    - at least half of the claim's content words (not stop words or the generators' phrasing)
-      appear in the evidence: else ``insufficient_support``.
+    - at least ``MIN_OVERLAP`` (three quarters) of the claim's content words (not stop words or
+      the generators' phrasing) appear in the evidence: else ``insufficient_support``.
 
     A word matches exactly or by its first five letters, so inflections pass.
     """
@@ -175,7 +177,7 @@ class HeuristicJudge:
         for sentence in _SENTENCE.split(text):
             for term in salient_terms(sentence):
                 name_words = [w for w in term.split() if w not in _STOP and not w[0].isdigit()]
-                if name_words and sum(found(w) for w in name_words) * 2 < len(name_words):
+                if name_words and not all(found(w) for w in name_words):
                     missing_names.append(term)
         if missing_names:
             reasons.append(

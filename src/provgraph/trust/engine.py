@@ -232,22 +232,30 @@ def conflicts(
     without storing. With ``strategy``, the values are ranked by it (not stored: use
     ``ProvGraph.resolve`` to record a strategy)."""
     policy = load(backend)
-    fingerprint, parameters = records.last_run(backend)
-    if fingerprint != input_fingerprint(backend, policy):
-        # re-run as the last run was asked for: the same forced strategy and predicates
-        forced = parameters.get("strategy")
-        chosen = parameters.get("predicates")
-        _, found = run(
-            backend,
-            strategy=ResolutionStrategy(str(forced)) if forced else None,
-            predicates=[str(p) for p in chosen] if isinstance(chosen, list) else None,
-            store=not backend.read_only,
-        )
-        if backend.read_only:
-            return _filter(_rerank(found, strategy), subject, predicate)
+    found = _refresh(backend, policy)
+    if found is not None:  # a read-only store: computed for this answer
+        return _filter(_rerank(found, strategy), subject, predicate)
     if strategy is not None:
         return _filter(_rerank(_read(backend, policy), strategy), subject, predicate)
     return _read(backend, policy, subject=subject, predicate=predicate)
+
+
+def _refresh(backend: Backend, policy: Policy) -> list[Conflict] | None:
+    """Bring the conflict records up to date when sources or the ontology changed since the last
+    run. A store that cannot be written gets the conflicts computed and returned instead."""
+    fingerprint, parameters = records.last_run(backend)
+    if fingerprint == input_fingerprint(backend, policy):
+        return None
+    # re-run as the last run was asked for: the same forced strategy and predicates
+    forced = parameters.get("strategy")
+    chosen = parameters.get("predicates")
+    _, found = run(
+        backend,
+        strategy=ResolutionStrategy(str(forced)) if forced else None,
+        predicates=[str(p) for p in chosen] if isinstance(chosen, list) else None,
+        store=not backend.read_only,
+    )
+    return found if backend.read_only else None
 
 
 def _read(
@@ -298,7 +306,12 @@ def annotate(backend: Backend, evidence: list[Evidence]) -> list[Evidence]:
     if not evidence:
         return evidence
     policy = load(backend)
-    outcomes = records.statement_outcomes(backend, [e.statement for e in evidence])
+    # a fact is contested when a conflict involves it: the records must be current to say so
+    computed = _refresh(backend, policy)
+    if computed is None:
+        outcomes = records.statement_outcomes(backend, [e.statement for e in evidence])
+    else:
+        outcomes = {claim.statement: v.outcome for c in computed for v in c.values for claim in v.claims}
     now = datetime.now(UTC)
     by_fact: dict[str, list[Evidence]] = {}
     for e in evidence:
