@@ -14,6 +14,16 @@ def test_demo_runs_and_tells_the_story(tmp_path):
         assert value in out
     assert "Aspirin relieved tension headache" in out
     assert "http://dbpedia.org/resource/Amsterdam | 7" in out
+    # the policy makes the disagreement a conflict, resolved by source trust, losers kept
+    assert "820654: contested, confidence 0.91" in out and "790044: deprecated, confidence 0.70" in out
+    assert "9 conflicts in all" in out and "preferred" in out and "rejected" in out
+    # the grounded answer states the disagreement, its sources and the preferred value, with citations
+    assert "Sources disagree on the population total of Amsterdam" in out
+    assert "Preferred: 820654 (source trust" in out and "[1-9]" in out
+    population_answer = out[out.index("What is the population of Amsterdam?") : out.index("Who was the mayor")]
+    assert "Sources disagree on the lat of Amsterdam" not in population_answer  # not what was asked
+    # and abstains when the store cannot answer
+    assert 'Insufficient evidence: the evidence found does not mention "1850"' in out
 
 
 def test_demo_can_keep_its_store(tmp_path):

@@ -84,6 +84,7 @@ def show(console: Console, answer: GroundedAnswer) -> None:
         marks = compact_citations(numbers[c] for c in claim.supporting_citations)
         note = "" if claim.verified else " (unverified)"
         console.print(f"- {esc(claim.text.rstrip('.'))} {esc(marks)}.{note}")
+    shown: set[str] = set()
     if answer.references:
         console.print("\n[bold]References[/]")
         for ref in answer.references:
@@ -91,7 +92,9 @@ def show(console: Console, answer: GroundedAnswer) -> None:
             console.print(f"{ref.number}. {esc(ref.title)}{esc(where)}")
             for cid in ref.evidence:
                 citation = citations.get(cid)
-                if citation is not None:
+                # a conflict cites several documents: its text is shown under the first only
+                if citation is not None and cid not in shown:
+                    shown.add(cid)
                     mark = f"[{numbers[cid]}]" if cid in numbers else "-"
                     console.print(f"   {esc(mark)} {esc(_clip(citation.text))}")
     for title, lines in (

@@ -461,7 +461,7 @@ def demo(
         Path | None, typer.Option("--store", help="Keep the demo store here (default: in memory).")
     ] = None,
 ) -> None:
-    """A short tour on the bundled data: ingest, sources, evidence for a contested fact, SPARQL."""
+    """A short tour on the bundled data: ingest, sources, evidence, SPARQL, conflicts, a grounded answer."""
     from provgraph.cli.demo import run_demo
 
     graph = ProvGraph.open(store) if store is not None else ProvGraph.memory()

@@ -6,6 +6,8 @@ from rich.console import Console
 from rich.rule import Rule
 
 from provgraph.cli import render
+from provgraph.cli.answer import show as show_answer
+from provgraph.cli.trust import show as show_conflicts
 from provgraph.errors import ValidationFailedError
 from provgraph.graph import ProvGraph
 from provgraph.models import ExtractionMethod, GraphSplit, ResultFormat
@@ -77,6 +79,12 @@ def run_demo(pg: ProvGraph, out: Console) -> None:
         out.print("A file that breaks a domain shape is refused, and nothing is written:")
         out.print(render.escape(str(exc)), style="yellow")
 
+    triples = pg.add_ontology(dbpedia / "policy.ttl")
+    out.print(
+        f"A policy file ({triples} triples, in the ontology graph, not a source): a city has one population, "
+        "latitude and longitude, and values within a tolerance agree"
+    )
+
     out.print(Rule("2. Sources (the catalog)"))
     render.sources(out, [s for s in pg.sources() if "Amsterdam" in s.title or "example.org" in s.key])
     out.print(f"... {len(pg.sources())} documents in all")
@@ -93,7 +101,18 @@ def run_demo(pg: ProvGraph, out: Console) -> None:
     out.print(Rule("4. SPARQL over current sources: values that differ between editions"))
     out.print(POPULATION_QUERY, style="dim")
     out.print(pg.query(POPULATION_QUERY).serialize(ResultFormat.TABLE).decode(), end="")  # type: ignore[union-attr]
+
+    out.print(Rule("5. Conflicts: every value with its sources, the preferred one and why"))
+    everything = pg.conflicts()
+    out.print(f"{len(everything)} conflicts in all; the losing values stay, marked, never deleted. Amsterdam's:")
+    show_conflicts(pg.conflicts(subject=subject, predicate=predicate), console=out)
+
+    out.print(Rule("6. A grounded answer: every claim cites evidence the verifier checked"))
+    show_answer(out, pg.ask("What is the population of Amsterdam?"))
+    out.print()
+    show_answer(out, pg.ask("Who was the mayor of Amsterdam in 1850?"))
     out.print(
         "Try: provgraph ingest FILE --title ... --tier 2;  provgraph query 'SELECT ...';  "
-        "provgraph evidence --subject IRI --predicate IRI;  provgraph export --format trig"
+        "provgraph evidence --subject IRI --predicate IRI;  provgraph conflicts;  provgraph ask '...';  "
+        "provgraph export --format trig"
     )

@@ -89,9 +89,8 @@ def evidence(out: Console, found: list[Evidence], *, subject: str, predicate: st
         # the fact's standing across sources: aggregated confidence and status (same for each statement)
         first = next(e for e in found if e.object == value)
         if first.fact_status is not None and first.fact_confidence is not None:
-            out.print(
-                f"  {escape(_short(_value(value), 50))}: {first.fact_status.value}, confidence {first.fact_confidence:.2f}"
-            )
+            standing = f"{first.fact_status.value}, confidence {first.fact_confidence:.2f}"
+            out.print(f"  {escape(_short(_value(value), 50))}: {standing}")
     table = Table("value", "source", "tier", "conf.", "method", "status", "passage / provenance")
     for e in found:
         detail = _short(e.passage.text, 60) if e.passage else ""

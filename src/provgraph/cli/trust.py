@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.console import Console
 from rich.table import Table
 
 from provgraph.cli import render
@@ -80,15 +81,15 @@ def _short(term: str, width: int = 60) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
-def show(found: list[Conflict]) -> None:
+def show(found: list[Conflict], console: Console = out) -> None:
     if not found:
-        out.print("no conflicts across current sources")
+        console.print("no conflicts across current sources")
         return
-    out.print(f"{len(found)} conflict{'s' if len(found) != 1 else ''} across current sources")
+    console.print(f"{len(found)} conflict{'s' if len(found) != 1 else ''} across current sources")
     for c in found:
         merged = f" (= {', '.join(c.merged_subjects)})" if c.merged_subjects else ""
-        out.print()
-        out.print(
+        console.print()
+        console.print(
             f"[bold]{render.escape(c.subject)}[/]{render.escape(merged)}  "
             f"{render.escape(' / '.join(c.predicates))}  [dim]{c.kind.value}[/]"
         )
@@ -101,8 +102,8 @@ def show(found: list[Conflict]) -> None:
                 f"{v.confidence:.2f}",
                 "" if v.score is None else f"{v.score:.3g}",
             )
-        out.print(table)
-        out.print(f"  {render.escape(c.resolution.rationale)}")
+        console.print(table)
+        console.print(f"  {render.escape(c.resolution.rationale)}")
 
 
 __all__ = ["conflicts", "ontology_add", "ontology_app", "show"]
