@@ -9,6 +9,7 @@ import shlex
 import subprocess
 
 from helpers import ROOT, run_cli
+from provgraph.trust.policy import load as load_policy
 
 README = (ROOT / "README.md").read_text("utf-8")
 
@@ -30,10 +31,12 @@ def test_ci_runs_the_readme_test_command():
     assert test_command in ci
 
 
-def test_readme_python_example_runs():
-    [code] = blocks("python")
-    namespace: dict[str, object] = {}
-    exec(compile(code, "README.md", "exec"), namespace)
+def test_readme_python_examples_run():
+    examples = blocks("python")
+    assert len(examples) >= 2
+    for code in examples:
+        namespace: dict[str, object] = {}
+        exec(compile(code, "README.md", "exec"), namespace)
 
 
 def test_readme_command_line_tour_runs(tmp_path):
@@ -66,3 +69,18 @@ def test_console_script_points_at_the_cli():
     assert callable(entry.load())
     done = subprocess.run(["python3", "-m", "provgraph", "--help"], capture_output=True, text=True, check=False)
     assert done.returncode == 0 and "ingest" in done.stdout
+
+
+GEO = "http://www.w3.org/2003/01/geo/wgs84_pos#"
+
+
+def test_readme_policy_example_loads(pg, tmp_path):
+    [policy] = blocks("turtle")
+    path = tmp_path / "policy.ttl"
+    path.write_text(policy, encoding="utf-8")
+    assert pg.add_ontology(path) == 8
+    loaded = load_policy(pg.backend)
+    assert loaded.functional >= {"http://dbpedia.org/ontology/populationTotal", GEO + "lat"}
+    assert loaded.disjoint and loaded.tolerances[GEO + "lat"].absolute == 0.02
+    assert loaded.case_insensitive == {"http://example.org/brandName"}
+    assert loaded.aliases == {"http://example.org/aspirin": frozenset({"ASA"})}
