@@ -28,18 +28,15 @@ _KNOWN = {
     PROV_NS + "generatedAtTime",
     PG_NS + "confidence",
     PG_NS + "extractionMethod",
-    PG_NS + "sourcePassage",
-    PG_NS + "reviewer",
-    PG_NS + "lastVerified",
-    PG_NS + "originalGraph",
 }
+#: Statement properties read into their own fields of :class:`Evidence`, not into ``attributes``.
+_DETAILS = {PG_NS + "sourcePassage", PG_NS + "reviewer", PG_NS + "lastVerified", PG_NS + "originalGraph"}
 
 _QUERY = f"""PREFIX pg: <{PG_NS}>
 PREFIX prov: <{PROV_NS}>
 PREFIX rdf: <{RDF_NS}>
 PREFIX dcterms: <{DCTERMS_NS}>
 SELECT ?st ?fact ?subj ?pred ?o ?g ?status ?v ?d ?key ?title ?url ?tier ?issued ?publisher ?conf ?method ?at
-       ?p ?ptext ?page ?section ?start ?end ?reviewer ?verified ?orig
 WHERE {{
   {{PATTERN}}
   GRAPH <{CATALOG_GRAPH.value}> {{ ?g pg:status ?status ; pg:version ?v }}
@@ -49,17 +46,12 @@ WHERE {{
         prov:generatedAtTime ?at .
     ?d pg:documentKey ?key ; dcterms:title ?title ; pg:tier ?tier .
   }}
-  # Each OPTIONAL stands on its own, after ?st and ?d are bound: nested inside the GRAPH block
-  # above, Oxigraph evaluated them before the join and their cost grew with the store.
+  # Oxigraph evaluates the right side of an OPTIONAL on its own, over every graph: one per
+  # document is cheap; one per statement (passage, reviewer, original graph) cost 100 ms at 100k
+  # statements, so those are read by _attach_details with the statements bound.
   OPTIONAL {{ GRAPH ?g {{ ?d pg:sourceUrl ?url }} }}
   OPTIONAL {{ GRAPH ?g {{ ?d dcterms:issued ?issued }} }}
   OPTIONAL {{ GRAPH ?g {{ ?d dcterms:publisher ?publisher }} }}
-  OPTIONAL {{ GRAPH ?g {{ ?st pg:sourcePassage ?p . ?p pg:text ?ptext .
-             OPTIONAL {{ ?p pg:page ?page }} OPTIONAL {{ ?p pg:section ?section }}
-             OPTIONAL {{ ?p pg:startOffset ?start }} OPTIONAL {{ ?p pg:endOffset ?end }} }} }}
-  OPTIONAL {{ GRAPH ?g {{ ?st pg:reviewer ?reviewer }} }}
-  OPTIONAL {{ GRAPH ?g {{ ?st pg:lastVerified ?verified }} }}
-  OPTIONAL {{ GRAPH ?g {{ ?st pg:originalGraph ?orig }} }}
 }}
 ORDER BY ?tier DESC(?conf) ?key ?st"""
 
@@ -168,17 +160,6 @@ def _value(term: object | None) -> str | None:
 
 def _row(row: object, subject: NamedNode | BlankNode, predicate: NamedNode) -> dict[str, object]:
     r = row  # pyoxigraph QuerySolution, indexed by variable name
-    passage = None
-    if r["p"] is not None:  # type: ignore[index]
-        passage = PassageInfo(
-            iri=r["p"].value,  # type: ignore[index]
-            text=r["ptext"].value,  # type: ignore[index]
-            page=int(r["page"].value) if r["page"] is not None else None,  # type: ignore[index]
-            section=_value(r["section"]),  # type: ignore[index]
-            start=int(r["start"].value) if r["start"] is not None else None,  # type: ignore[index]
-            end=int(r["end"].value) if r["end"] is not None else None,  # type: ignore[index]
-        )
-    verified = _value(r["verified"])  # type: ignore[index]
     return {
         "statement": r["st"].value,  # type: ignore[index]
         "fact": r["fact"].value,  # type: ignore[index]
@@ -197,16 +178,18 @@ def _row(row: object, subject: NamedNode | BlankNode, predicate: NamedNode) -> d
         "version": int(r["v"].value),  # type: ignore[index]
         "confidence": float(r["conf"].value),  # type: ignore[index]
         "method": ExtractionMethod.from_iri(r["method"].value),  # type: ignore[index]
-        "generated_at": datetime.fromisoformat(r["at"].value.replace("Z", "+00:00")),  # type: ignore[index]
-        "passage": passage,
-        "reviewer": _value(r["reviewer"]),  # type: ignore[index]
-        "last_verified": datetime.fromisoformat(verified.replace("Z", "+00:00")) if verified else None,
-        "original_graph": _value(r["orig"]),  # type: ignore[index]
+        "generated_at": _time(r["at"].value),  # type: ignore[index]
     }
 
 
+def _time(text: str) -> datetime:
+    return datetime.fromisoformat(text.replace("Z", "+00:00"))
+
+
 def _attach_attributes(backend: Backend, evidence: list[Evidence]) -> None:
-    """Further provenance on the statements (e.g. DBpedia's edit metadata), in one query."""
+    """The rest of each statement's provenance, with the statements bound (one query): its
+    passage, reviewer, last verification, original graph, and further properties (e.g.
+    DBpedia's edit metadata) as ``attributes``. Then the passages' text and position."""
     if not evidence:
         return
     values = " ".join(f"(<{e.statement}> <{e.graph}>)" for e in evidence)
@@ -217,14 +200,59 @@ def _attach_attributes(backend: Backend, evidence: list[Evidence]) -> None:
 }} ORDER BY ?st ?p ?o"""
     result = backend.query(query)
     assert isinstance(result, QuerySolutions)
-    attributes: dict[tuple[str, str], dict[str, list[str]]] = {}
+    properties: dict[tuple[str, str], dict[str, list[object]]] = {}
     for row in result:
         key = (row["st"].value, row["g"].value)  # type: ignore[union-attr]
-        attributes.setdefault(key, {}).setdefault(row["p"].value, []).append(str(row["o"]))  # type: ignore[union-attr]
+        properties.setdefault(key, {}).setdefault(row["p"].value, []).append(row["o"])  # type: ignore[union-attr]
+    passages = _passages(
+        backend,
+        {(str(found[PG_NS + "sourcePassage"][0].value), key[1]) for key, found in properties.items()  # type: ignore[attr-defined]
+         if PG_NS + "sourcePassage" in found},
+    )  # fmt: skip
     for i, e in enumerate(evidence):
-        found = attributes.get((e.statement, e.graph))
-        if found:
-            evidence[i] = e.model_copy(update={"attributes": found})
+        found = properties.get((e.statement, e.graph))
+        if not found:
+            continue
+        first = {p: v[0].value for p, v in found.items() if p in _DETAILS}  # type: ignore[attr-defined]
+        update: dict[str, object] = {
+            "passage": passages.get((first.get(PG_NS + "sourcePassage", ""), e.graph)),
+            "reviewer": first.get(PG_NS + "reviewer"),
+            "last_verified": _time(first[PG_NS + "lastVerified"]) if PG_NS + "lastVerified" in first else None,
+            "original_graph": first.get(PG_NS + "originalGraph"),
+        }
+        attributes = {p: [str(o) for o in v] for p, v in found.items() if p not in _DETAILS}
+        if attributes:
+            update["attributes"] = attributes
+        evidence[i] = e.model_copy(update=update)
+
+
+def _passages(backend: Backend, wanted: set[tuple[str, str]]) -> dict[tuple[str, str], PassageInfo]:
+    """Passages (IRI, graph) with their text and position."""
+    if not wanted:
+        return {}
+    values = " ".join(f"(<{p}> <{g}>)" for p, g in sorted(wanted))
+    result = backend.query(f"SELECT ?p ?g ?k ?v WHERE {{ VALUES (?p ?g) {{ {values} }} GRAPH ?g {{ ?p ?k ?v }} }}")
+    assert isinstance(result, QuerySolutions)
+    fields: dict[tuple[str, str], dict[str, str]] = {}
+    for row in result:
+        fields.setdefault((row["p"].value, row["g"].value), {})[row["k"].value] = row["v"].value  # type: ignore[union-attr]
+    out = {}
+    for key, f in fields.items():
+        if PG_NS + "text" not in f:
+            continue
+
+        def number(name: str, f: dict[str, str] = f) -> int | None:
+            return int(f[PG_NS + name]) if PG_NS + name in f else None
+
+        out[key] = PassageInfo(
+            iri=key[0],
+            text=f[PG_NS + "text"],
+            page=number("page"),
+            section=f.get(PG_NS + "section"),
+            start=number("startOffset"),
+            end=number("endOffset"),
+        )
+    return out
 
 
 __all__ = ["about", "find", "parse_object"]
