@@ -48,13 +48,14 @@ LABEL_PREDICATES = (
 )
 
 #: Bumped when what is indexed changes: an index of another version is rebuilt.
-VERSION = 2
+VERSION = 3
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS graphs(graph TEXT PRIMARY KEY);
 CREATE TABLE IF NOT EXISTS entries(
   id INTEGER PRIMARY KEY, graph TEXT NOT NULL, kind TEXT NOT NULL, iri TEXT NOT NULL, text TEXT NOT NULL,
   pos INTEGER NOT NULL DEFAULT 0);
 CREATE INDEX IF NOT EXISTS entries_graph ON entries(graph);
+CREATE INDEX IF NOT EXISTS entries_iri ON entries(iri);
 CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(
   text, content='entries', content_rowid='id', tokenize='porter unicode61 remove_diacritics 2');
 CREATE TRIGGER IF NOT EXISTS entries_ai AFTER INSERT ON entries BEGIN

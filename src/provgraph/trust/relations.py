@@ -80,6 +80,17 @@ from provgraph.vocab import (
 )
 
 CITO_NS = "http://purl.org/spar/cito/"
+#: Properties by which one document cites another: dcterms:references and the CiTO 2.8 citation
+#: properties in either direction of citing (not the inverse ``is...By``/``hasReplyFrom``, nor
+#: ``shares...With`` and ``likes``, which are not citations).
+_CITO_CITING = """agreesWith cites citesAsAuthority citesAsDataSource citesAsEvidence citesAsMetadataDocument
+    citesAsPotentialSolution citesAsRecommendedReading citesAsRelated citesAsSourceDocument citesForInformation
+    compiles confirms containsAssertionFrom corrects credits critiques derides describes disagreesWith discusses
+    disputes documents extends givesBackgroundTo givesSupportTo includesExcerptFrom includesQuotationFrom linksTo
+    obtainsBackgroundFrom obtainsSupportFrom parodies plagiarizes providesAssertionFor providesConclusionsFor
+    providesDataFor providesExcerptFor providesMethodFor providesQuotationFor qualifies refutes repliesTo retracts
+    reviews ridicules speculatesOn supports updates usesConclusionsFrom usesDataFrom usesMethodIn""".split()
+CITATION_PREDICATES = (DCTERMS_NS + "references", *(CITO_NS + name for name in _CITO_CITING))
 
 #: rapidfuzz ``partial_ratio`` (0..100) a passage needs to mention a title.
 TITLE_THRESHOLD = 90.0
@@ -238,28 +249,32 @@ def _citations(backend: Backend, docs: Sequence[_Doc], found: dict[frozenset[str
     graphs = {d.graph: d for d in docs}
     by_iri = {d.iri: d for d in docs}
     refs = _values_pairs((d.iri, r) for d in docs for r in _refs(d))
-    values = " ".join(f"<{g}>" for g in graphs)
-    # The join on STR(?o) is a hash join on the reference strings: no per-pair filtering.
-    query = f"""SELECT ?g ?s ?p ?o ?target ?st WHERE {{
-  VALUES ?g {{ {values} }}
-  GRAPH ?g {{
-    ?s ?p ?o .
-    FILTER(?p = <{DCTERMS_NS}references>
-           || (STRSTARTS(STR(?p), "{CITO_NS}") && !STRSTARTS(STR(?p), "{CITO_NS}is")
-               && !STRSTARTS(STR(?p), "{CITO_NS}has")))
-    OPTIONAL {{ ?st <{RDF_NS}subject> ?s ; <{RDF_NS}predicate> ?p ; <{RDF_NS}object> ?o }}
-  }}
+    predicates = " ".join(f"<{p}>" for p in CITATION_PREDICATES)
+    # Every pattern has its predicate bound, so Oxigraph reads the citation triples from its
+    # predicate index instead of scanning the store; the join on STR(?o) is a hash join.
+    query = f"""SELECT ?g ?s ?p ?o ?target WHERE {{
+  VALUES ?p {{ {predicates} }}
+  GRAPH ?g {{ ?s ?p ?o }}
   BIND(STR(?o) AS ?ref)
   VALUES (?target ?ref) {{ {refs} }}
 }}"""
+    rows = [r for r in _select(backend, query) if r["g"].value in graphs]  # type: ignore[union-attr]
+    statements: dict[tuple[str, str], str] = {}
+    if rows:
+        query = f"""SELECT ?g ?st ?s ?p ?o WHERE {{
+  VALUES ?p {{ {predicates} }}
+  GRAPH ?g {{ ?st <{RDF_NS}predicate> ?p ; <{RDF_NS}subject> ?s ; <{RDF_NS}object> ?o }}
+}}"""
+        for r in _select(backend, query):
+            statements[r["g"].value, f"{r['s']} {r['p']} {r['o']}"] = r["st"].value  # type: ignore[union-attr]
     seen: set[str] = set()
-    for row in _select(backend, query):
+    for row in rows:
         citing = graphs[row["g"].value]  # type: ignore[union-attr]
         target = by_iri[row["target"].value]  # type: ignore[union-attr]
         if target.iri == citing.iri:
             continue
-        statement = row["st"].value if row["st"] is not None else None  # type: ignore[union-attr]
         triple = f"{row['s']} {row['p']} {row['o']}"
+        statement = statements.get((citing.graph, triple))
         if statement is not None:
             seen.add(statement)
         item = RelationEvidence(
@@ -269,17 +284,23 @@ def _citations(backend: Backend, docs: Sequence[_Doc], found: dict[frozenset[str
             resource=statement,
         )
         found.setdefault(frozenset((citing.iri, target.iri)), _Found()).add(item, statement or triple)
-    # statements about another document's URL (e.g. JSON Lines facts whose object is its URL)
-    urls = _values_pairs((d.iri, u) for d in docs if d.url for u in {d.url, d.url.rstrip("/"), d.url.rstrip("/") + "/"})
-    if not urls:
+    # statements about another document's URL (e.g. JSON Lines facts whose object is its URL):
+    # the URL as an IRI or a literal, bound, so the object and subject indexes answer
+    terms = []
+    for d in docs:
+        for url in {d.url, d.url.rstrip("/"), d.url.rstrip("/") + "/"} if d.url else set():
+            terms.append((d.iri, f"<{url}>"))
+            terms += [(d.iri, _lit(url)), (d.iri, _lit(url, XSD_NS + "anyURI"))]
+    if not terms:
         return
+    urls = " ".join(f"(<{d}> {t})" for d, t in sorted(set(terms)) if _iri_ok(t))
     query = f"""SELECT DISTINCT ?g ?st ?x ?target WHERE {{
-  VALUES ?g {{ {values} }}
-  GRAPH ?g {{ ?st <{RDF_NS}subject>|<{RDF_NS}object> ?x }}
-  BIND(STR(?x) AS ?ref)
-  VALUES (?target ?ref) {{ {urls} }}
+  VALUES (?target ?x) {{ {urls} }}
+  GRAPH ?g {{ {{ ?st <{RDF_NS}object> ?x }} UNION {{ ?st <{RDF_NS}subject> ?x }} }}
 }}"""
     for row in _select(backend, query):
+        if row["g"].value not in graphs:  # type: ignore[union-attr]
+            continue  # a superseded version, the catalog, the conflict records ...
         citing = graphs[row["g"].value]  # type: ignore[union-attr]
         target = by_iri[row["target"].value]  # type: ignore[union-attr]
         statement = row["st"].value  # type: ignore[union-attr]
@@ -292,6 +313,11 @@ def _citations(backend: Backend, docs: Sequence[_Doc], found: dict[frozenset[str
             resource=statement,
         )
         found.setdefault(frozenset((citing.iri, target.iri)), _Found()).add(item, statement)
+
+
+def _iri_ok(term: str) -> bool:
+    # a URL with characters an IRI may not hold (spaces, quotes) is only looked up as a literal
+    return not term.startswith("<") or not any(c in term[1:-1] for c in ' <>"{}|\\^`')
 
 
 # ---------------------------------------------------------------------- mentions
@@ -628,17 +654,22 @@ WHERE {{
   OPTIONAL {{ GRAPH {_G} {{ ?ev {_pg("evidenceResource")} ?res }} }}
   OPTIONAL {{ GRAPH {_G} {{ ?ev {_pg("matchScore")} ?score }} }}
 }}"""
+    rows = list(_select(backend, query))
+    # keys and titles of the documents the relations name, not of every document
     names: dict[str, tuple[str, str]] = {}
-    for row in _select(
-        backend,
-        f"""SELECT ?d ?key ?title WHERE {{ GRAPH <{CATALOG_GRAPH.value}> {{
+    documents = {r[v].value for r in rows for v in ("a", "b")}  # type: ignore[union-attr]
+    if documents:
+        values = " ".join(f"<{d}>" for d in sorted(documents))
+        for row in _select(
+            backend,
+            f"""SELECT ?d ?key ?title WHERE {{ VALUES ?d {{ {values} }} GRAPH <{CATALOG_GRAPH.value}> {{
   ?d {_pg("documentKey")} ?key ; <{DCTERMS_NS}title> ?title }} }}""",
-    ):
-        names[row["d"].value] = (row["key"].value, row["title"].value)  # type: ignore[union-attr]
+        ):
+            names[row["d"].value] = (row["key"].value, row["title"].value)  # type: ignore[union-attr]
     heads: dict[str, dict[str, object]] = {}
     components: dict[str, dict[RelationType, tuple[float, int]]] = {}
     evidence: dict[str, dict[str, tuple[RelationType, int, RelationEvidence]]] = {}
-    for row in _select(backend, query):
+    for row in rows:
         r = row["r"].value  # type: ignore[union-attr]
         if row["a"].value not in names or row["b"].value not in names:  # type: ignore[union-attr]
             continue  # as the catalog join did: a relation to a document the catalog lacks
