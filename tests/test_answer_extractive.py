@@ -203,5 +203,16 @@ def test_helpers() -> None:
         "first for women",
     ]
     assert salient_terms("What is the population of New York?") == ["new york"]
+    # punctuation ends a name, unless it is an initial's or a title's period; a hyphen does not
+    assert salient_terms("Which writer was from England, Henry Roth or Robert C. Childers?") == [
+        "england",
+        "henry roth",
+        "robert c childers",
+    ]
+    assert salient_terms("Is Buck-Tick from Fujioka, Gunma?") == ["buck tick", "fujioka", "gunma"]
+    # numbers are terms of their own; the first word is a name unless it asks or requests
+    assert salient_terms("In 1991 Euromarché was bought by whom?") == ["1991", "euromarche"]
+    assert salient_terms("D1NZ is a series based on what technique?") == ["d1nz"]
+    assert salient_terms("Tell me what aspirin treats.") == []
     assert term_text('"872757"^^<http://www.w3.org/2001/XMLSchema#integer>') == "872757"
     assert term_text("<http://dbpedia.org/resource/New_York>") == "New York"

@@ -66,6 +66,18 @@ STOP_WORDS = frozenset(
 _CONNECTORS = frozenset("of for the de la le von van der del da du in on at to".split())
 #: Capitalised words that start a question or a name without being part of it.
 _LEADING = frozenset("what which who whom whose when where why how is are was were do does did the a an in on".split())
+#: Words that start a question or a request without naming anything.
+_SENTENCE_START = (
+    STOP_WORDS
+    | _LEADING
+    | frozenset(
+        """tell name list give describe find show compare explain identify summarise summarize please define
+    according in on at during after before since besides apart except like unlike among between aside
+    despite although though while whereas given considering""".split()
+    )
+)
+#: Capitalised abbreviations whose period does not end a name ("St. Andre", "Dr. Who").
+_ABBREVIATIONS = frozenset("St Dr Mr Mrs Ms Jr Sr Mt Ft Gen Col Capt Lt Sgt Prof Rev".split())
 _WORD = re.compile(r"[^\W_]+(?:['\u2019][^\W_]+)*", re.UNICODE)
 _NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
 _THOUSANDS = re.compile(r"(?<=\d)[,\u00a0\u202f](?=\d{3}(?!\d))")
@@ -86,26 +98,44 @@ def salient_terms(question: str) -> list[str]:
     """Names, numbers and quoted phrases of a question, normalised: the things an answer must be
     about. A name is a run of capitalised words (joined by "of", "for", "the" ...: "First for
     Women"), without a leading question word or article; the first word of the question counts
-    only when the next one is capitalised too ("New York has ...")."""
+    unless it is a question or request word ("Aspirin treats ...", not "Tell me ..."). Punctuation ends a name
+    ("England, Henry Roth" is two), except the period of an initial or title ("Robert C. Seger",
+    "St. Andre"); a number is a term of its own ("In 1991 Euromarché")."""
     terms: list[str] = []
     for quoted in re.findall(r"[\"“]([^\"”]+)[\"”]", question):
         terms.append(" ".join(words(quoted)))
-    tokens = _WORD.findall(_THOUSANDS.sub("", question))
+    text = _THOUSANDS.sub("", question)
+    matches = list(_WORD.finditer(text))
+    tokens = [m.group() for m in matches]
     run: list[str] = []
-    for i, token in enumerate([*tokens, ""]):
-        capital = bool(token) and (token[0].isupper() or token[0].isdigit())
-        following = tokens[i + 1] if i + 1 < len(tokens) else ""
-        if capital and (i > 0 or following[:1].isupper()):
-            run.append(token)
-            continue
-        if run and token in _CONNECTORS and following[:1].isupper():
-            run.append(token)  # "First for Women", "Anne of Green Gables"
-            continue
+
+    def close() -> None:
         while run and normalise(run[0]) in _LEADING:
             run.pop(0)
         if run and run != ["I"]:  # the pronoun is not a name
             terms.append(" ".join(words(" ".join(run))))
-        run = []
+        run.clear()
+
+    for i, token in enumerate(tokens):
+        if token[0].isdigit():
+            close()
+            terms.append(" ".join(words(token)))
+            continue
+        following = tokens[i + 1] if i + 1 < len(tokens) else ""
+        # the first word is capitalised anyway: a name only if it is no question or request word
+        first_name = normalise(token) not in _SENTENCE_START or following[:1].isupper()
+        if token[0].isupper() and (i > 0 or first_name):
+            run.append(token)
+        elif run and token in _CONNECTORS and following[:1].isupper():
+            run.append(token)  # "First for Women", "Anne of Green Gables"
+        else:
+            close()
+        gap = text[matches[i].end() : matches[i + 1].start()] if i + 1 < len(matches) else ""
+        mark = gap.strip()
+        initial = mark == "." and (len(token) == 1 or token in _ABBREVIATIONS)
+        if mark and not initial and mark not in ("-", "\u2010", "\u2011"):  # "Buck-Tick" is one name
+            close()
+    close()
     return [t for t in dict.fromkeys(terms) if t]
 
 

@@ -176,7 +176,7 @@ class HeuristicJudge:
         missing_names = []
         for sentence in _SENTENCE.split(text):
             for term in salient_terms(sentence):
-                name_words = [w for w in term.split() if w not in _STOP and not w[0].isdigit()]
+                name_words = [w for w in term.split() if w not in _STOP | _PHRASING and not w[0].isdigit()]
                 if name_words and not all(found(w) for w in name_words):
                     missing_names.append(term)
         if missing_names:
