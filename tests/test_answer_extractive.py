@@ -214,5 +214,7 @@ def test_helpers() -> None:
     assert salient_terms("In 1991 Euromarché was bought by whom?") == ["1991", "euromarche"]
     assert salient_terms("D1NZ is a series based on what technique?") == ["d1nz"]
     assert salient_terms("Tell me what aspirin treats.") == []
+    # compared without diacritics, as the evidence is (й and и too)
+    assert salient_terms("Who was Алекса́ндр Фёдорович Ке́ренский?") == ["александр федорович керенскии"]  # noqa: RUF001
     assert term_text('"872757"^^<http://www.w3.org/2001/XMLSchema#integer>') == "872757"
     assert term_text("<http://dbpedia.org/resource/New_York>") == "New York"

@@ -85,8 +85,13 @@ _THOUSANDS = re.compile(r"(?<=\d)[,\u00a0\u202f](?=\d{3}(?!\d))")
 
 def normalise(text: str) -> str:
     """Casefolded, without diacritics: how evidence and questions are compared."""
+    return _without_marks(text).casefold()
+
+
+def _without_marks(text: str) -> str:
+    # a combining mark inside a word (a stress mark in a Russian name) would otherwise split it
     decomposed = unicodedata.normalize("NFKD", text)
-    return "".join(c for c in decomposed if not unicodedata.combining(c)).casefold()
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
 
 
 def words(text: str) -> list[str]:
@@ -104,7 +109,7 @@ def salient_terms(question: str) -> list[str]:
     terms: list[str] = []
     for quoted in re.findall(r"[\"“]([^\"”]+)[\"”]", question):
         terms.append(" ".join(words(quoted)))
-    text = _THOUSANDS.sub("", question)
+    text = _THOUSANDS.sub("", _without_marks(question))
     matches = list(_WORD.finditer(text))
     tokens = [m.group() for m in matches]
     run: list[str] = []
