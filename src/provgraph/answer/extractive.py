@@ -43,7 +43,7 @@ from provgraph.answer.models import (
 from provgraph.trust.models import Conflict, FactStatus, ValueOutcome
 
 #: Passages scoring below this share of the best relevant passage are left out, unless they cover
-#: a name of the question no other does (HotpotQA 100: 0.8 gives sentence precision 48.8 for
+#: a name of the question no other does (HotpotQA 100: 0.8 gave sentence precision 48.8 for
 #: recall 46.3; 0.5 gave 38.0 for 47.8).
 PASSAGE_RATIO = 0.8
 #: Facts scoring more than this below the best fact are left out (the question names a property
