@@ -8,7 +8,7 @@ import json
 import httpx
 import pytest
 
-from helpers import DBPEDIA, ROOT, SHARED_DATA, live_server, run_cli
+from helpers import DBPEDIA, ROOT, live_server, run_cli
 from provgraph import GraphSplit, ProvGraph
 from provgraph.answer.models import (
     AnswerConfidence,
@@ -165,14 +165,15 @@ def test_detailed_answer_carries_the_cited_evidence(capitals):
     assert {e.id for e in answer.evidence} == {c.id for c in answer.citations}
 
 
-def test_cli_eval_on_hotpotqa():
-    data = SHARED_DATA / "hotpotqa-dev-100" / "hotpot_dev_distractor_v1.json"
-    result = run_cli("eval", str(data), "--limit", "5", "--json")
+def test_cli_eval_on_hotpotqa(shared_data):
+    data = shared_data / "hotpotqa-dev-100" / "hotpot_dev_distractor_v1.json"
+    result = run_cli("eval", str(data), "--limit", "10", "--json")
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout)
-    for run in ("with_gold", "without_gold"):
-        assert report[run]["questions"] == 5
-    assert 0 <= report["with_gold"]["citation_recall"] <= 1
-    assert report["with_gold"]["dangling_rate"] == 0
-    assert report["with_gold"]["sentence_recall"] is not None
-    assert report["without_gold"]["abstained_without_gold"] is not None
+    with_gold, without = report["with_gold"], report["without_gold"]
+    assert with_gold["questions"] == without["questions"] == 10
+    # every drafted citation resolves, and the verifier keeps what the evidence supports
+    assert with_gold["dangling_rate"] == 0 and with_gold["citation_recall"] == 1.0
+    # floors under the figures of the first ten questions (deterministic: 0.5, 0.73, 0.9, 0.6)
+    assert with_gold["sentence_recall"] >= 0.45 and with_gold["sentence_precision"] >= 0.6
+    assert with_gold["answered_with_gold"] >= 0.8 and without["abstained_without_gold"] >= 0.5
