@@ -8,16 +8,39 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 
 from provgraph import ExportFormat, ProvGraph
 from provgraph.http import ServerSettings
+from provgraph.trust.models import ConflictValue, ValueClaim, ValueOutcome
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "data"
 EXAMPLES = DATA / "examples"
 DBPEDIA = DATA / "dbpedia"
 SHARED_DATA = ROOT.parent / "shared" / "data"
+
+
+def population_value(
+    value: str, source: str, statement: str, outcome: ValueOutcome, *, document: str | None = None
+) -> ConflictValue:
+    """One side of a conflict on Amsterdam's population, stated by ``source`` (tier 4, 0.6)."""
+    claim = ValueClaim(
+        statement=statement,
+        graph="urn:g",
+        document=document or f"urn:doc:{source}",
+        source=source,
+        subject="http://dbpedia.org/resource/Amsterdam",
+        object=f'"{value}"^^<http://www.w3.org/2001/XMLSchema#integer>',
+        tier=4,
+        confidence=0.6,
+        time=datetime(2020, 1, 1, tzinfo=UTC),
+    )
+    predicate = "http://dbpedia.org/ontology/populationTotal"
+    return ConflictValue(
+        value=claim.object, predicate=predicate, sources=[source], claims=[claim], outcome=outcome, confidence=0.6
+    )
 
 
 def dataset_dump(graph: ProvGraph) -> bytes:

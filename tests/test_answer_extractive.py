@@ -3,18 +3,15 @@ evidence; phrasing by confidence and agreement; conflicts with both sides; group
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
+from helpers import population_value
 from provgraph.answer.extractive import ExtractiveGenerator, compact_citations, salient_terms, term_text
 from provgraph.answer.models import ClaimClass, EvidenceItem, EvidenceKind, EvidencePack, LinkedEntity
 from provgraph.trust.models import (
     Conflict,
     ConflictKind,
-    ConflictValue,
     FactStatus,
     Resolution,
     ResolutionStrategy,
-    ValueClaim,
     ValueOutcome,
 )
 
@@ -104,30 +101,14 @@ def _conflict_pack() -> EvidencePack:
             )
         )
 
-    def value(v: str, source: str, st: str, outcome: ValueOutcome) -> ConflictValue:
-        claim = ValueClaim(
-            statement=st,
-            graph="urn:g",
-            document="urn:d",
-            source=source,
-            subject=AMSTERDAM,
-            object=f'"{v}"^^<http://www.w3.org/2001/XMLSchema#integer>',
-            tier=4,
-            confidence=0.6,
-            time=datetime(2020, 1, 1, tzinfo=UTC),
-        )
-        return ConflictValue(
-            value=claim.object, predicate=POP, sources=[source], claims=[claim], outcome=outcome, confidence=0.6
-        )
-
     conflict = Conflict(
         iri="urn:conflict",
         kind=ConflictKind.FUNCTIONAL,
         subject=AMSTERDAM,
         predicates=[POP],
         values=[
-            value("862965", "nl.wikipedia.org", "urn:st:2", ValueOutcome.REJECTED),
-            value("872757", "en.wikipedia.org", "urn:st:1", ValueOutcome.PREFERRED),
+            population_value("862965", "nl.wikipedia.org", "urn:st:2", ValueOutcome.REJECTED, document="urn:d"),
+            population_value("872757", "en.wikipedia.org", "urn:st:1", ValueOutcome.PREFERRED, document="urn:d"),
         ],
         resolution=Resolution(strategy=ResolutionStrategy.RECENCY, rationale="the more recent value (2021)"),
     )

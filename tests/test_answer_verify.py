@@ -5,8 +5,8 @@ with their reason codes, the confidence, the summary or the reason for abstainin
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import UTC, datetime
 
+from helpers import population_value
 from provgraph.answer.models import (
     Action,
     AnswerConfidence,
@@ -26,11 +26,9 @@ from provgraph.answer.verify import HeuristicJudge, verify
 from provgraph.trust.models import (
     Conflict,
     ConflictKind,
-    ConflictValue,
     FactStatus,
     Resolution,
     ResolutionStrategy,
-    ValueClaim,
     ValueOutcome,
 )
 
@@ -682,23 +680,6 @@ def test_a_name_in_the_title_of_the_source_counts_as_covered() -> None:
 # ---------------------------------------------------------------------- 8. contradicted and contested facts
 
 
-def _value(v: str, source: str, statement: str, outcome: ValueOutcome) -> ConflictValue:
-    value_claim = ValueClaim(
-        statement=statement,
-        graph="urn:g",
-        document=f"urn:doc:{source}",
-        source=source,
-        subject=AMSTERDAM,
-        object=f'"{v}"^^<{INTEGER}>',
-        tier=4,
-        confidence=0.6,
-        time=datetime(2020, 1, 1, tzinfo=UTC),
-    )
-    return ConflictValue(
-        value=value_claim.object, predicate=POP, sources=[source], claims=[value_claim], outcome=outcome, confidence=0.6
-    )
-
-
 def conflict_items(*, resolved: bool) -> list[EvidenceItem]:
     """[1] the conflict, [2] en's 872757 (statement urn:st:2), [3] nl's 862965 (urn:st:3), then
     three passages. Resolved: en's value is preferred, nl's rejected; else both unresolved."""
@@ -717,8 +698,8 @@ def conflict_items(*, resolved: bool) -> list[EvidenceItem]:
         subject=AMSTERDAM,
         predicates=[POP],
         values=[
-            _value("872757", "en.wikipedia.org", "urn:st:2", en),
-            _value("862965", "nl.wikipedia.org", "urn:st:3", nl),
+            population_value("872757", "en.wikipedia.org", "urn:st:2", en),
+            population_value("862965", "nl.wikipedia.org", "urn:st:3", nl),
         ],
         resolution=resolution,
     )
