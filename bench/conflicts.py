@@ -14,14 +14,16 @@ documents would make every value its own source.
 
 **Scale**: a generated store of N facts in D documents (published by D/20 sources), every
 (entity, predicate) stated by two documents, a share of them (default 5%) with different values;
-ten functional predicates. Prints the detection time and its ratio to a plain SPARQL scan of all
-current statements in the same run.
+ten functional predicates. Prints the detection time and its ratio to two plain SPARQL scans in
+the same run (of the asserted facts, and of the reified statements), each with its peak memory.
 """
 
 from __future__ import annotations
 
 import argparse
+import multiprocessing
 import random
+import resource
 import sys
 import tempfile
 import time
@@ -223,11 +225,48 @@ def make_store(path: Path, facts: int, docs: int, conflict_rate: float, seed: in
     return data, policy
 
 
+#: The two plain scans, in SPARQL over every graph: the asserted facts (one triple pattern, the
+#: cheapest pass over all of them) and the reified statements (the three-pattern join a
+#: statement-level query pays). Every graph of the store is a current source graph: no catalog
+#: join is needed.
+FACT_SCAN = (
+    "SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o FILTER(STRSTARTS(STR(?p), 'http://bench.example/')) } }"
+)
+STATEMENT_SCAN = "SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?st rdf:subject ?s ; rdf:predicate ?p ; rdf:object ?o } }"
+
+
+def _measure(store: str, what: str) -> tuple[float, int, float, dict[str, float]]:
+    """One measurement in a fresh process, so that its peak memory is its own: seconds, count,
+    peak RSS in MB, phases."""
+    with ProvGraph.open(store) as pg:
+        started = time.perf_counter()
+        if what == "detect":
+            report = pg.detect_conflicts()
+            count, phases = report.conflicts, dict(report.phases)
+        else:
+            rows = pg.query(FACT_SCAN if what == "facts" else STATEMENT_SCAN).rows()
+            count, phases = int(rows[0]["n"].value), {}  # type: ignore[union-attr]
+        seconds = time.perf_counter() - started
+    return seconds, count, _peak_mb(), phases
+
+
+def _peak_mb() -> float:
+    """This process's peak resident set size. Linux keeps ``ru_maxrss`` across fork and exec (a
+    spawned worker reports its parent's peak), so read the high-water mark of its own memory."""
+    status = Path("/proc/self/status")
+    if status.exists():
+        for line in status.read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
 def scale(facts: int, docs: int, conflict_rate: float) -> None:
     print(f"\n== Scale: {facts:,} facts in {docs:,} documents, {conflict_rate:.0%} conflicting pairs ==")
     with tempfile.TemporaryDirectory() as tmp:
         data, policy = make_store(Path(tmp), facts, docs, conflict_rate)
-        with ProvGraph.open(Path(tmp) / "store") as pg:
+        store = str(Path(tmp) / "store")
+        with ProvGraph.open(store) as pg:
             started = time.perf_counter()
             pg.ingest(
                 data,
@@ -237,40 +276,29 @@ def scale(facts: int, docs: int, conflict_rate: float) -> None:
             )
             print(f"ingest: {time.perf_counter() - started:.1f} s")
             pg.add_ontology(policy)
-            # Two plain scans, in SPARQL over every graph: the asserted facts (one triple pattern, the
-            # cheapest pass over all of them) and the reified statements (the three-pattern join a
-            # statement-level query pays). Every graph of this store is a current source graph: no
-            # catalog join is needed.
-            started = time.perf_counter()
-            facts_scan = pg.query(
-                "SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o "
-                "FILTER(STRSTARTS(STR(?p), 'http://bench.example/')) } }"
-            ).rows()
-            facts_s = time.perf_counter() - started
-            started = time.perf_counter()
-            scan = pg.query(
-                "SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?st rdf:subject ?s ; rdf:predicate ?p ; rdf:object ?o } }"
-            ).rows()
-            scan_s = time.perf_counter() - started
-            statements = int(scan[0]["n"].value)  # type: ignore[union-attr]
-            asserted = int(facts_scan[0]["n"].value)  # type: ignore[union-attr]
-            report = pg.detect_conflicts()
+        spawn = multiprocessing.get_context("spawn")
+        with spawn.Pool(1, maxtasksperchild=1) as pool:
+            facts_s, asserted, facts_mb, _ = pool.apply(_measure, (store, "facts"))
+            scan_s, statements, scan_mb, _ = pool.apply(_measure, (store, "statements"))
+            detect_s, conflicts, detect_mb, phases = pool.apply(_measure, (store, "detect"))
+        with ProvGraph.open(store) as pg:
             started = time.perf_counter()
             listed = pg.conflicts()
             read_s = time.perf_counter() - started
-            expected = round(facts // 2 * conflict_rate)
-            print(f"plain SPARQL scan of the {asserted:,} asserted facts: {facts_s:.2f} s")
-            print(
-                f"plain SPARQL scan of the {statements:,} reified statements (subject, predicate, object): "
-                f"{scan_s:.2f} s"
-            )
-            print(
-                f"conflict detection + resolution + records: {report.seconds:.2f} s "
-                f"({report.seconds / facts_s:.1f}x the fact scan, {report.seconds / scan_s:.2f}x the statement scan); "
-                f"{report.conflicts:,} conflicts (~{expected:,} generated)"
-            )
-            print("  phases (s): " + ", ".join(f"{k} {v:.2f}" for k, v in report.phases.items()))
-            print(f"reading the {len(listed):,} stored conflicts back as models: {read_s:.2f} s")
+    expected = round(facts // 2 * conflict_rate)
+    print(f"plain SPARQL scan of the {asserted:,} asserted facts: {facts_s:.2f} s, peak {facts_mb:.0f} MB")
+    print(
+        f"plain SPARQL scan of the {statements:,} reified statements (subject, predicate, object): "
+        f"{scan_s:.2f} s, peak {scan_mb:.0f} MB"
+    )
+    print(
+        f"conflict detection + resolution + records: {detect_s:.2f} s "
+        f"({detect_s / facts_s:.1f}x the fact scan, {detect_s / scan_s:.2f}x the statement scan), "
+        f"peak {detect_mb:.0f} MB; {conflicts:,} conflicts (~{expected:,} generated)"
+    )
+    print("  phases (s): " + ", ".join(f"{k} {v:.2f}" for k, v in phases.items()))
+    print(f"reading the {len(listed):,} stored conflicts back as models: {read_s:.2f} s")
+    print("(each measurement in a fresh process; peak = its maximum resident set size)")
 
 
 def main(argv: list[str] | None = None) -> None:
