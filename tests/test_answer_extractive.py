@@ -4,8 +4,9 @@ evidence; phrasing by confidence and agreement; conflicts with both sides; group
 from __future__ import annotations
 
 from helpers import population_value
-from provgraph.answer.extractive import ExtractiveGenerator, compact_citations, salient_terms, term_text
+from provgraph.answer.extractive import ExtractiveGenerator, compact_citations
 from provgraph.answer.models import ClaimClass, EvidenceItem, EvidenceKind, EvidencePack, LinkedEntity
+from provgraph.answer.text import salient_terms, term_text
 from provgraph.trust.models import (
     Conflict,
     ConflictKind,

@@ -31,8 +31,9 @@ import pydantic
 from openai.types.chat import ChatCompletionMessageParam
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
-from provgraph.answer.extractive import ExtractiveGenerator, term_text
+from provgraph.answer.extractive import ExtractiveGenerator
 from provgraph.answer.models import DraftAnswer, EvidenceItem, EvidenceKind, EvidencePack
+from provgraph.answer.text import term_text
 from provgraph.errors import GenerationError, InputError
 
 #: At most this many evidence items (the best by score) go into the prompt.

@@ -29,9 +29,9 @@ from datetime import date
 from pyoxigraph import NamedNode, QuerySolutions
 
 from provgraph import evidence as _evidence
-from provgraph.answer.extractive import STOP_WORDS, term_text, words
 from provgraph.answer.index import LexicalIndex, local_name
 from provgraph.answer.models import AskFilters, EvidenceItem, EvidenceKind, EvidencePack, LinkedEntity, evidence_id
+from provgraph.answer.text import STOP_WORDS, content_words, term_text, tokens, words
 from provgraph.models import Evidence
 from provgraph.store.base import Backend
 from provgraph.trust import engine as _trust
@@ -39,7 +39,6 @@ from provgraph.trust import relations as _relations
 from provgraph.trust.models import Conflict, FactStatus, ValueClaim
 from provgraph.vocab import CATALOG_GRAPH, DCTERMS_NS, PG_NS
 
-_WORD = re.compile(r"[^\W_]+(?:['\u2019][^\W_]+)*", re.UNICODE)
 MAX_ENTITIES = 5
 MAX_PASSAGES = 20
 MAX_FACTS = 400
@@ -70,10 +69,6 @@ class Source:
 
 def _prefix(word: str) -> str:
     return word[:5] if len(word) >= 5 else word
-
-
-def content_words(text: str) -> list[str]:
-    return [w for w in words(text) if w not in STOP_WORDS]
 
 
 class Retriever:
@@ -465,15 +460,15 @@ def _titles(sources: dict[str, Source]) -> dict[tuple[str, ...], list[Source]]:
 def _named(text: str, titles: dict[tuple[str, ...], list[Source]]) -> list[Source]:
     """Documents whose title ``text`` contains. A one-word title must be capitalised in the text,
     so that "winner" does not name the band "Winner"."""
-    tokens = _WORD.findall(text)
-    normal = [words(t)[0] if words(t) else "" for t in tokens]
+    written = tokens(text)
+    normal = [words(t)[0] if words(t) else "" for t in written]
     found: dict[str, Source] = {}
     for i in range(len(normal)):
         for n in range(1, MAX_TITLE_WORDS + 1):
             key = tuple(normal[i : i + n])
             if len(key) < n:
                 break
-            if key in titles and (n > 1 or tokens[i][:1].isupper()):
+            if key in titles and (n > 1 or written[i][:1].isupper()):
                 for source in titles[key]:
                     found.setdefault(source.graph, source)
     return list(found.values())

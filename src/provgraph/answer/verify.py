@@ -20,7 +20,7 @@ posted to ``POST /qa/verify``. For every claim of a draft, in order:
    unless the cited value is the preferred one).
 
 Then the answer as a whole: the evidence cited by the kept claims must cover the question, that
-is mention every name of the question (:func:`~provgraph.answer.extractive.salient_terms`) and at
+is mention every name of the question (:func:`~provgraph.answer.text.salient_terms`) and at
 least ``MIN_QUESTION_COVERAGE`` of its content words. Supported claims about something else than
 what was asked (the distractor paragraphs of a multi-hop question, say) do not answer it.
 
@@ -37,7 +37,6 @@ import re
 from collections.abc import Iterable, Sequence
 
 from provgraph.answer.base import SupportJudge
-from provgraph.answer.extractive import salient_terms, term_text, words
 from provgraph.answer.models import (
     Action,
     AnswerClaim,
@@ -58,6 +57,7 @@ from provgraph.answer.models import (
     SupportLevel,
     VerificationIssue,
 )
+from provgraph.answer.text import salient_terms, term_text, words
 from provgraph.trust.models import ValueOutcome
 
 #: Share of a claim's content words the cited evidence must contain: a claim may rephrase, but
@@ -145,7 +145,7 @@ class HeuristicJudge:
     - every number of the claim appears in the evidence (after removing thousands separators, or
       once the evidence is rounded to the claim's precision): else ``unsupported_number``;
     - every name of the claim (capitalised word runs, see
-      :func:`~provgraph.answer.extractive.salient_terms`) has all its words in the evidence
+      :func:`~provgraph.answer.text.salient_terms`) has all its words in the evidence
       ("Marie Curie" is not supported by evidence about Pierre Curie): else ``unsupported_entity``;
     - when only facts are cited (no passage text), the claim names the predicate of one of them
       (a word of its label or local name): else ``unsupported_predicate``;

@@ -1,0 +1,124 @@
+"""The words of questions and evidence, compared alike: normalised words, the names a question
+is about, and terms as a reader wants them. Shared by the retriever, the generators and the
+verifier."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+STOP_WORDS = frozenset(
+    """a an the of in on at to for from by with and or but is are was were be been being do does did
+    what which who whom whose when where why how that this these those it its as than then there their
+    they he she his her him i you we our your my me us not no yes if about into over under between
+    both either neither each any all some many much more most less least first last same other also
+    same own so such can could would should will shall may might must has have had having one two
+    name named called known""".split()
+)
+#: Lower-case words that may join the capitalised words of one name.
+_CONNECTORS = frozenset("of for the de la le von van der del da du in on at to".split())
+#: Capitalised words that start a question or a name without being part of it.
+_LEADING = frozenset("what which who whom whose when where why how is are was were do does did the a an in on".split())
+#: Words that start a question or a request without naming anything.
+_SENTENCE_START = (
+    STOP_WORDS
+    | _LEADING
+    | frozenset(
+        """tell name list give describe find show compare explain identify summarise summarize please define
+    according in on at during after before since besides apart except like unlike among between aside
+    despite although though while whereas given considering""".split()
+    )
+)
+#: Capitalised abbreviations whose period does not end a name ("St. Andre", "Dr. Who").
+_ABBREVIATIONS = frozenset("St Dr Mr Mrs Ms Jr Sr Mt Ft Gen Col Capt Lt Sgt Prof Rev".split())
+_WORD = re.compile(r"[^\W_]+(?:['\u2019][^\W_]+)*", re.UNICODE)
+_THOUSANDS = re.compile(r"(?<=\d)[,\u00a0\u202f](?=\d{3}(?!\d))")
+
+
+def normalise(text: str) -> str:
+    """Casefolded, without diacritics: how evidence and questions are compared."""
+    return _without_marks(text).casefold()
+
+
+def _without_marks(text: str) -> str:
+    # a combining mark inside a word (a stress mark in a Russian name) would otherwise split it
+    decomposed = unicodedata.normalize("NFKD", text)
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
+
+
+def words(text: str) -> list[str]:
+    """The words of ``text``, normalised; a number keeps its digits together ("821,752": "821752")."""
+    return _WORD.findall(_THOUSANDS.sub("", normalise(text)))
+
+
+def salient_terms(question: str) -> list[str]:
+    """Names, numbers and quoted phrases of a question, normalised: the things an answer must be
+    about. A name is a run of capitalised words (joined by "of", "for", "the" ...: "First for
+    Women"), without a leading question word or article; the first word of the question counts
+    unless it is a question or request word ("Aspirin treats ...", not "Tell me ..."). Punctuation ends a name
+    ("England, Henry Roth" is two), except the period of an initial or title ("Robert C. Seger",
+    "St. Andre"); a number is a term of its own ("In 1991 Euromarché")."""
+    terms: list[str] = []
+    for quoted in re.findall(r"[\"“]([^\"”]+)[\"”]", question):
+        terms.append(" ".join(words(quoted)))
+    text = _THOUSANDS.sub("", _without_marks(question))
+    matches = list(_WORD.finditer(text))
+    tokens = [m.group() for m in matches]
+    run: list[str] = []
+
+    def close() -> None:
+        while run and normalise(run[0]) in _LEADING:
+            run.pop(0)
+        if run and run != ["I"]:  # the pronoun is not a name
+            terms.append(" ".join(words(" ".join(run))))
+        run.clear()
+
+    for i, token in enumerate(tokens):
+        if token[0].isdigit():
+            close()
+            terms.append(" ".join(words(token)))
+            continue
+        following = tokens[i + 1] if i + 1 < len(tokens) else ""
+        # the first word is capitalised anyway: a name only if it is no question or request word
+        first_name = normalise(token) not in _SENTENCE_START or following[:1].isupper()
+        if token[0].isupper() and (i > 0 or first_name):
+            run.append(token)
+        elif run and token in _CONNECTORS and following[:1].isupper():
+            run.append(token)  # "First for Women", "Anne of Green Gables"
+        else:
+            close()
+        gap = text[matches[i].end() : matches[i + 1].start()] if i + 1 < len(matches) else ""
+        mark = gap.strip()
+        initial = mark == "." and (len(token) == 1 or token in _ABBREVIATIONS)
+        if mark and not initial and mark not in ("-", "\u2010", "\u2011"):  # "Buck-Tick" is one name
+            close()
+    close()
+    return [t for t in dict.fromkeys(terms) if t]
+
+
+def term_text(term: str) -> str:
+    """An N-Triples term as a reader wants it: a literal's value, an IRI's local name."""
+    if term.startswith('"'):
+        end = term.rfind('"')
+        return term[1:end].encode("utf-8").decode("unicode_escape") if "\\" in term[1:end] else term[1:end]
+    iri = term.strip("<>")
+    local = re.split(r"[/#]", iri.rstrip("/#"))[-1]
+    return local.replace("_", " ") or iri
+
+
+def mentions(text: str, term: str) -> bool:
+    """Whether normalised ``text`` contains ``term`` as whole words."""
+    return re.search(rf"(?<!\w){re.escape(term)}(?!\w)", text) is not None
+
+
+def content_words(text: str) -> list[str]:
+    """The words of ``text`` that are not stop words."""
+    return [w for w in words(text) if w not in STOP_WORDS]
+
+
+def tokens(text: str) -> list[str]:
+    """The words of ``text`` as written (not normalised)."""
+    return _WORD.findall(text)
+
+
+__all__ = ["STOP_WORDS", "content_words", "mentions", "normalise", "salient_terms", "term_text", "tokens", "words"]
