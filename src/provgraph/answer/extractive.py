@@ -4,7 +4,7 @@ It turns the best evidence of a pack into claims in plain language and cites eac
 evidence; it never writes a word the evidence does not hold, apart from the phrasing below.
 
 Selection. An item is *relevant* when it mentions a linked entity of the question or one of the
-question's salient terms (names, numbers, quoted phrases: :func:`salient_terms`). Conflicts come
+question's salient terms (names, numbers, quoted phrases: :func:`~provgraph.answer.text.salient_terms`). Conflicts come
 first, then facts, then passages; passages only when they score at least ``PASSAGE_RATIO`` of the
 best passage. When no relevant item is left, the draft has no claims and the verifier abstains.
 
