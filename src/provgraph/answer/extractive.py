@@ -4,9 +4,10 @@ It turns the best evidence of a pack into claims in plain language and cites eac
 evidence; it never writes a word the evidence does not hold, apart from the phrasing below.
 
 Selection. An item is *relevant* when it mentions a linked entity of the question or one of the
-question's salient terms (names, numbers, quoted phrases: :func:`~provgraph.answer.text.salient_terms`). Conflicts come
-first, then facts, then passages; passages only when they score at least ``PASSAGE_RATIO`` of the
-best passage. When no relevant item is left, the draft has no claims and the verifier abstains.
+question's salient terms (names, numbers, quoted phrases:
+:func:`~provgraph.answer.text.salient_terms`). Conflicts come first, then facts, then passages;
+passages only when they score at least ``PASSAGE_RATIO`` of the best passage. When no relevant
+item is left, the draft has no claims and the verifier abstains.
 
 Phrasing follows the fact's aggregated confidence and agreement between independent sources:
 
