@@ -18,9 +18,13 @@ from provgraph.http.settings import ServerSettings
 class AskRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    question: str = Field(min_length=1, max_length=2000)
-    detail: Detail = Detail.BRIEF
-    filters: AskFilters = Field(default_factory=AskFilters)
+    question: str = Field(min_length=1, max_length=2000, examples=["What is the population of Amsterdam?"])
+    detail: Detail = Field(
+        default=Detail.BRIEF, description="brief: claims and references; detailed: also the cited evidence"
+    )
+    filters: AskFilters = Field(
+        default_factory=AskFilters, examples=[{"max_tier": 3, "min_confidence": 0.5, "issued_after": "2020-01-01"}]
+    )
     generator: GeneratorKind | None = Field(
         default=None, description="extractive forces the offline generator; default: the server's generator"
     )

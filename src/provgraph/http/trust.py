@@ -28,8 +28,19 @@ def trust_router(pg: ProvGraph, settings: ServerSettings) -> APIRouter:
     )
     def conflicts(
         request: Request,
-        subject: Annotated[str | None, Query(description="only conflicts about this entity (IRI)")] = None,
-        predicate: Annotated[str | None, Query(description="only conflicts of this predicate (IRI)")] = None,
+        subject: Annotated[
+            str | None,
+            Query(
+                description="only conflicts about this entity (IRI)", examples=["http://dbpedia.org/resource/Amsterdam"]
+            ),
+        ] = None,
+        predicate: Annotated[
+            str | None,
+            Query(
+                description="only conflicts of this predicate (IRI)",
+                examples=["http://dbpedia.org/ontology/populationTotal"],
+            ),
+        ] = None,
         strategy: Annotated[ResolutionStrategy | None, Query(description="rank values by this strategy")] = None,
     ) -> list[Conflict]:
         require(request, settings, write=False)
