@@ -270,11 +270,13 @@ def _current_graph_pattern(backend: Backend, triple: str) -> str:
     return f"GRAPH {_CAT} {{ ?g <{PG_NS}status> <{PG_NS}Current> }} GRAPH ?g {{ {triple} }}"
 
 
-def _current(backend: Backend) -> set[str]:
-    return {
-        r["g"].value
-        for r in _rows(backend, f"SELECT ?g WHERE {{ GRAPH {_CAT} {{ ?g <{PG_NS}status> <{PG_NS}Current> }} }}")
-    }  # type: ignore[union-attr]
+def _current(backend: Backend, graphs: set[str] | None = None) -> set[str]:
+    """The current source graphs (among ``graphs``)."""
+    bound = "" if graphs is None else "VALUES ?g { " + " ".join(f"<{g}>" for g in sorted(graphs)) + " }"
+    if graphs is not None and not graphs:
+        return set()
+    query = f"SELECT ?g WHERE {{ {bound} GRAPH {_CAT} {{ ?g <{PG_NS}status> <{PG_NS}Current> }} }}"
+    return {r["g"].value for r in _rows(backend, query)}  # type: ignore[union-attr]
 
 
 def _chunks(items: Sequence[str], size: int) -> Iterator[Sequence[str]]:
@@ -364,23 +366,35 @@ def claims_by_statement(
     out: dict[str, Claim] = {}
     if not statements:
         return out
-    current = _current(backend)
-    meta = _metadata(backend)
+    chunks = []
     for chunk in _chunks(sorted(set(statements)), BATCH):
         query = f"""SELECT ?st ?s ?p ?o ?g ?d ?conf WHERE {{
   VALUES ?st {{ {" ".join(f"<{s}>" for s in chunk)} }}
   {_STATEMENT.replace("PREDICATE", "?p")}
 }}"""
-        rows = [r for r in _rows(backend, query) if r["g"].value in current]  # type: ignore[union-attr]
-        for claim in _claims_of(backend, policy, rows, None, now, meta):
+        chunks.append(list(_rows(backend, query)))
+    # the status and metadata of the graphs these statements are in, not of every graph: a few
+    # statements (the conflicts about one entity) are read on every question
+    pairs = {(r["g"].value, r["d"].value) for rows in chunks for r in rows}  # type: ignore[union-attr]
+    if len(pairs) > BATCH:
+        current, meta = _current(backend), _metadata(backend)
+    else:
+        current, meta = _current(backend, {g for g, _ in pairs}), _metadata(backend, pairs)
+    for rows in chunks:
+        kept = [r for r in rows if r["g"].value in current]  # type: ignore[union-attr]
+        for claim in _claims_of(backend, policy, kept, None, now, meta):
             out.setdefault(claim.statement, claim)
     return out
 
 
-def _metadata(backend: Backend) -> dict[tuple[str, str], dict[str, str]]:
-    """Tier, URL, publisher and issue date of every (graph, document): one scan per property,
-    linear in the number of documents (per-chunk VALUES lookups cost 10x more at 10k documents)."""
+def _metadata(backend: Backend, pairs: set[tuple[str, str]] | None = None) -> dict[tuple[str, str], dict[str, str]]:
+    """Tier, URL, publisher and issue date of the (graph, document) ``pairs``, or of every one:
+    then one scan per property, linear in the number of documents (per-chunk VALUES lookups cost
+    10x more at 10k documents)."""
     out: dict[tuple[str, str], dict[str, str]] = {}
+    bound = "" if pairs is None else "VALUES (?g ?d) { " + " ".join(f"(<{g}> <{d}>)" for g, d in sorted(pairs)) + " }"
+    if pairs is not None and not pairs:
+        return out
     fields = {
         "tier": PG_NS + "tier",
         "url": PG_NS + "sourceUrl",
@@ -388,7 +402,7 @@ def _metadata(backend: Backend) -> dict[tuple[str, str], dict[str, str]]:
         "issued": DCTERMS_NS + "issued",
     }
     for name, prop in fields.items():
-        for r in _rows(backend, f"SELECT ?g ?d ?x WHERE {{ GRAPH ?g {{ ?d <{prop}> ?x }} }}"):
+        for r in _rows(backend, f"SELECT ?g ?d ?x WHERE {{ {bound} GRAPH ?g {{ ?d <{prop}> ?x }} }}"):
             out.setdefault((r["g"].value, r["d"].value), {})[name] = r["x"].value  # type: ignore[union-attr]
     return out
 

@@ -32,7 +32,7 @@ from provgraph.trust.models import (
 )
 from provgraph.trust.policy import Policy, load
 from provgraph.trust.resolve import rank, truth_discovery
-from provgraph.vocab import CONFLICT_GRAPH, ID_NS, ONTOLOGY_GRAPH, PG_NS
+from provgraph.vocab import CONFLICT_GRAPH, ID_NS, ONTOLOGY_GRAPH
 
 #: The strategy of a predicate whose policy names none.
 DEFAULT_STRATEGY = ResolutionStrategy.SOURCE_TRUST
@@ -261,17 +261,12 @@ def _refresh(backend: Backend, policy: Policy) -> list[Conflict] | None:
 def _read(
     backend: Backend, policy: Policy, *, subject: str | None = None, predicate: str | None = None
 ) -> list[Conflict]:
-    statements = _stored_statements(backend)
+    # only the conflicts asked for, and the claims of their statements: the retriever asks
+    # about one entity at a time
+    wanted = records.conflict_iris(backend, subject=subject, predicate=predicate)
+    statements = records.competing_statements(backend, wanted)
     claims = detection.claims_by_statement(backend, policy, statements, now=datetime.now(UTC))
-    return records.read(backend, {k: _value_claim(v) for k, v in claims.items()}, subject=subject, predicate=predicate)
-
-
-def _stored_statements(backend: Backend) -> list[str]:
-    result = backend.query(
-        f"SELECT DISTINCT ?st WHERE {{ GRAPH {CONFLICT_GRAPH} {{ ?v <{PG_NS}competingStatement> ?st }} }}"
-    )
-    assert isinstance(result, QuerySolutions)
-    return [r["st"].value for r in result]  # type: ignore[union-attr]
+    return records.read(backend, {k: _value_claim(v) for k, v in claims.items()}, conflicts=wanted)
 
 
 def _rerank(found: list[Conflict], strategy: ResolutionStrategy | None) -> list[Conflict]:

@@ -127,33 +127,58 @@ def write(
     backend.update(f"INSERT DATA {{ GRAPH {_G} {{ {_G} {_pg('inputFingerprint')} {_lit(fingerprint)} }} }}")
 
 
+def conflict_iris(backend: Backend, *, subject: str | None = None, predicate: str | None = None) -> list[str] | None:
+    """The stored conflicts about ``subject`` (the entity or a merged IRI) with ``predicate``;
+    None without either filter (every conflict)."""
+    if subject is None and predicate is None:
+        return None
+    patterns = ""
+    if subject is not None:
+        s = NamedNode(subject)
+        patterns += f"{{ ?c {_pg('conflictSubject')} {s} }} UNION {{ ?c {_pg('mergedEntity')} {s} }} "
+    if predicate is not None:
+        patterns += f"?c {_pg('conflictPredicate')} {NamedNode(predicate)} ."
+    query = f"SELECT DISTINCT ?c WHERE {{ GRAPH {_G} {{ {patterns} }} }} ORDER BY ?c"
+    return [r["c"].value for r in _solutions(backend, query)]  # type: ignore[union-attr]
+
+
+def competing_statements(backend: Backend, conflicts: Sequence[str] | None) -> list[str]:
+    """The statements the stored conflicts (``conflicts``, or all) cite."""
+    bound = "" if conflicts is None else f"VALUES ?c {{ {' '.join(f'<{c}>' for c in conflicts)} }}"
+    query = (
+        f"SELECT DISTINCT ?st WHERE {{ {bound} GRAPH {_G} {{ ?c {_pg('hasValue')} ?v . "
+        f"?v {_pg('competingStatement')} ?st }} }}"
+    )
+    if conflicts is not None and not conflicts:
+        return []
+    return [r["st"].value for r in _solutions(backend, query)]  # type: ignore[union-attr]
+
+
 def read(
     backend: Backend,
     claims: dict[str, ValueClaim],
     *,
-    subject: str | None = None,
-    predicate: str | None = None,
+    conflicts: Sequence[str] | None = None,
 ) -> list[Conflict]:
-    """The stored conflicts (about ``subject``, as the entity or a merged IRI; with ``predicate``),
-    with the claims of their statements from ``claims`` (statement IRI to claim)."""
-    filters = ""
-    if subject is not None:
-        iri = NamedNode(subject)
-        filters += f"FILTER(?s = {iri} || EXISTS {{ GRAPH {_G} {{ ?c {_pg('mergedEntity')} {iri} }} }})"
-    if predicate is not None:
-        filters += f" FILTER EXISTS {{ GRAPH {_G} {{ ?c {_pg('conflictPredicate')} {NamedNode(predicate)} }} }}"
-    query = f"""SELECT ?c ?kind ?s ?strategy ?why ?first ?act ?v ?value ?vp ?outcome ?score ?st
-WHERE {{ GRAPH {_G} {{
+    """The stored conflicts (those of :func:`conflict_iris`, or all), with the claims of their
+    statements from ``claims`` (statement IRI to claim)."""
+    if conflicts is not None and not conflicts:
+        return []
+    # bound first when filtered: Oxigraph then reads the few conflicts' triples, not the graph;
+    # scores and statements come from a query of their own (as OPTIONALs here they were
+    # evaluated over every value of the graph)
+    bound = "" if conflicts is None else f"VALUES ?c {{ {' '.join(f'<{c}>' for c in conflicts)} }}"
+    query = f"""SELECT ?c ?kind ?s ?strategy ?why ?first ?act ?v ?value ?vp ?outcome
+WHERE {{ {bound} GRAPH {_G} {{
   ?c a {_pg("Conflict")} ; {_pg("conflictKind")} ?kind ; {_pg("conflictSubject")} ?s ; {_pg("strategy")} ?strategy ;
      {_pg("rationale")} ?why ; {_pg("firstDetected")} ?first ; <{PROV_NS}wasGeneratedBy> ?act ; {_pg("hasValue")} ?v .
   ?v {_pg("value")} ?value ; {_pg("valuePredicate")} ?vp ; {_pg("outcome")} ?outcome .
-  OPTIONAL {{ ?v {_pg("score")} ?score }}
-  OPTIONAL {{ ?v {_pg("competingStatement")} ?st }}
-  {filters} }} }} ORDER BY ?c ?v ?st"""
+  }} }} ORDER BY ?c ?v"""
     result = backend.query(query)
     assert isinstance(result, QuerySolutions)
     heads: dict[str, dict[str, object]] = {}
     values: dict[str, dict[str, dict[str, object]]] = {}
+    by_value: dict[str, dict[str, object]] = {}
     for r in result:
         c = r["c"].value  # type: ignore[union-attr]
         if c not in heads:
@@ -172,15 +197,19 @@ WHERE {{ GRAPH {_G} {{
                 "value": str(r["value"]),
                 "predicate": r["vp"].value,  # type: ignore[union-attr]
                 "outcome": ValueOutcome(r["outcome"].value.rsplit("#", 1)[-1].lower()),  # type: ignore[union-attr]
-                "score": float(r["score"].value) if r["score"] is not None else None,  # type: ignore[union-attr]
+                "score": None,
                 "claims": [],
             },
         )
-        st = r["st"]
-        if st is not None and st.value in claims:  # type: ignore[union-attr]
-            claim = claims[st.value]  # type: ignore[union-attr]
-            if claim not in entry["claims"]:  # type: ignore[operator]
-                entry["claims"].append(claim)  # type: ignore[attr-defined]
+        by_value[v] = entry
+    for v, prop, o in _value_details(backend, list(by_value) if conflicts is not None else None):
+        found = by_value.get(v)
+        if found is None:
+            continue
+        if prop == "score":
+            found["score"] = float(o)
+        elif o in claims and claims[o] not in found["claims"]:  # type: ignore[operator]
+            found["claims"].append(claims[o])  # type: ignore[attr-defined]
     # activity times in a query of their own: an OPTIONAL for them in the query above made
     # Oxigraph evaluate it a thousand times slower
     ended = {
@@ -229,6 +258,21 @@ WHERE {{ GRAPH {_G} {{
                 first_detected=head["first"],  # type: ignore[arg-type]
             )
         )
+    return out
+
+
+def _value_details(backend: Backend, values: list[str] | None) -> list[tuple[str, str, str]]:
+    """(value node, 'score' or 'statement', score or statement IRI) of the given value nodes, or
+    of every value, in statement order."""
+    out: list[tuple[str, str, str]] = []
+    chunks = [None] if values is None else [values[i : i + 500] for i in range(0, len(values), 500)]
+    for chunk in chunks:
+        bound = "" if chunk is None else f"VALUES ?v {{ {' '.join(f'<{v}>' for v in chunk)} }}"
+        query = f"""SELECT ?v ?p ?o WHERE {{ {bound} GRAPH {_G} {{
+  ?v ?p ?o FILTER(?p IN ({_pg("score")}, {_pg("competingStatement")})) }} }} ORDER BY ?v ?o"""
+        for r in _solutions(backend, query):
+            prop = "score" if r["p"].value.endswith("#score") else "statement"  # type: ignore[union-attr]
+            out.append((r["v"].value, prop, r["o"].value))  # type: ignore[union-attr]
     return out
 
 
