@@ -260,6 +260,11 @@ ex:aspirin pg:alias "ASA" .
     assert code.resolution.preferred == '"N02BA01"'  # tier 2 over tier 5
     # the same name up to case and spaces, and 1 = 1.0, are no conflicts; the two Parises are not merged
     assert pg.conflicts(subject=EX + "paris-fr") == []
+    # a merged IRI finds the entity's conflicts, read alone exactly as in the whole list
+    assert pg.conflicts(subject=EX + "asa") == pg.conflicts(subject=EX + "aspirin") == [disjoint, code]
+    assert pg.conflicts(subject=EX + "acetyl", predicate=EX + "code") == [code]
+    assert pg.conflicts(predicate=EX + "treats") == [disjoint]
+    assert pg.conflicts(subject=EX + "asa", predicate=EX + "nope") == []
 
 
 def test_shapes_with_max_count_one_declare_functional_predicates(pg, tmp_path):
