@@ -8,7 +8,7 @@ import textwrap
 
 import pytest
 
-from helpers import EXAMPLES, ROOT
+from helpers import EXAMPLES, ROOT, run_cli
 from provgraph import ProvGraph, ReadOnlyStoreError, StoreLockedError, StoreNotFoundError
 from provgraph.store.base import Backend
 from provgraph.store.oxigraph import OxigraphBackend
@@ -61,6 +61,15 @@ def test_reads_work_and_writes_name_the_holder_while_another_process_holds_the_s
             ProvGraph.open(store)
         assert f"process {holder.pid}" in str(caught.value)
         assert caught.value.holder is not None and caught.value.holder["alive"] is True
+        # commands that store stale records when they can compute them instead while it is held
+        for args in (
+            ["evidence", "--subject", "http://example.org/aspirin", "--predicate", "http://example.org/treats"],
+            ["conflicts"],
+            ["ask", "What does aspirin treat?"],
+        ):
+            done = run_cli(*args, "--store", str(store))
+            assert done.returncode == 0, done.stderr
+            assert "headache" in done.stdout or "no conflicts" in done.stdout
     finally:
         assert holder.stdin is not None
         holder.stdin.write("\n")

@@ -343,8 +343,13 @@ def evidence(
     json: JsonOpt = False,
 ) -> None:
     """Every statement across sources that supports a fact, with its provenance."""
-    with _open(store, read_only=True) as graph:
+    # the write lock only if the conflict records behind the facts' status are stale: stored
+    # once then, instead of computed again on every call
+    graph = ProvGraph.open(store, lazy_lock=True)
+    try:
         found = graph.evidence(subject, predicate, obj, include_history=history)
+    finally:
+        graph.close()
     if json:
         _print_json(found, list[Evidence])
     else:
