@@ -177,3 +177,32 @@ def test_cli_eval_on_hotpotqa(shared_data):
     # floors under the figures of the first ten questions (deterministic: 0.5, 0.73, 0.9, 0.6)
     assert with_gold["sentence_recall"] >= 0.45 and with_gold["sentence_precision"] >= 0.6
     assert with_gold["answered_with_gold"] >= 0.8 and without["abstained_without_gold"] >= 0.5
+
+
+def test_an_answer_keeps_to_the_property_asked_about(capitals):
+    country = capitals.ask("What country is Vienna in?")
+    assert [c.verified for c in country.claims] == [True]
+    assert country.claims[0].text.startswith("Sources state different values for the country of Vienna: Austria (")
+    assert "lat" not in country.claims[0].text and "population" not in country.claims[0].text
+    # elevation is not declared functional: the values differ, and the answer says so with every
+    # source (the data: it and pl 28.0, ca and ru 33.0)
+    elevation = capitals.ask("What is the elevation of Paris?")
+    assert [c.text for c in elevation.claims] == [
+        "Sources state different values for the elevation of Paris: "
+        "28 (Paris (it.wikipedia.org) and Paris (pl.wikipedia.org)); "
+        "33 (Paris (ca.wikipedia.org) and Paris (ru.wikipedia.org))."
+    ]
+    assert elevation.claims[0].verified and len(elevation.claims[0].supporting_citations) == 4
+
+
+def test_passages_answer_what_no_fact_states():
+    with ProvGraph.memory() as pg:
+        pg.ingest(EXAMPLES / "aspirin.ttl", title="Aspirin facts", url="https://example.org/aspirin", tier=2)
+        pg.ingest(EXAMPLES / "facts.jsonl", title="Aspirin trial", url="https://example.org/trial")
+        pg.ingest(EXAMPLES / "aspirin-note.md", title="Aspirin note", url="https://example.org/note", tier=5)
+        safe = pg.ask("Is aspirin safe for children?")
+        # the passages about children, not every fact about aspirin (nor its label)
+        assert safe.claims and all("children" in c.text for c in safe.claims)
+        treats = pg.ask("What does aspirin treat?")
+        assert treats.claims[0].text.startswith("It is established that aspirin treats headache")
+        assert not any("label" in c.text or "Reye" in c.text for c in treats.claims)

@@ -101,6 +101,15 @@ class ExtractiveGenerator:
         used: set[str] = set()
         limitations: list[str] = []
         conflicts = [i for i in relevant if i.kind is EvidenceKind.CONFLICT]
+        statements = [i for i in relevant if i.kind is EvidenceKind.STATEMENT and not _is_label(i)]
+        # what the question asks of its entities ("population", "children"): when some evidence
+        # speaks of it, facts and conflicts about other properties are left out
+        focus = _focus(pack)
+        if any(_speaks_of(i, focus) for i in [*conflicts, *statements]) or any(
+            _speaks_of(i, focus) for i in relevant if i.kind is EvidenceKind.PASSAGE
+        ):
+            conflicts = [i for i in conflicts if _speaks_of(i, focus)]
+            statements = [i for i in statements if _speaks_of(i, focus)]
         # as for facts: the conflicts about what is asked (the population, not the latitude)
         best_conflict = max((i.score for i in conflicts), default=0.0)
         for item in [i for i in conflicts if i.score >= best_conflict - FACT_MARGIN][:MAX_CONFLICTS]:
@@ -108,14 +117,25 @@ class ExtractiveGenerator:
             claim = _conflict_claim(item, item.conflict, [by_id[r] for r in item.related if r in by_id])
             claims.append(claim)
             used.update(claim.supporting_citations)
-        statements = [i for i in relevant if i.kind is EvidenceKind.STATEMENT]
         top = max((i.score for i in statements), default=0.0)
         facts = _facts([i for i in statements if i.id not in used and i.score >= top - FACT_MARGIN])
-        for group in facts[:MAX_FACTS]:
-            claims.append(_fact_claim(group))
-            if group[0].status is FactStatus.UNKNOWN and len({i.document for i in group}) == 1:
-                limitations.append(f"Only one source states that {_fact_text(group[0])}.")
-        for item in _passages(relevant, salient_terms(pack.question)):
+        for groups in _by_property(facts[:MAX_FACTS]):
+            if len(groups) > 1:
+                # no conflict is declared, yet the values differ: say so rather than assert each
+                claims.append(_values_claim(groups))
+                continue
+            claims.append(_fact_claim(groups[0]))
+            if groups[0][0].status is FactStatus.UNKNOWN and len({i.document for i in groups[0]}) == 1:
+                limitations.append(f"Only one source states that {_fact_text(groups[0][0])}.")
+        passages = _passages(relevant, salient_terms(pack.question))
+        stated = [i for g in facts[:MAX_FACTS] for i in g] + [i for i in conflicts if i.id in used]
+        if any(_speaks_of(i, focus) for i in stated):
+            # facts answer what is asked: a passage must speak of it too, or of their values
+            values = {" ".join(words(_label(i, "object"))) for i in stated} - {""}
+            passages = [
+                p for p in passages if _speaks_of(p, focus) or any(mentions(" ".join(words(p.text)), v) for v in values)
+            ]
+        for item in passages:
             claims.append(
                 DraftClaim(
                     text=item.text.strip(),
@@ -214,6 +234,64 @@ def _facts(items: Sequence[EvidenceItem]) -> list[list[EvidenceItem]]:
     for item in items:
         groups.setdefault((item.subject, item.predicate, item.object), []).append(item)
     return sorted(groups.values(), key=lambda g: -max(i.score for i in g))
+
+
+_LABELS = frozenset(
+    {
+        "http://www.w3.org/2000/01/rdf-schema#label",
+        "http://www.w3.org/2004/02/skos/core#prefLabel",
+        "http://www.w3.org/2004/02/skos/core#altLabel",
+        "http://schema.org/name",
+        "https://schema.org/name",
+    }
+)
+
+
+def _is_label(item: EvidenceItem) -> bool:
+    # "aspirin label aspirin" says nothing a reader wants
+    return item.predicate in _LABELS
+
+
+def _focus(pack: EvidencePack) -> set[str]:
+    """The question's content words that are not its entities' names, as 5-letter prefixes."""
+    names = {w for e in pack.entities for w in words(e.label)} | {
+        w for t in salient_terms(pack.question) for w in t.split()
+    }
+    return {w[:5] for w in words(pack.question) if w not in STOP_WORDS and w not in names}
+
+
+def _speaks_of(item: EvidenceItem, focus: set[str]) -> bool:
+    if item.kind is EvidenceKind.PASSAGE:
+        text = item.text
+    else:
+        text = f"{_label(item, 'predicate')} {_label(item, 'object')}"
+        if item.conflict is not None:
+            text += " " + " ".join(term_text(f"<{p}>") for p in item.conflict.predicates)
+    return bool({w[:5] for w in words(re.sub(r"(?<=[a-z])(?=[A-Z])", " ", text))} & focus)
+
+
+def _by_property(groups: Sequence[list[EvidenceItem]]) -> list[list[list[EvidenceItem]]]:
+    """Fact groups of the same subject and predicate together, in order of the best."""
+    out: dict[tuple[str | None, str | None], list[list[EvidenceItem]]] = {}
+    for group in groups:
+        out.setdefault((group[0].subject, group[0].predicate), []).append(group)
+    return list(out.values())
+
+
+def _values_claim(groups: Sequence[list[EvidenceItem]]) -> DraftClaim:
+    first = groups[0][0]
+    sides = [f"{_label(g[0], 'object')} ({_join(_names(g))})" for g in groups]
+    text = (
+        f"Sources state different values for the {_label(first, 'predicate')} of {_label(first, 'subject')}: "
+        + "; ".join(sides)
+        + "."
+    )
+    return DraftClaim(
+        text=text,
+        supporting_citations=[i.id for g in groups for i in g],
+        support_level=SupportLevel.DIRECT,
+        claim_class=ClaimClass.FACTUAL,
+    )
 
 
 def _names(items: Sequence[EvidenceItem]) -> list[str]:

@@ -335,7 +335,9 @@ SELECT ?g ?d ?key ?title ?url ?tier ?issued WHERE {{
         draft = _Draft(
             id=evidence_id(EvidenceKind.CONFLICT, conflict.iri, *sorted(d.id for d in related)),
             kind=EvidenceKind.CONFLICT,
-            score=round(1.0 + 0.4 * overlap, 6),
+            # ranked with the facts: a conflict about what is asked first, one about another
+            # property below the facts that are (the pack keeps the best items only)
+            score=round(0.6 + 0.4 * overlap, 6),
             text=text,
             source=None,
             fields={

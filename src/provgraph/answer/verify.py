@@ -81,7 +81,7 @@ _PHRASING = frozenset(
     """established according evidence suggests suggest unverified reports report reported states state stated
     supported strongly multiple sources source disagree disagrees preferred while also however whereas
     value values rationale because since therefore more most less fewer higher lower larger smaller than
-    recent older newer best better worse approximately about around roughly nearly over under known
+    recent older newer best better worse approximately about around roughly nearly over under known different
     said say says indicates indicate shows show""".split()
 )
 _STOP = frozenset(
