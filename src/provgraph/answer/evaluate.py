@@ -15,6 +15,9 @@ Metrics, averaged over questions unless said otherwise:
 - claim coverage: share of drafted claims the verifier keeps;
 - dangling-citation rate: share of drafted citations that are not in the evidence pack;
 - sentence recall / precision: cited sentences against the gold supporting sentences;
+- answer found: the gold answer appears in the answer's claims (questions whose answer is not
+  "yes" or "no"; an abstention counts as not found): the answer is there to read, though the
+  extractive generator states sentences, not a short answer;
 - abstention correctness: answered with gold paragraphs, abstained without them.
 """
 
@@ -31,6 +34,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from provgraph.answer.base import Generator, SupportJudge
 from provgraph.answer.models import AskFilters, DraftAnswer, EvidencePack, GroundedAnswer
+from provgraph.answer.text import normalise, words
 from provgraph.errors import InputError
 
 HOTPOT_URL = "https://en.wikipedia.org/wiki/"
@@ -128,6 +132,7 @@ class QuestionResult(BaseModel):
     citations: int
     sentence_recall: float | None = None
     sentence_precision: float | None = None
+    answer_found: bool | None = Field(default=None, description="the gold answer is in the claims")
     seconds: dict[str, float] = Field(default_factory=dict)
 
 
@@ -141,6 +146,7 @@ class EvalReport(BaseModel):
     dangling_rate: float
     sentence_recall: float | None = None
     sentence_precision: float | None = None
+    answer_found: float | None = Field(default=None, description="share with the gold answer in the claims")
     answered_with_gold: float | None = Field(default=None, description="share answered when the gold is present")
     abstained_without_gold: float | None = Field(default=None, description="share abstaining with gold removed")
     results: list[QuestionResult] = Field(default_factory=list)
@@ -183,6 +189,7 @@ def evaluate_question(
     expected_abstain: bool,
     sentences: dict[str, tuple[str, int]] | None = None,
     gold: Iterable[tuple[str, int]] = (),
+    gold_answer: str | None = None,
 ) -> QuestionResult:
     pack, draft, answer, seconds = ask(question, filters)
     recall, precision, dangling, total = alce_citation_scores(draft, pack, judge)
@@ -208,6 +215,9 @@ def evaluate_question(
                 "sentence_precision": hit / len(cited) if cited else 0.0,
             }
         )
+    if gold_answer is not None and not expected_abstain and normalise(gold_answer) not in ("yes", "no"):
+        said = " " + " ".join(words(" ".join(c.text for c in answer.claims))) + " "
+        result = result.model_copy(update={"answer_found": f" {' '.join(words(gold_answer))} " in said})
     return result
 
 
@@ -227,6 +237,7 @@ def summarise(results: Sequence[QuestionResult]) -> EvalReport:
         dangling_rate=sum(r.dangling for r in results) / max(1, sum(r.citations for r in results)),
         sentence_recall=mean(r.sentence_recall for r in answerable),
         sentence_precision=mean(r.sentence_precision for r in answerable),
+        answer_found=mean(None if r.answer_found is None else float(r.answer_found) for r in answerable),
         answered_with_gold=mean(0.0 if r.abstained else 1.0 for r in answerable),
         abstained_without_gold=mean(1.0 if r.abstained else 0.0 for r in unanswerable),
         results=list(results),
@@ -264,7 +275,14 @@ def evaluate_hotpot(
         everything = AskFilters(documents=[document_key(t) for t, _ in q.paragraphs])
         with_gold.append(
             evaluate_question(
-                ask, judge, q.question, everything, expected_abstain=False, sentences=sentences, gold=q.supporting
+                ask,
+                judge,
+                q.question,
+                everything,
+                expected_abstain=False,
+                sentences=sentences,
+                gold=q.supporting,
+                gold_answer=q.answer,
             )
         )
         gold = set(q.gold_titles)
