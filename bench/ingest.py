@@ -25,6 +25,9 @@ import tempfile
 import time
 from pathlib import Path
 
+# bench/http.py would shadow the standard library's http package for a script run from bench/
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
+
 
 def make_jsonl(path: Path, n: int, seed: int = 7) -> None:
     rng = random.Random(seed)

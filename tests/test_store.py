@@ -10,6 +10,7 @@ import pytest
 
 from helpers import EXAMPLES, ROOT, run_cli
 from provgraph import ProvGraph, ReadOnlyStoreError, StoreLockedError, StoreNotFoundError
+from provgraph.store import oxigraph as oxigraph_store
 from provgraph.store.base import Backend
 from provgraph.store.oxigraph import OxigraphBackend
 
@@ -121,3 +122,17 @@ def test_a_lazy_ingest_notices_a_commit_made_while_it_was_preparing(tmp_path):
     assert interfered and doc.version == 2 and doc.previous_graph == interfered[0]
     with ProvGraph.open(store, read_only=True) as pg:
         assert [v.version for v in pg.source("d").versions] == [2, 1]
+
+
+@pytest.mark.parametrize("blank", [False, True], ids=["iris-in-chunks", "blank-nodes-whole"])
+def test_bulk_load_in_chunks_loads_every_quad_and_keeps_blank_nodes_whole(tmp_path, monkeypatch, blank):
+    monkeypatch.setattr(oxigraph_store, "BULK_CHUNK", 3)
+    subject = "_:x" if blank else "<http://e/x>"
+    lines = [f'{subject} <http://e/p{i}> "{i}" <http://e/g> .\n' for i in range(10)]
+    path = tmp_path / "data.nq"
+    path.write_text("".join(lines), encoding="utf-8")
+    backend = OxigraphBackend.memory()
+    backend.load_quads(path, bulk=True)
+    rows = list(backend.query("SELECT (COUNT(*) AS ?n) (COUNT(DISTINCT ?s) AS ?s) WHERE { GRAPH ?g { ?s ?p ?o } }"))
+    # every quad, and one subject: split into chunks, "_:x" would have become four nodes
+    assert (rows[0]["n"].value, rows[0]["s"].value) == ("10", "1")
