@@ -119,7 +119,7 @@ def find(
             continue
         found[key] = _row(row, subject, predicate)
     evidence = [Evidence.model_validate(v) for v in found.values()]
-    _attach_attributes(backend, evidence)
+    _attach_details(backend, evidence)
     return evidence
 
 
@@ -144,7 +144,7 @@ def about(backend: Backend, subjects: Sequence[NamedNode], *, limit: int | None 
         if key not in found:
             found[key] = _row(row, subjects[0], NamedNode(RDF_NS + "value"))
     evidence = [Evidence.model_validate(v) for v in found.values()]
-    _attach_attributes(backend, evidence)
+    _attach_details(backend, evidence)
     return evidence
 
 
@@ -186,7 +186,7 @@ def _time(text: str) -> datetime:
     return datetime.fromisoformat(text.replace("Z", "+00:00"))
 
 
-def _attach_attributes(backend: Backend, evidence: list[Evidence]) -> None:
+def _attach_details(backend: Backend, evidence: list[Evidence]) -> None:
     """The rest of each statement's provenance, with the statements bound (one query): its
     passage, reviewer, last verification, original graph, and further properties (e.g.
     DBpedia's edit metadata) as ``attributes``. Then the passages' text and position."""

@@ -40,7 +40,7 @@ from provgraph.answer.models import (
     EvidencePack,
     SupportLevel,
 )
-from provgraph.answer.text import STOP_WORDS, mentions, salient_terms, term_text, words
+from provgraph.answer.text import STOP_WORDS, mentions, salient_terms, split_camel, term_text, words
 from provgraph.trust.models import Conflict, FactStatus, ValueOutcome
 
 #: Passages scoring below this share of the best relevant passage are left out, unless they cover
@@ -105,9 +105,8 @@ class ExtractiveGenerator:
         # what the question asks of its entities ("population", "children"): when some evidence
         # speaks of it, facts and conflicts about other properties are left out
         focus = _focus(pack)
-        if any(_speaks_of(i, focus) for i in [*conflicts, *statements]) or any(
-            _speaks_of(i, focus) for i in relevant if i.kind is EvidenceKind.PASSAGE
-        ):
+        passages_found = [i for i in relevant if i.kind is EvidenceKind.PASSAGE]
+        if any(_speaks_of(i, focus) for i in [*conflicts, *statements, *passages_found]):
             conflicts = [i for i in conflicts if _speaks_of(i, focus)]
             statements = [i for i in statements if _speaks_of(i, focus)]
         # as for facts: the conflicts about what is asked (the population, not the latitude)
@@ -267,7 +266,7 @@ def _speaks_of(item: EvidenceItem, focus: set[str]) -> bool:
         text = f"{_label(item, 'predicate')} {_label(item, 'object')}"
         if item.conflict is not None:
             text += " " + " ".join(term_text(f"<{p}>") for p in item.conflict.predicates)
-    return bool({w[:5] for w in words(re.sub(r"(?<=[a-z])(?=[A-Z])", " ", text))} & focus)
+    return bool({w[:5] for w in words(split_camel(text))} & focus)
 
 
 def _by_property(groups: Sequence[list[EvidenceItem]]) -> list[list[list[EvidenceItem]]]:

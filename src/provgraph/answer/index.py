@@ -30,6 +30,7 @@ from pathlib import Path
 
 from pyoxigraph import QuerySolutions
 
+from provgraph.answer.text import split_camel
 from provgraph.store import catalog
 from provgraph.store.base import Backend
 from provgraph.vocab import DCTERMS_NS, PG_NS, RDF_NS, RDFS_NS
@@ -81,7 +82,7 @@ def local_name(iri: str) -> str:
     """The readable local name of an IRI: "populationTotal" -> "population total"."""
     local = re.split(r"[/#:]", iri.rstrip("/#"))[-1]
     if local[:1].islower():  # a property's camelCase name: "populationTotal"
-        local = re.sub(r"(?<=[a-z])(?=[A-Z])", " ", local).lower()
+        local = split_camel(local).lower()
     return re.sub(r"[_\-+]+", " ", local).strip()
 
 

@@ -79,6 +79,7 @@ class Retriever:
         self._index = index or LexicalIndex.for_backend(backend)
         self._lock = threading.Lock()
         self._sources: tuple[int | None, dict[str, Source]] | None = None
+        self._titles: tuple[int | None, dict[tuple[str, ...], list[Source]]] | None = None
 
     @property
     def index(self) -> LexicalIndex:
@@ -124,6 +125,17 @@ SELECT ?g ?d ?key ?title ?url ?tier ?issued WHERE {{
             self._sources = (generation, found)
         return found
 
+    def titles(self) -> dict[tuple[str, ...], list[Source]]:
+        """The current documents by title words (see :func:`_titles`), cached with the sources."""
+        generation = self._backend.generation
+        with self._lock:
+            if generation is not None and self._titles is not None and self._titles[0] == generation:
+                return self._titles[1]
+        found = _titles(self.sources())
+        with self._lock:
+            self._titles = (generation, found)
+        return found
+
     def retrieve(self, question: str, *, filters: AskFilters | None = None, limit: int = 30) -> EvidencePack:
         filters = filters or AskFilters()
         self._index.sync(self._backend)
@@ -138,8 +150,8 @@ SELECT ?g ?d ?key ?title ?url ?tier ?issued WHERE {{
 
         # passages; those of a document the question names by its title weigh more: the
         # document is about what is asked (HotpotQA: sentence precision 48 to 55)
-        titles = _titles(allowed)
-        named = {s.graph for s in _named(question, titles)}
+        titles = self.titles()
+        named = {s.graph for s in _named(question, titles) if s.graph in allowed}
         hits = self._index.search(question_words, kinds=("passage",), graphs=graphs, limit=MAX_PASSAGES)
         scores = [h.score * (TITLE_BOOST if h.graph in named else 1.0) for h in hits]
         best = max(scores, default=0.0) or 1.0
@@ -161,7 +173,7 @@ SELECT ?g ?d ?key ?title ?url ?tier ?issued WHERE {{
         for parent in parents:
             assert parent.source is not None
             for source in _named(parent.text, titles):
-                if source.graph == parent.source.graph:
+                if source.graph not in allowed or source.graph == parent.source.graph:
                     continue
                 hits = self._index.first_passages(source.graph, 1)
                 hits += self._index.search(question_words, kinds=("passage",), graphs=[source.graph], limit=1)

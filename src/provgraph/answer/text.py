@@ -111,6 +111,11 @@ def mentions(text: str, term: str) -> bool:
     return re.search(rf"(?<!\w){re.escape(term)}(?!\w)", text) is not None
 
 
+def split_camel(text: str) -> str:
+    """Camel case as words: "populationTotal" -> "population Total"."""
+    return re.sub(r"(?<=[a-z])(?=[A-Z])", " ", text)
+
+
 def content_words(text: str) -> list[str]:
     """The words of ``text`` that are not stop words."""
     return [w for w in words(text) if w not in STOP_WORDS]
@@ -121,4 +126,14 @@ def tokens(text: str) -> list[str]:
     return _WORD.findall(text)
 
 
-__all__ = ["STOP_WORDS", "content_words", "mentions", "normalise", "salient_terms", "term_text", "tokens", "words"]
+__all__ = [
+    "STOP_WORDS",
+    "content_words",
+    "mentions",
+    "normalise",
+    "salient_terms",
+    "split_camel",
+    "term_text",
+    "tokens",
+    "words",
+]

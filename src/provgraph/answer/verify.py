@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from provgraph.answer.base import SupportJudge
 from provgraph.answer.models import (
@@ -57,7 +57,7 @@ from provgraph.answer.models import (
     SupportLevel,
     VerificationIssue,
 )
-from provgraph.answer.text import salient_terms, term_text, words
+from provgraph.answer.text import mentions, salient_terms, split_camel, term_text, words
 from provgraph.trust.models import ValueOutcome
 
 #: Share of a claim's content words the cited evidence must contain: a claim may rephrase, but
@@ -98,6 +98,12 @@ def _prefixes(tokens: Iterable[str]) -> set[str]:
     return {t[:5] for t in tokens if len(t) >= 5}
 
 
+def _finder(evidence_words: set[str]) -> Callable[[str], bool]:
+    """Whether a word is in the evidence, exactly or by its first five letters."""
+    prefixes = _prefixes(evidence_words)
+    return lambda word: word in evidence_words or (len(word) >= 5 and word[:5] in prefixes)
+
+
 def _numbers(text: str) -> list[str]:
     return [m.replace(",", "").replace("\u2212", "-") for m in _NUMBER.findall(text)]
 
@@ -118,19 +124,15 @@ def evidence_text(items: Sequence[EvidenceItem]) -> str:
         parts += [item.subject_label or "", item.predicate_label or "", item.object_label or ""]
         for term in (item.subject and f"<{item.subject}>", item.predicate and f"<{item.predicate}>", item.object):
             if term:
-                parts.append(_split_camel(term_text(term)))
+                parts.append(split_camel(term_text(term)))
         if item.conflict is not None:
             conflict = item.conflict
-            parts.append(_split_camel(term_text(f"<{conflict.subject}>")))
-            parts += [_split_camel(term_text(f"<{p}>")) for p in conflict.predicates]
+            parts.append(split_camel(term_text(f"<{conflict.subject}>")))
+            parts += [split_camel(term_text(f"<{p}>")) for p in conflict.predicates]
             parts.append(conflict.resolution.rationale)
             for value in conflict.values:
                 parts += [term_text(value.value), *(term_text(m) for m in value.members), *value.sources]
     return " ".join(p for p in parts if p)
-
-
-def _split_camel(text: str) -> str:
-    return re.sub(r"(?<=[a-z])(?=[A-Z])", " ", text)
 
 
 def _content(text: str) -> list[str]:
@@ -160,12 +162,7 @@ class HeuristicJudge:
             return [(ReasonCode.NO_CITATION, "no evidence is cited")]
         text = _CITATION_MARK.sub(" ", claim.text)
         evidence = evidence_text(cited)
-        ev_words = set(words(evidence))
-        ev_prefixes = _prefixes(ev_words)
-
-        def found(word: str) -> bool:
-            return word in ev_words or (len(word) >= 5 and word[:5] in ev_prefixes)
-
+        found = _finder(set(words(evidence)))
         reasons: list[tuple[ReasonCode, str]] = []
         ev_numbers = [float(n) for n in _numbers(evidence) if n not in ("-", "")]
         missing_numbers = [n for n in _numbers(text) if not _number_supported(n, ev_numbers)]
@@ -191,9 +188,9 @@ class HeuristicJudge:
             vocabulary: set[str] = set()
             for item in predicates:
                 names = [item.predicate_label or ""]
-                names += [_split_camel(term_text(f"<{p}>")) for p in ([item.predicate] if item.predicate else [])]
+                names += [split_camel(term_text(f"<{p}>")) for p in ([item.predicate] if item.predicate else [])]
                 if item.conflict is not None:
-                    names += [_split_camel(term_text(f"<{p}>")) for p in item.conflict.predicates]
+                    names += [split_camel(term_text(f"<{p}>")) for p in item.conflict.predicates]
                 vocabulary |= {w for n in names for w in words(n) if w not in _STOP}
             claim_words = set(words(text))
             if vocabulary and not (vocabulary & claim_words or _prefixes(vocabulary) & _prefixes(claim_words)):
@@ -438,13 +435,11 @@ def verify(
 def _uncovered(question: str, cited: Sequence[EvidenceItem]) -> str | None:
     """Why the cited evidence does not cover the question, or None when it does."""
     evidence = " ".join(words(evidence_text(cited)))
-    names = [t for t in salient_terms(question) if not re.search(rf"(?<!\w){re.escape(t)}(?!\w)", evidence)]
+    names = [t for t in salient_terms(question) if not mentions(evidence, t)]
     if names:
         return "the evidence found does not mention " + ", ".join(f'"{n}"' for n in names)
     content = list(dict.fromkeys(_content(question)))
-    ev_words = set(evidence.split())
-    ev_prefixes = _prefixes(ev_words)
-    found = [w for w in content if w in ev_words or (len(w) >= 5 and w[:5] in ev_prefixes)]
+    found = list(filter(_finder(set(evidence.split())), content))
     if content and len(found) < MIN_QUESTION_COVERAGE * len(content):
         missing = [w for w in content if w not in found]
         return "the evidence found does not speak of " + ", ".join(f'"{w}"' for w in missing)

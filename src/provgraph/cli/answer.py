@@ -52,11 +52,8 @@ def ask(
         issued_after=since.date() if since else None,
     )
     gen = build_generator(_enum(GeneratorKind, generator, "--generator"), model=model, base_url=base_url)
-    graph = ProvGraph.open(store, lazy_lock=True)
-    try:
+    with ProvGraph.open(store, lazy_lock=True) as graph:
         answer = graph.ask(question, generator=gen, filters=filters, detail=chosen)
-    finally:
-        graph.close()
     if json:
         _print_json(answer)
     else:

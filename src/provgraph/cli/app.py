@@ -345,11 +345,8 @@ def evidence(
     """Every statement across sources that supports a fact, with its provenance."""
     # the write lock only if the conflict records behind the facts' status are stale: stored
     # once then, instead of computed again on every call
-    graph = ProvGraph.open(store, lazy_lock=True)
-    try:
+    with ProvGraph.open(store, lazy_lock=True) as graph:
         found = graph.evidence(subject, predicate, obj, include_history=history)
-    finally:
-        graph.close()
     if json:
         _print_json(found, list[Evidence])
     else:

@@ -3,8 +3,6 @@ Registered on the main app by importing this module."""
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated
 
@@ -25,23 +23,13 @@ ontology_app = typer.Typer(
 app.add_typer(ontology_app, name="ontology")
 
 
-@contextlib.contextmanager
-def _open_lazily(store: Path) -> Iterator[ProvGraph]:
-    # the write lock is taken only if something gets written (records of a fresh detection run)
-    graph = ProvGraph.open(store, lazy_lock=True)
-    try:
-        yield graph
-    finally:
-        graph.close()
-
-
 @ontology_app.command("add")
 def ontology_add(
     file: Annotated[Path, typer.Argument(help="An RDF file: OWL/RDFS ontology, policy file or SHACL shapes.")],
     store: StoreOpt = DEFAULT_STORE,
 ) -> None:
     """Add an ontology or policy file to the ontology graph (not a source document)."""
-    with _open_lazily(store) as graph:
+    with ProvGraph.open(store, lazy_lock=True) as graph:
         triples = graph.add_ontology(file)
     out.print(f"{render.escape(str(file))}: {triples} triples added to the ontology graph")
 
@@ -62,7 +50,8 @@ def conflicts(
 ) -> None:
     """Where current sources disagree: every value with its sources, the preferred one and why."""
     chosen = _enum(ResolutionStrategy, strategy, "--strategy") if strategy is not None else None
-    with _open_lazily(store) as graph:
+    # the write lock is taken only if something gets written (records of a fresh detection run)
+    with ProvGraph.open(store, lazy_lock=True) as graph:
         if detect:
             graph.detect_conflicts(strategy=chosen)
         found = graph.conflicts(subject=subject, predicate=predicate, strategy=chosen)

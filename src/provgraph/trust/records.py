@@ -144,13 +144,13 @@ def conflict_iris(backend: Backend, *, subject: str | None = None, predicate: st
 
 def competing_statements(backend: Backend, conflicts: Sequence[str] | None) -> list[str]:
     """The statements the stored conflicts (``conflicts``, or all) cite."""
+    if conflicts is not None and not conflicts:
+        return []
     bound = "" if conflicts is None else f"VALUES ?c {{ {' '.join(f'<{c}>' for c in conflicts)} }}"
     query = (
         f"SELECT DISTINCT ?st WHERE {{ {bound} GRAPH {_G} {{ ?c {_pg('hasValue')} ?v . "
         f"?v {_pg('competingStatement')} ?st }} }}"
     )
-    if conflicts is not None and not conflicts:
-        return []
     return [r["st"].value for r in _solutions(backend, query)]  # type: ignore[union-attr]
 
 
