@@ -228,7 +228,7 @@ def test_on_disk_a_silent_query_past_the_deadline_is_killed_and_its_slot_freed(t
             assert time.monotonic() - started < 20  # the deadline (and a worker's start), not the query's end
             # one worker only: had the query gone on, this would wait for it or find the server busy
             after = httpx.get(f"{url}/sparql", params={"query": "ASK { <urn:s7> ?p 7 }"}, timeout=10)
-            assert after.status_code == 200 and after.json()["boolean"] is True
+            assert after.status_code == 200 and after.json()["boolean"] is True, after.text
             # the worker sees writes made after it started
             pg.update("INSERT DATA { <urn:new> <urn:p> 1 }")
             fresh = httpx.get(f"{url}/sparql", params={"query": "ASK { <urn:new> ?p ?o }"}, timeout=10)

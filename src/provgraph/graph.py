@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import io
 import os
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from datetime import UTC, date, datetime
 from pathlib import Path
 from types import TracebackType
@@ -23,6 +23,7 @@ from provgraph.ingest.rdf import RDF_FORMATS as _INPUT_RDF
 from provgraph.ingest.reify import xsd_datetime
 from provgraph.models import (
     DatasetView,
+    DerivedRecords,
     Evidence,
     ExportFormat,
     ExtractionMethod,
@@ -40,6 +41,7 @@ from provgraph.store.oxigraph import OxigraphBackend
 from provgraph.trust import engine as _trust
 from provgraph.trust import relations as _relations
 from provgraph.trust.models import ChainMode, ChainReport, Conflict, DetectionReport, ResolutionStrategy
+from provgraph.trust.policy import load as load_policy
 from provgraph.trust.relation_models import DocumentRelation
 from provgraph.update import UpdatePlan, check_policy, plan_update
 from provgraph.vocab import CATALOG_GRAPH, PG_NS, PREFIXES, document_iri
@@ -605,6 +607,12 @@ WHERE {{ GRAPH <{CATALOG_GRAPH.value}> {{ ?g pg:document ?d ; pg:status ?s ; pg:
         every competing value, its sources and statements, the preferred value and the rationale.
         Detection runs first when sources or the ontology changed since the last run. With
         ``strategy`` the values are ranked by it for this answer only."""
+        for name, value in (("subject", subject), ("predicate", predicate)):
+            if value is not None:
+                try:
+                    NamedNode(value)
+                except ValueError:
+                    raise InputError(f"{name} must be an absolute IRI, not {value!r}") from None
         chosen = ResolutionStrategy(strategy) if strategy is not None else None
         return _trust.conflicts(self._backend, subject=subject, predicate=predicate, strategy=chosen)
 
@@ -634,6 +642,25 @@ WHERE {{ GRAPH <{CATALOG_GRAPH.value}> {{ ?g pg:document ?d ; pg:status ?s ; pg:
         since the last refresh (on a store that cannot be written, computed for this answer only)."""
         iri = self.source(document).document if document is not None else None
         return _relations.relationships(self._backend, document=iri, min_strength=min_strength)
+
+    # ------------------------------------------------------------------ derived records
+
+    def refresh_records(self, records: Collection[DerivedRecords] = tuple(DerivedRecords)) -> bool:
+        """Bring ``records`` up to date with the current sources and store them, each only when it
+        is stale (what :meth:`conflicts`, :meth:`related_documents` and :meth:`ask` do first).
+        True when the store was written. A server runs this in the background after changes, so
+        that readers of a checkpoint find the records current instead of computing them for every
+        answer."""
+        generation = self._backend.generation
+        if DerivedRecords.CONFLICTS in records:
+            _trust._refresh(self._backend, load_policy(self._backend))
+        if DerivedRecords.RELATIONS in records and _relations.is_stale(self._backend):
+            _relations.refresh(self._backend)
+        if DerivedRecords.INDEX in records:
+            if self._retriever is None:
+                self._retriever = Retriever(self._backend)
+            self._retriever.index.sync(self._backend)
+        return generation is None or self._backend.generation != generation
 
     # ------------------------------------------------------------------ grounded answers
 

@@ -177,6 +177,17 @@ class DatasetView(enum.StrEnum):
     DEFAULT = "default"
 
 
+class DerivedRecords(enum.StrEnum):
+    """What provgraph derives from the current sources and stores, to answer without recomputing."""
+
+    #: the conflict records graph (pgid:conflicts), read by conflicts, evidence and answers
+    CONFLICTS = "conflicts"
+    #: the document relations graph (pgid:relations)
+    RELATIONS = "relations"
+    #: the lexical index of grounded answers (lexical-index.sqlite3 beside an on-disk store)
+    INDEX = "index"
+
+
 class _Model(BaseModel):
     model_config = ConfigDict(frozen=True, use_enum_values=False)
 

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import contextlib
 import os
+import signal
 import sys
+import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
@@ -54,6 +56,8 @@ StoreOpt = Annotated[
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print the result as JSON (a stable pydantic model).")]
 DEFAULT_STORE = Path(DEFAULT_STORE_DIR)
+#: Seconds `serve` gives requests in flight on SIGTERM/SIGINT before it stops.
+SHUTDOWN_GRACE = 3
 
 T = TypeVar("T")
 
@@ -422,7 +426,12 @@ def serve(
     ] = None,
     read_token: Annotated[bool, typer.Option("--read-token", help="Ask for the token on reads too.")] = False,
     timeout: Annotated[float, typer.Option(help="Seconds a query may run.")] = 30.0,
-    max_result_bytes: Annotated[int, typer.Option(help="Largest query response, in bytes.")] = 200 * 1024 * 1024,
+    max_result_bytes: Annotated[
+        int, typer.Option(help="Largest response (query results, exports, graphs), in bytes.")
+    ] = 200 * 1024 * 1024,
+    max_upload_bytes: Annotated[
+        int, typer.Option(help="Largest request body (uploads, Graph Store writes, SPARQL), in bytes.")
+    ] = 100 * 1024 * 1024,
     view: Annotated[DatasetView, typer.Option(help="Default graph of queries.")] = DatasetView.CURRENT,
     allow_service: Annotated[
         list[str] | None,
@@ -446,6 +455,7 @@ def serve(
         read_token=read_token,
         query_timeout=timeout,
         max_result_bytes=max_result_bytes,
+        max_upload_bytes=max_upload_bytes,
         default_view=view,
         federation=bool(allow_service),
         service_allow=tuple(allow_service or ()),
@@ -454,7 +464,33 @@ def serve(
     with _open(store, read_only=False) as graph:
         mode = "writes need the token" if token else "read-only: no --token"
         err.print(f"provgraph serving {store} on http://{host}:{port}/sparql ({mode})")
-        uvicorn.run(create_app(graph, settings), host=host, port=port, log_level="warning")
+        app = create_app(graph, settings)
+        # uvicorn raises the signal that stopped it again once it is done: with the default
+        # SIGTERM handler that would end the process before the store is closed.
+        previous = signal.signal(signal.SIGTERM, _stop)
+        try:
+            # On SIGTERM/SIGINT requests get a few seconds to finish, not the query timeout: a read
+            # still computing in a thread is abandoned, one in a worker process is killed.
+            uvicorn.run(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=SHUTDOWN_GRACE)
+        except (_Stopped, KeyboardInterrupt):
+            pass
+        finally:
+            signal.signal(signal.SIGTERM, previous)
+            app.state.reader.close()
+    # The store is closed (flushed, holder file removed). A thread still in a query cannot be
+    # stopped, and the interpreter's exit could wait on it or tear the store down under it: leave.
+    if threading.active_count() > 1:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(0)
+
+
+class _Stopped(Exception):  # noqa: N818 - a signal, not an error
+    pass
+
+
+def _stop(_signum: int, _frame: object) -> None:
+    raise _Stopped
 
 
 @app.command()

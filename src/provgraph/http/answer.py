@@ -8,11 +8,11 @@ from fastapi import APIRouter, Request
 from pydantic import BaseModel, ConfigDict, Field
 
 from provgraph.answer.models import AskFilters, Detail, DraftAnswer, EvidencePack, GeneratorKind, GroundedAnswer
-from provgraph.answer.pipeline import build_generator
-from provgraph.answer.verify import verify
-from provgraph.graph import ProvGraph
+from provgraph.http import reads
 from provgraph.http.auth import require
+from provgraph.http.errors import READ_ERRORS
 from provgraph.http.settings import ServerSettings
+from provgraph.models import DerivedRecords
 
 
 class AskRequest(BaseModel):
@@ -39,8 +39,8 @@ class VerifyRequest(BaseModel):
     detail: Detail = Detail.BRIEF
 
 
-def answer_router(pg: ProvGraph, settings: ServerSettings) -> APIRouter:
-    """``/qa`` and ``/qa/verify`` over ``pg``."""
+def answer_router(settings: ServerSettings, reader: reads.Reader) -> APIRouter:
+    """``/qa`` and ``/qa/verify`` over the reader's store."""
     router = APIRouter(tags=["Answers"])
 
     @router.post(
@@ -51,12 +51,14 @@ def answer_router(pg: ProvGraph, settings: ServerSettings) -> APIRouter:
         "the evidence it cites and removes what is not supported. `confidence` is `insufficient_evidence` when "
         "the system abstains; `query_refinements` then say what to ask instead.",
         response_model=GroundedAnswer,
+        responses=READ_ERRORS,
     )
-    def ask(request: Request, body: AskRequest) -> GroundedAnswer:
+    async def ask(request: Request, body: AskRequest) -> GroundedAnswer:
         require(request, settings, write=False)
         kind = body.generator or settings.answer_generator
-        generator = build_generator(kind)
-        return pg.ask(body.question, generator=generator, filters=body.filters, detail=body.detail)
+        return await reader.run(
+            reads.ask, body.question, kind, body.filters, body.detail, records=tuple(DerivedRecords)
+        )
 
     @router.post(
         "/qa/verify",
@@ -65,10 +67,11 @@ def answer_router(pg: ProvGraph, settings: ServerSettings) -> APIRouter:
         "(entities, predicate, numbers); comparative and scope claims need their minimum support. Failing claims "
         "are removed or downgraded with reason codes, and the confidence follows from the verified share.",
         response_model=GroundedAnswer,
+        responses=READ_ERRORS,
     )
-    def verify_answer(request: Request, body: VerifyRequest) -> GroundedAnswer:
+    async def verify_answer(request: Request, body: VerifyRequest) -> GroundedAnswer:
         require(request, settings, write=False)
-        return verify(body.answer, body.pack, generator=body.generator, detail=body.detail)
+        return await reader.run(reads.verify, body.answer, body.pack, body.generator, body.detail)
 
     return router
 

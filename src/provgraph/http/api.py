@@ -25,11 +25,14 @@ from starlette.datastructures import UploadFile
 
 from provgraph.errors import InputError, ValidationFailedError
 from provgraph.graph import ProvGraph
+from provgraph.http import reads
 from provgraph.http.auth import require
-from provgraph.http.errors import HttpError, status_of
+from provgraph.http.errors import AUTH_ERRORS, READ_ERRORS, TOO_LARGE_ERROR, ErrorBody, HttpError, status_of
+from provgraph.http.limits import TOO_LARGE_BODY, limited
 from provgraph.http.negotiation import MEDIA_TYPE_OF
 from provgraph.http.settings import ServerSettings
 from provgraph.models import (
+    DerivedRecords,
     DocumentOutcome,
     Evidence,
     ExportFormat,
@@ -70,12 +73,6 @@ class SourceUpload(BaseModel):
     reviewer: str | None = Field(None, description="IRI of the reviewer of every statement without one")
 
 
-class ErrorBody(BaseModel):
-    """The body of every error of the JSON API."""
-
-    error: str = Field(examples=["no source document 'nope' in the store"])
-
-
 class InputErrorBody(ErrorBody):
     """Bad input: the message, and where in the uploaded file."""
 
@@ -103,11 +100,6 @@ class ApiExportFormat(enum.StrEnum):
     PROVN = "provn"
     PROVJSON = "provjson"
 
-
-_AUTH_ERRORS: dict[int | str, dict[str, Any]] = {
-    401: {"model": ErrorBody, "description": "a bearer token is needed (the operator asked for tokens on reads)"},
-    403: {"model": ErrorBody, "description": "the token is wrong, or the server is read-only"},
-}
 
 _REPORT_EXAMPLE = {
     "file": "aspirin.ttl",
@@ -249,7 +241,7 @@ def _metadata(form: Any) -> SourceUpload:
         raise HttpError(400, f"bad form fields: {problems}") from None
 
 
-def api_router(pg: ProvGraph, settings: ServerSettings) -> APIRouter:
+def api_router(pg: ProvGraph, settings: ServerSettings, reader: reads.Reader) -> APIRouter:
     """``/sources``, ``/evidence`` and ``/export`` over ``pg``."""
     router = APIRouter(tags=["Sources"])
     # One ingest at a time: two uploads of the same document must not both become version n+1.
@@ -274,7 +266,8 @@ def api_router(pg: ProvGraph, settings: ServerSettings) -> APIRouter:
                 "content": {"application/json": {"example": _REPORT_EXAMPLE}},
             },
             400: {"model": InputErrorBody, "description": "bad input: the message names the file and line"},
-            **_AUTH_ERRORS,
+            **AUTH_ERRORS,
+            **TOO_LARGE_BODY,
             415: {"model": InputErrorBody, "description": "an input format provgraph does not read"},
             422: {
                 "model": RejectedBody,
@@ -302,7 +295,7 @@ def api_router(pg: ProvGraph, settings: ServerSettings) -> APIRouter:
             raise HttpError(
                 415, f"POST /sources takes {MULTIPART} (a 'file' part and metadata fields), not {media or 'no body'}"
             )
-        form = await request.form()
+        form = await limited(request, settings.max_upload_bytes).form()
         try:
             files = form.getlist("file")
             if len(files) != 1 or not isinstance(files[0], UploadFile):
@@ -332,7 +325,7 @@ def api_router(pg: ProvGraph, settings: ServerSettings) -> APIRouter:
                     shutil.copyfileobj(shape.file, out)
                 shape_paths.append(shape_path)
             try:
-                with ingest_lock:
+                with ingest_lock, reader.writing():
                     report = pg.ingest(path, shapes=shape_paths, **meta.model_dump())
             except ValidationFailedError as exc:
                 named = [_shown_name(f, tmp) or f for f in exc.report.shapes]
@@ -356,19 +349,19 @@ def api_router(pg: ProvGraph, settings: ServerSettings) -> APIRouter:
         "/sources",
         summary="The catalog: every source document with its versions",
         response_model=list[SourceInfo],
-        responses={**_AUTH_ERRORS},
+        responses=READ_ERRORS,
     )
-    def sources(request: Request) -> list[SourceInfo]:
+    async def sources(request: Request) -> list[SourceInfo]:
         require(request, settings, write=False)
-        return pg.sources()
+        return await reader.run(reads.sources)
 
     @router.get(
         "/sources/{document:path}",
         summary="One source document, by key (id, URL) or IRI, URL-encoded",
         response_model=SourceInfo,
-        responses={404: {"model": ErrorBody, "description": "no such document"}, **_AUTH_ERRORS},
+        responses={404: {"model": ErrorBody, "description": "no such document"}, **READ_ERRORS},
     )
-    def source(
+    async def source(
         request: Request,
         document: Annotated[
             str,
@@ -379,7 +372,7 @@ def api_router(pg: ProvGraph, settings: ServerSettings) -> APIRouter:
         ],
     ) -> SourceInfo:
         require(request, settings, write=False)
-        return pg.source(document)
+        return await reader.run(reads.source, document)
 
     @router.get(
         "/evidence",
@@ -388,10 +381,10 @@ def api_router(pg: ProvGraph, settings: ServerSettings) -> APIRouter:
         responses={
             200: {"content": {"application/json": {"example": _EVIDENCE_EXAMPLE}}},
             400: {"model": ErrorBody, "description": "a subject or predicate that is not an IRI"},
-            **_AUTH_ERRORS,
+            **READ_ERRORS,
         },
     )
-    def evidence(
+    async def evidence(
         request: Request,
         subject: Annotated[
             str,
@@ -425,7 +418,9 @@ def api_router(pg: ProvGraph, settings: ServerSettings) -> APIRouter:
         history: Annotated[bool, Query(description="include superseded and revoked versions")] = False,
     ) -> list[Evidence]:
         require(request, settings, write=False)
-        return pg.evidence(subject, predicate, object, include_history=history)
+        return await reader.run(
+            reads.evidence, subject, predicate, object, history, records=(DerivedRecords.CONFLICTS,)
+        )
 
     @router.get(
         "/export",
@@ -450,10 +445,11 @@ def api_router(pg: ProvGraph, settings: ServerSettings) -> APIRouter:
             },
             400: {"model": ErrorBody, "description": "this format needs a graph"},
             404: {"model": ErrorBody, "description": "no such graph or document"},
-            **_AUTH_ERRORS,
+            **TOO_LARGE_ERROR,
+            **READ_ERRORS,
         },
     )
-    def export(
+    async def export(
         request: Request,
         format: Annotated[  # noqa: A002 - the API's name for it
             ApiExportFormat,
@@ -478,15 +474,15 @@ def api_router(pg: ProvGraph, settings: ServerSettings) -> APIRouter:
             prov_format = ProvFormat(format.value)
             if graph is None:
                 raise HttpError(400, f"{prov_format.value} is the provenance of one source: give a graph (a document)")
-            return Response(pg.export_prov(graph, format=prov_format.value), media_type=prov_format.media_type)
+            body = await reader.run(reads.export_prov, graph, prov_format.value, settings.max_result_bytes)
+            return Response(body, media_type=prov_format.media_type)
         rdf_format = ExportFormat(format.value)
         if graph is None and not rdf_format.supports_datasets:
             raise HttpError(
                 400,
                 f"{rdf_format.value} holds one graph: give a graph, or export the dataset as trig, nquads or jsonld",
             )
-        body = pg.export(format=rdf_format, graph=graph)
-        assert body is not None
+        body = await reader.run(reads.export, rdf_format, graph, settings.max_result_bytes, settings.query_timeout)
         return Response(body, media_type=MEDIA_TYPE_OF[rdf_format])
 
     return router
@@ -500,4 +496,4 @@ def _shown_name(file: str | None, tmp: str) -> str | None:
     return Path(file).name
 
 
-__all__ = ["SourceUpload", "api_router"]
+__all__ = ["ErrorBody", "SourceUpload", "api_router"]

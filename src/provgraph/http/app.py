@@ -3,6 +3,9 @@ in another app and tested with many stores in one process."""
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import AsyncIterator
+
 from fastapi import FastAPI
 from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import HTMLResponse
@@ -14,6 +17,7 @@ from provgraph.http.answer import answer_router
 from provgraph.http.api import api_router
 from provgraph.http.gsp import store_router
 from provgraph.http.page import page_router
+from provgraph.http.reads import Reader
 from provgraph.http.relations import relations_router
 from provgraph.http.settings import ServerSettings
 from provgraph.http.sparql import sparql_router
@@ -25,7 +29,17 @@ def create_app(pg: ProvGraph, settings: ServerSettings | None = None) -> FastAPI
     Protocol at ``/store``, the JSON API (``/sources``, ``/evidence``, ``/export``) and the query
     page at ``/``."""
     settings = settings or ServerSettings()
+    reader = Reader(pg, settings)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        try:
+            yield
+        finally:
+            reader.close()  # kill the query workers, delete the checkpoints
+
     app = FastAPI(
+        lifespan=lifespan,
         docs_url=None,  # served below from the package's own copy of Swagger UI, not a CDN
         redoc_url=None,
         title="provgraph",
@@ -34,16 +48,17 @@ def create_app(pg: ProvGraph, settings: ServerSettings | None = None) -> FastAPI
         "sources, evidence and export.",
     )
     errors.install(app)
-    app.include_router(sparql_router(pg, settings))
-    app.include_router(store_router(pg, settings))
-    app.include_router(api_router(pg, settings))
-    app.include_router(trust_router(pg, settings))
-    app.include_router(relations_router(pg, settings))
-    app.include_router(answer_router(pg, settings))
+    app.include_router(sparql_router(pg, settings, reader))
+    app.include_router(store_router(pg, settings, reader))
+    app.include_router(api_router(pg, settings, reader))
+    app.include_router(trust_router(settings, reader))
+    app.include_router(relations_router(settings, reader))
+    app.include_router(answer_router(settings, reader))
     app.include_router(page_router(settings))
     _docs(app)
     app.state.provgraph = pg
     app.state.settings = settings
+    app.state.reader = reader  # close() it when the app is mounted in another one (no lifespan)
     return app
 
 

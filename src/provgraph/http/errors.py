@@ -3,10 +3,15 @@ message (and its position or focus node) in the body."""
 
 from __future__ import annotations
 
+import logging
+import secrets
+from typing import Any
+
 from fastapi import FastAPI, Request
 from fastapi.exception_handlers import http_exception_handler
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, PlainTextResponse, Response
+from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from provgraph.errors import (
@@ -20,6 +25,41 @@ from provgraph.errors import (
     ValidationFailedError,
 )
 from provgraph.update import WriteRefusedError
+
+
+class ErrorBody(BaseModel):
+    """The body of every error of the JSON API."""
+
+    error: str = Field(examples=["no source document 'nope' in the store"])
+
+
+class ProblemBody(ErrorBody):
+    """An internal error (RFC 9457 problem details): the server's log has the same request id,
+    with the traceback."""
+
+    status: int = Field(examples=[500])
+    title: str = Field(examples=["Internal Server Error"])
+    detail: str = Field(examples=["the server failed to answer this request; the log names it by its request id"])
+    request_id: str = Field(examples=["5f0c2a0e8d3b4c1e"])
+
+
+AUTH_ERRORS: dict[int | str, dict[str, Any]] = {
+    401: {"model": ErrorBody, "description": "a bearer token is needed (the operator asked for tokens on reads)"},
+    403: {"model": ErrorBody, "description": "the token is wrong, or the server is read-only"},
+}
+#: What every read can answer besides its own errors: the token, and the deadline.
+READ_ERRORS: dict[int | str, dict[str, Any]] = {
+    **AUTH_ERRORS,
+    503: {
+        "model": ErrorBody,
+        "description": "the request ran past the deadline (--timeout) and was stopped, or the server is busy",
+    },
+}
+TOO_LARGE_ERROR: dict[int | str, dict[str, Any]] = {
+    413: {"model": ErrorBody, "description": "the response would be larger than --max-result-bytes"},
+}
+
+logger = logging.getLogger("provgraph.http")
 
 
 class HttpError(Exception):
@@ -84,9 +124,15 @@ def install(app: FastAPI) -> None:
             return JSONResponse({"error": message}, status_code=400)
         return PlainTextResponse(message + "\n", status_code=400)
 
+    @app.exception_handler(Exception)
+    async def _internal(request: Request, exc: Exception) -> Response:
+        return internal_error(request, exc)
+
     @app.exception_handler(ProvGraphError)
     async def _provgraph(request: Request, exc: ProvGraphError) -> Response:
         status = status_of(exc)
+        if status == 500:
+            return internal_error(request, exc)
         if _wants_json(request):
             body: dict[str, object] = {"error": str(exc)}
             if isinstance(exc, ValidationFailedError):
@@ -95,3 +141,24 @@ def install(app: FastAPI) -> None:
                 body.update({"line": exc.line, "column": exc.column})
             return JSONResponse(body, status_code=status)
         return PlainTextResponse(str(exc) + "\n", status_code=status)
+
+
+def internal_error(request: Request, exc: BaseException) -> Response:
+    """A 500 as a problem body naming a request id; the traceback goes to the server's log under
+    the same id, never to the client."""
+    request_id = secrets.token_hex(8)
+    logger.error(
+        "request %s: %s %s failed",
+        request_id,
+        request.method,
+        request.url.path,
+        exc_info=(type(exc), exc, exc.__traceback__),
+    )
+    body = ProblemBody(
+        error=f"internal error (request {request_id})",
+        status=500,
+        title="Internal Server Error",
+        detail="the server failed to answer this request; its log names the cause under this request id",
+        request_id=request_id,
+    )
+    return JSONResponse(body.model_dump(), status_code=500, media_type="application/problem+json")

@@ -7,7 +7,9 @@ from __future__ import annotations
 import io
 import time
 import traceback
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import IO
 
 from provgraph.errors import QueryError
 from provgraph.http.negotiation import MEDIA_TYPE_OF, RDF_TYPES, RESULT_TYPES, choose
@@ -52,6 +54,30 @@ class _Limited(io.RawIOBase):
         return self.buffer.write(data)
 
 
+class LimitExceeded(Exception):  # noqa: N818 - not an error of the caller's code: a limit was reached
+    """A body being built went past ``max_bytes`` (``why == TOO_LARGE``) or the deadline
+    (``why == TIMEOUT``)."""
+
+    def __init__(self, why: bytes) -> None:
+        super().__init__(why)
+        self.why = why
+
+
+def capture(produce: Callable[[IO[bytes]], object], *, max_bytes: int, deadline: float) -> bytes:
+    """What ``produce`` writes to the file it is given, stopped with :class:`LimitExceeded` when it
+    passes ``max_bytes`` or ``deadline`` (seconds since the epoch): a body is never built past
+    the limit, in memory or on the wire."""
+    sink = _Limited(max_bytes, deadline)
+    try:
+        produce(sink)  # type: ignore[arg-type]
+    except Exception as exc:
+        traceback.clear_frames(exc.__traceback__)
+        if sink.why:
+            raise LimitExceeded(sink.why) from None
+        raise
+    return sink.buffer.getvalue()
+
+
 def answer(result: QueryResult, *, accept: str | None, max_bytes: int, deadline: float) -> QueryAnswer:
     """Serialise ``result`` in the format ``accept`` prefers, within ``max_bytes`` and before
     ``deadline`` (seconds since the epoch). Never raises for what a client can cause."""
@@ -75,4 +101,4 @@ def answer(result: QueryResult, *, accept: str | None, max_bytes: int, deadline:
     return QueryAnswer(200, sink.buffer.getvalue(), MEDIA_TYPE_OF[fmt])
 
 
-__all__ = ["TIMEOUT", "TOO_LARGE", "QueryAnswer", "answer"]
+__all__ = ["TIMEOUT", "TOO_LARGE", "LimitExceeded", "QueryAnswer", "answer", "capture"]

@@ -26,11 +26,13 @@ from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
 
 from provgraph.graph import ProvGraph
+from provgraph.http import reads
 from provgraph.http.auth import require
 from provgraph.http.errors import HttpError
+from provgraph.http.limits import limited, read_body
 from provgraph.http.negotiation import MEDIA_TYPE_OF, RDF_TYPES, choose
 from provgraph.http.settings import ServerSettings
-from provgraph.models import InputFormat
+from provgraph.models import ExportFormat, InputFormat
 from provgraph.update import WriteRefusedError
 
 MULTIPART = "multipart/form-data"
@@ -134,7 +136,7 @@ def _input_format(content_type: str | None, *, what: str = "the request body") -
     return InputFormat(RDF_TYPES[media].value)
 
 
-def store_router(pg: ProvGraph, settings: ServerSettings) -> APIRouter:
+def store_router(pg: ProvGraph, settings: ServerSettings, reader: reads.Reader) -> APIRouter:
     """``/store`` over ``pg``."""
     router = APIRouter(tags=["Graph Store"])
 
@@ -166,23 +168,29 @@ def store_router(pg: ProvGraph, settings: ServerSettings) -> APIRouter:
             400, "name a graph: /store?graph=IRI, /store?default, or /store/<path> for the graph named by its URL"
         )
 
+    def write(function: Callable[..., _T], args: tuple[object, ...], kwargs: dict[str, object]) -> _T:
+        with reader.writing():
+            return function(*args, **kwargs)
+
     async def call(function: Callable[..., _T], *args: object, **kwargs: object) -> _T:
         try:
-            return await run_in_threadpool(function, *args, **kwargs)
+            return await run_in_threadpool(write, function, args, kwargs)
         except WriteRefusedError as exc:
             raise HttpError(
                 409, f"{exc} Over HTTP, send the document to POST /sources, which ingests it as a new version."
             ) from None
 
     async def read(request: Request, graph: str | None) -> Response:
-        if not await call(pg.graph_exists, graph):
-            raise HttpError(404, f"no graph <{graph}> in the store")
         chosen = choose(request.headers.get("accept"), list(RDF_TYPES))
-        if chosen is None:
+        fmt = RDF_TYPES[chosen] if chosen is not None else None
+        found = await reader.run(
+            reads.read_graph, graph, fmt or ExportFormat.NTRIPLES, settings.max_result_bytes, settings.query_timeout
+        )
+        if found is None:
+            raise HttpError(404, f"no graph <{graph}> in the store")
+        if fmt is None:  # after the 404: a graph that does not exist is not there in any format
             raise HttpError(406, f"a graph is available as {', '.join(RDF_TYPES)}")
-        fmt = RDF_TYPES[chosen]
-        body = await call(pg.read_graph, graph, format=fmt)
-        assert body is not None
+        body = found
         headers = {"Vary": "Accept"}
         if request.method == "HEAD":
             return Response(headers={**headers, "Content-Length": str(len(body))}, media_type=MEDIA_TYPE_OF[fmt])
@@ -191,11 +199,12 @@ def store_router(pg: ProvGraph, settings: ServerSettings) -> APIRouter:
     async def payload(request: Request, *, multipart: bool) -> list[tuple[bytes, InputFormat]]:
         media, _ = _media_type(request.headers.get("content-type"))
         if media != MULTIPART:
-            return [(await request.body(), _input_format(request.headers.get("content-type")))]
+            fmt = _input_format(request.headers.get("content-type"))
+            return [(await read_body(request, settings.max_upload_bytes), fmt)]
         if not multipart:
             raise HttpError(415, f"{MULTIPART} is for POST, which merges each part into the graph")
         parts = []
-        async with request.form() as form:
+        async with limited(request, settings.max_upload_bytes).form() as form:
             for name, value in form.multi_items():
                 if not isinstance(value, UploadFile):
                     raise HttpError(400, f"the form field {name!r} is not a file: each part must be an RDF file")

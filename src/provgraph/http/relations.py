@@ -12,9 +12,11 @@ from fastapi import APIRouter, Query, Request
 from fastapi.encoders import jsonable_encoder
 from fastapi.responses import JSONResponse
 
-from provgraph.graph import ProvGraph
+from provgraph.http import reads
 from provgraph.http.auth import require
+from provgraph.http.errors import READ_ERRORS
 from provgraph.http.settings import ServerSettings
+from provgraph.models import DerivedRecords
 from provgraph.trust.relation_models import DocumentRelation
 from provgraph.trust.relations import to_cytoscape
 
@@ -49,8 +51,8 @@ _CYTOSCAPE_EXAMPLE = {
 }
 
 
-def relations_router(pg: ProvGraph, settings: ServerSettings) -> APIRouter:
-    """``/doc-relationships`` over ``pg``."""
+def relations_router(settings: ServerSettings, reader: reads.Reader) -> APIRouter:
+    """``/doc-relationships`` over the reader's store."""
     router = APIRouter(tags=["Trust"])
 
     @router.get(
@@ -62,9 +64,12 @@ def relations_router(pg: ProvGraph, settings: ServerSettings) -> APIRouter:
         "found. The relations are recomputed first when sources changed since the last computation. "
         "`format=cytoscape` answers with Cytoscape.js elements (nodes: documents, edges: relations).",
         response_model=list[DocumentRelation],
-        responses={200: {"content": {"application/json": {"examples": {"cytoscape": {"value": _CYTOSCAPE_EXAMPLE}}}}}},
+        responses={
+            200: {"content": {"application/json": {"examples": {"cytoscape": {"value": _CYTOSCAPE_EXAMPLE}}}}},
+            **READ_ERRORS,
+        },
     )
-    def doc_relationships(
+    async def doc_relationships(
         request: Request,
         format: Annotated[  # noqa: A002 - the query parameter's name
             RelationFormat, Query(description="`edges` (DocumentRelation list) or `cytoscape` (elements)")
@@ -73,7 +78,7 @@ def relations_router(pg: ProvGraph, settings: ServerSettings) -> APIRouter:
         min_strength: Annotated[float, Query(ge=0.0, le=1.0, description="only relations at least this strong")] = 0.0,
     ) -> JSONResponse:
         require(request, settings, write=False)
-        found = pg.related_documents(document, min_strength=min_strength)
+        found = await reader.run(reads.related, document, min_strength, records=(DerivedRecords.RELATIONS,))
         if format is RelationFormat.CYTOSCAPE:
             return JSONResponse(to_cytoscape(found))
         return JSONResponse(jsonable_encoder(found))

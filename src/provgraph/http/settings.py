@@ -16,7 +16,12 @@ class ServerSettings(BaseModel):
     token: SecretStr | None = Field(default=None, description="bearer token for writes (none: read-only)")
     read_token: bool = Field(default=False, description="ask for the token on reads too")
     query_timeout: float = Field(default=30.0, gt=0, description="seconds a query may run")
-    max_result_bytes: int = Field(default=200 * 1024 * 1024, gt=0, description="largest response body of a query")
+    max_result_bytes: int = Field(
+        default=200 * 1024 * 1024, gt=0, description="largest response body (queries, exports, graphs)"
+    )
+    max_upload_bytes: int = Field(
+        default=100 * 1024 * 1024, gt=0, description="largest request body (uploads, Graph Store writes, SPARQL)"
+    )
     max_concurrent_queries: int = Field(default=8, gt=0, description="queries evaluated at once")
     query_workers: int = Field(
         default=2, ge=0, description="worker processes for queries on an on-disk store (0: threads, not killable)"

@@ -7,7 +7,6 @@ details binding hides: a parameter given twice, the exact media type, a body tha
 
 from __future__ import annotations
 
-import asyncio
 import threading
 import time
 from urllib.parse import parse_qsl
@@ -19,9 +18,11 @@ from provgraph.graph import ProvGraph
 from provgraph.http.auth import require
 from provgraph.http.errors import HttpError
 from provgraph.http.evaluate import TIMEOUT, TOO_LARGE, QueryAnswer, answer
+from provgraph.http.limits import read_body
+from provgraph.http.reads import Reader, busy_error
 from provgraph.http.service import service_description
 from provgraph.http.settings import ServerSettings
-from provgraph.http.workers import QueryPool, QueryTask
+from provgraph.http.workers import BUSY, DIED, QueryTask
 from provgraph.models import DatasetView
 
 FORM = "application/x-www-form-urlencoded"
@@ -49,8 +50,8 @@ def _media_type(request: Request) -> str | None:
     return raw.split(";", 1)[0].strip().lower() if raw else None
 
 
-async def _form(request: Request) -> list[tuple[str, str]]:
-    body = await request.body()
+async def _form(request: Request, limit: int) -> list[tuple[str, str]]:
+    body = await read_body(request, limit)
     try:
         text = body.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -71,9 +72,9 @@ def _require_utf8(request: Request) -> None:
             raise HttpError(415, f"the request body must be UTF-8, not {value.strip()}")
 
 
-async def _text_body(request: Request) -> str:
+async def _text_body(request: Request, limit: int) -> str:
     _require_utf8(request)
-    body = await request.body()
+    body = await read_body(request, limit)
     try:
         return body.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -94,23 +95,20 @@ def _view(params: dict[str, list[str]], settings: ServerSettings) -> DatasetView
         raise HttpError(400, f"view must be one of {allowed}, not {view!r}") from None
 
 
-def sparql_router(pg: ProvGraph, settings: ServerSettings) -> APIRouter:
+def sparql_router(pg: ProvGraph, settings: ServerSettings, reader: Reader) -> APIRouter:
     """``/sparql`` over ``pg``."""
     router = APIRouter(tags=["SPARQL"])
     slots = threading.BoundedSemaphore(settings.max_concurrent_queries)
     # On disk, while this process is the only writer, queries run in worker processes that can be
     # killed at the deadline; in memory they run in threads (and a silent one runs to its end).
-    pool: QueryPool | None = None
-    if settings.query_workers and pg.backend.location is not None and pg.backend.generation is not None:
-        pool = QueryPool(pg.backend.location, settings.query_workers)
-        router.add_event_handler("shutdown", pool.close)
+    pool = reader.pool
 
     # Worker processes keep their own deadline (a worker still starting must not eat a query's
     # time); threads cannot be stopped, so the client is answered at the deadline instead.
     thread_timeout = None if pool is not None else settings.query_timeout + 0.5
 
     async def evaluate(function, *args):  # type: ignore[no-untyped-def]
-        return await _in_thread(settings, thread_timeout, function, *args)
+        return await reader.threads.run(function, *args, timeout=thread_timeout)
 
     def run_in_worker(request: Request, query: str, params: dict[str, list[str]]) -> Response:
         assert pool is not None
@@ -122,17 +120,21 @@ def sparql_router(pg: ProvGraph, settings: ServerSettings) -> APIRouter:
             named_graphs=params.get("named-graph-uri"),
             services=settings.service_allow if settings.federation else (),
         )
-        generation = pg.backend.generation
         task = QueryTask(
             sparql=query,
             dataset=dataset,
             base_iri=str(request.url).split("?", 1)[0],
             accept=request.headers.get("accept"),
-            generation=generation if generation is not None else -1,
             max_bytes=settings.max_result_bytes,
             deadline=time.time() + settings.query_timeout,
         )
-        return _respond(pool.run(task, timeout=settings.query_timeout), settings)
+        answered = pool.run(task, timeout=settings.query_timeout)
+        if answered == BUSY:
+            raise busy_error()
+        if answered == DIED:
+            raise HttpError(500, "the query's worker process died; try again")
+        assert answered is None or isinstance(answered, QueryAnswer)
+        return _respond(answered, settings)
 
     def run_query(request: Request, query: str, params: dict[str, list[str]]) -> Response:
         if pool is not None:
@@ -161,12 +163,13 @@ def sparql_router(pg: ProvGraph, settings: ServerSettings) -> APIRouter:
 
     def run_update(request: Request, update: str, params: dict[str, list[str]]) -> Response:
         require(request, settings, write=True)
-        pg.update(
-            update,
-            using_graphs=params.get("using-graph-uri", []),
-            using_named_graphs=params.get("using-named-graph-uri", []),
-            base_iri=str(request.url).split("?", 1)[0],
-        )
+        with reader.writing():
+            pg.update(
+                update,
+                using_graphs=params.get("using-graph-uri", []),
+                using_named_graphs=params.get("using-named-graph-uri", []),
+                base_iri=str(request.url).split("?", 1)[0],
+            )
         return Response(status_code=204)
 
     @router.get("/sparql", summary="SPARQL query (GET), or the service description")
@@ -204,7 +207,7 @@ def sparql_router(pg: ProvGraph, settings: ServerSettings) -> APIRouter:
         url_params = _params(parse_qsl(request.url.query, keep_blank_values=True))
         media = _media_type(request)
         if media == FORM:
-            params = _params(await _form(request))
+            params = _params(await _form(request, settings.max_upload_bytes))
             for key in ("query", "update"):
                 if key in url_params:
                     raise HttpError(400, f"'{key}' belongs in the form body, not the URL")
@@ -222,11 +225,11 @@ def sparql_router(pg: ProvGraph, settings: ServerSettings) -> APIRouter:
         if media == QUERY_TYPE:
             if "query" in url_params or "update" in url_params:
                 raise HttpError(400, "a direct POST carries the operation in the body only")
-            return await evaluate(run_query, request, await _text_body(request), url_params)
+            return await evaluate(run_query, request, await _text_body(request, settings.max_upload_bytes), url_params)
         if media == UPDATE_TYPE:
             if "query" in url_params or "update" in url_params:
                 raise HttpError(400, "a direct POST carries the operation in the body only")
-            return await evaluate(run_update, request, await _text_body(request), url_params)
+            return await evaluate(run_update, request, await _text_body(request, settings.max_upload_bytes), url_params)
         if media is None:
             raise HttpError(400, f"a POST needs a Content-Type: {FORM}, {QUERY_TYPE} or {UPDATE_TYPE}")
         raise HttpError(415, f"unsupported Content-Type {media}: use {FORM}, {QUERY_TYPE} or {UPDATE_TYPE}")
@@ -238,19 +241,6 @@ def sparql_router(pg: ProvGraph, settings: ServerSettings) -> APIRouter:
         raise HttpError(405, f"{request.method} is not a SPARQL Protocol method: use GET or POST", headers=_ALLOW)
 
     return router
-
-
-async def _in_thread(settings: ServerSettings, timeout: float | None, function, *args):  # type: ignore[no-untyped-def]
-    """Evaluate off the event loop, so the server keeps answering while a query runs, and (with a
-    timeout) answer the client at the deadline even when the query has not produced a row by then."""
-    from starlette.concurrency import run_in_threadpool
-
-    try:
-        return await asyncio.wait_for(run_in_threadpool(function, *args), timeout=timeout)
-    except TimeoutError:
-        # The evaluation goes on in its thread until it ends (Oxigraph cannot be interrupted from
-        # Python); it holds one of the max_concurrent_queries slots meanwhile.
-        return _respond(None, settings)
 
 
 def _respond(answered: QueryAnswer | None, settings: ServerSettings) -> Response:

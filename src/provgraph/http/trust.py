@@ -7,14 +7,16 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query, Request
 
-from provgraph.graph import ProvGraph
+from provgraph.http import reads
 from provgraph.http.auth import require
+from provgraph.http.errors import READ_ERRORS, ErrorBody
 from provgraph.http.settings import ServerSettings
+from provgraph.models import DerivedRecords
 from provgraph.trust.models import Conflict, ResolutionStrategy
 
 
-def trust_router(pg: ProvGraph, settings: ServerSettings) -> APIRouter:
-    """``/conflicts`` over ``pg``."""
+def trust_router(settings: ServerSettings, reader: reads.Reader) -> APIRouter:
+    """``/conflicts`` over the reader's store."""
     router = APIRouter(tags=["Trust"])
 
     @router.get(
@@ -25,8 +27,12 @@ def trust_router(pg: ProvGraph, settings: ServerSettings) -> APIRouter:
         "runs first when sources changed since the last run. `strategy` ranks the values by another strategy "
         "for this answer only.",
         response_model=list[Conflict],
+        responses={
+            400: {"model": ErrorBody, "description": "a subject or predicate that is not an IRI"},
+            **READ_ERRORS,
+        },
     )
-    def conflicts(
+    async def conflicts(
         request: Request,
         subject: Annotated[
             str | None,
@@ -44,7 +50,7 @@ def trust_router(pg: ProvGraph, settings: ServerSettings) -> APIRouter:
         strategy: Annotated[ResolutionStrategy | None, Query(description="rank values by this strategy")] = None,
     ) -> list[Conflict]:
         require(request, settings, write=False)
-        return pg.conflicts(subject=subject, predicate=predicate, strategy=strategy)
+        return await reader.run(reads.conflicts, subject, predicate, strategy, records=(DerivedRecords.CONFLICTS,))
 
     return router
 

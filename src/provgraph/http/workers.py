@@ -1,24 +1,31 @@
-"""Query workers: processes that evaluate SPARQL queries over a read-only view of an on-disk store,
-so that a query past its deadline can be stopped by ending its process.
+"""Worker processes that evaluate reads (SPARQL queries, and every other read of the HTTP routes)
+over a checkpoint of an on-disk store, so that a read past its deadline is stopped by ending its
+process.
 
 pyoxigraph 0.5 offers no way to interrupt a query from Python (its cancellation token is in the
-Rust API only), and a thread cannot be killed. A worker opens the store with RocksDB's read-only
-mode, which works beside the server's read-write handle, and reopens it when the server has
-written since (the server tells it the store's write generation with each query). A query past
-its deadline has its worker killed and replaced; the client gets the 503 at the deadline.
+Rust API only), and a thread cannot be killed. A worker opens the newest checkpoint of the store
+(:mod:`provgraph.store.snapshots`) read-only, and opens the next one when the server has written
+since: a checkpoint has no write-ahead log to replay and nobody writes it, unlike a read-only
+open of the live store. A read past its deadline has its worker killed and replaced; the client
+gets the 503 at the deadline.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import multiprocessing
+import pickle
 import threading
-from dataclasses import dataclass
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
 from provgraph.http.evaluate import QueryAnswer, answer
 from provgraph.query import QueryDataset
+from provgraph.store.snapshots import Snapshots
 
 
 @dataclass(frozen=True)
@@ -27,35 +34,82 @@ class QueryTask:
     dataset: QueryDataset
     base_iri: str | None
     accept: str | None
-    generation: int
     max_bytes: int
     deadline: float  # time.time() seconds: comparable across processes
 
 
-def _serve(conn: Connection, location: str) -> None:
-    """The worker's loop: one task in, one answer out."""
+@dataclass(frozen=True)
+class CallTask:
+    """``function(pg, *args, **kwargs)`` on a read-only ProvGraph over the checkpoint; ``function``
+    is defined at module level (it is sent by name)."""
+
+    function: Callable[..., Any]
+    args: tuple[Any, ...] = ()
+    kwargs: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class CallOutcome:
+    value: Any = None
+    error: BaseException | None = None
+
+
+#: What :meth:`QueryPool.run` returns when no worker was free by the deadline, or the worker died.
+BUSY = "busy"
+DIED = "died"
+
+
+def _portable(exc: BaseException) -> BaseException:
+    """``exc`` as it can cross to the server: an exception that does not survive pickling (its
+    constructor takes other arguments than its message) becomes a ProvGraphError with its text."""
+    from provgraph.errors import ProvGraphError
+
+    try:
+        pickle.loads(pickle.dumps(exc))
+    except Exception:
+        return ProvGraphError(str(exc))
+    exc.__traceback__ = None  # its frames hold pyoxigraph objects; nothing to show the client
+    return exc
+
+
+def _serve(conn: Connection, store: str) -> None:
+    """The worker's loop: one (checkpoint, task) in, one answer out."""
     from provgraph.errors import QueryError
+    from provgraph.graph import ProvGraph
     from provgraph.query import QueryResult, translate_error
     from provgraph.store.oxigraph import OxigraphBackend
     from provgraph.vocab import PREFIXES
 
-    backend: OxigraphBackend | None = None
-    seen_generation = -1
+    pg: ProvGraph | None = None
+    opened = ""
     conn.send("ready")  # imports done: a query's deadline must not pay for starting a worker
     while True:
         try:
-            task: QueryTask = conn.recv()
+            snapshot, task = conn.recv()
         except EOFError:
             return
+        answered: QueryAnswer | CallOutcome
         try:
-            if backend is None or task.generation != seen_generation:
-                if backend is not None:
-                    backend.close()
-                # a fresh read-only view: RocksDB's read-only mode sees the data as of the open
-                backend = OxigraphBackend.open(location, read_only=True)
-                seen_generation = task.generation
+            if pg is None or snapshot != opened:
+                if pg is not None:
+                    pg.close()
+                    pg = None
+                pg = ProvGraph(OxigraphBackend.open_snapshot(snapshot, store=Path(store)))
+                opened = snapshot
+        except Exception as exc:
+            failed = QueryAnswer(500, f"opening the store failed: {exc}".encode())
+            conn.send(failed if isinstance(task, QueryTask) else CallOutcome(error=_portable(exc)))
+            continue
+        if isinstance(task, CallTask):
             try:
-                raw = backend.query(
+                answered = CallOutcome(value=task.function(pg, *task.args, **task.kwargs))
+            except Exception as exc:
+                answered = CallOutcome(error=_portable(exc))
+            conn.send(answered)
+            continue
+        try:
+            try:
+                raw = pg.backend.query(
                     task.sparql,
                     prefixes=PREFIXES,
                     base_iri=task.base_iri,
@@ -75,12 +129,13 @@ def _serve(conn: Connection, location: str) -> None:
 
 
 class _Worker:
-    def __init__(self, context: Any, location: str) -> None:
+    def __init__(self, context: Any, store: str) -> None:
         self.conn, child = context.Pipe()
-        self.process = context.Process(target=_serve, args=(child, location), daemon=True)
+        self.process = context.Process(target=_serve, args=(child, store), daemon=True)
         self.process.start()
         child.close()
         self.ready = False
+        self.snapshot: Path | None = None  # the checkpoint it has open
 
     def wait_ready(self) -> None:
         if not self.ready and self.conn.poll(60):
@@ -93,46 +148,76 @@ class _Worker:
 
 
 class QueryPool:
-    """A fixed number of worker processes over the store at ``location``."""
+    """A fixed number of worker processes over the checkpoints of a store."""
 
-    def __init__(self, location: Path, size: int) -> None:
-        self._location = str(location)
+    def __init__(self, snapshots: Snapshots, size: int) -> None:
+        self._snapshots = snapshots
+        self._store = str(snapshots.root.parent)
         self._context = multiprocessing.get_context("spawn")
-        self._idle: list[_Worker] = [_Worker(self._context, self._location) for _ in range(size)]
+        self._idle: list[_Worker] = [_Worker(self._context, self._store) for _ in range(size)]
+        self._all = set(self._idle)  # idle or busy: close() ends them all
         self._lock = threading.Lock()
         self._available = threading.Semaphore(size)
+        self._closed = False
         self.killed = 0
 
-    def run(self, task: QueryTask, timeout: float) -> QueryAnswer | None:
-        """The worker's answer, or None when the deadline passed (the worker was killed)."""
+    def run(self, task: QueryTask | CallTask, timeout: float) -> QueryAnswer | CallOutcome | str | None:
+        """The worker's answer; :data:`BUSY` when no worker was free within ``timeout``,
+        :data:`DIED` when the worker died, None when the deadline passed (the worker was killed)."""
         if not self._available.acquire(timeout=timeout):
-            return QueryAnswer(503, b"the server is busy with other queries; try again")
+            return BUSY
         with self._lock:
+            if self._closed:
+                self._available.release()
+                return BUSY
             worker = self._idle.pop()
+        snapshot = self._snapshots.acquire()
+        alive = True
         try:
             worker.wait_ready()
-            worker.conn.send(task)
+            if isinstance(task, QueryTask):
+                # the time from now: a worker that was still starting must not have eaten it
+                task = dataclasses.replace(task, deadline=time.time() + timeout)
+            worker.conn.send((str(snapshot), task))
             if worker.conn.poll(timeout):
-                answer: QueryAnswer = worker.conn.recv()
-                return answer
-            worker.kill()
+                found: QueryAnswer | CallOutcome = worker.conn.recv()
+                return found
+            alive = False
             self.killed += 1
-            worker = _Worker(self._context, self._location)
             return None
         except (EOFError, OSError, BrokenPipeError):
-            worker.kill()  # it died (out of memory?): replace it, report the failure
-            worker = _Worker(self._context, self._location)
-            return QueryAnswer(500, b"the query worker died")
+            alive = False  # it died (out of memory?): replace it, report the failure
+            return DIED
         finally:
+            if alive:
+                previous, worker.snapshot = worker.snapshot, snapshot
+                if previous is not None:
+                    self._snapshots.release(previous)
+            else:
+                worker.kill()
+                self._snapshots.release(snapshot)
+                if worker.snapshot is not None:
+                    self._snapshots.release(worker.snapshot)
             with self._lock:
-                self._idle.append(worker)
+                if not alive:
+                    self._all.discard(worker)
+                    if not self._closed:
+                        worker = _Worker(self._context, self._store)
+                        self._all.add(worker)
+                if self._closed:
+                    worker.kill()
+                else:
+                    self._idle.append(worker)
             self._available.release()
 
     def close(self) -> None:
+        """End every worker, busy ones too: a read still waiting for one gets :data:`DIED`."""
         with self._lock:
-            for worker in self._idle:
-                worker.kill()
+            self._closed = True
+            workers, self._all = list(self._all), set()
             self._idle.clear()
+        for worker in workers:
+            worker.kill()
 
 
-__all__ = ["QueryPool", "QueryTask"]
+__all__ = ["BUSY", "DIED", "CallOutcome", "CallTask", "QueryPool", "QueryTask"]

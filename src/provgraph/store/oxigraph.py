@@ -46,6 +46,7 @@ class OxigraphBackend:
         self._lazy = lazy  # open read-only for now; take the write lock at the first write
         self._closed = False
         self._generation = 0
+        self._immutable = False  # a snapshot: nobody writes it, so its generation never changes
 
     # ------------------------------------------------------------------ opening
 
@@ -76,6 +77,30 @@ class OxigraphBackend:
                 )
             return cls(_open_read_only(db, root), location=root, read_only=read_only, lazy=not read_only)
         return cls(_open_read_write(root), location=root, read_only=False)
+
+    @classmethod
+    def open_snapshot(cls, path: str | os.PathLike[str], *, store: Path) -> OxigraphBackend:
+        """Open a checkpoint made by :meth:`checkpoint` read-only. Nobody writes a checkpoint, so
+        unlike a read-only open of a live store its :attr:`generation` is fixed and what is read
+        may be cached. ``store`` is the store directory it was made from, the :attr:`location`
+        of the files kept beside the data (the lexical index)."""
+        snapshot = Path(path)
+        backend = cls(_open_read_only(snapshot, snapshot), location=store, read_only=True)
+        backend._immutable = True
+        return backend
+
+    def checkpoint(self, target: str | os.PathLike[str]) -> None:
+        """A consistent copy of the store as of now in the new directory ``target``, openable with
+        :meth:`open_snapshot`: RocksDB flushes what is in memory and hard-links its files, so it
+        is cheap, and it has no write-ahead log to replay when opened."""
+        if self._location is None:
+            raise StoreError("an in-memory store has no checkpoints")
+        if self._closed:
+            raise ProvGraphError("the store is closed")
+        try:
+            self._store.backup(str(target))
+        except OSError as exc:
+            raise StoreError(f"cannot make a checkpoint of the store at {self._location}: {exc}") from exc
 
     def begin_write(self) -> bool:
         """Take the write lock if this backend does not hold it yet. True when that happened:
@@ -127,11 +152,11 @@ class OxigraphBackend:
             raise StoreError(f"reading the store failed: {exc}") from exc
 
     def update(self, sparql: str, *, base_iri: str | None = None, prefixes: dict[str, str] | None = None) -> None:
-        self._check_writable()
-        try:
-            self._store.update(sparql, base_iri=base_iri, prefixes=prefixes)
-        except OSError as exc:
-            raise StoreError(f"writing the store failed: {exc}") from exc
+        with self._writing():
+            try:
+                self._store.update(sparql, base_iri=base_iri, prefixes=prefixes)
+            except OSError as exc:
+                raise StoreError(f"writing the store failed: {exc}") from exc
 
     def quads(
         self,
@@ -146,14 +171,14 @@ class OxigraphBackend:
         return self._store.named_graphs()
 
     def load_quads(self, nquads: Path, *, bulk: bool) -> None:
-        self._check_writable()
-        try:
-            if bulk:
-                self._bulk_load(nquads)
-            else:
-                self._store.load(path=str(nquads), format=RdfFormat.N_QUADS)
-        except (OSError, SyntaxError) as exc:
-            raise StoreError(f"writing the store failed: {exc}") from exc
+        with self._writing():
+            try:
+                if bulk:
+                    self._bulk_load(nquads)
+                else:
+                    self._store.load(path=str(nquads), format=RdfFormat.N_QUADS)
+            except (OSError, SyntaxError) as exc:
+                raise StoreError(f"writing the store failed: {exc}") from exc
 
     def _bulk_load(self, nquads: Path) -> None:
         """Oxigraph's bulk loader, fed ``BULK_CHUNK`` quads at a time: it holds what it is given
@@ -178,18 +203,18 @@ class OxigraphBackend:
                 self._store.bulk_load(b"".join(lines), format=RdfFormat.N_QUADS)
 
     def load_dataset(self, source: Path | IO[bytes], fmt: RdfFormat) -> None:
-        self._check_writable()
-        try:
-            if isinstance(source, Path):
-                self._store.load(path=str(source), format=fmt)
-            else:
-                self._store.load(source, format=fmt)
-        except OSError as exc:
-            raise StoreError(f"loading the dataset failed: {exc}") from exc
+        with self._writing():
+            try:
+                if isinstance(source, Path):
+                    self._store.load(path=str(source), format=fmt)
+                else:
+                    self._store.load(source, format=fmt)
+            except OSError as exc:
+                raise StoreError(f"loading the dataset failed: {exc}") from exc
 
     def remove_graph(self, graph: NamedNode) -> None:
-        self._check_writable()
-        self._store.remove_graph(graph)
+        with self._writing():
+            self._store.remove_graph(graph)
 
     def dump(self, output: IO[bytes], fmt: RdfFormat, *, graph: GraphName | None = None) -> None:
         try:
@@ -203,8 +228,8 @@ class OxigraphBackend:
             raise StoreError(f"reading the store failed: {exc}") from exc
 
     def optimize(self) -> None:
-        self._check_writable()
-        self._store.optimize()
+        with self._writing():
+            self._store.optimize()
 
     def close(self) -> None:
         if self._closed:
@@ -222,7 +247,20 @@ class OxigraphBackend:
     def generation(self) -> int | None:
         """A number that changes with every write made through this backend, or None when another
         process may write meanwhile (a read-only or not yet locked open), so nothing may be cached."""
+        if self._immutable:
+            return 0
         return None if self._read_only or self._lazy else self._generation
+
+    @contextlib.contextmanager
+    def _writing(self) -> Iterator[None]:
+        """Around every write: the generation changes before it (what is cached may be stale from
+        now on) and again once it is done, so what is read or cached while it ran (without it, or
+        with part of a bulk load) is not taken for the state after it."""
+        self._check_writable()
+        try:
+            yield
+        finally:
+            self._generation += 1
 
     def _check_writable(self) -> None:
         self._generation += 1  # called by every write method before it writes
