@@ -433,6 +433,14 @@ def serve(
         int, typer.Option(help="Largest request body (uploads, Graph Store writes, SPARQL), in bytes.")
     ] = 100 * 1024 * 1024,
     view: Annotated[DatasetView, typer.Option(help="Default graph of queries.")] = DatasetView.CURRENT,
+    query_workers: Annotated[
+        int,
+        typer.Option(
+            min=0,
+            help="Worker processes that run reads, killed at the deadline (0: threads in this process, which "
+            "answer 503 at the deadline but finish their computation).",
+        ),
+    ] = 2,
     allow_service: Annotated[
         list[str] | None,
         typer.Option("--allow-service", help="Let SERVICE call this endpoint (repeatable; none: federation off)."),
@@ -456,6 +464,7 @@ def serve(
         query_timeout=timeout,
         max_result_bytes=max_result_bytes,
         max_upload_bytes=max_upload_bytes,
+        query_workers=query_workers,
         default_view=view,
         federation=bool(allow_service),
         service_allow=tuple(allow_service or ()),
@@ -465,18 +474,30 @@ def serve(
         mode = "writes need the token" if token else "read-only: no --token"
         err.print(f"provgraph serving {store} on http://{host}:{port}/sparql ({mode})")
         app = create_app(graph, settings)
+        reader = app.state.reader
+
+        class Server(uvicorn.Server):
+            async def shutdown(self, sockets: list[Any] | None = None) -> None:
+                # First of all: reads still waiting get their 503 now (their workers killed, their
+                # threads abandoned), within the grace period, not cancelled with a 500 after it.
+                reader.close()
+                await super().shutdown(sockets)
+
         # uvicorn raises the signal that stopped it again once it is done: with the default
         # SIGTERM handler that would end the process before the store is closed.
         previous = signal.signal(signal.SIGTERM, _stop)
         try:
             # On SIGTERM/SIGINT requests get a few seconds to finish, not the query timeout: a read
             # still computing in a thread is abandoned, one in a worker process is killed.
-            uvicorn.run(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=SHUTDOWN_GRACE)
+            config = uvicorn.Config(
+                app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=SHUTDOWN_GRACE
+            )
+            Server(config).run()
         except (_Stopped, KeyboardInterrupt):
             pass
         finally:
             signal.signal(signal.SIGTERM, previous)
-            app.state.reader.close()
+            reader.close()
     # The store is closed (flushed, holder file removed). A thread still in a query cannot be
     # stopped, and the interpreter's exit could wait on it or tear the store down under it: leave.
     if threading.active_count() > 1:

@@ -28,7 +28,7 @@ from provgraph.graph import ProvGraph
 from provgraph.http import reads
 from provgraph.http.auth import require
 from provgraph.http.errors import AUTH_ERRORS, READ_ERRORS, TOO_LARGE_ERROR, ErrorBody, HttpError, status_of
-from provgraph.http.limits import TOO_LARGE_BODY, limited
+from provgraph.http.limits import TOO_LARGE_BODY
 from provgraph.http.negotiation import MEDIA_TYPE_OF
 from provgraph.http.settings import ServerSettings
 from provgraph.models import (
@@ -295,7 +295,7 @@ def api_router(pg: ProvGraph, settings: ServerSettings, reader: reads.Reader) ->
             raise HttpError(
                 415, f"POST /sources takes {MULTIPART} (a 'file' part and metadata fields), not {media or 'no body'}"
             )
-        form = await limited(request, settings.max_upload_bytes).form()
+        form = await request.form()
         try:
             files = form.getlist("file")
             if len(files) != 1 or not isinstance(files[0], UploadFile):

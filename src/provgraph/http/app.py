@@ -16,6 +16,7 @@ from provgraph.http import errors
 from provgraph.http.answer import answer_router
 from provgraph.http.api import api_router
 from provgraph.http.gsp import store_router
+from provgraph.http.limits import BodyLimit
 from provgraph.http.page import page_router
 from provgraph.http.reads import Reader
 from provgraph.http.relations import relations_router
@@ -48,6 +49,7 @@ def create_app(pg: ProvGraph, settings: ServerSettings | None = None) -> FastAPI
         "sources, evidence and export.",
     )
     errors.install(app)
+    app.add_middleware(BodyLimit, limit=settings.max_upload_bytes)
     app.include_router(sparql_router(pg, settings, reader))
     app.include_router(store_router(pg, settings, reader))
     app.include_router(api_router(pg, settings, reader))

@@ -90,8 +90,17 @@ def status_of(exc: ProvGraphError) -> int:
     return 500
 
 
-def _wants_json(request: Request) -> bool:
-    return not (request.url.path.startswith("/sparql") or request.url.path.startswith("/store"))
+def _wants_json(request: Request | str) -> bool:
+    path = request if isinstance(request, str) else request.url.path
+    return not (path.startswith("/sparql") or path.startswith("/store"))
+
+
+def error_response(path: str, status: int, message: str, *, headers: dict[str, str] | None = None) -> Response:
+    """An error as the route at ``path`` words them: JSON for the API, plain text for the SPARQL
+    and Graph Store protocols."""
+    if _wants_json(path):
+        return JSONResponse({"error": message}, status_code=status, headers=headers)
+    return PlainTextResponse(message + "\n", status_code=status, headers=headers)
 
 
 def install(app: FastAPI) -> None:
@@ -100,9 +109,7 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(HttpError)
     async def _http(request: Request, exc: HttpError) -> Response:
-        if _wants_json(request):
-            return JSONResponse({"error": exc.message}, status_code=exc.status, headers=exc.headers)
-        return PlainTextResponse(exc.message + "\n", status_code=exc.status, headers=exc.headers)
+        return error_response(request.url.path, exc.status, exc.message, headers=exc.headers)
 
     @app.exception_handler(StarletteHTTPException)
     async def _starlette(request: Request, exc: StarletteHTTPException) -> Response:

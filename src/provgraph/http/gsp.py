@@ -29,7 +29,6 @@ from provgraph.graph import ProvGraph
 from provgraph.http import reads
 from provgraph.http.auth import require
 from provgraph.http.errors import HttpError
-from provgraph.http.limits import limited, read_body
 from provgraph.http.negotiation import MEDIA_TYPE_OF, RDF_TYPES, choose
 from provgraph.http.settings import ServerSettings
 from provgraph.models import ExportFormat, InputFormat
@@ -199,12 +198,11 @@ def store_router(pg: ProvGraph, settings: ServerSettings, reader: reads.Reader) 
     async def payload(request: Request, *, multipart: bool) -> list[tuple[bytes, InputFormat]]:
         media, _ = _media_type(request.headers.get("content-type"))
         if media != MULTIPART:
-            fmt = _input_format(request.headers.get("content-type"))
-            return [(await read_body(request, settings.max_upload_bytes), fmt)]
+            return [(await request.body(), _input_format(request.headers.get("content-type")))]
         if not multipart:
             raise HttpError(415, f"{MULTIPART} is for POST, which merges each part into the graph")
         parts = []
-        async with limited(request, settings.max_upload_bytes).form() as form:
+        async with request.form() as form:
             for name, value in form.multi_items():
                 if not isinstance(value, UploadFile):
                     raise HttpError(400, f"the form field {name!r} is not a file: each part must be an RDF file")

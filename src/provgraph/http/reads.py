@@ -30,7 +30,7 @@ from provgraph.graph import ProvGraph
 from provgraph.http.errors import HttpError
 from provgraph.http.evaluate import TIMEOUT, TOO_LARGE, LimitExceeded, capture
 from provgraph.http.settings import ServerSettings
-from provgraph.http.workers import BUSY, CallOutcome, CallTask, QueryPool
+from provgraph.http.workers import BUSY, STOPPED, CallOutcome, CallTask, QueryPool
 from provgraph.models import DerivedRecords, Evidence, ExportFormat, SourceInfo
 from provgraph.store.oxigraph import OxigraphBackend
 from provgraph.store.snapshots import Snapshots
@@ -139,6 +139,8 @@ class Reader:
                 raise self.timeout_error()
             if outcome == BUSY:
                 raise busy_error()
+            if outcome == STOPPED:
+                raise stopping_error()
             if not isinstance(outcome, CallOutcome):
                 raise HttpError(500, "the read's worker process died; try again")
             if outcome.error is not None:
@@ -170,6 +172,7 @@ class Reader:
         if self._closed:
             return
         self._closed = True
+        self.threads.stop()
         if self.pool is not None:
             self.pool.close()
         if self.snapshots is not None:
@@ -178,6 +181,10 @@ class Reader:
 
 def busy_error() -> HttpError:
     return HttpError(503, "the server is busy with other requests; try again", headers={"Retry-After": "1"})
+
+
+def stopping_error() -> HttpError:
+    return HttpError(503, "the server is stopping; try again later", headers={"Connection": "close"})
 
 
 def _limit_error(exc: BaseException, settings: ServerSettings) -> BaseException:
@@ -198,11 +205,23 @@ class DaemonThreads:
     def __init__(self, size: int) -> None:
         self._size = size
         self._slots: asyncio.Semaphore | None = None
+        self._waiting: set[asyncio.Future[Any]] = set()
+        self._stopped = False
+
+    def stop(self) -> None:
+        """Answer every caller still waiting now (503: the server is stopping), and any later one
+        at once; their threads are abandoned."""
+        self._stopped = True
+        for future in list(self._waiting):
+            with contextlib.suppress(RuntimeError):  # its loop is closed: nobody waits any more
+                future.get_loop().call_soon_threadsafe(_fail, future, stopping_error())
 
     async def run(self, function: Callable[..., _T], *args: Any, timeout: float | None, **kwargs: Any) -> _T:
         """``function(*args, **kwargs)`` in a daemon thread; :class:`HttpError` 503 when no slot
         frees up, or the call has not returned, within ``timeout`` seconds (None: wait)."""
         loop = asyncio.get_running_loop()
+        if self._stopped:
+            raise stopping_error()
         if self._slots is None:
             self._slots = asyncio.Semaphore(self._size)
         slots = self._slots
@@ -234,11 +253,19 @@ class DaemonThreads:
 
         threading.Thread(target=target, name="provgraph-read", daemon=True).start()
         left = None if timeout is None else max(0.0, timeout - (time.monotonic() - started))
+        self._waiting.add(done)
         try:
             return await asyncio.wait_for(asyncio.shield(done), left)
         except TimeoutError:
             done.cancel()  # what the call returns later goes nowhere
             raise HttpError(503, f"the request ran past the {timeout:g} s timeout and was stopped; narrow it") from None
+        finally:
+            self._waiting.discard(done)
+
+
+def _fail(future: asyncio.Future[Any], error: BaseException) -> None:
+    if not future.done():
+        future.set_exception(error)
 
 
 class _Records:

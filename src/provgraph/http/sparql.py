@@ -18,11 +18,10 @@ from provgraph.graph import ProvGraph
 from provgraph.http.auth import require
 from provgraph.http.errors import HttpError
 from provgraph.http.evaluate import TIMEOUT, TOO_LARGE, QueryAnswer, answer
-from provgraph.http.limits import read_body
-from provgraph.http.reads import Reader, busy_error
+from provgraph.http.reads import Reader, busy_error, stopping_error
 from provgraph.http.service import service_description
 from provgraph.http.settings import ServerSettings
-from provgraph.http.workers import BUSY, DIED, QueryTask
+from provgraph.http.workers import BUSY, DIED, STOPPED, QueryTask
 from provgraph.models import DatasetView
 
 FORM = "application/x-www-form-urlencoded"
@@ -50,8 +49,8 @@ def _media_type(request: Request) -> str | None:
     return raw.split(";", 1)[0].strip().lower() if raw else None
 
 
-async def _form(request: Request, limit: int) -> list[tuple[str, str]]:
-    body = await read_body(request, limit)
+async def _form(request: Request) -> list[tuple[str, str]]:
+    body = await request.body()
     try:
         text = body.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -72,9 +71,9 @@ def _require_utf8(request: Request) -> None:
             raise HttpError(415, f"the request body must be UTF-8, not {value.strip()}")
 
 
-async def _text_body(request: Request, limit: int) -> str:
+async def _text_body(request: Request) -> str:
     _require_utf8(request)
-    body = await read_body(request, limit)
+    body = await request.body()
     try:
         return body.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -131,6 +130,8 @@ def sparql_router(pg: ProvGraph, settings: ServerSettings, reader: Reader) -> AP
         answered = pool.run(task, timeout=settings.query_timeout)
         if answered == BUSY:
             raise busy_error()
+        if answered == STOPPED:
+            raise stopping_error()
         if answered == DIED:
             raise HttpError(500, "the query's worker process died; try again")
         assert answered is None or isinstance(answered, QueryAnswer)
@@ -207,7 +208,7 @@ def sparql_router(pg: ProvGraph, settings: ServerSettings, reader: Reader) -> AP
         url_params = _params(parse_qsl(request.url.query, keep_blank_values=True))
         media = _media_type(request)
         if media == FORM:
-            params = _params(await _form(request, settings.max_upload_bytes))
+            params = _params(await _form(request))
             for key in ("query", "update"):
                 if key in url_params:
                     raise HttpError(400, f"'{key}' belongs in the form body, not the URL")
@@ -225,11 +226,11 @@ def sparql_router(pg: ProvGraph, settings: ServerSettings, reader: Reader) -> AP
         if media == QUERY_TYPE:
             if "query" in url_params or "update" in url_params:
                 raise HttpError(400, "a direct POST carries the operation in the body only")
-            return await evaluate(run_query, request, await _text_body(request, settings.max_upload_bytes), url_params)
+            return await evaluate(run_query, request, await _text_body(request), url_params)
         if media == UPDATE_TYPE:
             if "query" in url_params or "update" in url_params:
                 raise HttpError(400, "a direct POST carries the operation in the body only")
-            return await evaluate(run_update, request, await _text_body(request, settings.max_upload_bytes), url_params)
+            return await evaluate(run_update, request, await _text_body(request), url_params)
         if media is None:
             raise HttpError(400, f"a POST needs a Content-Type: {FORM}, {QUERY_TYPE} or {UPDATE_TYPE}")
         raise HttpError(415, f"unsupported Content-Type {media}: use {FORM}, {QUERY_TYPE} or {UPDATE_TYPE}")

@@ -54,9 +54,11 @@ class CallOutcome:
     error: BaseException | None = None
 
 
-#: What :meth:`QueryPool.run` returns when no worker was free by the deadline, or the worker died.
+#: What :meth:`QueryPool.run` returns when no worker was free by the deadline, when the worker
+#: died, and when the pool was closed (the server is stopping).
 BUSY = "busy"
 DIED = "died"
+STOPPED = "stopped"
 
 
 def _portable(exc: BaseException) -> BaseException:
@@ -169,7 +171,7 @@ class QueryPool:
         with self._lock:
             if self._closed:
                 self._available.release()
-                return BUSY
+                return STOPPED
             worker = self._idle.pop()
         snapshot = self._snapshots.acquire()
         alive = True
@@ -186,8 +188,8 @@ class QueryPool:
             self.killed += 1
             return None
         except (EOFError, OSError, BrokenPipeError):
-            alive = False  # it died (out of memory?): replace it, report the failure
-            return DIED
+            alive = False  # it died (out of memory?), or the server is stopping: replace it, report it
+            return STOPPED if self._closed else DIED
         finally:
             if alive:
                 previous, worker.snapshot = worker.snapshot, snapshot
@@ -220,4 +222,4 @@ class QueryPool:
             worker.kill()
 
 
-__all__ = ["BUSY", "DIED", "CallOutcome", "CallTask", "QueryPool", "QueryTask"]
+__all__ = ["BUSY", "DIED", "STOPPED", "CallOutcome", "CallTask", "QueryPool", "QueryTask"]

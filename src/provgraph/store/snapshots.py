@@ -49,6 +49,11 @@ class Snapshots:
         self._newest: Snapshot | None = None
         self._users: dict[Path, int] = {}
         self._writers = 0
+        self._make = threading.Lock()
+        self._making = False
+        #: checkpoints made, and the seconds they took
+        self.made = 0
+        self.seconds = 0.0
         # a previous server's checkpoints: no reader of this one has them open
         shutil.rmtree(self._root, ignore_errors=True)
         self._root.mkdir()
@@ -71,16 +76,15 @@ class Snapshots:
                 self._writers -= 1
 
     def refresh(self) -> Snapshot:
-        """The newest checkpoint, made now if the store changed since the last one."""
-        with self._lock:
-            return self._current(force=True)
+        """The newest checkpoint, made now if the store changed since the last one (a writer calls
+        this once its write is done, so that the first reader after it need not wait)."""
+        return self._current(reader=False, hold=False)
 
     def acquire(self) -> Path:
-        """The newest checkpoint, for a reader to open: counted as open until :meth:`release`."""
-        with self._lock:
-            snapshot = self._current(force=False)
-            self._users[snapshot.path] = self._users.get(snapshot.path, 0) + 1
-            return snapshot.path
+        """The newest checkpoint, for a reader to open: counted as open until :meth:`release`.
+        While a write runs, or another caller is making a checkpoint, that is the last one made
+        (consistent, a moment old): a reader never waits for a write, nor for a flush."""
+        return self._current(reader=True, hold=True).path
 
     def release(self, path: Path) -> None:
         with self._lock:
@@ -99,21 +103,42 @@ class Snapshots:
             self._users.clear()
             shutil.rmtree(self._root, ignore_errors=True)
 
-    def _current(self, *, force: bool) -> Snapshot:
-        generation = self._backend.generation
-        assert generation is not None
-        newest = self._newest
-        # While a write runs, readers keep the last checkpoint (consistent, a moment old): a
-        # checkpoint now would flush a write in progress, a cost its writer pays once it is done.
-        if newest is not None and (newest.generation == generation or (self._writers and not force)):
-            return newest
-        path = self._root / str(next(self._numbers))
-        started = time.perf_counter()
-        self._backend.checkpoint(path)
-        self._newest = Snapshot(path, generation, time.perf_counter() - started)
-        if newest is not None and not self._users.get(newest.path):
-            shutil.rmtree(newest.path, ignore_errors=True)
-        return self._newest
+    def _current(self, *, reader: bool, hold: bool) -> Snapshot:
+        """The checkpoint to use, counted as open when ``hold`` (under the same lock that decides
+        which one it is, so it cannot be deleted in between)."""
+        with self._lock:
+            newest = self._newest
+            if newest is not None and (
+                newest.generation == self._backend.generation or (reader and (self._writers or self._making))
+            ):
+                return self._held(newest, hold)
+        with self._make:  # one checkpoint at a time; the flush runs outside the readers' lock
+            with self._lock:
+                newest = self._newest
+                generation = self._backend.generation
+                if newest is not None and newest.generation == generation:
+                    return self._held(newest, hold)
+                self._making = True
+            try:
+                path = self._root / str(next(self._numbers))
+                started = time.perf_counter()
+                self._backend.checkpoint(path)
+                made = Snapshot(path, generation or 0, time.perf_counter() - started)
+            finally:
+                with self._lock:
+                    self._making = False
+            with self._lock:
+                self.made += 1
+                self.seconds += made.seconds
+                self._newest = made
+                if newest is not None and not self._users.get(newest.path):
+                    shutil.rmtree(newest.path, ignore_errors=True)
+                return self._held(made, hold)
+
+    def _held(self, snapshot: Snapshot, hold: bool) -> Snapshot:
+        if hold:
+            self._users[snapshot.path] = self._users.get(snapshot.path, 0) + 1
+        return snapshot
 
     @property
     def newest(self) -> Snapshot | None:
