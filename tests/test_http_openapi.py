@@ -24,7 +24,7 @@ from provgraph import ProvGraph
 from provgraph.http import ServerSettings
 
 TOKEN = "s3cret-token"
-EXAMPLES_PER_OPERATION = 12
+EXAMPLES_PER_OPERATION = 40
 
 
 @pytest.fixture(scope="module")
@@ -39,6 +39,20 @@ def api_schema() -> Iterator[schemathesis.BaseSchema]:
 
 
 schema = schemathesis.pytest.from_fixture("api_schema")
+
+
+@schemathesis.serializer(
+    "application/sparql-query",
+    "application/sparql-update",
+    "application/n-triples",
+    "application/n-quads",
+    "application/trig",
+    "application/rdf+xml",
+    "application/x-turtle",
+)
+def _text(_context: object, value: object) -> bytes:
+    """SPARQL and RDF bodies are text: generated strings are sent as they are."""
+    return value.encode("utf-8", "surrogatepass") if isinstance(value, str) else str(value).encode()
 
 
 @schema.parametrize()

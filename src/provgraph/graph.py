@@ -213,9 +213,15 @@ class ProvGraph:
 
     def source(self, document: str) -> SourceInfo:
         """One source document, by key (id, URL or path) or by IRI."""
-        found = catalog.sources(self._backend, key=document) or catalog.sources(
-            self._backend, document=document if ":" in document else document_iri(document).value
-        )
+        found = catalog.sources(self._backend, key=document)
+        if not found:
+            iri = document if ":" in document else document_iri(document).value
+            try:
+                NamedNode(iri)  # a key that is not an IRI names no document by IRI
+            except ValueError:
+                found = []
+            else:
+                found = catalog.sources(self._backend, document=iri)
         if not found:
             raise NotFoundError(f"no source document {document!r} in the store")
         return found[0]

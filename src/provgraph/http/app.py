@@ -12,7 +12,7 @@ from fastapi.responses import HTMLResponse
 
 from provgraph._version import __version__
 from provgraph.graph import ProvGraph
-from provgraph.http import errors
+from provgraph.http import errors, openapi
 from provgraph.http.answer import answer_router
 from provgraph.http.api import api_router
 from provgraph.http.gsp import store_router
@@ -49,6 +49,7 @@ def create_app(pg: ProvGraph, settings: ServerSettings | None = None) -> FastAPI
         "sources, evidence and export.",
     )
     errors.install(app)
+    openapi.install(app)
     app.add_middleware(BodyLimit, limit=settings.max_upload_bytes)
     app.include_router(sparql_router(pg, settings, reader))
     app.include_router(store_router(pg, settings, reader))

@@ -8,7 +8,6 @@ import secrets
 from typing import Any
 
 from fastapi import FastAPI, Request
-from fastapi.exception_handlers import http_exception_handler
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, PlainTextResponse, Response
 from pydantic import BaseModel, Field
@@ -113,10 +112,9 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(StarletteHTTPException)
     async def _starlette(request: Request, exc: StarletteHTTPException) -> Response:
-        # the router's own answers (405 for a method a path does not take, 404 for no route)
-        if _wants_json(request):
-            return await http_exception_handler(request, exc)
-        return PlainTextResponse(f"{exc.detail}\n", status_code=exc.status_code, headers=exc.headers)
+        # the router's own answers (405 for a method a path does not take, 404 for no route) and
+        # FastAPI's (400 for a JSON body it cannot parse), in the same shape as ours
+        return error_response(request.url.path, exc.status_code, str(exc.detail), headers=dict(exc.headers or {}))
 
     @app.exception_handler(RequestValidationError)
     async def _parameters(request: Request, exc: RequestValidationError) -> Response:

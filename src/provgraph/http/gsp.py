@@ -30,6 +30,7 @@ from provgraph.http import reads
 from provgraph.http.auth import require
 from provgraph.http.errors import HttpError
 from provgraph.http.negotiation import MEDIA_TYPE_OF, RDF_TYPES, choose
+from provgraph.http.openapi import GSP_RESPONSES
 from provgraph.http.settings import ServerSettings
 from provgraph.models import ExportFormat, InputFormat
 from provgraph.update import WriteRefusedError
@@ -254,6 +255,8 @@ def store_router(pg: ProvGraph, settings: ServerSettings, reader: reads.Reader) 
             indirect,
             methods=[method],
             name=f"store_{method.lower()}",
+            response_class=Response,
+            responses=GSP_RESPONSES[method],
             summary=f"{summary} (?graph=IRI or ?default)",
             openapi_extra={**body, "parameters": _INDIRECT_PARAMETERS},
         )
@@ -262,6 +265,8 @@ def store_router(pg: ProvGraph, settings: ServerSettings, reader: reads.Reader) 
             direct,
             methods=[method],
             name=f"store_direct_{method.lower()}",
+            response_class=Response,
+            responses=GSP_RESPONSES[method],
             summary=f"{summary} (the graph named by this URL)",
             openapi_extra=body,
         )

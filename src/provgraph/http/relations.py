@@ -11,10 +11,11 @@ from typing import Annotated
 from fastapi import APIRouter, Query, Request
 from fastapi.encoders import jsonable_encoder
 from fastapi.responses import JSONResponse
+from pydantic import BaseModel, Field
 
 from provgraph.http import reads
 from provgraph.http.auth import require
-from provgraph.http.errors import READ_ERRORS
+from provgraph.http.errors import READ_ERRORS, ErrorBody
 from provgraph.http.settings import ServerSettings
 from provgraph.models import DerivedRecords
 from provgraph.trust.relation_models import DocumentRelation
@@ -51,6 +52,37 @@ _CYTOSCAPE_EXAMPLE = {
 }
 
 
+class CytoscapeNodeData(BaseModel):
+    id: str = Field(description="the document's IRI")
+    label: str = Field(description="its title")
+    key: str = Field(description="its key (id or URL)")
+
+
+class CytoscapeEdgeData(BaseModel):
+    id: str = Field(description="the relation's IRI")
+    source: str
+    target: str
+    type: str = Field(description="the strongest kind: citation, mention or shared_entities")
+    types: list[str]
+    strength: float
+    directed: bool
+
+
+class CytoscapeNode(BaseModel):
+    data: CytoscapeNodeData
+
+
+class CytoscapeEdge(BaseModel):
+    data: CytoscapeEdgeData
+
+
+class CytoscapeElements(BaseModel):
+    """``format=cytoscape``: Cytoscape.js elements, documents as nodes and relations as edges."""
+
+    nodes: list[CytoscapeNode]
+    edges: list[CytoscapeEdge]
+
+
 def relations_router(settings: ServerSettings, reader: reads.Reader) -> APIRouter:
     """``/doc-relationships`` over the reader's store."""
     router = APIRouter(tags=["Trust"])
@@ -63,9 +95,10 @@ def relations_router(settings: ServerSettings, reader: reads.Reader) -> APIRoute
         "or URL), which outweighs shared entities (two or more needed). `strength` in [0, 1] combines the kinds "
         "found. The relations are recomputed first when sources changed since the last computation. "
         "`format=cytoscape` answers with Cytoscape.js elements (nodes: documents, edges: relations).",
-        response_model=list[DocumentRelation],
+        response_model=list[DocumentRelation] | CytoscapeElements,
         responses={
             200: {"content": {"application/json": {"examples": {"cytoscape": {"value": _CYTOSCAPE_EXAMPLE}}}}},
+            404: {"model": ErrorBody, "description": "no such document"},
             **READ_ERRORS,
         },
     )
@@ -86,4 +119,4 @@ def relations_router(settings: ServerSettings, reader: reads.Reader) -> APIRoute
     return router
 
 
-__all__ = ["RelationFormat", "relations_router"]
+__all__ = ["CytoscapeElements", "RelationFormat", "relations_router"]

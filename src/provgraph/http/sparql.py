@@ -18,6 +18,7 @@ from provgraph.graph import ProvGraph
 from provgraph.http.auth import require
 from provgraph.http.errors import HttpError
 from provgraph.http.evaluate import TIMEOUT, TOO_LARGE, QueryAnswer, answer
+from provgraph.http.openapi import SPARQL_RESPONSES
 from provgraph.http.reads import Reader, busy_error, stopping_error
 from provgraph.http.service import service_description
 from provgraph.http.settings import ServerSettings
@@ -28,6 +29,24 @@ FORM = "application/x-www-form-urlencoded"
 QUERY_TYPE = "application/sparql-query"
 UPDATE_TYPE = "application/sparql-update"
 _ALLOW = {"Allow": "GET, POST"}
+
+
+def _parameter(name: str, description: str, *, array: bool = False, example: str | None = None) -> dict[str, object]:
+    schema: dict[str, object] = {"type": "array", "items": {"type": "string"}} if array else {"type": "string"}
+    parameter: dict[str, object] = {"name": name, "in": "query", "required": False, "schema": schema}
+    parameter["description"] = description
+    if example is not None:
+        parameter["example"] = example
+    return parameter
+
+
+_QUERY_PARAMETERS = [
+    _parameter("query", "the SPARQL query (none: the service description)", example="ASK { ?s ?p ?o }"),
+    _parameter("default-graph-uri", "a graph of the default graph (repeatable)", array=True),
+    _parameter("named-graph-uri", "a named graph of the dataset (repeatable)", array=True),
+    _parameter("view", "the default graph: current (sources' union), all, or default"),
+    _parameter("union-default-graph", "true: the default graph is the union of all graphs"),
+]
 
 
 def _params(pairs: list[tuple[str, str]]) -> dict[str, list[str]]:
@@ -173,7 +192,13 @@ def sparql_router(pg: ProvGraph, settings: ServerSettings, reader: Reader) -> AP
             )
         return Response(status_code=204)
 
-    @router.get("/sparql", summary="SPARQL query (GET), or the service description")
+    @router.get(
+        "/sparql",
+        summary="SPARQL query (GET), or the service description",
+        response_class=Response,
+        responses=SPARQL_RESPONSES["GET"],
+        openapi_extra={"parameters": _QUERY_PARAMETERS},
+    )
     async def get(request: Request) -> Response:
         params = _params(parse_qsl(request.url.query, keep_blank_values=True))
         if "update" in params:
@@ -186,6 +211,8 @@ def sparql_router(pg: ProvGraph, settings: ServerSettings, reader: Reader) -> AP
     @router.post(
         "/sparql",
         summary="SPARQL query or update (POST)",
+        response_class=Response,
+        responses=SPARQL_RESPONSES["POST"],
         openapi_extra={
             "requestBody": {
                 "content": {
