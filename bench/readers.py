@@ -14,7 +14,8 @@ The phases, by the time each request started:
 
 Prints requests, errors (any status but 200, 503 included), p50/p95/p99/max latency per phase
 and the ratio of each to idle; the upload times; and the peak memory (VmHWM) of the server and of
-its worker processes.
+its worker processes; and the cost per write of the checkpoint the server makes for its readers
+(the same uploads ingested in one process, each followed by a checkpoint), beside a plain flush.
 """
 
 from __future__ import annotations
@@ -93,6 +94,36 @@ def _upload(port: int, jsonl: Path, key: str) -> tuple[int, float]:
     return response.status, time.perf_counter() - started
 
 
+def child_checkpoints(store: str, files: str) -> None:
+    """The cost a server pays per write for its readers: the same uploads ingested in this
+    process, each followed by a checkpoint (what the server makes), and, on a second store, by a
+    plain flush of the memtable instead (the alternative: readers opening the live store)."""
+    import shutil
+
+    from provgraph import ProvGraph
+
+    out: dict[str, list[float]] = {"ingest": [], "checkpoint": [], "flush": []}
+    paths = json.loads(files)
+    for mode in ("checkpoint", "flush"):
+        with ProvGraph.open(Path(store) / mode) as pg:
+            backend = pg.backend
+            for i, path in enumerate(paths):
+                started = time.perf_counter()
+                pg.ingest(path, id=f"bench-upload-{i}")
+                if mode == "checkpoint":
+                    out["ingest"].append(time.perf_counter() - started)
+                started = time.perf_counter()
+                if mode == "checkpoint":
+                    target = Path(store) / f"checkpoint-{i}"
+                    backend.checkpoint(target)  # type: ignore[attr-defined]
+                    out[mode].append(time.perf_counter() - started)
+                    shutil.rmtree(target)
+                else:
+                    backend._store.flush()  # type: ignore[attr-defined]
+                    out[mode].append(time.perf_counter() - started)
+    print(json.dumps(out))
+
+
 def _hwm_mb(pid: int) -> float:
     try:
         for line in Path(f"/proc/{pid}/status").read_text().splitlines():
@@ -163,6 +194,9 @@ def main() -> None:
     if rest and rest[0] == "--child-reader":
         child_reader(*rest[1:4])
         return
+    if rest and rest[0] == "--child-checkpoints":
+        child_checkpoints(*rest[1:3])
+        return
     env = {k: v for k, v in os.environ.items() if k not in ("PROVGRAPH_STORE", "PROVGRAPH_TOKEN")}
     with tempfile.TemporaryDirectory(prefix="provgraph-bench-readers-") as tmp_dir:
         tmp = Path(tmp_dir)
@@ -209,6 +243,18 @@ def main() -> None:
                 server.wait(timeout=30)
             except subprocess.TimeoutExpired:
                 server.kill()
+        print("per-write cost: the same uploads in one process ...", file=sys.stderr, flush=True)
+        done = subprocess.run(
+            [sys.executable, __file__, "--child-checkpoints", str(tmp / "cost"), json.dumps([str(f) for f in files])],
+            capture_output=True,
+            text=True,
+            check=False,
+            env=env,
+        )
+        if done.returncode != 0:
+            sys.stderr.write(done.stderr)
+            raise SystemExit("the checkpoint cost child failed")
+        cost = json.loads(done.stdout.strip().splitlines()[-1])
     phases = {
         "idle": [r for r in rows if began <= r[0] < uploads_began],
         "during": [r for r in rows if uploads_began <= r[0] < uploads_ended],
@@ -229,6 +275,12 @@ def main() -> None:
             f"{name:<7} {s['requests']:>8} {s['errors']:>7} {s['p50']:>9.2f} {s['p95']:>9.2f} {s['p99']:>9.2f} "
             f"{s['max']:>9.1f} {s['p50'] / base['p50'] if base['p50'] else 0:>9.1f}x "
             f"{s['p99'] / base['p99'] if base['p99'] else 0:>9.1f}x"
+        )
+    for name in ("checkpoint", "flush"):
+        ms = sorted(1000 * x for x in cost[name])
+        print(
+            f"per write, {name}: median {ms[len(ms) // 2]:.0f} ms, max {ms[-1]:.0f} ms "
+            f"(ingest of one upload: median {sorted(cost['ingest'])[len(ms) // 2]:.1f} s)"
         )
     print(
         f"peak memory: server {server_mb:.0f} MB, workers {', '.join(f'{m:.0f}' for m in worker_mb) or '-'} MB; "

@@ -20,12 +20,17 @@ from pathlib import Path
 import httpx
 import pytest
 
-from helpers import EXAMPLES, ROOT, live_server
-from provgraph import ProvGraph
+from helpers import DBPEDIA, EXAMPLES, ROOT, live_server
+from provgraph import DatasetView, GraphSplit, ProvGraph
 from provgraph.http import ServerSettings
 from provgraph.store.snapshots import SNAPSHOT_DIR
 
 TOKEN = "s3cret-token"
+AMSTERDAM = "http://dbpedia.org/resource/Amsterdam"
+POPULATION = "http://dbpedia.org/ontology/populationTotal"
+POLICY = f"""@prefix owl: <http://www.w3.org/2002/07/owl#> . @prefix pg: <https://w3id.org/provgraph/ns#> .
+<{POPULATION}> a owl:FunctionalProperty ; pg:relativeTolerance 0.005 .
+"""
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
 #: 2,000 triples: a cartesian product of two patterns with an EXISTS over a third runs for hours.
 SLOW = (
@@ -134,6 +139,35 @@ def test_on_disk_an_upload_is_seen_by_the_next_query_and_checkpoints_do_not_pile
     assert not snapshots.exists()  # the server deleted them when it stopped
 
 
+def test_on_disk_conflicts_come_from_a_worker_and_the_server_stores_the_records_in_the_background(disk, tmp_path):
+    disk.ingest(
+        DBPEDIA / "3-capitals.nq",
+        id="3-capitals",
+        title="3 capitals",
+        tier=4,
+        base="http://example.org/ldif/",
+        split=GraphSplit.wikipedia_articles(),
+    )
+    policy = tmp_path / "policy.ttl"
+    policy.write_text(POLICY, encoding="utf-8")
+    disk.add_ontology(policy)
+    stored = "ASK { GRAPH pgid:conflicts { ?s ?p ?o } }"
+    assert not disk.query(stored, view=DatasetView.DEFAULT)
+    with live_server(disk, ServerSettings(query_workers=1)) as url:
+        params = {"subject": AMSTERDAM, "predicate": POPULATION}
+        answer = httpx.get(f"{url}/conflicts", params=params, timeout=120)
+        assert answer.status_code == 200, answer.text
+        [conflict] = answer.json()
+        assert conflict["resolution"]["preferred"] == '"820654"^^<http://www.w3.org/2001/XMLSchema#integer>'
+        # a worker cannot write its checkpoint: the server stores the records itself, once
+        waited = time.monotonic() + 120
+        while not disk.query(stored, view=DatasetView.DEFAULT) and time.monotonic() < waited:
+            time.sleep(0.1)
+        assert disk.query(stored, view=DatasetView.DEFAULT)
+        again = httpx.get(f"{url}/conflicts", params=params, timeout=120)
+        assert again.json()[0]["resolution"]["preferred"] == conflict["resolution"]["preferred"]
+
+
 # ------------------------------------------------------------------ `provgraph serve` and signals
 
 
@@ -217,4 +251,4 @@ def test_serve_answers_503_at_the_deadline_and_stops_promptly_while_a_query_is_s
     assert all(_gone(pid) for pid in children)
     assert not pending or pending[0].status_code == 503, (pending[0].text, pending[0].headers)
     with ProvGraph.open(store, read_only=True) as after:  # closed cleanly: readable, nothing lost
-        assert after.query("ASK { <urn:s1999> ?p ?o }", view="default")
+        assert after.query("ASK { <urn:s1999> ?p ?o }", view=DatasetView.DEFAULT)

@@ -10,7 +10,7 @@ import httpx
 import pytest
 
 from helpers import EXAMPLES, live_server
-from provgraph import ProvGraph
+from provgraph import DatasetView, ProvGraph
 from provgraph.http import ServerSettings
 
 TOKEN = "s3cret-token"
@@ -89,7 +89,7 @@ def test_a_sparql_update_past_the_limit_is_413(small, pg):
     update = b"INSERT DATA { " + _turtle(200) + b" }"
     refused = small.post("/sparql", content=update, headers={**AUTH, "content-type": "application/sparql-update"})
     assert refused.status_code == 413
-    assert not pg.query("ASK { <urn:s1> ?p ?o }", view="default")
+    assert not pg.query("ASK { <urn:s1> ?p ?o }", view=DatasetView.DEFAULT)
 
 
 @pytest.mark.parametrize(

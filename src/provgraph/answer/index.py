@@ -134,6 +134,13 @@ class LexicalIndex:
             if added or removed:
                 rows = list(_entries(backend, added)) if added else []
                 with self._db:
+                    # Another process (a server's query worker) may have synced the same graphs
+                    # meanwhile: look again inside a write transaction and skip what it added.
+                    self._db.execute("BEGIN IMMEDIATE")
+                    now = {row[0] for row in self._db.execute("SELECT graph FROM graphs")}
+                    added = [g for g in added if g not in now]
+                    rows = [r for r in rows if r[0] not in now]
+                    removed = [g for g in removed if g in now]
                     for graph in removed:
                         self._db.execute("DELETE FROM entries WHERE graph = ?", (graph,))
                         self._db.execute("DELETE FROM graphs WHERE graph = ?", (graph,))
