@@ -164,9 +164,17 @@ class QueryPool:
         self.killed = 0
 
     def run(self, task: QueryTask | CallTask, timeout: float) -> QueryAnswer | CallOutcome | str | None:
-        """The worker's answer; :data:`BUSY` when no worker was free within ``timeout``,
-        :data:`DIED` when the worker died, None when the deadline passed (the worker was killed)."""
+        """The worker's answer within ``timeout`` seconds (not counting a new worker's start);
+        :data:`BUSY` when no worker was free by then, :data:`DIED` when the worker died,
+        :data:`STOPPED` when the pool is closed, None when the deadline passed (the worker was
+        killed)."""
+        queued = time.monotonic()
         if not self._available.acquire(timeout=timeout):
+            return BUSY
+        # the deadline counts from the request: what it waited for a worker is gone from it
+        timeout -= time.monotonic() - queued
+        if timeout <= 0.01:  # a worker freed up just at the deadline: no time left to use it
+            self._available.release()
             return BUSY
         with self._lock:
             if self._closed:
