@@ -11,7 +11,6 @@ import enum
 import re
 import shutil
 import tempfile
-import threading
 from pathlib import Path
 from typing import Annotated, Any
 from urllib.parse import quote
@@ -245,8 +244,8 @@ def api_router(pg: ProvGraph, settings: ServerSettings, reader: reads.Reader) ->
     """``/sources``, ``/evidence`` and ``/export`` over ``pg``."""
     router = APIRouter(tags=["Sources"])
     # One ingest at a time: two uploads of the same document must not both become version n+1.
-    # Reads do not wait for it (Oxigraph readers see the last committed state).
-    ingest_lock = threading.Lock()
+    # Reads do not wait for it (they see the last committed state, or the last checkpoint).
+    ingest_lock = reader.ingest_lock
 
     @router.post(
         "/sources",

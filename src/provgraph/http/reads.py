@@ -117,7 +117,9 @@ class Reader:
             self.snapshots = Snapshots(backend)
             self.pool = QueryPool(self.snapshots, settings.query_workers)
         self.threads = DaemonThreads(settings.max_concurrent_queries)
-        self._records = _Records(pg, self.snapshots) if self.snapshots is not None else None
+        #: held by each ingest, and by the refresh of derived records, which must not see one half done
+        self.ingest_lock = threading.Lock()
+        self._records = _Records(pg, self.snapshots, self.ingest_lock) if self.snapshots is not None else None
         self._closed = False
 
     async def run(
@@ -273,9 +275,10 @@ class _Records:
     for the routes that read them: workers over a checkpoint can compute them for one answer but
     not store them."""
 
-    def __init__(self, pg: ProvGraph, snapshots: Snapshots) -> None:
+    def __init__(self, pg: ProvGraph, snapshots: Snapshots, ingest_lock: threading.Lock) -> None:
         self._pg = pg
         self._snapshots = snapshots
+        self._ingest_lock = ingest_lock
         self._lock = threading.Lock()
         self._done: dict[DerivedRecords, int] = {}
         self._running = False
@@ -290,10 +293,12 @@ class _Records:
         threading.Thread(target=self._refresh, args=(wanted,), name="provgraph-records", daemon=True).start()
 
     def _refresh(self, wanted: list[DerivedRecords]) -> None:
-        before = self._pg.backend.generation
+        before = after = self._pg.backend.generation
         wrote = True
         try:
-            with self._snapshots.writing():
+            # after an ingest going on, never over half of one
+            with self._ingest_lock, self._snapshots.writing():
+                before = self._pg.backend.generation
                 wrote = self._pg.refresh_records(wanted)
             if wrote:
                 self._snapshots.refresh()
