@@ -12,6 +12,7 @@
     │   ├── StoreLockedError       another process holds the store (names the holder)
     │   ├── StoreNotFoundError     no store at the given path
     │   └── ReadOnlyStoreError     a write on a store opened read-only
+    ├── WriteRefusedError          a write that would bypass provenance (source graphs, the catalog)
     ├── NotFoundError              an unknown document, graph or statement
     └── GenerationError            a generator could not draft an answer (model server down, bad output)
 
@@ -117,6 +118,10 @@ class ReadOnlyStoreError(StoreError):
     """A write was attempted on a store opened read-only."""
 
 
+class WriteRefusedError(ProvGraphError):
+    """A write that would bypass provenance: source graphs and the catalog change by ingest only."""
+
+
 class NotFoundError(ProvGraphError):
     """An unknown document, graph or statement."""
 
@@ -139,4 +144,5 @@ __all__ = [
     "StoreNotFoundError",
     "UnsupportedFormatError",
     "ValidationFailedError",
+    "WriteRefusedError",
 ]

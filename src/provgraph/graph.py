@@ -32,8 +32,8 @@ from provgraph.models import (
     SourceInfo,
     StoreStats,
 )
-from provgraph.query import RDF_FORMATS, QueryDataset, QueryResult, translate_error
-from provgraph.sparql_text import check_services, has_dataset_clause
+from provgraph.query import RDF_FORMATS, PreparedQuery, QueryDataset, QueryResult, translate_error
+from provgraph.sparql_text import check_endpoints, read
 from provgraph.store import catalog
 from provgraph.store.base import Backend
 from provgraph.store.oxigraph import OxigraphBackend
@@ -42,7 +42,7 @@ from provgraph.trust import relations as _relations
 from provgraph.trust.models import ChainMode, ChainReport, Conflict, DetectionReport, ResolutionStrategy
 from provgraph.trust.relation_models import DocumentRelation
 from provgraph.update import UpdatePlan, check_policy, plan_update
-from provgraph.vocab import CATALOG_GRAPH, PG_NS, PREFIXES, document_iri
+from provgraph.vocab import CATALOG_GRAPH, PG_NS, document_iri
 
 #: Where ``ProvGraph.open()`` looks when given no path: $PROVGRAPH_STORE, else ./provgraph-data.
 DEFAULT_STORE_ENV = "PROVGRAPH_STORE"
@@ -247,48 +247,62 @@ class ProvGraph:
         ``DatasetView.DEFAULT`` the store's own default graph alone. ``default_graph`` and
         ``named_graphs`` (graph IRIs) set the dataset as the protocol's default-graph-uri and
         named-graph-uri do, overriding the view and the query's own FROM; a query with FROM or
-        FROM NAMED and no such parameters gets the dataset it names. ``GRAPH`` reaches every named graph: history and
-        the catalog (``pgid:catalog``). ``SERVICE`` may call only the endpoints in ``services``
-        (none by default: a store must not fetch URLs a query names). The prefixes pg:, pgid:, prov:, rdf:, rdfs:, xsd:,
-        dcterms:, owl:, skos: and sh: are predeclared.
+        FROM NAMED and no such parameters gets the dataset it names. ``GRAPH`` reaches every named
+        graph: history and the catalog (``pgid:catalog``). ``SERVICE`` may call only the endpoints
+        in ``services`` (none by default: a store must not fetch URLs a query names). The prefixes
+        pg:, pgid:, prov:, rdf:, rdfs:, xsd:, dcterms:, owl:, skos: and sh: are predeclared.
         """
-        dataset = self.dataset(
-            sparql, view=view, default_graph=default_graph, named_graphs=named_graphs, services=services
+        prepared = self.prepare(
+            sparql,
+            view=view,
+            default_graph=default_graph,
+            named_graphs=named_graphs,
+            base_iri=base_iri,
+            services=services,
         )
+        return self.run_prepared(prepared)
+
+    def run_prepared(self, prepared: PreparedQuery) -> QueryResult:
+        """Run a query made by :meth:`prepare`."""
         try:
-            raw = self._backend.query(sparql, prefixes=PREFIXES, base_iri=base_iri, **dataset.kwargs())  # type: ignore[arg-type]
+            raw = self._backend.query(prepared.text, base_iri=prepared.base_iri, **prepared.dataset.kwargs())  # type: ignore[arg-type]
         except SyntaxError as exc:
-            raise translate_error(exc) from exc
+            raise prepared.error(exc) from exc
         except (ValueError, RuntimeError) as exc:
             raise QueryError(str(exc)) from exc
         return QueryResult(raw)
 
-    def dataset(
+    def prepare(
         self,
         sparql: str,
         *,
         view: DatasetView = DatasetView.CURRENT,
         default_graph: Sequence[str] | None = None,
         named_graphs: Sequence[str] | None = None,
+        base_iri: str | None = None,
         services: Sequence[str] = (),
-    ) -> QueryDataset:
-        """The dataset :meth:`query` would evaluate ``sparql`` over (see there), after checking its
-        SERVICE calls: what a query worker in another process needs to run it the same way."""
-        check_services(sparql, tuple(services))
+    ) -> PreparedQuery:
+        """What :meth:`query` runs (see there), checked: the text read as the engine reads it
+        (:func:`provgraph.sparql_text.read`), its SERVICE calls checked against ``services``, and
+        the dataset it is evaluated over. A query worker in another process runs it the same way."""
+        source = read(sparql, base_iri=base_iri)
+        check_endpoints(source.services(), services, what="SERVICE")
         for graph in (*(default_graph or ()), *(named_graphs or ())):
             _graph_node(graph)
         if default_graph is not None:
-            return QueryDataset(default_graph=tuple(default_graph), named_graphs=_tuple(named_graphs))
-        if named_graphs is not None:
+            dataset = QueryDataset(default_graph=tuple(default_graph), named_graphs=_tuple(named_graphs))
+        elif named_graphs is not None:
             # a dataset given by named graphs alone has an empty default graph
-            return QueryDataset(default_graph=(), named_graphs=tuple(named_graphs))
-        if has_dataset_clause(sparql):
-            return QueryDataset()  # the query's FROM / FROM NAMED say what its dataset is
-        if view is DatasetView.CURRENT:
-            return QueryDataset(default_graph=(None, *(g.value for g in self.current_graphs())))
-        if view is DatasetView.ALL:
-            return QueryDataset(union=True)
-        return QueryDataset(default_graph=(None,))
+            dataset = QueryDataset(default_graph=(), named_graphs=tuple(named_graphs))
+        elif source.has_dataset_clause():
+            dataset = QueryDataset()  # the query's FROM / FROM NAMED say what its dataset is
+        elif view is DatasetView.CURRENT:
+            dataset = QueryDataset(default_graph=(None, *(g.value for g in self.current_graphs())))
+        elif view is DatasetView.ALL:
+            dataset = QueryDataset(union=True)
+        else:
+            dataset = QueryDataset(default_graph=(None,))
+        return PreparedQuery(source=source, dataset=dataset, base_iri=base_iri)
 
     def update(
         self,
@@ -297,19 +311,29 @@ class ProvGraph:
         using_graphs: Sequence[str] = (),
         using_named_graphs: Sequence[str] = (),
         base_iri: str | None = None,
+        services: Sequence[str] = (),
+        loads: Sequence[str] = (),
     ) -> None:
         """Run a SPARQL 1.1 update in one transaction, on the default graph and graphs of your
         own. Source graphs and the catalog change only by ingest: an update that would write
-        one is refused with :class:`~provgraph.update.WriteRefusedError` and changes nothing.
+        one is refused with :class:`~provgraph.errors.WriteRefusedError` and changes nothing.
         ``using_graphs``/``using_named_graphs`` act as the protocol's using-graph-uri and
-        using-named-graph-uri."""
-        plan = plan_update(sparql, base_iri=base_iri, using_graphs=using_graphs, using_named_graphs=using_named_graphs)
+        using-named-graph-uri. ``LOAD`` may fetch only the IRIs in ``loads`` and ``SERVICE`` call
+        only the endpoints in ``services`` (none by default)."""
+        plan = plan_update(
+            sparql,
+            base_iri=base_iri,
+            using_graphs=using_graphs,
+            using_named_graphs=using_named_graphs,
+            services=services,
+            loads=loads,
+        )
         has_sources = bool(plan.any_graph) and bool(catalog.catalogued_graphs(self._backend))
         check_policy(plan, has_source_graphs=has_sources)
         try:
-            self._backend.update(plan.text, base_iri=base_iri, prefixes=PREFIXES)
+            self._backend.update(plan.text, base_iri=base_iri)
         except SyntaxError as exc:
-            raise translate_error(exc) from exc
+            raise translate_error(exc, plan.source) from exc
         except (ValueError, RuntimeError) as exc:
             raise QueryError(str(exc)) from exc
 
@@ -355,7 +379,7 @@ class ProvGraph:
         """Make ``graph`` (an IRI; ``None``: the store's default graph) hold exactly the RDF in
         ``data`` (bytes in ``format``, or several ``(bytes, format)`` parts), in one transaction.
         Source graphs and the catalog change only by ingest: writing one raises
-        :class:`~provgraph.update.WriteRefusedError`. Returns True when the graph was created."""
+        :class:`~provgraph.errors.WriteRefusedError`. Returns True when the graph was created."""
         return self._write_graph(graph, data, format, base_iri, replace=True)
 
     def add_to_graph(

@@ -24,6 +24,7 @@ from pyoxigraph import (
 
 from provgraph.errors import QueryError, UnsupportedFormatError
 from provgraph.models import ExportFormat, ResultFormat
+from provgraph.sparql_text import SparqlText
 
 Term = NamedNode | BlankNode | Literal | Triple
 
@@ -44,12 +45,16 @@ RDF_FORMATS = {
 _POSITION = re.compile(r"^error at (\d+):(\d+): (.*)$", re.S)
 
 
-def translate_error(exc: SyntaxError) -> QueryError:
-    """pyoxigraph's SyntaxError as a QueryError with line and column."""
+def translate_error(exc: SyntaxError, source: SparqlText | None = None) -> QueryError:
+    """pyoxigraph's SyntaxError as a QueryError with line and column; with ``source``, the
+    position in the text as the user wrote it rather than in the text the engine ran."""
     message = str(exc.msg if exc.msg else exc)
     found = _POSITION.match(message)
     if found:
-        return QueryError(found.group(3), line=int(found.group(1)), column=int(found.group(2)))
+        line, column = int(found.group(1)), int(found.group(2))
+        if source is not None:
+            line, column = source.position(line, column)
+        return QueryError(found.group(3), line=line, column=column)
     return QueryError(message, line=exc.lineno, column=exc.offset)
 
 
@@ -73,6 +78,24 @@ class QueryDataset:
         if self.named_graphs is not None:
             out["named_graphs"] = [NamedNode(g) for g in self.named_graphs]
         return out
+
+
+@dataclass(frozen=True)
+class PreparedQuery:
+    """A query ready for the engine, in plain values (a query worker in another process runs it
+    the same way): the text the engine runs (:attr:`SparqlText.text`: the guards read exactly
+    that), its dataset and base IRI."""
+
+    source: SparqlText
+    dataset: QueryDataset
+    base_iri: str | None
+
+    @property
+    def text(self) -> str:
+        return self.source.text
+
+    def error(self, exc: SyntaxError) -> QueryError:
+        return translate_error(exc, self.source)
 
 
 class QueryResult:
@@ -184,4 +207,12 @@ def _clip(text: str, width: int | None) -> str:
     return text if width is None or len(text) <= width else text[: width - 1] + "…"
 
 
-__all__ = ["RDF_FORMATS", "QueryResult", "render_table", "term_text", "translate_error"]
+__all__ = [
+    "RDF_FORMATS",
+    "PreparedQuery",
+    "QueryDataset",
+    "QueryResult",
+    "render_table",
+    "term_text",
+    "translate_error",
+]

@@ -428,6 +428,10 @@ def serve(
         list[str] | None,
         typer.Option("--allow-service", help="Let SERVICE call this endpoint (repeatable; none: federation off)."),
     ] = None,
+    allow_load: Annotated[
+        list[str] | None,
+        typer.Option("--allow-load", help="Let a SPARQL LOAD fetch this IRI (repeatable; none: LOAD off)."),
+    ] = None,
     generator: Annotated[
         GeneratorKind,
         typer.Option(help="Generator of POST /qa (openai: configured by $PROVGRAPH_LLM_MODEL and friends)."),
@@ -449,6 +453,7 @@ def serve(
         default_view=view,
         federation=bool(allow_service),
         service_allow=tuple(allow_service or ()),
+        load_allow=tuple(allow_load or ()),
         answer_generator=generator,
     )
     with _open(store, read_only=False) as graph:

@@ -18,14 +18,12 @@ from pathlib import Path
 from typing import Any
 
 from provgraph.http.evaluate import QueryAnswer, answer
-from provgraph.query import QueryDataset
+from provgraph.query import PreparedQuery
 
 
 @dataclass(frozen=True)
 class QueryTask:
-    sparql: str
-    dataset: QueryDataset
-    base_iri: str | None
+    prepared: PreparedQuery
     accept: str | None
     generation: int
     max_bytes: int
@@ -35,9 +33,8 @@ class QueryTask:
 def _serve(conn: Connection, location: str) -> None:
     """The worker's loop: one task in, one answer out."""
     from provgraph.errors import QueryError
-    from provgraph.query import QueryResult, translate_error
+    from provgraph.query import QueryResult
     from provgraph.store.oxigraph import OxigraphBackend
-    from provgraph.vocab import PREFIXES
 
     backend: OxigraphBackend | None = None
     seen_generation = -1
@@ -55,14 +52,10 @@ def _serve(conn: Connection, location: str) -> None:
                 backend = OxigraphBackend.open(location, read_only=True)
                 seen_generation = task.generation
             try:
-                raw = backend.query(
-                    task.sparql,
-                    prefixes=PREFIXES,
-                    base_iri=task.base_iri,
-                    **task.dataset.kwargs(),  # type: ignore[arg-type]
-                )
+                prepared = task.prepared
+                raw = backend.query(prepared.text, base_iri=prepared.base_iri, **prepared.dataset.kwargs())  # type: ignore[arg-type]
             except SyntaxError as exc:
-                raise translate_error(exc) from exc
+                raise task.prepared.error(exc) from exc
             except (ValueError, RuntimeError, OSError) as exc:
                 raise QueryError(str(exc)) from exc
             answered = answer(QueryResult(raw), accept=task.accept, max_bytes=task.max_bytes, deadline=task.deadline)
