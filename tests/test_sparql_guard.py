@@ -297,3 +297,40 @@ def test_generated_variants_the_engine_would_fetch_are_always_caught(trap):
                 pass
             assert trap.hits == [], query
     assert engine_calls > 50 and caught == engine_calls  # the corpus does exercise the engine
+
+
+# ------------------------------------------------------------------------------------ no pasting
+
+#: Paths that, pasted into ``FILTER(?d = <...>)``, made a query of their own.
+CRAFTED_KEYS = {
+    "always-true": "http://example.org/nope> || true) #",
+    "cartesian-exists": "http://example.org/nope> || EXISTS { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i . ?j ?k ?l }) #",
+    "deep-parentheses": "http://example.org/nope> = " + "(" * 5000 + "1" + ")" * 5000 + ") #",
+    "closing-brace": "http://example.org/nope>) } } ; DROP ALL ; SELECT * { { ?s ?p ?o FILTER(?s = <x",
+    "not-an-iri": "no such document",
+}
+
+
+@pytest.mark.parametrize("name", sorted(CRAFTED_KEYS))
+def test_a_crafted_document_key_is_a_key_not_sparql(name, sourced):
+    from provgraph import NotFoundError
+
+    with pytest.raises(NotFoundError):
+        sourced.source(CRAFTED_KEYS[name])
+    with pytest.raises(NotFoundError):
+        sourced.export(graph=CRAFTED_KEYS[name])
+
+
+def test_over_http_crafted_paths_and_parameters_are_404_or_400(sourced):
+    from urllib.parse import quote
+
+    with live_server(sourced) as url:
+        for name, key in sorted(CRAFTED_KEYS.items()):
+            response = httpx.get(f"{url}/sources/{quote(key, safe='')}", timeout=60)
+            assert response.status_code == 404, name
+            response = httpx.get(f"{url}/export", params={"graph": key}, timeout=60)
+            assert response.status_code == 404, name
+        for parameter in ("subject", "predicate"):
+            response = httpx.get(f"{url}/conflicts", params={parameter: "abc"}, timeout=60)
+            assert response.status_code == 400 and parameter in response.text
+        assert httpx.get(f"{url}/sources").status_code == 200  # the server is still up

@@ -211,9 +211,10 @@ class ProvGraph:
 
     def source(self, document: str) -> SourceInfo:
         """One source document, by key (id, URL or path) or by IRI."""
-        found = catalog.sources(self._backend, key=document) or catalog.sources(
-            self._backend, document=document if ":" in document else document_iri(document).value
-        )
+        found = catalog.sources(self._backend, key=document)
+        if not found:
+            iri = _iri_or_none(document) if ":" in document else document_iri(document)
+            found = catalog.sources(self._backend, document=iri) if iri is not None else []
         if not found:
             raise NotFoundError(f"no source document {document!r} in the store")
         return found[0]
@@ -630,6 +631,8 @@ WHERE {{ GRAPH <{CATALOG_GRAPH.value}> {{ ?g pg:document ?d ; pg:status ?s ; pg:
         Detection runs first when sources or the ontology changed since the last run. With
         ``strategy`` the values are ranked by it for this answer only."""
         chosen = ResolutionStrategy(strategy) if strategy is not None else None
+        subject = _iri(subject, "subject") if subject is not None else None
+        predicate = _iri(predicate, "predicate") if predicate is not None else None
         return _trust.conflicts(self._backend, subject=subject, predicate=predicate, strategy=chosen)
 
     def chain(
@@ -638,6 +641,11 @@ WHERE {{ GRAPH <{CATALOG_GRAPH.value}> {{ ?g pg:document ?d ; pg:status ?s ; pg:
         """Multi-hop chains from ``subject`` along ``predicates`` (A treats B, B subClassOf C: A may
         help C), each hop with its provenance; a chain's confidence is its weakest hop's
         (:attr:`ChainMode.WEAKEST`) or the product of its hops' (:attr:`ChainMode.PRODUCT`)."""
+        _iri(subject, "subject")
+        for predicate in predicates:
+            _iri(predicate, "predicate")
+        if obj is not None:
+            _iri(obj, "object")
         return _trust.chains(self._backend, subject, predicates, obj=obj, mode=mode)
 
     def _annotate_evidence(self, found: list[Evidence]) -> list[Evidence]:
@@ -701,6 +709,20 @@ WHERE {{ GRAPH <{CATALOG_GRAPH.value}> {{ ?g pg:document ?d ; pg:status ?s ; pg:
 
 def _tuple(values: Sequence[str] | None) -> tuple[str, ...] | None:
     return None if values is None else tuple(values)
+
+
+def _iri_or_none(value: str) -> NamedNode | None:
+    try:
+        return NamedNode(value)
+    except ValueError:
+        return None
+
+
+def _iri(value: str, what: str) -> str:
+    """``value`` checked to be an absolute IRI (a request's subject, predicate, ...)."""
+    if _iri_or_none(value) is None:
+        raise InputError(f"the {what} must be an absolute IRI, not {value!r}")
+    return value
 
 
 def _graph_node(graph: str) -> NamedNode:
