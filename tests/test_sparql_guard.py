@@ -334,3 +334,27 @@ def test_over_http_crafted_paths_and_parameters_are_404_or_400(sourced):
             response = httpx.get(f"{url}/conflicts", params={parameter: "abc"}, timeout=60)
             assert response.status_code == 400 and parameter in response.text
         assert httpx.get(f"{url}/sources").status_code == 200  # the server is still up
+
+
+# ------------------------------------------------------------------------------------ messages
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("SELEC * WHERE { ?s ?p ?o }", "'SELEC' is not a SPARQL keyword"),
+        ("SELECT * WHERE { ?s ex:p ?o }", "the prefix ex: is not declared"),
+        ("SELECT * WHERE { ?s ?p 'abc }", "a string starts here and is not closed"),
+        ("SELECT * WHERE { ?s ?p ?o", "the text ends before the query is complete: expected"),
+        ("SELECT (COUNT(*) AS ?n WHERE { ?s ?p ?o }", "expected ')'"),
+    ],
+)
+def test_syntax_errors_say_what_was_expected_under_the_line(query, expected):
+    with pytest.raises(QueryError) as refused:
+        ProvGraph.memory().query(query)
+    message = str(refused.value)
+    assert expected in message
+    assert "..=" not in message and "\\u{" not in message  # no raw expectation lists
+    first, shown, caret = message.splitlines()
+    assert shown.strip() == query and caret.strip() == "^"
+    assert caret.index("^") - 2 == refused.value.column - 1  # the caret under the column

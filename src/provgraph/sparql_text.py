@@ -208,8 +208,7 @@ def _tokens(text: str, base: str | None, declared: Mapping[str, str]) -> Iterabl
     while position < length:
         match = _TOKEN.match(text, position)
         if match is None:
-            line, column = _line_column(text, position)
-            raise QueryError(f"unexpected character {text[position]!r}", line=line, column=column)
+            raise _error(text, position, _unexpected(text, position))
         kind_name = match.lastgroup or ""
         raw = match.group()
         start = position
@@ -234,12 +233,10 @@ def _tokens(text: str, base: str | None, declared: Mapping[str, str]) -> Iterabl
             prefix, _, local = raw.partition(":")
             if previous and previous[-1].is_word("PREFIX"):
                 if local:
-                    line, column = _line_column(text, start)
-                    raise QueryError(f"PREFIX declares a prefix such as {prefix}:, not {raw}", line=line, column=column)
+                    raise _error(text, start, f"PREFIX declares a prefix such as {prefix}:, not {raw}")
                 token = Token(kind, raw, start, raw)
             elif prefix not in prefixes:
-                line, column = _line_column(text, start)
-                raise QueryError(f"the prefix {prefix}: is not declared (in {raw})", line=line, column=column)
+                raise _error(text, start, f"the prefix {prefix}: is not declared (in {raw})")
             else:
                 token = Token(kind, raw, start, prefixes[prefix] + local.replace("\\", ""))
         elif kind is Kind.STRING:
@@ -248,10 +245,7 @@ def _tokens(text: str, base: str | None, declared: Mapping[str, str]) -> Iterabl
         elif kind is Kind.WORD:
             upper = raw.upper()
             if upper not in KEYWORDS:
-                line, column = _line_column(text, start)
-                raise QueryError(
-                    f"{raw!r} is not a SPARQL keyword (separate keywords with spaces)", line=line, column=column
-                )
+                raise _error(text, start, f"{raw!r} is not a SPARQL keyword (separate keywords with spaces)")
             token = Token(kind, raw, start, upper)
         else:
             token = Token(kind, raw, start, raw)
@@ -259,13 +253,30 @@ def _tokens(text: str, base: str | None, declared: Mapping[str, str]) -> Iterabl
         yield token
 
 
+def _error(text: str, offset: int, message: str) -> QueryError:
+    line, column = _line_column(text, offset)
+    return QueryError(message, line=line, column=column, text=text)
+
+
 def _check_escapes(raw: str, text: str, start: int) -> None:
     """Refuse escapes that name no character: UTF-16 surrogates and code points past U+10FFFF."""
     for found in _UCHAR_RE.finditer(raw):
         code = int(found.group()[2:], 16)
         if 0xD800 <= code <= 0xDFFF or code > 0x10FFFF:
-            line, column = _line_column(text, start + found.start())
-            raise QueryError(f"{found.group()} is not a Unicode character", line=line, column=column)
+            raise _error(text, start + found.start(), f"{found.group()} is not a Unicode character")
+
+
+def _unexpected(text: str, position: int) -> str:
+    char = text[position]
+    if text.startswith(('"""', "'''"), position):
+        return "a long string starts here and is never closed"
+    if char in "\"'":
+        return "a string starts here and is not closed on this line (or holds an invalid escape)"
+    if char == "<":
+        return "an IRI starts here and is not closed with '>' (or holds a space or a character IRIs cannot hold)"
+    if char == "\\":
+        return "a backslash escape outside a string, an IRI or a prefixed name"
+    return f"unexpected character {char!r}"
 
 
 def _check_size(text: str, tokens: tuple[Token, ...]) -> None:
@@ -282,8 +293,7 @@ def _check_size(text: str, tokens: tuple[Token, ...]) -> None:
             stack.append(token.text)
             depth += 1
             if depth > MAX_DEPTH:
-                line, column = _line_column(text, token.start)
-                raise QueryError(f"brackets nest deeper than {MAX_DEPTH} levels", line=line, column=column)
+                raise _error(text, token.start, f"brackets nest deeper than {MAX_DEPTH} levels")
         elif token.kind is Kind.PUNCT and token.text in _CLOSE:
             depth -= 1
             if stack:
@@ -297,12 +307,11 @@ def _check_size(text: str, tokens: tuple[Token, ...]) -> None:
         if exempt_depth is None:
             counted += 1
             if counted > MAX_TOKENS:
-                line, column = _line_column(text, token.start)
-                raise QueryError(
+                raise _error(
+                    text,
+                    token.start,
                     f"the query is too large: more than {MAX_TOKENS} tokens outside INSERT DATA, DELETE DATA "
                     "and VALUES blocks",
-                    line=line,
-                    column=column,
                 )
 
 
@@ -417,8 +426,7 @@ def _resolve(iri: str, base: str | None) -> str | None:
 def _absolute(iri: str, base: str | None, text: str, start: int) -> str:
     resolved = _resolve(iri, base)
     if resolved is None:
-        line, column = _line_column(text, start)
-        raise QueryError(f"<{iri}> is not an absolute IRI and there is no base to resolve it", line=line, column=column)
+        raise _error(text, start, f"<{iri}> is not an absolute IRI and there is no BASE to resolve it against")
     return resolved
 
 
