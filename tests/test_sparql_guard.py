@@ -355,6 +355,6 @@ def test_syntax_errors_say_what_was_expected_under_the_line(query, expected):
     message = str(refused.value)
     assert expected in message
     assert "..=" not in message and "\\u{" not in message  # no raw expectation lists
-    first, shown, caret = message.splitlines()
+    _, shown, caret = message.splitlines()
     assert shown.strip() == query and caret.strip() == "^"
     assert caret.index("^") - 2 == refused.value.column - 1  # the caret under the column
