@@ -146,6 +146,7 @@ class ProvGraph:
         split: GraphSplit | None = None,
         agent: str | None = None,
         reviewer: str | None = None,
+        lenient: bool = False,
         progress: pipeline.ProgressCallback | None = None,
     ) -> IngestReport:
         """Ingest one file as a source document (or several, with ``split``).
@@ -155,6 +156,11 @@ class ProvGraph:
         makes a new version that supersedes the old one. Every graph is validated with SHACL
         (the built-in shapes and ``shapes``) before anything is written; a graph that does not
         conform raises :class:`~provgraph.errors.ValidationFailedError` and the store is unchanged.
+
+        Input is data, never provenance: a term in provgraph's namespaces (``pg:``, ``pgid:``) is
+        refused with an :class:`~provgraph.errors.InputError` naming file and line, as are
+        malformed or truncated input and literals that do not match their datatype (``lenient``
+        keeps those, and ``report.ill_typed_literals`` says how many).
         """
         options = self._options(locals())
         return pipeline.run(self._backend, Path(path), options, progress=progress)
@@ -177,6 +183,7 @@ class ProvGraph:
         split: GraphSplit | None = None,
         agent: str | None = None,
         reviewer: str | None = None,
+        lenient: bool = False,
         progress: pipeline.ProgressCallback | None = None,
     ) -> IngestReport:
         """Everything :meth:`ingest` does except writing: a dry run whose report says whether

@@ -287,6 +287,9 @@ class IngestReport(_Model):
     validation: ValidationReport
     dry_run: bool = False
     seconds: float
+    ill_typed_literals: int = Field(
+        0, description="literals that do not match their datatype, kept because lenient was given (else refused)"
+    )
 
 
 class SourceVersion(_Model):

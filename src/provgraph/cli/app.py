@@ -176,6 +176,12 @@ MetaOpt = Annotated[Path | None, typer.Option("--graph-metadata", help="RDF desc
 AgentOpt = Annotated[str | None, typer.Option(help="IRI of the person or pipeline ingesting.")]
 ReviewerOpt = Annotated[str | None, typer.Option(help="IRI of the reviewer of every statement.")]
 QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]
+LenientOpt = Annotated[
+    bool,
+    typer.Option(
+        "--lenient", help="Keep literals that do not match their datatype (\"abc\"^^xsd:integer), counted, instead of refusing."
+    ),
+]
 
 
 @contextlib.contextmanager
@@ -211,6 +217,7 @@ def _ingest_command(*, dry_run: bool) -> Callable[..., None]:
         graph_metadata: MetaOpt = None,
         agent: AgentOpt = None,
         reviewer: ReviewerOpt = None,
+        lenient: LenientOpt = False,
         quiet: QuietOpt = False,
         json: JsonOpt = False,
     ) -> None:
@@ -239,6 +246,7 @@ def _ingest_command(*, dry_run: bool) -> Callable[..., None]:
                 split=split,
                 agent=agent,
                 reviewer=reviewer,
+                lenient=lenient,
                 progress=progress,
             )
         if json:

@@ -29,6 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from pyoxigraph import BlankNode, Literal, NamedNode
 
 from provgraph.errors import InputError
+from provgraph.ingest.guard import InputGuard, LineLimit
 from provgraph.ingest.records import Assertion, LiteralCanonicalizer, PassageSpec
 from provgraph.models import ExtractionMethod
 from provgraph.vocab import XSD_NS
@@ -85,11 +86,15 @@ class FactRecord(BaseModel):
         return value
 
 
-def read_jsonl(stream: IO[bytes], *, file: str, base: str | None) -> Iterator[Assertion]:
-    """Yield one assertion per record; the first bad line stops the ingest with its number."""
+def read_jsonl(
+    stream: IO[bytes], *, file: str, base: str | None, guard: InputGuard | None = None
+) -> Iterator[Assertion]:
+    """Yield one assertion per record; the first bad line stops the ingest with its number.
+    Every record passes ``guard`` (no provgraph IRIs, literals that match their datatype)."""
+    guard = guard if guard is not None else InputGuard(file)
     blank_nodes: dict[str, str] = {}
     canonical = LiteralCanonicalizer()
-    for number, raw in enumerate(stream, start=1):
+    for number, raw in enumerate(LineLimit(stream, file), start=1):
         try:
             line = raw.decode("utf-8-sig" if number == 1 else "utf-8")
         except UnicodeDecodeError as exc:
@@ -111,9 +116,13 @@ def read_jsonl(stream: IO[bytes], *, file: str, base: str | None) -> Iterator[As
         except ValidationError as exc:
             raise InputError(_pydantic_message(exc), file=file, line=number) from exc
         try:
-            yield _to_assertion(record, base, blank_nodes, canonical)
+            assertion = _to_assertion(record, base, blank_nodes, canonical, guard, number)
         except ValueError as exc:
             raise InputError(str(exc), file=file, line=number) from exc
+        for term in (assertion.subject, assertion.predicate, assertion.object, assertion.reviewer):
+            if term is not None:
+                guard.ntriples(term, line=number)
+        yield assertion
 
 
 def _pydantic_message(exc: ValidationError) -> str:
@@ -148,7 +157,12 @@ def _node(value: str, base: str | None, blank_nodes: dict[str, str], what: str) 
 
 
 def _to_assertion(
-    record: FactRecord, base: str | None, blank_nodes: dict[str, str], canonical: LiteralCanonicalizer
+    record: FactRecord,
+    base: str | None,
+    blank_nodes: dict[str, str],
+    canonical: LiteralCanonicalizer,
+    guard: InputGuard,
+    line: int,
 ) -> Assertion:
     subject = _node(record.subject, base, blank_nodes, "subject")
     predicate = _iri(record.predicate, base, "predicate")
@@ -163,7 +177,9 @@ def _to_assertion(
         dt = record.datatype
         if dt.startswith("xsd:"):
             dt = XSD_NS + dt[4:]
-        obj = canonical(Literal(record.literal or "", datatype=NamedNode(_iri(dt, None, "datatype")[1:-1])))
+        literal = Literal(record.literal or "", datatype=NamedNode(_iri(dt, None, "datatype")[1:-1]))
+        guard.literal(literal.value, literal.datatype.value, line=line)
+        obj = canonical(literal)
     else:
         obj = str(Literal(record.literal or ""))
     passage = record.passage

@@ -31,6 +31,7 @@ from provgraph.errors import (
     UnsupportedFormatError,
     ValidationFailedError,
 )
+from provgraph.ingest.guard import RESERVED_BASE, InputGuard
 from provgraph.ingest.jsonl import read_jsonl
 from provgraph.ingest.rdf import read_graph_metadata, read_rdf
 from provgraph.ingest.records import Assertion, PassageSpec
@@ -91,6 +92,9 @@ class IngestOptions:
     split: GraphSplit | None = None
     agent: str | None = None
     reviewer: str | None = None
+    #: keep ill-typed literals (counted in the report) instead of refusing the input; not part of
+    #: the fingerprint, as it changes what is accepted, not what is written
+    lenient: bool = False
 
     def fingerprint_fields(self) -> dict[str, object]:
         return {
@@ -190,9 +194,11 @@ def _run(
             if raw.read(3) != b"\xef\xbb\xbf":  # a UTF-8 byte order mark is not content
                 raw.seek(0)
             stream = _Counting(raw, source.stat().st_size, progress)
-            items = _read(stream, fmt, file=file, base=options.base)
+            guard = InputGuard(file, path=source, lenient=options.lenient)
+            items = _read(stream, fmt, file=file, base=options.base, guard=guard)
             if options.split is not None:
-                documents = _split(items, options, main_meta, fingerprint_base, file)
+                documents, metadata_guard = _split(items, options, main_meta, fingerprint_base, file)
+                guard.ill_typed += metadata_guard.ill_typed if metadata_guard is not None else 0
                 built, skipped, validation = _build_split(backend, documents, now, spool)
             else:
                 doc = _Document(main_meta, _fingerprint(content_hash, fingerprint_base))
@@ -234,6 +240,7 @@ def _run(
         quads=sum(b.quads for b in written),
         unchanged=not built,
         validation=validation,
+        ill_typed_literals=guard.ill_typed,
         dry_run=dry_run,
         seconds=round(time.perf_counter() - started, 3),
     )
@@ -275,6 +282,8 @@ def _check_options(options: IngestOptions, file: str) -> None:
                 NamedNode(value)
             except ValueError:
                 raise InputError(f"--{name} must be an absolute IRI, not {value!r}", file=file) from None
+            if name in ("agent", "reviewer") and value.startswith(RESERVED_BASE):
+                raise InputError(f"--{name} may not be one of provgraph's own IRIs ({value})", file=file)
     if options.title is not None and not options.title.strip():
         raise InputError("--title must not be empty", file=file)
     if options.split is not None:
@@ -365,13 +374,15 @@ class _Counting:
 _Item = tuple[Assertion | None, str | None, PassageSpec | None]
 
 
-def _read(stream: _Counting, fmt: InputFormat, *, file: str, base: str | None) -> Iterator[_Item]:
+def _read(
+    stream: _Counting, fmt: InputFormat, *, file: str, base: str | None, guard: InputGuard
+) -> Iterator[_Item]:
     """(assertion, graph name, passage) triples; exactly one of assertion/passage is set."""
     if fmt.is_rdf:
-        for assertion, graph in read_rdf(stream, fmt, file=file, base=base):  # type: ignore[arg-type]
+        for assertion, graph in read_rdf(stream, fmt, file=file, base=base, guard=guard):  # type: ignore[arg-type]
             yield assertion, graph, None
     elif fmt is InputFormat.JSONL:
-        for assertion in read_jsonl(stream, file=file, base=base):  # type: ignore[arg-type]
+        for assertion in read_jsonl(stream, file=file, base=base, guard=guard):  # type: ignore[arg-type]
             yield assertion, None, None
     else:
         raw = stream.read()
@@ -505,13 +516,16 @@ def _build_streaming(
 
 def _split(
     items: Iterator[_Item], options: IngestOptions, main: DocumentMeta, fingerprint_base: str, file: str
-) -> list[_Document]:
+) -> tuple[list[_Document], InputGuard | None]:
     assert options.split is not None
     pattern = re.compile(options.split.pattern)
     metadata: dict[str, list[tuple[str, str]]] = {}
     metadata_hash = ""
+    metadata_guard = None
     if options.split.metadata is not None:
-        metadata = read_graph_metadata(Path(options.split.metadata), base=options.base)
+        metadata, metadata_guard = read_graph_metadata(
+            Path(options.split.metadata), base=options.base, lenient=options.lenient
+        )
         metadata_hash = _file_hash(Path(options.split.metadata))
     type_iri = "<http://www.w3.org/1999/02/22-rdf-syntax-ns#type>"
     groups: dict[str, list[Assertion]] = {}
@@ -548,7 +562,7 @@ def _split(
     keys = [d.meta.key for d in docs]
     if len(set(keys)) != len(keys):
         raise InputError("a split document has the same identity as the file's own document; pass --id", file=file)
-    return docs
+    return docs, metadata_guard
 
 
 def _title_for(key: str) -> str:
