@@ -48,6 +48,7 @@ MAX_ENTITY_LENGTH = 1024
 ENTITY_EXPANSION_FACTOR = 10
 
 _NAMESPACES = {PG_NS: "pg:", ID_NS: "pgid:"}
+_DECLARATION = re.compile(rb"\s*(@prefix|prefix|@base|base)\s", re.IGNORECASE)
 _RULE = (
     "input is data, never provenance: only provgraph mints statements, documents, activities, "
     "passages and catalog entries, so input may not use its namespaces pg: and pgid:"
@@ -146,21 +147,27 @@ class InputGuard:
         namespace = next((ns for ns in _NAMESPACES if iri.startswith(ns)), RESERVED_BASE)
         name = _NAMESPACES.get(namespace, "provgraph's")
         if line is None:
-            needles = [f"<{iri}>", f'"{iri}"', f"'{iri}'"]
-            prefixes = {**self.prefixes, **getattr(self.parser, "prefixes", {})}
-            needles += [f"{p}:{iri[len(ns) :]}" for p, ns in prefixes.items() if ns and iri.startswith(ns)]
-            line = self._locate(needles) or self._locate([namespace])
+            line = self.line_of(iri) or self._locate([namespace], declarations=True)
         return InputError(f"<{iri}> is in provgraph's {name} namespace; {_RULE}", file=self.file, line=line)
 
-    def _locate(self, needles: list[str]) -> int | None:
-        """The first line of the input holding one of ``needles``: the reader streams and does
-        not know where a term came from, so an error looks for it (once, on the error path)."""
+    def line_of(self, iri: str) -> int | None:
+        """The first line of the input that names ``iri``, in full or as a prefixed name."""
+        prefixes = {**self.prefixes, **getattr(self.parser, "prefixes", {})}
+        named = [f"{p}:{iri[len(ns) :]}" for p, ns in prefixes.items() if ns and iri.startswith(ns)]
+        return self._locate([f"<{iri}>", f'"{iri}"', f"'{iri}'", *sorted(named, key=len, reverse=True)])
+
+    def _locate(self, needles: list[str], *, declarations: bool = False) -> int | None:
+        """The first line of the input holding one of ``needles`` (prefix declarations only when
+        ``declarations``): the reader streams and does not know where a term came from, so an
+        error looks for it (once, on the error path)."""
         if self.path is None:
             return None
         wanted = [n.encode("utf-8") for n in needles if n]
         try:
             with self.path.open("rb") as stream:
                 for number, line in enumerate(stream, start=1):
+                    if not declarations and _DECLARATION.match(line):
+                        continue
                     if any(n in line for n in wanted):
                         return number
         except OSError:

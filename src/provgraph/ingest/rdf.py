@@ -15,6 +15,7 @@ from pyoxigraph import BlankNode, DefaultGraph, Literal, NamedNode, Quad, RdfFor
 
 from provgraph.errors import InputError
 from provgraph.ingest.guard import InputGuard, LineLimit, check_json_depth, check_xml
+from provgraph.ingest.nanopub import check_nanopublications, mentions_nanopublications
 from provgraph.ingest.records import Assertion, LiteralCanonicalizer
 from provgraph.models import InputFormat
 
@@ -28,6 +29,7 @@ RDF_FORMATS: dict[InputFormat, RdfFormat] = {
 }
 
 _LINE_FORMATS = (InputFormat.NTRIPLES, InputFormat.NQUADS)
+_DATASET_FORMATS = (InputFormat.TRIG, InputFormat.NQUADS, InputFormat.JSONLD)
 _BOUNDED_LINES = (InputFormat.NTRIPLES, InputFormat.NQUADS, InputFormat.TURTLE, InputFormat.TRIG)
 _POSITION = re.compile(r"line (\d+)(?: between columns (\d+)| at column (\d+))?", re.I)
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:")
@@ -58,6 +60,10 @@ def read_rdf(
     # value is kept, and the guard refuses it.
     strict = fmt is InputFormat.JSONLD
     source: IO[bytes] | bytes = stream
+    # Nanopublications are checked as a whole once read (see provgraph.ingest.nanopub).
+    nanopubs: list[Quad] | None = None
+    if fmt in _DATASET_FORMATS and guard.path is not None and mentions_nanopublications(guard.path):
+        nanopubs = []
     if fmt is InputFormat.RDFXML and guard.path is not None:
         check_xml(guard.path, file)
     elif fmt is InputFormat.JSONLD:
@@ -81,8 +87,12 @@ def read_rdf(
             guard.iri(p.value)
             guard.term(o)
             guard.term(g)
+            if nanopubs is not None:
+                nanopubs.append(quad)
             assertion = Assertion(str(s), str(p), canonical(o) if isinstance(o, Literal) else str(o))
             yield assertion, (None if isinstance(g, DefaultGraph) else str(g))
+        if nanopubs is not None:
+            check_nanopublications(nanopubs, file=file, locate=guard.line_of)
     except SyntaxError as exc:
         raise _syntax_error(exc, file) from exc
     except MemoryError as exc:
