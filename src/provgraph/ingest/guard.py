@@ -304,6 +304,8 @@ def check_xml(source: Path | bytes, file: str) -> None:
         raise InputError(f"RDF/XML refused: {exc}", file=file, line=exc.line) from None
     except expat.ExpatError as exc:
         reason = expat.ErrorString(exc.code)
+        if "amplification" in reason:  # expat's own guard against entity bombs
+            raise InputError(f"RDF/XML refused: {reason}", file=file, line=exc.lineno) from None
         if reason in ("no element found", "unclosed token") or "unclosed" in reason:
             reason += " (the file is cut off, or an element is not closed)"
         raise InputError(
