@@ -122,8 +122,10 @@ class ProvGraph:
         self.close()
 
     def recover(self) -> list[str]:
-        """Remove source graphs an interrupted ingest wrote but never committed to the catalog.
-        Runs on every read-write open; returns the graphs removed."""
+        """Remove source graphs an interrupted ingest wrote but never committed to the catalog,
+        and the spool directories of ingests that were killed. Runs on every read-write open;
+        returns the graphs removed."""
+        pipeline.remove_stale_spools()
         return catalog.remove_orphans(self._backend)
 
     # ------------------------------------------------------------------ ingest

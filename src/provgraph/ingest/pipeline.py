@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
+import shutil
 import tempfile
 import time
 from collections.abc import Callable, Iterator
@@ -188,7 +190,8 @@ def _run(
     )
     fingerprint_base = json.dumps(options.fingerprint_fields(), sort_keys=True)
 
-    with tempfile.TemporaryDirectory(prefix="provgraph-ingest-") as tmp:
+    remove_stale_spools()
+    with tempfile.TemporaryDirectory(prefix=f"{SPOOL_PREFIX}{os.getpid()}-") as tmp:
         spool_path = Path(tmp) / "ingest.nq"
         with source.open("rb") as raw, spool_path.open("w", encoding="utf-8") as spool:
             if raw.read(3) != b"\xef\xbb\xbf":  # a UTF-8 byte order mark is not content
@@ -244,6 +247,37 @@ def _run(
         dry_run=dry_run,
         seconds=round(time.perf_counter() - started, 3),
     )
+
+
+# ---------------------------------------------------------------------- spool directories
+
+#: Spool directories are named ``provgraph-ingest-<pid>-<random>`` in the temporary directory.
+SPOOL_PREFIX = "provgraph-ingest-"
+
+
+def remove_stale_spools(directory: str | Path | None = None) -> list[Path]:
+    """Remove the spool directories of ingests whose process is gone (killed with SIGKILL, it
+    could not remove its own); returns them. Runs before every ingest and on every read-write
+    open of a store."""
+    removed = []
+    for entry in Path(directory or tempfile.gettempdir()).glob(SPOOL_PREFIX + "*"):
+        pid = entry.name[len(SPOOL_PREFIX) :].split("-", 1)[0]
+        if not pid.isdigit() or int(pid) == os.getpid() or _alive(int(pid)) or not entry.is_dir():
+            continue
+        shutil.rmtree(entry, ignore_errors=True)
+        if not entry.exists():
+            removed.append(entry)
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # another user's process
+    return True
 
 
 # ---------------------------------------------------------------------- checks
@@ -748,4 +782,4 @@ def _insert_data(spool: Path, built: list[_Built]) -> str:
     return "\n".join(parts)
 
 
-__all__ = ["BULK_THRESHOLD", "IngestOptions", "ProgressCallback", "run"]
+__all__ = ["BULK_THRESHOLD", "SPOOL_PREFIX", "IngestOptions", "ProgressCallback", "remove_stale_spools", "run"]
