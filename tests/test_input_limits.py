@@ -18,9 +18,7 @@ from provgraph.ingest.guard import MAX_JSON_DEPTH, MAX_LINE_BYTES
 
 EX = "http://example.org/"
 XSD = "http://www.w3.org/2001/XMLSchema#"
-RDF_OPEN = (
-    '<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" xmlns:ex="http://example.org/">\n'
-)
+RDF_OPEN = '<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" xmlns:ex="http://example.org/">\n'
 
 
 def refused(pg: ProvGraph, path: Path, **options: object) -> InputError:
@@ -156,7 +154,7 @@ def test_a_cut_off_file_is_an_error_and_does_not_supersede_the_complete_version(
 def test_a_cut_off_rdf_xml_file_says_so(pg, tmp_path):
     path = tmp_path / "cut.rdf"
     text = COMPLETE["rdf"]
-    path.write_text(text[: text.index("<rdf:Description rdf:about=\"http://example.org/b\">")])
+    path.write_text(text[: text.index('<rdf:Description rdf:about="http://example.org/b">')])
     error = refused(pg, path, id="cut")
     assert error.reason.startswith("not well-formed XML: no element found (the file is cut off")
     assert error.line == 4
@@ -166,7 +164,12 @@ def test_a_cut_off_rdf_xml_file_says_so(pg, tmp_path):
 
 
 def deep_jsonld(depth: int) -> str:
-    return '{"@id": "http://example.org/a",\n "http://example.org/p": ' + '{"http://example.org/p": ' * depth + '"x"' + "}" * (depth + 1)
+    return (
+        '{"@id": "http://example.org/a",\n "http://example.org/p": '
+        + '{"http://example.org/p": ' * depth
+        + '"x"'
+        + "}" * (depth + 1)
+    )
 
 
 def test_deep_json_ld_is_refused_with_its_line(pg, tmp_path):
@@ -261,7 +264,9 @@ ILL_TYPED = [
 @pytest.mark.parametrize(("lexical", "datatype", "reason"), ILL_TYPED, ids=[f"{d}-{v}" for v, d, _ in ILL_TYPED])
 def test_an_ill_typed_literal_is_refused_with_its_line(pg, tmp_path, lexical, datatype, reason):
     path = tmp_path / "typed.ttl"
-    path.write_text(f"@prefix ex: <{EX}> . @prefix xsd: <{XSD}> .\nex:a ex:p 1 .\nex:a ex:q {lexical}^^xsd:{datatype} .\n")
+    path.write_text(
+        f"@prefix ex: <{EX}> . @prefix xsd: <{XSD}> .\nex:a ex:p 1 .\nex:a ex:q {lexical}^^xsd:{datatype} .\n"
+    )
     error = refused(pg, path, id="typed")
     assert error.line == 3
     assert error.reason.startswith(f"ill-typed literal {lexical}^^<{XSD}{datatype}>: {reason}")

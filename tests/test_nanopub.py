@@ -16,20 +16,22 @@ SUITE = Path(__file__).parent / "data" / "nanopub-testsuite"
 
 # Why each invalid file is refused (a part of the message).
 INVALID = {
-    "plain/assertion_graph_uri_not_matching.trig": "the assertion graph <http://purl.org/nanopub/1601763780/assertion> "
-    "does not match the nanopublication's IRI",
+    "plain/assertion_graph_uri_not_matching.trig": "the assertion graph "
+    "<http://purl.org/nanopub/1601763780/assertion> does not match the nanopublication's IRI",
     "plain/emptya.trig": "the assertion graph <http://example.org/nanopub-validator-example/assertion> is empty",
-    "plain/emptyinfo.trig": "the publication-info graph <http://example.org/nanopub-validator-example/pubinfo> is empty",
+    "plain/emptyinfo.trig": "the publication-info graph <http://example.org/nanopub-validator-example/pubinfo> "
+    "is empty",
     "plain/emptyprov.trig": "the provenance graph <http://example.org/nanopub-validator-example/provenance> is empty",
-    "plain/extragraph.trig": "the graph <http://example.org/nanopub-validator-example/foobar> belongs to no nanopublication",
+    "plain/extragraph.trig": "the graph <http://example.org/nanopub-validator-example/foobar> belongs to no "
+    "nanopublication",
     "plain/graphs_uris_equal.trig": "its head, assertion, provenance and publication-info graphs must be distinct",
     "plain/illtyped_datatypes_in_assertion.trig": 'ill-typed literal "two"^^<http://www.w3.org/2001/XMLSchema#integer>',
     "plain/noinfolink.trig": "the publication-info graph says nothing about the nanopublication",
     "plain/noprovlink.trig": "the provenance graph says nothing about the assertion",
-    "plain/provenance_graph_uri_not_matching.trig": "the provenance graph <http://purl.org/nanopub/1601763780/provenance> "
-    "does not match the nanopublication's IRI",
-    "plain/pubinfo_graph_uri_not_matching.trig": "the publication-info graph <http://purl.org/nanopub/1601763780/pubinfo> "
-    "does not match the nanopublication's IRI",
+    "plain/provenance_graph_uri_not_matching.trig": "the provenance graph "
+    "<http://purl.org/nanopub/1601763780/provenance> does not match the nanopublication's IRI",
+    "plain/pubinfo_graph_uri_not_matching.trig": "the publication-info graph "
+    "<http://purl.org/nanopub/1601763780/pubinfo> does not match the nanopublication's IRI",
     "plain/valid_invalid1.trig": "invalid nanopublication <http://example.org/mynanopub3#>: the head graph has no "
     "np:hasAssertion",
     "signed/RA6T-YLqLnYd5XfnqR9PaGUjCzudvHdYjcG4GvOc7fdpA-all-LF.trig": "trusty URI hash mismatch: the content hashes "

@@ -179,7 +179,8 @@ QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar."
 LenientOpt = Annotated[
     bool,
     typer.Option(
-        "--lenient", help="Keep literals that do not match their datatype (\"abc\"^^xsd:integer), counted, instead of refusing."
+        "--lenient",
+        help='Keep literals that do not match their datatype ("abc"^^xsd:integer), counted, instead of refusing.',
     ),
 ]
 

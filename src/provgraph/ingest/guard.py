@@ -24,8 +24,8 @@ from __future__ import annotations
 import io
 import re
 from array import array
-from itertools import accumulate
 from collections.abc import Iterator
+from itertools import accumulate
 from pathlib import Path
 from typing import IO
 from xml.parsers import expat
@@ -232,7 +232,7 @@ class LineLimit:
 # ---------------------------------------------------------------------- XML
 
 
-class _Refused(Exception):
+class _RefusedError(Exception):
     def __init__(self, message: str, line: int | None) -> None:
         super().__init__(message)
         self.line = line
@@ -261,17 +261,21 @@ def check_xml(source: Path | bytes, file: str) -> None:
     ) -> None:
         line = parser.CurrentLineNumber
         if is_parameter:
-            raise _Refused(f"the parameter entity %{name}; is not allowed (entity declarations are limited)", line)
+            raise _RefusedError(f"the parameter entity %{name}; is not allowed (entity declarations are limited)", line)
         if value is None or system_id is not None or notation is not None:
-            raise _Refused(f"the external entity &{name}; is not allowed: input may not make provgraph read files", line)
+            raise _RefusedError(
+                f"the external entity &{name}; is not allowed: input may not make provgraph read files", line
+            )
         if "&" in value or "%" in value:
-            raise _Refused(f"the entity &{name}; refers to another entity: nested entities are not allowed", line)
+            raise _RefusedError(f"the entity &{name}; refers to another entity: nested entities are not allowed", line)
         if len(value) > MAX_ENTITY_LENGTH:
-            raise _Refused(f"the entity &{name}; is {len(value):,} characters; the limit is {MAX_ENTITY_LENGTH:,}", line)
+            raise _RefusedError(
+                f"the entity &{name}; is {len(value):,} characters; the limit is {MAX_ENTITY_LENGTH:,}", line
+            )
         entities[name.encode("utf-8")] = len(value.encode("utf-8"))
 
     def external(*_args: object) -> int:
-        raise _Refused("external entities are not allowed", parser.CurrentLineNumber)
+        raise _RefusedError("external entities are not allowed", parser.CurrentLineNumber)
 
     parser.EntityDeclHandler = declared
     parser.ExternalEntityRefHandler = external
@@ -293,14 +297,14 @@ def check_xml(source: Path | bytes, file: str) -> None:
                     expanded += sum(entities.get(m.group(1), 0) for m in _ENTITY_REF.finditer(text, 0, cut))
                     carry = text[cut:][:256]
                     if expanded > budget:
-                        raise _Refused(
+                        raise _RefusedError(
                             f"entity references expand to more than {budget:,} bytes "
                             f"({ENTITY_EXPANSION_FACTOR}x the file's size + 1 MiB)",
                             lines + text.count(b"\n", 0, cut) + 1,
                         )
                 lines += chunk.count(b"\n")
             parser.Parse(b"", True)
-    except _Refused as exc:
+    except _RefusedError as exc:
         raise InputError(f"RDF/XML refused: {exc}", file=file, line=exc.line) from None
     except expat.ExpatError as exc:
         reason = expat.ErrorString(exc.code)
@@ -308,9 +312,7 @@ def check_xml(source: Path | bytes, file: str) -> None:
             raise InputError(f"RDF/XML refused: {reason}", file=file, line=exc.lineno) from None
         if reason in ("no element found", "unclosed token") or "unclosed" in reason:
             reason += " (the file is cut off, or an element is not closed)"
-        raise InputError(
-            f"not well-formed XML: {reason}", file=file, line=exc.lineno, column=exc.offset + 1
-        ) from None
+        raise InputError(f"not well-formed XML: {reason}", file=file, line=exc.lineno, column=exc.offset + 1) from None
 
 
 # ---------------------------------------------------------------------- JSON-LD

@@ -180,7 +180,9 @@ def normalised(quads: Iterable[Quad], code: str) -> str:
             _iri(q.predicate, code).encode(),
             _term_key(q.object, code),
         )
-        rows.append((key, _line(graph, code) + _line(q.subject, code) + _line(q.predicate, code) + _line(q.object, code)))
+        rows.append(
+            (key, _line(graph, code) + _line(q.subject, code) + _line(q.predicate, code) + _line(q.object, code))
+        )
     rows.sort(key=lambda row: row[0])
     out: list[str] = []
     for _, text in rows:

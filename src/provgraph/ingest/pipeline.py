@@ -408,9 +408,7 @@ class _Counting:
 _Item = tuple[Assertion | None, str | None, PassageSpec | None]
 
 
-def _read(
-    stream: _Counting, fmt: InputFormat, *, file: str, base: str | None, guard: InputGuard
-) -> Iterator[_Item]:
+def _read(stream: _Counting, fmt: InputFormat, *, file: str, base: str | None, guard: InputGuard) -> Iterator[_Item]:
     """(assertion, graph name, passage) triples; exactly one of assertion/passage is set."""
     if fmt.is_rdf:
         for assertion, graph in read_rdf(stream, fmt, file=file, base=base, guard=guard):  # type: ignore[arg-type]

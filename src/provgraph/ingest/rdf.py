@@ -59,7 +59,7 @@ def read_rdf(
     # JSON-LD's toRdf drops a value with an invalid IRI without a word: parsed leniently, such a
     # value is kept, and the guard refuses it.
     strict = fmt is InputFormat.JSONLD
-    source: IO[bytes] | bytes = stream
+    source: IO[bytes] | LineLimit | bytes = stream
     # Nanopublications are checked as a whole once read (see provgraph.ingest.nanopub).
     nanopubs: list[Quad] | None = None
     if fmt in _DATASET_FORMATS and guard.path is not None and mentions_nanopublications(guard.path):
@@ -72,7 +72,13 @@ def read_rdf(
     elif fmt in _BOUNDED_LINES:
         source = LineLimit(stream, file)
     try:
-        quads = parse(source, format=rdf_format, base_iri=base, lenient=resolve or strict, rename_blank_nodes=True)
+        quads = parse(
+            source,  # type: ignore[arg-type]  # a binary reader: read() is all pyoxigraph calls
+            format=rdf_format,
+            base_iri=base,
+            lenient=resolve or strict,
+            rename_blank_nodes=True,
+        )
         guard.parser = quads
         fix: Callable[[NamedNode], NamedNode] | None = _resolver(base, file) if resolve else None
         canonical = LiteralCanonicalizer()
