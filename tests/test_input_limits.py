@@ -357,3 +357,27 @@ def test_the_bundled_examples_have_no_ill_typed_literals(pg):
     for path in sorted(EXAMPLES.glob("*")):
         if path.suffix in (".ttl", ".jsonl", ".trig", ".md") and "bad" not in path.name and "shapes" not in path.name:
             assert pg.ingest(path, id=path.name).ill_typed_literals == 0
+
+
+# ---------------------------------------------------------------------- the same bounds beside ingest
+
+
+@pytest.mark.parametrize(
+    ("content", "fmt", "reason"),
+    [
+        (XML_BOMBS[0][1], "rdfxml", "RDF/XML refused: the entity &lol1; refers to another entity"),
+        (deep_jsonld(5000), "jsonld", f"JSON nested deeper than {MAX_JSON_DEPTH} levels"),
+    ],
+    ids=["billion-laughs", "deep-json-ld"],
+)
+def test_graph_store_writes_and_ontologies_are_bounded_too(pg, tmp_path, content, fmt, reason):
+    before = dataset_dump(pg)
+    with pytest.raises(InputError) as caught:
+        pg.replace_graph(f"{EX}mine", content.encode(), format=fmt)
+    assert caught.value.reason.startswith(reason)
+    path = tmp_path / f"policy.{'rdf' if fmt == 'rdfxml' else 'jsonld'}"
+    path.write_text(content)
+    with pytest.raises(InputError) as caught:
+        pg.add_ontology(path)
+    assert caught.value.reason.startswith(reason) and caught.value.file == str(path)
+    assert dataset_dump(pg) == before

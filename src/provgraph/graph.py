@@ -19,6 +19,7 @@ from provgraph.answer.pipeline import build_generator, respond
 from provgraph.answer.retrieve import Retriever
 from provgraph.errors import InputError, NotFoundError, ProvGraphError, QueryError, UnsupportedFormatError
 from provgraph.ingest import pipeline
+from provgraph.ingest.guard import check_json_depth, check_xml
 from provgraph.ingest.rdf import RDF_FORMATS as _INPUT_RDF
 from provgraph.ingest.reify import xsd_datetime
 from provgraph.models import (
@@ -706,6 +707,11 @@ def _ntriples(data: bytes, fmt: InputFormat, base_iri: str | None) -> str:
     """The triples of one RDF document as N-Triples (which is also SPARQL's triple syntax)."""
     if not fmt.is_rdf:
         raise UnsupportedFormatError(f"{fmt.value} is not an RDF syntax; a graph takes RDF")
+    # the same bounds as ingest: a Graph Store write or an ontology must not blow up the server
+    if fmt is InputFormat.RDFXML:
+        check_xml(data, None)
+    elif fmt is InputFormat.JSONLD:
+        check_json_depth(data, None)
     try:
         quads = list(parse(data, format=_INPUT_RDF[fmt], base_iri=base_iri, rename_blank_nodes=True))
     except SyntaxError as exc:

@@ -241,7 +241,7 @@ class _RefusedError(Exception):
 _ENTITY_REF = re.compile(rb"&([A-Za-z_:][-A-Za-z0-9._:]*);")
 
 
-def check_xml(source: Path | bytes, file: str) -> None:
+def check_xml(source: Path | bytes, file: str | None) -> None:
     """Refuse RDF/XML that is not well-formed (a truncated file is not), declares external or
     parameter entities, entities referring to entities, long entities, or whose entity references
     would expand past :data:`ENTITY_EXPANSION_FACTOR` times its size. Short flat entities, as
@@ -323,7 +323,7 @@ _JSON_TOKEN = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]')
 _STEPS = bytes.maketrans(b"[{]}", b"\x01\x01\xff\xff")
 
 
-def check_json_depth(data: bytes, file: str) -> None:
+def check_json_depth(data: bytes, file: str | None) -> None:
     """Refuse JSON nested deeper than :data:`MAX_JSON_DEPTH`, naming the line where it goes too deep."""
     # Strings can hold brackets: drop them, keep the brackets, and take the running maximum of
     # +1/-1 steps, all at C speed; the line is found by a slower scan only when the check fails.
