@@ -381,3 +381,42 @@ def test_graph_store_writes_and_ontologies_are_bounded_too(pg, tmp_path, content
         pg.add_ontology(path)
     assert caught.value.reason.startswith(reason) and caught.value.file == str(path)
     assert dataset_dump(pg) == before
+
+
+# ---------------------------------------------------------------------- terms too large to load
+
+HUGE = MAX_LINE_BYTES + 10
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "line", "reason"),
+    [
+        (
+            "literal.rdf",
+            f'<?xml version="1.0"?>\n{RDF_OPEN}<rdf:Description rdf:about="{EX}a"><ex:p>{"x" * HUGE}</ex:p>'
+            "</rdf:Description>\n</rdf:RDF>\n",
+            3,
+            f"a literal of {HUGE:,} bytes; the limit is {MAX_LINE_BYTES:,}",
+        ),
+        (
+            "literal.jsonld",
+            json.dumps({"@id": f"{EX}a", f"{EX}p": "x" * (2 * HUGE)}, indent=1),
+            3,
+            "a single token (a literal or an IRI) is larger than the parser's buffer",
+        ),
+        (
+            "passage.txt",
+            "A first sentence.\n\n" + "word " * (HUGE // 5 + 1),
+            3,
+            "a sentence of",
+        ),
+        ("deep.jsonl", '{"subject": ' + "[" * 100_000 + "]" * 100_000 + "}\n", 1, "JSON nested too deeply"),
+    ],
+    ids=["literal.rdf", "literal.jsonld", "passage.txt", "deep.jsonl"],
+)
+def test_a_term_too_large_to_load_is_an_error_naming_its_line(pg, tmp_path, name, content, line, reason):
+    path = tmp_path / name
+    path.write_text(content)
+    error = refused(pg, path, id=name)
+    assert error.reason.startswith(reason)
+    assert error.line == line

@@ -40,6 +40,9 @@ from provgraph.vocab import ID_NS, PG_NS
 RESERVED_BASE = "https://w3id.org/provgraph/"
 #: Longest line of N-Triples, N-Quads, Turtle, TriG and JSON Lines (pyoxigraph's buffer is 16 MiB).
 MAX_LINE_BYTES = 8 * 1024 * 1024
+#: Longest literal or IRI, in UTF-8 bytes: Oxigraph loads a graph as N-Quads with one quad a
+#: line in a buffer of 16 MiB, so a longer term could be parsed but never validated or written.
+MAX_TERM_BYTES = MAX_LINE_BYTES
 #: Deepest nesting of JSON objects and arrays in JSON-LD (the parser's stack overflows near 5,000).
 MAX_JSON_DEPTH = 100
 #: Longest replacement text of an XML entity (namespace IRIs are far shorter).
@@ -73,10 +76,24 @@ class InputGuard:
     def iri(self, value: str, *, line: int | None = None) -> None:
         if value.startswith(RESERVED_BASE):
             raise self._reserved(value, line)
+        self.size(value, "an IRI", line=line)
+
+    def size(self, value: str, what: str, *, line: int | None = None) -> None:
+        """Refuse a term longer than :data:`MAX_TERM_BYTES`."""
+        if len(value) * 4 <= MAX_TERM_BYTES:  # a UTF-8 character is at most 4 bytes: the common case
+            return
+        size = len(value.encode("utf-8"))
+        if size > MAX_TERM_BYTES:
+            raise InputError(
+                f"{what} of {size:,} bytes; the limit is {MAX_TERM_BYTES:,}",
+                file=self.file,
+                line=line if line is not None else self._locate([value[:64]]),
+            )
 
     def literal(self, value: str, datatype: str, *, line: int | None = None) -> None:
         if datatype.startswith(RESERVED_BASE):
             raise self._reserved(datatype, line)
+        self.size(value, "a literal", line=line)
         problem = literal_problem(value, datatype)
         if problem is None:
             return
@@ -98,6 +115,8 @@ class InputGuard:
         elif isinstance(term, Literal):
             if term.language is None:
                 self.literal(term.value, term.datatype.value, line=line)
+            else:
+                self.size(term.value, "a literal", line=line)
         elif isinstance(term, Triple):
             self.term(term.subject, line=line)
             self.term(term.predicate, line=line)
@@ -188,6 +207,11 @@ class LineLimit:
         self._limit = limit
         self._line = 1  # the line being read
         self._length = 0  # its bytes so far
+
+    @property
+    def line(self) -> int:
+        """The line being read."""
+        return self._line
 
     def read(self, size: int = -1) -> bytes:
         data = self._raw.read(size)
@@ -323,6 +347,14 @@ _JSON_TOKEN = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]')
 _STEPS = bytes.maketrans(b"[{]}", b"\x01\x01\xff\xff")
 
 
+def long_json_string_line(data: bytes, limit: int) -> int | None:
+    """The line of the first JSON string longer than ``limit`` bytes (for an error message)."""
+    for match in _JSON_STRING.finditer(data):
+        if match.end() - match.start() > limit:
+            return data.count(b"\n", 0, match.start()) + 1
+    return None
+
+
 def check_json_depth(data: bytes, file: str | None) -> None:
     """Refuse JSON nested deeper than :data:`MAX_JSON_DEPTH`, naming the line where it goes too deep."""
     # Strings can hold brackets: drop them, keep the brackets, and take the running maximum of
@@ -350,9 +382,11 @@ __all__ = [
     "MAX_ENTITY_LENGTH",
     "MAX_JSON_DEPTH",
     "MAX_LINE_BYTES",
+    "MAX_TERM_BYTES",
     "RESERVED_BASE",
     "InputGuard",
     "LineLimit",
     "check_json_depth",
     "check_xml",
+    "long_json_string_line",
 ]

@@ -109,6 +109,8 @@ def read_jsonl(
             data: Any = json.loads(line)
         except json.JSONDecodeError as exc:
             raise InputError(f"invalid JSON: {exc.msg}", file=file, line=number, column=exc.colno) from exc
+        except RecursionError:
+            raise InputError("JSON nested too deeply for a fact record", file=file, line=number) from None
         if not isinstance(data, dict):
             raise InputError("a fact record must be a JSON object", file=file, line=number)
         try:
@@ -122,6 +124,8 @@ def read_jsonl(
         for term in (assertion.subject, assertion.predicate, assertion.object, assertion.reviewer):
             if term is not None:
                 guard.ntriples(term, line=number)
+        if assertion.passage is not None:
+            guard.size(assertion.passage.text, "a passage", line=number)
         yield assertion
 
 

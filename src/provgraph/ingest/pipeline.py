@@ -424,6 +424,7 @@ def _read(stream: _Counting, fmt: InputFormat, *, file: str, base: str | None, g
             line = raw.count(b"\n", 0, exc.start) + 1
             raise InputError("not UTF-8: text documents must be UTF-8 encoded", file=file, line=line) from exc
         for passage in split_passages(text, markdown=fmt is InputFormat.MARKDOWN):
+            guard.size(passage.text, "a sentence", line=text.count("\n", 0, passage.start or 0) + 1)
             yield None, None, passage
 
 

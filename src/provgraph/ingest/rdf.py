@@ -14,7 +14,14 @@ from urllib.parse import urljoin
 from pyoxigraph import BlankNode, DefaultGraph, Literal, NamedNode, Quad, RdfFormat, Triple, parse
 
 from provgraph.errors import InputError
-from provgraph.ingest.guard import InputGuard, LineLimit, check_json_depth, check_xml
+from provgraph.ingest.guard import (
+    MAX_TERM_BYTES,
+    InputGuard,
+    LineLimit,
+    check_json_depth,
+    check_xml,
+    long_json_string_line,
+)
 from provgraph.ingest.nanopub import check_nanopublications, mentions_nanopublications
 from provgraph.ingest.records import Assertion, LiteralCanonicalizer
 from provgraph.models import InputFormat
@@ -103,8 +110,11 @@ def read_rdf(
         raise _syntax_error(exc, file) from exc
     except MemoryError as exc:
         # pyoxigraph's parsers hold one token in a buffer of at most 16 MiB
+        line = source.line if isinstance(source, LineLimit) else None
+        if isinstance(source, bytes):
+            line = long_json_string_line(source, MAX_TERM_BYTES)
         raise InputError(
-            f"a single token (a literal or an IRI) is larger than the parser's buffer: {exc}", file=file
+            f"a single token (a literal or an IRI) is larger than the parser's buffer: {exc}", file=file, line=line
         ) from exc
     except ValueError as exc:
         raise InputError(f"cannot parse as {fmt.value}: {exc}", file=file) from exc
