@@ -97,9 +97,10 @@ def read_rdf(
                 for term in (s, p, o, g):
                     guard.strict(term)
             guard.term(s)
-            guard.iri(p.value)
+            guard.term(p)
             guard.term(o)
-            guard.term(g)
+            if not isinstance(g, DefaultGraph):
+                guard.term(g)
             if nanopubs is not None:
                 nanopubs.append(quad)
             assertion = Assertion(str(s), str(p), canonical(o) if isinstance(o, Literal) else str(o))
