@@ -420,3 +420,44 @@ def test_a_term_too_large_to_load_is_an_error_naming_its_line(pg, tmp_path, name
     error = refused(pg, path, id=name)
     assert error.reason.startswith(reason)
     assert error.line == line
+
+
+# ---------------------------------------------------------------------- TriX
+
+TRIX_OPEN = '<?xml version="1.0"?>\n<TriX xmlns="http://www.w3.org/2004/03/trix/trix-1/">\n'
+TRIPLE = f'<triple><uri>{EX}a</uri><uri>{EX}p</uri><typedLiteral datatype="{XSD}integer">5</typedLiteral></triple>'
+
+
+@pytest.mark.parametrize(
+    ("body", "line", "reason"),
+    [
+        (f"<graph>\n<triple><uri>{EX}a</uri><uri>{EX}p</uri></triple>\n</graph>", 4, "TriX: a triple has 3 terms"),
+        (f"<graph>\n<rdf:RDF xmlns:rdf='{EX}'/>\n</graph>", 4, "TriX: <RDF> is not a TriX element"),
+        (f"<graph>\n<triple><uri>{EX}a</uri><uri>not an iri</uri><uri>{EX}c</uri></triple>\n</graph>", 4,
+         "TriX: invalid IRI <not an iri>"),
+        (f"<graph>\n<triple><uri>{EX}a</uri><uri>{EX}p</uri><typedLiteral datatype=\"{XSD}date\">2024-13-45"
+         "</typedLiteral></triple>\n</graph>", None, 'ill-typed literal "2024-13-45"'),
+        (f"<graph>\n{TRIPLE}\n<triple><uri>{EX}b</uri>", 5, "not well-formed XML: no element found"),
+    ],
+    ids=["two-terms", "foreign-element", "invalid-iri", "ill-typed", "cut-off"],
+)  # fmt: skip
+def test_trix_errors_name_their_line(pg, tmp_path, body, line, reason):
+    path = tmp_path / "data.trix"
+    path.write_text(TRIX_OPEN + body + ("\n</TriX>\n" if "cut" not in reason and "no element" not in reason else ""))
+    error = refused(pg, path, id="data")
+    assert error.reason.startswith(reason)
+    if line is not None:
+        assert error.line == line
+
+
+def test_a_trix_file_ingests_with_its_graph_names(pg, tmp_path):
+    path = tmp_path / "data.xml"  # .xml: TriX when its root element says so
+    path.write_text(
+        f"{TRIX_OPEN}<graph><uri>{EX}g</uri>{TRIPLE}</graph><graph>{TRIPLE.replace('5', '6')}</graph></TriX>"
+    )
+    report = pg.ingest(path, id="data")
+    assert (report.format.value, report.statements) == ("trix", 2)
+    assert {(e.object, e.original_graph) for e in pg.evidence(f"{EX}a", f"{EX}p")} == {
+        (f'"5"^^<{XSD}integer>', f"{EX}g"),
+        (f'"6"^^<{XSD}integer>', None),
+    }

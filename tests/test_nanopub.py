@@ -43,7 +43,6 @@ INVALID = {
     "does not match the nanopublication's IRI",
 }
 # Valid files that do not ingest as they are, and why.
-NOT_READ = {"plain/simple1.xml": "TriX, a format provgraph does not read (simple1.trig and simple1.nq are the same)"}
 ILL_TYPED = {"trusty/fair-maturity-1.trig": 1}  # "2019-02-26"^^xsd:dateTime: ingests with lenient
 
 VALID = sorted(str(p.relative_to(SUITE / "valid")) for p in (SUITE / "valid").glob("*/*"))
@@ -65,10 +64,7 @@ def test_an_invalid_nanopublication_is_refused_with_its_reason(pg: ProvGraph, na
     assert caught.value.file == str(path) and caught.value.line is not None
 
 
-@pytest.mark.parametrize(
-    "name",
-    [pytest.param(n, marks=pytest.mark.xfail(reason=NOT_READ[n], strict=True)) if n in NOT_READ else n for n in VALID],
-)
+@pytest.mark.parametrize("name", VALID)
 def test_a_valid_nanopublication_ingests(pg: ProvGraph, name: str):
     path = SUITE / "valid" / name
     if name in ILL_TYPED:
@@ -77,6 +73,14 @@ def test_a_valid_nanopublication_ingests(pg: ProvGraph, name: str):
     report = pg.ingest(path, id=name, lenient=name in ILL_TYPED)
     assert report.statements > 0 and report.validation.conforms
     assert report.ill_typed_literals == ILL_TYPED.get(name, 0)
+
+
+def test_the_trix_nanopublication_is_the_same_as_the_trig_one(pg: ProvGraph):
+    trix = pg.ingest(SUITE / "valid" / "plain" / "simple1.xml", id="trix")
+    trig = pg.ingest(SUITE / "valid" / "plain" / "simple1.trig", id="trig")
+    assert trix.format.value == "trix"
+    assert trix.statements == trig.statements
+    assert pg.export(graph=trix.documents[0].graph, format="ntriples").count(b"originalGraph") == trix.statements
 
 
 def test_the_trusty_hash_is_the_one_in_the_uri():

@@ -140,6 +140,13 @@ POSITIONS = [
         4,
         f"{PG}Statement",
     ),
+    (
+        "graph.trix",
+        f'<TriX xmlns="http://www.w3.org/2004/03/trix/trix-1/">\n<graph>\n<uri>{PGID}catalog</uri>\n'
+        f"<triple><uri>{EX}a</uri><uri>{EX}b</uri><uri>{EX}c</uri></triple>\n</graph>\n</TriX>\n",
+        3,
+        f"{PGID}catalog",
+    ),
     ("subject.jsonl", json.dumps({"subject": f"{PGID}stmt/1", "predicate": f"{EX}b", "object": f"{EX}c"}), 1,
      f"{PGID}stmt/1"),
     ("predicate.jsonl", "\n" + json.dumps({"subject": f"{EX}a", "predicate": TERM, "literal": "1"}), 2, TERM),

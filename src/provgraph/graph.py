@@ -22,6 +22,7 @@ from provgraph.ingest import pipeline
 from provgraph.ingest.guard import check_json_depth, check_xml
 from provgraph.ingest.rdf import RDF_FORMATS as _INPUT_RDF
 from provgraph.ingest.reify import xsd_datetime
+from provgraph.ingest.trix import trix_to_nquads
 from provgraph.models import (
     DatasetView,
     Evidence,
@@ -708,12 +709,16 @@ def _ntriples(data: bytes, fmt: InputFormat, base_iri: str | None) -> str:
     if not fmt.is_rdf:
         raise UnsupportedFormatError(f"{fmt.value} is not an RDF syntax; a graph takes RDF")
     # the same bounds as ingest: a Graph Store write or an ontology must not blow up the server
+    rdf_format = _INPUT_RDF.get(fmt, RdfFormat.N_QUADS)
     if fmt is InputFormat.RDFXML:
         check_xml(data, None)
     elif fmt is InputFormat.JSONLD:
         check_json_depth(data, None)
+    elif fmt is InputFormat.TRIX:
+        check_xml(data, None)
+        data = trix_to_nquads(data, None)
     try:
-        quads = list(parse(data, format=_INPUT_RDF[fmt], base_iri=base_iri, rename_blank_nodes=True))
+        quads = list(parse(data, format=rdf_format, base_iri=base_iri, rename_blank_nodes=True))
     except SyntaxError as exc:
         line, column = exc.lineno, exc.offset
         message = str(exc.msg or exc)

@@ -152,7 +152,9 @@ def _progress(quiet: bool) -> Iterator[Callable[[str, int, int], None] | None]:
         yield update
 
 
-IngestFile = Annotated[Path, typer.Argument(help="File to ingest (.ttl .nt .nq .trig .jsonld .rdf .jsonl .txt .md).")]
+IngestFile = Annotated[
+    Path, typer.Argument(help="File to ingest (.ttl .nt .nq .trig .jsonld .rdf .trix .jsonl .txt .md).")
+]
 TitleOpt = Annotated[str | None, typer.Option(help="Document title (default: the file name).")]
 UrlOpt = Annotated[str | None, typer.Option(help="Where the document can be read; its identity unless --id.")]
 IssuedOpt = Annotated[str | None, typer.Option(help="Publication date: 2024-03-01, 2024-03, 2024 or a date-time.")]

@@ -66,9 +66,7 @@ class InputGuard:
         self.path = path
         self.lenient = lenient
         self.ill_typed = 0
-        #: Prefixes the input declared (Turtle, TriG), to find the line of a prefixed name.
-        self.prefixes: dict[str, str] = {}
-        #: The parser, whose prefixes grow as it reads (pyoxigraph's QuadParser).
+        #: The parser (pyoxigraph's QuadParser): the prefixes it has read find a prefixed name's line.
         self.parser: object | None = None
 
     # ------------------------------------------------------------------ terms
@@ -180,9 +178,9 @@ class InputGuard:
 
     def line_of(self, iri: str) -> int | None:
         """The first line of the input that names ``iri``, in full or as a prefixed name."""
-        prefixes = {**self.prefixes, **getattr(self.parser, "prefixes", {})}
+        prefixes: dict[str, str] = getattr(self.parser, "prefixes", None) or {}
         named = [f"{p}:{iri[len(ns) :]}" for p, ns in prefixes.items() if ns and iri.startswith(ns)]
-        return self._locate([f"<{iri}>", f'"{iri}"', f"'{iri}'", *sorted(named, key=len, reverse=True)])
+        return self._locate([f"<{iri}>", f'"{iri}"', f"'{iri}'", f">{iri}<", *sorted(named, key=len, reverse=True)])
 
     def _locate(self, needles: list[str], *, declarations: bool = False) -> int | None:
         """The first line of the input holding one of ``needles`` (prefix declarations only when

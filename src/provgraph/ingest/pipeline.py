@@ -39,6 +39,7 @@ from provgraph.ingest.rdf import read_graph_metadata, read_rdf
 from provgraph.ingest.records import Assertion, PassageSpec
 from provgraph.ingest.reify import DocumentMeta, GraphBuilder, xsd_datetime
 from provgraph.ingest.text import split_passages
+from provgraph.ingest.trix import is_trix
 from provgraph.ingest.validate import CHUNK_STATEMENTS, MAX_ISSUES, ChunkValidator, load_shapes, validate_store
 from provgraph.models import (
     DocumentOutcome,
@@ -287,6 +288,8 @@ def _detect_format(source: Path, given: InputFormat | None) -> InputFormat:
     if given is not None:
         return given
     fmt = InputFormat.from_path(source)
+    if fmt is InputFormat.RDFXML and is_trix(source):  # .xml is RDF/XML or TriX
+        return InputFormat.TRIX
     if fmt is None:
         known = ", ".join(f.value for f in InputFormat)
         raise UnsupportedFormatError(

@@ -24,6 +24,7 @@ from provgraph.ingest.guard import (
 )
 from provgraph.ingest.nanopub import check_nanopublications, mentions_nanopublications
 from provgraph.ingest.records import Assertion, LiteralCanonicalizer
+from provgraph.ingest.trix import trix_to_nquads
 from provgraph.models import InputFormat
 
 RDF_FORMATS: dict[InputFormat, RdfFormat] = {
@@ -36,7 +37,7 @@ RDF_FORMATS: dict[InputFormat, RdfFormat] = {
 }
 
 _LINE_FORMATS = (InputFormat.NTRIPLES, InputFormat.NQUADS)
-_DATASET_FORMATS = (InputFormat.TRIG, InputFormat.NQUADS, InputFormat.JSONLD)
+_DATASET_FORMATS = (InputFormat.TRIG, InputFormat.NQUADS, InputFormat.JSONLD, InputFormat.TRIX)
 _BOUNDED_LINES = (InputFormat.NTRIPLES, InputFormat.NQUADS, InputFormat.TURTLE, InputFormat.TRIG)
 _POSITION = re.compile(r"line (\d+)(?: between columns (\d+)| at column (\d+))?", re.I)
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:")
@@ -58,7 +59,7 @@ def read_rdf(
     (which reads ``guard.path``), JSON-LD's nesting before parsing, lines of line-based formats
     as they stream."""
     guard = guard if guard is not None else InputGuard(file)
-    rdf_format = RDF_FORMATS[fmt]
+    rdf_format = RDF_FORMATS[fmt] if fmt is not InputFormat.TRIX else RdfFormat.N_QUADS
     # N-Triples and N-Quads forbid relative IRIs and pyoxigraph will not resolve them even with
     # a base; real data has them (DBpedia's <type-graph>). With --base we parse leniently and
     # resolve (and re-check) every IRI ourselves.
@@ -73,6 +74,10 @@ def read_rdf(
         nanopubs = []
     if fmt is InputFormat.RDFXML and guard.path is not None:
         check_xml(guard.path, file)
+    elif fmt is InputFormat.TRIX:
+        document = guard.path if guard.path is not None else stream.read()
+        check_xml(document, file)
+        source = trix_to_nquads(document, file)
     elif fmt is InputFormat.JSONLD:
         source = stream.read()
         check_json_depth(source, file)
