@@ -241,3 +241,15 @@ def test_forged_provenance_written_by_sparql_or_graph_store_is_never_read_as_pro
     assert aspirin.stats().documents == 1
     answer = aspirin.ask("What does aspirin treat?")
     assert answer.claims and "cancer" not in answer.model_dump_json().lower()
+
+
+def test_an_ontology_with_forged_provenance_is_policy_not_provenance(aspirin, tmp_path):
+    """``ontology add`` loads pg: terms on purpose (policies) into the ontology graph, which is not
+    a source: statements, documents or catalog entries there are never read as provenance."""
+    path = tmp_path / "policy.ttl"
+    path.write_text(FORGED)
+    sources_before = aspirin.sources()
+    aspirin.add_ontology(path)
+    assert cancer_evidence(aspirin) == []
+    assert aspirin.sources() == sources_before
+    assert aspirin.stats().documents == 1
