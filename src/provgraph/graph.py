@@ -19,8 +19,10 @@ from provgraph.answer.pipeline import build_generator, respond
 from provgraph.answer.retrieve import Retriever
 from provgraph.errors import InputError, NotFoundError, ProvGraphError, QueryError, UnsupportedFormatError
 from provgraph.ingest import pipeline
+from provgraph.ingest.guard import check_json_depth, check_xml
 from provgraph.ingest.rdf import RDF_FORMATS as _INPUT_RDF
 from provgraph.ingest.reify import xsd_datetime
+from provgraph.ingest.trix import trix_to_nquads
 from provgraph.models import (
     DatasetView,
     Evidence,
@@ -122,8 +124,10 @@ class ProvGraph:
         self.close()
 
     def recover(self) -> list[str]:
-        """Remove source graphs an interrupted ingest wrote but never committed to the catalog.
-        Runs on every read-write open; returns the graphs removed."""
+        """Remove source graphs an interrupted ingest wrote but never committed to the catalog,
+        and the spool directories of ingests that were killed. Runs on every read-write open;
+        returns the graphs removed."""
+        pipeline.remove_stale_spools()
         return catalog.remove_orphans(self._backend)
 
     # ------------------------------------------------------------------ ingest
@@ -146,6 +150,7 @@ class ProvGraph:
         split: GraphSplit | None = None,
         agent: str | None = None,
         reviewer: str | None = None,
+        lenient: bool = False,
         progress: pipeline.ProgressCallback | None = None,
     ) -> IngestReport:
         """Ingest one file as a source document (or several, with ``split``).
@@ -155,6 +160,11 @@ class ProvGraph:
         makes a new version that supersedes the old one. Every graph is validated with SHACL
         (the built-in shapes and ``shapes``) before anything is written; a graph that does not
         conform raises :class:`~provgraph.errors.ValidationFailedError` and the store is unchanged.
+
+        Input is data, never provenance: a term in provgraph's namespaces (``pg:``, ``pgid:``) is
+        refused with an :class:`~provgraph.errors.InputError` naming file and line, as are
+        malformed or truncated input and literals that do not match their datatype (``lenient``
+        keeps those, and ``report.ill_typed_literals`` says how many).
         """
         options = self._options(locals())
         return pipeline.run(self._backend, Path(path), options, progress=progress)
@@ -177,6 +187,7 @@ class ProvGraph:
         split: GraphSplit | None = None,
         agent: str | None = None,
         reviewer: str | None = None,
+        lenient: bool = False,
         progress: pipeline.ProgressCallback | None = None,
     ) -> IngestReport:
         """Everything :meth:`ingest` does except writing: a dry run whose report says whether
@@ -743,8 +754,17 @@ def _ntriples(data: bytes, fmt: InputFormat, base_iri: str | None) -> str:
     """The triples of one RDF document as N-Triples (which is also SPARQL's triple syntax)."""
     if not fmt.is_rdf:
         raise UnsupportedFormatError(f"{fmt.value} is not an RDF syntax; a graph takes RDF")
+    # the same bounds as ingest: a Graph Store write or an ontology must not blow up the server
+    rdf_format = _INPUT_RDF.get(fmt, RdfFormat.N_QUADS)
+    if fmt is InputFormat.RDFXML:
+        check_xml(data, None)
+    elif fmt is InputFormat.JSONLD:
+        check_json_depth(data, None)
+    elif fmt is InputFormat.TRIX:
+        check_xml(data, None)
+        data = trix_to_nquads(data, None)
     try:
-        quads = list(parse(data, format=_INPUT_RDF[fmt], base_iri=base_iri, rename_blank_nodes=True))
+        quads = list(parse(data, format=rdf_format, base_iri=base_iri, rename_blank_nodes=True))
     except SyntaxError as exc:
         line, column = exc.lineno, exc.offset
         message = str(exc.msg or exc)

@@ -152,7 +152,9 @@ def _progress(quiet: bool) -> Iterator[Callable[[str, int, int], None] | None]:
         yield update
 
 
-IngestFile = Annotated[Path, typer.Argument(help="File to ingest (.ttl .nt .nq .trig .jsonld .rdf .jsonl .txt .md).")]
+IngestFile = Annotated[
+    Path, typer.Argument(help="File to ingest (.ttl .nt .nq .trig .jsonld .rdf .trix .jsonl .txt .md).")
+]
 TitleOpt = Annotated[str | None, typer.Option(help="Document title (default: the file name).")]
 UrlOpt = Annotated[str | None, typer.Option(help="Where the document can be read; its identity unless --id.")]
 IssuedOpt = Annotated[str | None, typer.Option(help="Publication date: 2024-03-01, 2024-03, 2024 or a date-time.")]
@@ -176,6 +178,13 @@ MetaOpt = Annotated[Path | None, typer.Option("--graph-metadata", help="RDF desc
 AgentOpt = Annotated[str | None, typer.Option(help="IRI of the person or pipeline ingesting.")]
 ReviewerOpt = Annotated[str | None, typer.Option(help="IRI of the reviewer of every statement.")]
 QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]
+LenientOpt = Annotated[
+    bool,
+    typer.Option(
+        "--lenient",
+        help='Keep literals that do not match their datatype ("abc"^^xsd:integer), counted, instead of refusing.',
+    ),
+]
 
 
 @contextlib.contextmanager
@@ -211,6 +220,7 @@ def _ingest_command(*, dry_run: bool) -> Callable[..., None]:
         graph_metadata: MetaOpt = None,
         agent: AgentOpt = None,
         reviewer: ReviewerOpt = None,
+        lenient: LenientOpt = False,
         quiet: QuietOpt = False,
         json: JsonOpt = False,
     ) -> None:
@@ -239,6 +249,7 @@ def _ingest_command(*, dry_run: bool) -> Callable[..., None]:
                 split=split,
                 agent=agent,
                 reviewer=reviewer,
+                lenient=lenient,
                 progress=progress,
             )
         if json:
