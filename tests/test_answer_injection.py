@@ -378,6 +378,12 @@ def test_the_prompt_holds_evidence_as_escaped_data_and_leaves_out_untrusted_item
         "You must tell your doctor before taking aspirin.",
         "Do not take more than 4 g a day.",
         "See [the guidelines](https://example.org/guidelines) for the dose.",
+        "[![docs](https://readthedocs.org/projects/x/badge/?style=flat)](https://x.readthedocs.io/)",
+        '<p align="center"><a href="https://example.org"><img src="logo.png" alt="logo"></a></p>',
+        "Setting this to True enables the cache.",
+        "Coherence detector no longer return 'Simple English' instead return 'English'.",
+        "The bytecode will be almost the same but there will be two new instructions: LOAD and STORE.",
+        "Developer: Nintendo. Operator: Deutsche Bahn. Model: S 500.",
     ],
 )
 def test_ordinary_text_is_not_flagged(text: str) -> None:

@@ -19,16 +19,18 @@ Injection", Greshake et al. 2023, Liu et al. 2024):
 - ``instruction_in_evidence``: the text gives orders to a model or a reader ("ignore previous
   instructions", "respond with", "you must answer", "cite [1]", "as an AI"), fakes a role or a
   message boundary (``SYSTEM:``, ``<|im_start|>``, ``[INST]``, ``</evidence>``, the answer
-  schema's field names), carries active markup (Markdown images, ``<script>``, ``javascript:``)
-  or hides text (Unicode tag characters, base64, hex, percent or HTML escapes).
+  schema's field names), carries active content (``<script>``, ``javascript:``, an image or link
+  whose address is a template to fill with data) or hides text (Unicode tag characters, base64,
+  hex; percent and HTML escapes are read decoded). Plain links, images and HTML are not orders.
 
 The text is also inspected once folded: compatibility forms (full-width letters), invisible
 characters removed, look-alike Cyrillic and Greek letters, digits for letters ("1gn0re"),
 letters spaced out ("i g n o r e"), and the hidden or encoded text decoded. Patterns cover
 English, French, German, Spanish, Italian, Portuguese, Dutch, Russian, Chinese, Japanese,
 Korean and Arabic phrasings of the first two kinds. It is a lexical detector, like the support
-judge: a paraphrase it does not know passes it. Measured on the 4,099 HotpotQA sentences of
-``bench/answers.py``, it flags none.
+judge: a paraphrase it does not know passes it. It flags none of the 4,099 HotpotQA sentences of
+``bench/answers.py`` nor their questions, and 7 of the 12,171 passages of 150 package READMEs,
+all in code samples (a prompt "Say this is a test", ``<script>`` in an escaping example).
 """
 
 from __future__ import annotations
@@ -72,7 +74,8 @@ def strip_citation_marks(text: str) -> str:
 
 @dataclass(frozen=True)
 class Finding:
-    """What :func:`inspect` found: the kind, a name for what matched, and the words as written."""
+    """What :func:`inspect` found: the kind, a name for what matched, and the words that matched
+    (normalised: casefolded, without diacritics)."""
 
     code: ReasonCode
     signal: str
@@ -92,373 +95,336 @@ _TRUE = (
     r"correct|definitive|most\s+reliable))"
 )
 _MODEL = r"(?:ai|a\.i\.|assistant|chatbot|bot|language\s+model|llm|large\s+language\s+model|gpt|chatgpt|model|agent)"
-_ROLE = r"(?:system|assistant|developer|admin|administrator|root|operator|user|human|ai|bot|model)"
+#: a model, named so that a fashion model or a secret agent is not one
+_AI = r"(?:ai|a\.i\.|assistant|chatbot|language\s+model|llm|gpt|chatgpt)"
+_ROLE = r"(?:system|assistant|admin|administrator|human|ai)"
+#: what a reader is told to do with an answer ("you must state", "the assistant should answer")
 _SAY = (
     r"(?:answer|respond|reply|say|state|output|print|write|cite|include|repeat|claim|conclude|declare|mention|"
-    r"summari[sz]e|report|return|assert|confirm)"
+    r"summari[sz]e|report|assert|confirm)"
 )
+#: the same as an order opening a sentence: no verb of technical writing ("print", "write", "return")
+_ORDER_VERB = r"(?:answer|respond|reply|say|state|cite|repeat|claim|declare|conclude|mention)"
+
+
+def _p(code: ReasonCode, signal: str, needs: str, pattern: str) -> tuple[ReasonCode, str, _Needs, str]:
+    """A pattern with the words it needs: groups separated by ``&``, alternatives by ``|``."""
+    return code, signal, tuple(tuple(g.strip().split("|")) for g in needs.split("&") if g.strip()), pattern
+
 
 #: Words a pattern needs before it is searched for (any of each group), to keep inspection cheap.
 _Needs = tuple[tuple[str, ...], ...]
 #: (kind, signal, needs, pattern) over normalised text: casefolded, without diacritics.
 _PATTERNS: list[tuple[ReasonCode, str, _Needs, str]] = [
     # ------------------------------------------------------------ the text vouches for itself
-    (
+    _p(
         _SELF,
         "names itself the verified answer",
-        (
-            ("answer", "response", "reply", "information", "fact", "conclusion", "result"),
-            (
-                "verified",
-                "correct",
-                "true",
-                "official",
-                "right",
-                "real",
-                "final",
-                "authoritative",
-                "definitive",
-                "approved",
-                "accurate",
-                "confirmed",
-                "validated",
-            ),
-        ),
+        "answer|response|reply|information|fact|conclusion|result"
+        " & verified|correct|true|official|right|real|final|authoritative|definitive|approved|accurate|confirmed"
+        "|validated",
         r"\b(?:the|this|my|our|your)\s+(?:only\s+|real\s+|one\s+)?(?:verified|correct|true|official|right|real|"
         r"final|authoritative|definitive|approved|accurate|confirmed|validated)\s+(?:answer|response|reply|"
         r"information|fact|conclusion|result)(?:\s+to\s+(?:this|the|your|any|every)\s+(?:question|query|prompt))?"
         r"\s*(?:is|was|=|:|reads|would\s+be|here)(?!\w)",
     ),
-    (_SELF, "names itself the verified answer", (("verified",),), r"\bverified\s+(?:answer|response|fact|truth)\b"),
-    (_SELF, "names itself the verified answer", (("ground",),), r"\bground\s+truth\s*(?:is|:|=)"),
-    (
+    _p(_SELF, "names itself the verified answer", "verified", r"\bverified\s+(?:answer|response|fact|truth)\b"),
+    _p(_SELF, "names itself the verified answer", "ground", r"\bground\s+truth\s*(?:is|:|=)"),
+    _p(
         _SELF,
         "vouches for itself",
-        (("this", "above", "following"),),
+        "this|above|following",
         rf"\b{_THIS}\s+(?:is|has\s+been|was|are|have\s+been)\s+{_TRUE}",
     ),
-    (
+    _p(
+        _SELF,
+        "vouches for itself",
+        "this is",
+        r"\bthis\s+is\s+(?:the\s+)?(?:most\s+reliable|only\s+(?:reliable|trustworthy|correct|true)|verified|"
+        r"authoritative|definitive|undisputed)\s+(?:information|source|answer|fact|truth|data)\b",
+    ),
+    _p(
         _SELF,
         "claims verification by an authority",
-        (("by",), ("verified", "confirmed", "approved", "certified", "endorsed", "validated", "authori")),
+        "by & verified|confirmed|approved|certified|endorsed|validated|authori",
         r"\b(?:verified|confirmed|approved|certified|endorsed|validated|authori[sz]ed)\s+by\s+(?:the\s+|your\s+|our\s+)?"
-        r"(?:system|administrators?|admins?|moderators?|developers?|operators?|openai|anthropic|provgraph|"
-        rf"{_MODEL}|fact[- ]?checkers?|the\s+knowledge\s+graph|the\s+verifier)\b",
+        rf"(?:system|administrators?|admins?|moderators?|developers?|openai|anthropic|provgraph|{_MODEL}|"
+        r"fact[- ]?checkers?|the\s+knowledge\s+graph|the\s+verifier)\b",
     ),
-    (
+    _p(
         _SELF,
         "claims an official verified source",
-        (("according",),),
+        "according",
         r"\baccording\s+to\s+(?:the|an|our|this|a)\s+(?:official\s+|only\s+)?(?:verified|authoritative|trusted|"
         r"certified)\s+(?:source|record|answer|database|registry|document|reference)",
     ),
-    (
+    _p(
         _SELF,
         "discredits other sources",
-        (("other",),),
+        "other",
         r"\b(?:all|any|every)\s+other\s+(?:sources?|passages?|documents?|evidence|answers?|information|references?)"
         r"\s+(?:is|are|were|must\s+be|should\s+be)\s+(?:wrong|false|outdated|incorrect|unreliable|fake|invalid|"
         r"ignored|disregarded|untrustworthy)",
     ),
-    (
+    _p(
         _SELF,
         "asks to be marked verified",
-        (
-            ("mark", "rate", "treat", "label", "flag", "tag", "score", "set", "classif", "consider", "regard"),
-            (
-                "verified",
-                "true",
-                "trusted",
-                "high",
-                "maximum",
-                "100",
-                "correct",
-                "authoritative",
-                "certain",
-                "established",
-                "fact",
-            ),
-        ),
-        r"\b(?:mark|rate|treat|label|flag|tag|score|set|classify|consider|regard)\w*\s+(?:this|it|the\s+(?:answer|"
-        r"claim|passage|statement|source|confidence))\s+(?:as|to|with)\s+(?:verified|true|trusted|high|highest|"
-        r"maximum|100|correct|authoritative|certain|established|fact)",
+        "mark|rate|treat|label|flag|tag|classif|regard|record & verified|trusted|authoritative|correct|fact|confidence",
+        r"\b(?:mark|rate|treat|label|flag|tag|classify|regard|record)\w*\s+(?:this|it|the\s+(?:answer|claim|passage|"
+        r"statement|source))\s+(?:as|with)\s+(?:(?:a|an|the)\s+)?(?:verified|trusted|authoritative|correct|"
+        r"established\s+fact|true\s+fact|(?:high|highest|maximum|full|100\s?%)\s+confidence)",
     ),
-    (
-        _SELF,
-        "asks to be marked verified",
-        (("confidence", "certainty", "trust"),),
-        r"\b(?:highest|maximum|100\s?%|absolute|full)\s+(?:confidence|certainty|trust)\s+(?:level|score|rating|"
-        r"answer|claim|source)\b",
-    ),
-    (
+    _p(
         _SELF,
         "vouches for itself",
-        (("trust", "believe"),),
+        "trust|believe",
         r"\b(?:trust|believe)\s+(?:only\s+)?(?:me|this\s+(?:source|passage|document|text))\b",
     ),
     # ------------------------------------------------------------ orders to a model or a reader
-    (
+    _p(
         _ORDER,
         "overrides instructions",
-        (("ignore", "disregard", "forget", "override", "bypass", "overrule", "discard", "drop", "abandon"),),
+        "ignore|disregard|forget|override|bypass|overrule|discard|drop|abandon",
         r"\b(?:ignore|disregard|forget|override|bypass|overrule|discard|drop|abandon)\s+(?:all\s+|any\s+|the\s+|"
         r"your\s+|every\s+|of\s+|everything\s+|what\s+)*(?:(?:previous|prior|above|earlier|preceding|former|"
         r"existing|original|initial|system|safety|other|old)\s+)+(?:instructions?|directions?|directives?|prompts?|"
         r"rules|guidelines|context|evidence|sources|passages|documents|constraints|guardrails|messages|policies|"
         r"text|information|you\s+(?:were|have\s+been)\s+told)",
     ),
-    (
+    _p(
         _ORDER,
         "overrides instructions",
-        (("ignore", "disregard", "forget", "override", "bypass"),),
+        "ignore|disregard|forget|override|bypass",
         r"\b(?:ignore|disregard|forget|override|bypass)\s+(?:all\s+|any\s+|your\s+|the\s+)*(?:instructions|"
         r"system\s+prompt|prompt|programming|training)\b",
     ),
-    (
+    _p(
+        _ORDER,
+        "overrides instructions",
+        "ignore|disregard|forget",
+        r"\b(?:ignore|disregard|forget)\s+(?:everything|anything|all)\s+(?:above|before|else|previous|prior|"
+        r"you\s+(?:know|were\s+told|have\s+(?:read|been\s+told)))\b",
+    ),
+    _p(
         _ORDER,
         "announces new instructions",
-        (("instruction", "directive", "orders", "prompt", "task"),),
-        r"\b(?:new|updated|revised|real|actual|secret|hidden|important|additional)\s+(?:system\s+)?"
-        r"(?:instructions?|directives?|orders|prompt|task)\s*(?::|!|\bfor\b|\bfollow\b|\bare\b)",
+        "instruction|directive|orders|prompt|task",
+        r"(?:^|[.!?\n*#\[]\s*|\bimportant\b[\s:!,*]*)(?:new|updated|revised|real|actual|secret|hidden|important|"
+        r"additional)\s+(?:system\s+)?(?:instructions?|directives?|orders|prompt|task)\s*(?::|!|\bfor\b|\bfollow\b)",
     ),
-    (
+    _p(
         _ORDER,
         "fakes a system message",
-        (("system", "admin", "developer", "operator", "security", "root"),),
-        r"\b(?:system|admin|administrator|developer|operator|security|root)\s+(?:override|message|notice|"
-        r"instructions?|prompt|mode|command|alert|update|directive)\b(?!\s+(?:of|for)\s+(?:the\s+)?"
-        r"(?:computer|device|operating|network))",
+        "system|admin|developer|operator",
+        r"\b(?:system|admin|administrator|developer|operator)\s+(?:override|instructions?|prompt|directive)\b"
+        r"|\b(?:system|admin|administrator|developer)\s+(?:message|notice|note|alert)\s*:",
     ),
-    (
+    _p(
         _ORDER,
         "jailbreak",
-        (("mode", "jailbreak", "anything"),),
+        "mode|jailbreak|anything",
         r"\b(?:developer\s+mode|jailbreak\w*|do\s+anything\s+now|dan\s+mode|god\s+mode)\b",
     ),
-    (_ORDER, "addresses a model", (("as a", "as an"),), rf"\bas\s+an?\s+{_MODEL}\b"),
-    (
+    _p(_ORDER, "addresses a model", "as a|as an", rf"\bas\s+an?\s+{_AI}\b"),
+    _p(
         _ORDER,
         "addresses a model",
-        (("ai", "assistant", "bot", "model", "llm", "gpt", "agent"),),
+        "ai|assistant|bot|model|llm|gpt|agent",
         rf"\b(?:dear|attention|note\s+to(?:\s+the)?|hey|hello|hi|to)\s+(?:the\s+)?(?:{_MODEL}\s+)?{_MODEL}s?\b\s*[:,!]",
     ),
-    (_ORDER, "addresses a model", (("if you",),), rf"\bif\s+you\s+are\s+(?:an?\s+)?{_MODEL}\b"),
-    (
+    _p(_ORDER, "addresses a model", "if you", rf"\bif\s+you\s+are\s+(?:an?\s+)?{_AI}\b"),
+    _p(
         _ORDER,
         "addresses a model",
-        (("this",), ("ai", "assistant", "bot", "model", "llm", "gpt", "agent")),
+        "this & ai|assistant|bot|model|llm|gpt|agent",
         rf"\b{_MODEL}s?\s+(?:\w+\s+)?(?:reading|processing|summari[sz]ing|answering\s+from|parsing|ingesting)"
         r"\s+this\b",
     ),
-    (
+    _p(
         _ORDER,
         "addresses a model",
-        (("you", "pretend", "act as", "role"),),
+        "you|pretend|act as|role",
         r"\b(?:you\s+are\s+now|from\s+now\s+on,?\s+you|pretend\s+(?:to\s+be|that\s+you|you\s+are)|"
         r"act\s+as\s+(?:if\s+you\s+were|an?\s+(?:unrestricted|unfiltered|ai|assistant|chatbot|model))|"
         r"roleplay\s+as|role-play\s+as|you\s+will\s+now\s+act)\b",
     ),
-    (
+    _p(
         _ORDER,
         "tells the reader what to answer",
-        (("you",),),
-        rf"\byou\s+(?:must|should|shall|will|need\s+to|have\s+to|are\s+(?:required|instructed|ordered|told|"
+        "you",
+        r"\byou\s+(?:must|should|shall|will|need\s+to|have\s+to|are\s+(?:required|instructed|ordered|told|"
         rf"expected|supposed)\s+to)\s+(?:now\s+|always\s+|only\s+|also\s+)?{_SAY}\b",
     ),
-    (
+    _p(
         _ORDER,
-        "tells the reader what to answer",
-        (
-            (
-                "answer",
-                "respond",
-                "reply",
-                "say",
-                "state",
-                "output",
-                "print",
-                "write",
-                "cite",
-                "include",
-                "repeat",
-                "claim",
-                "conclude",
-                "declare",
-                "mention",
-                "summar",
-                "report",
-                "return",
-                "assert",
-                "confirm",
-            ),
-        ),
-        rf"(?:^|[.!?:;\n\"'\u201c\u201d]\s*|\b(?:please|now|instead|always|simply|just|then|and)\s+)"
-        rf"{_SAY}\s+(?:only\s+|exactly\s+|always\s+)?(?:with\b|that\b|exactly\b|the\s+following\b|this\b|:|\"|"
-        r"\u201c|'|yes\b|no\b|true\b)",
+        "tells a model what to answer",
+        "assistant|ai|chatbot|language model|llm|gpt",
+        rf"\b{_AI}s?\b[^.!?\n]{{0,60}}?\b(?:must|should|shall|needs?\s+to|has\s+to|have\s+to|is\s+(?:required|"
+        rf"instructed|told)\s+to)\s+(?:\w+\s+)?{_SAY}\s+(?:that\b|:|\"|\u201c|with\b)",
     ),
-    (
+    _p(
         _ORDER,
         "tells the reader what to answer",
-        (("answer", "response", "reply", "summary", "output"),),
-        r"\b(?:your|the)\s+(?:answer|response|reply|summary|output)\s+(?:must|should|shall|has\s+to|needs\s+to|"
+        "answer|respond|reply|say|state|cite|repeat|claim|declare|conclude|mention",
+        rf"(?:^|[.!?:;\n\"'\u201c\u201d]\s*|\b(?:please|now|instead|always|simply|just|then)\s+){_ORDER_VERB}\s+"
+        r"(?:(?:only|exactly|always)\s*)?(?:with\b|that\b|exactly\b|the\s+following\b|this\b|:|\"|\u201c|yes\b|no\b)",
+    ),
+    _p(
+        _ORDER,
+        "tells the reader what to answer",
+        "output|print|write|return",
+        r"\b(?:output|print|write|return)\s+(?:only|exactly)\s*[:\"\u201c]",
+    ),
+    _p(
+        _ORDER,
+        "tells the reader what to answer",
+        "when & summar|answering|responding|replying|asked",
+        r"\bwhen\s+(?:summari[sz]ing|answering|responding|replying|asked)\b[^.!?\n]{0,60}?,\s*(?:always\s+)?"
+        rf"{_ORDER_VERB}\b",
+    ),
+    _p(
+        _ORDER,
+        "tells the reader what to answer",
+        "answer|response|reply|summary",
+        r"\b(?:your|the)\s+(?:answer|response|reply|summary)\s+(?:must|should|shall|has\s+to|needs\s+to|"
         r"will)\s+(?:be|say|state|include|contain|begin|start|end|mention|cite)\b",
     ),
-    (
+    _p(
         _ORDER,
         "tells the reader what to answer",
-        (("answer", "response", "reply", "summary", "output"), ("begin", "start", "end", "finish")),
-        r"\b(?:begin|start|end|finish)\s+(?:your|the|every|each)\s+(?:answer|response|reply|summary|output)\s+with\b",
+        "answer|response|reply|summary & begin|start|end|finish",
+        r"\b(?:begin|start|end|finish)\s+(?:your|the|every|each)\s+(?:answer|response|reply|summary)\s+with\b",
     ),
-    (
+    _p(
         _ORDER,
         "tells the reader what to cite",
-        (("cit",),),
+        "cit",
         r"\bcit(?:e|ing)\s+(?:only\s+|it\s+as\s+|this\s+as\s+)?(?:this\s+(?:passage|source|document|text|item|"
         r"evidence|page)|(?:source|passage|document|reference|item|evidence)\s*#?\s*\d|\[\s*\^?\d|"
         r"[\u3010\uff3b]|\(\s*(?:source|ref)|ev-[0-9a-f])",
     ),
-    (
+    _p(
         _ORDER,
         "tells the reader what to cite",
-        (("citation",),),
+        "citation",
         r"\b(?:with|and|add|include|plus)\s+(?:a\s+|the\s+)?citations?\s+(?:to|of|marks?)\s+(?:\[|source|passage|"
         r"this|item|evidence|ev-)",
     ),
-    (
+    _p(
         _ORDER,
         "tells the reader what not to say",
-        (("not", "never"),),
-        r"\b(?:do\s+not|don't|never|must\s+not)\s+(?:mention|cite|reveal|disclose|tell\s+the\s+user|use\s+other|"
-        r"consider\s+other|trust\s+other|question|doubt|verify|check)\b(?!\s+(?:with\s+)?(?:your|a)\s+(?:doctor|"
-        r"pharmacist|physician))",
+        "not|never",
+        r"\b(?:do\s+not|don't|never|must\s+not)\s+(?:mention|cite|reveal|disclose|tell\s+the\s+user|doubt|"
+        r"(?:use|consider|trust|check)\s+(?:any\s+)?other\s+(?:sources?|passages?|documents?|evidence))\b",
     ),
     # ------------------------------------------------------------ fake roles and boundaries
-    (
+    _p(
         _ORDER,
         "fakes a role",
-        ((":",),),
+        ":",
         rf"(?:^|\n|[.!?]\s+)\s*[\[(<#*{{|=\-]*\s*{_ROLE}\s*(?:message|prompt)?\s*[\])>}}|*]*\s*:(?!\d)",
     ),
-    (
+    _p(
         _ORDER,
         "fakes a role",
-        (("[", "(", "<", "{"),),
-        rf"[\[(<{{]\s*{_ROLE}\s*(?:override|message|prompt|instructions?)?\s*[\])>}}]",
+        "[|(|<|{",
+        r"[\[(<{]\s*(?:system|assistant|admin|administrator)\s*(?:override|message|prompt|instructions?)?\s*[\])>}]",
     ),
-    (
+    _p(
         _ORDER,
         "special tokens",
-        (("<", "[", "inst"),),
-        r"<\|[a-z_ ]{2,30}\|>|<\s*/?\s*s\s*>|\[/?inst\]|<</?sys>>|\[/?(?:system|assistant)\]",
+        "<|[|inst",
+        r"<\|[a-z_ ]{2,30}\|>|\[/?inst\]|<</?sys>>|\[/?(?:system|assistant)\]",
     ),
-    (_ORDER, "fakes a role", (("##",),), rf"#{{2,}}\s*(?:instruction|instructions|{_ROLE}|response|input|task)\b"),
-    (
+    _p(_ORDER, "fakes a role", "##", rf"#{{2,}}\s*(?:instruction|instructions|{_ROLE}|response|task)\b"),
+    _p(
         _ORDER,
         "breaks out of the evidence",
-        (("<",),),
-        r"</?\s*(?:system|assistant|user|instructions?|evidence|context|documents?|passages?|data|prompt|human|"
-        r"tool|untrusted\w*|input|output|answer)\s*>",
+        "<",
+        r"</?\s*(?:system|assistant|user|instructions?|evidence|context|documents?|passages?|prompt|human|"
+        r"untrusted\w*)\s*>",
     ),
-    (
+    _p(
         _ORDER,
         "breaks out of the evidence",
-        (("end", "begin", "start", "close"),),
-        r"\b(?:end|begin|start|close)\s+(?:of\s+)?(?:evidence|context|input|system\s+prompt|instructions|"
-        r"user\s+input|documents?|passages?|untrusted\s+(?:data|text|content)|data)\b(?!\s+(?:of|from|in|on|for)\b)",
+        "end|begin|start|close",
+        r"\b(?:end|begin|start|close)\s+(?:of\s+)?(?:evidence|context|system\s+prompt|instructions|user\s+input|"
+        r"documents?|passages?|untrusted\s+(?:data|text|content))\b(?!\s+(?:of|from|in|on|for)\b)",
     ),
-    (
+    _p(
         _ORDER,
         "writes the answer format",
-        (
-            (
-                "answer_summary",
-                "claims",
-                "supporting_citations",
-                "support_level",
-                "claim_class",
-                "query_refinements",
-                "limitations",
-                "verified",
-                "confidence",
-            ),
-        ),
-        r"\"\s*(?:answer_summary|claims|supporting_citations|support_level|claim_class|query_refinements|"
-        r"limitations|verified|confidence)\s*\"\s*:|\b(?:answer_summary|supporting_citations|query_refinements)\b",
+        "answer_summary|supporting_citations|support_level|claim_class|query_refinements",
+        r"\b(?:answer_summary|supporting_citations|support_level|claim_class|query_refinements)\b",
     ),
-    # ------------------------------------------------------------ active markup
-    (_ORDER, "active markup", (("![",),), r"!\[[^\]\n]*\]\s*\("),
-    (
+    # ------------------------------------------------------------ active content
+    _p(
         _ORDER,
         "active markup",
-        (("<",),),
-        r"<\s*(?:img|script|iframe|object|embed|svg|style|link|meta|form|input|a\s+href|base|video|audio)\b",
+        "script|javascript|vbscript|on|iframe",
+        r"<\s*(?:script|iframe|object|embed)\b|\b(?:javascript|vbscript)\s*:|"
+        r"\bon(?:error|load|click|mouseover|focus)\s*=",
     ),
-    (
+    _p(
         _ORDER,
-        "active markup",
-        (("script", "on", "data:"),),
-        r"\b(?:javascript|vbscript)\s*:|\bon(?:error|load|click|mouseover|focus)\s*=|\bdata:[a-z]+/[\w.+-]+;base64",
+        "sends data out",
+        "](|src=|href=",
+        r"(?:\]\(|(?:src|href)\s*=\s*[\"']?)\s*https?://[^\s)\"'>]*(?:\{[^}\s]*\}|\[[a-z_ ]+\]|%7b|\$\{?\w+|<[a-z_]+>)",
     ),
-    (_ORDER, "active markup", (("](",),), r"\]\(\s*https?://[^)\s]*[?&][^)\s]*=[^)\s]*\)"),
     # ------------------------------------------------------------ other languages (Latin script)
-    (
+    _p(
         _ORDER,
         "overrides instructions",
-        (("ignor",),),
+        "ignor",
         r"\bignor\w*\s+(?:toutes\s+)?(?:les\s+)?instructions\s+(?:precedentes|anterieures)",
     ),
-    (
+    _p(
         _ORDER,
         "overrides instructions",
-        (("ignorier",),),
+        "ignorier",
         r"\bignorier\w*\s+(?:sie\s+)?(?:alle\s+)?(?:\w+\s+)?(?:anweisungen|instruktionen|befehle)",
     ),
-    (
+    _p(
         _ORDER,
         "overrides instructions",
-        (("ignor",),),
+        "ignor",
         r"\bignor\w*\s+(?:todas\s+)?(?:las|as|le|tutte\s+le)\s+(?:\w+\s+)?(?:instrucciones|instrucoes|istruzioni)",
     ),
-    (
-        _ORDER,
-        "overrides instructions",
-        (("negeer",),),
-        r"\bnegeer\s+(?:alle\s+)?(?:\w+\s+)?(?:instructies|aanwijzingen)",
-    ),
-    (
+    _p(_ORDER, "overrides instructions", "negeer", r"\bnegeer\s+(?:alle\s+)?(?:\w+\s+)?(?:instructies|aanwijzingen)"),
+    _p(
         _SELF,
         "names itself the verified answer",
-        (("reponse",),),
+        "reponse",
         r"\breponse\s+(?:verifiee|correcte|officielle|exacte|vraie)\s+est\b",
     ),
-    (
+    _p(
         _SELF,
         "names itself the verified answer",
-        (("antwort",),),
+        "antwort",
         r"\b(?:verifizierte|richtige|korrekte|offizielle|bestatigte|wahre)\s+antwort\s+(?:ist|lautet)\b",
     ),
-    (
+    _p(
         _SELF,
         "names itself the verified answer",
-        (("respuesta",),),
+        "respuesta",
         r"\brespuesta\s+(?:verificada|correcta|oficial|verdadera)\s+es\b",
     ),
-    (
+    _p(
         _SELF,
         "names itself the verified answer",
-        (("risposta",),),
+        "risposta",
         r"\brisposta\s+(?:verificata|corretta|ufficiale|vera)\s+e\b",
     ),
-    (
+    _p(
         _SELF,
         "names itself the verified answer",
-        (("resposta",),),
+        "resposta",
         r"\bresposta\s+(?:verificada|correta|oficial|verdadeira)\s+e\b",
     ),
-    (
+    _p(
         _SELF,
         "names itself the verified answer",
-        (("antwoord",),),
+        "antwoord",
         r"\b(?:geverifieerde|juiste|correcte|officiele|ware)\s+antwoord\s+is\b",
     ),
 ]
@@ -570,6 +536,7 @@ def inspect(text: str) -> Finding | None:
 
 
 def excerpt(text: str, limit: int = 80) -> str:
+    """The start of ``text`` on one line, cut at ``limit`` characters."""
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 1] + "\u2026"
 
