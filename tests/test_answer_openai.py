@@ -5,6 +5,7 @@ GenerationError with a clear message, and the pipeline's fallback to the extract
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from typing import Any
 
@@ -159,6 +160,13 @@ def _keys(schema: Any) -> set[str]:
     return set()
 
 
+def _evidence(request: dict[str, Any]) -> list[dict[str, Any]]:
+    """The evidence items of a request as the model reads them: the JSON lines between the markers."""
+    user = request["messages"][-1]["content"]
+    block = user.split("<evidence>\n", 1)[1].split("\n</evidence>", 1)[0]
+    return [json.loads(line) for line in block.splitlines()]
+
+
 def _respond() -> Any:
     # imported here: the pipeline imports the verifier, which is written alongside this module
     from provgraph.answer.pipeline import respond
@@ -190,16 +198,27 @@ def test_structured_answer_cites_the_pack(server: FakeLLMServer) -> None:
     assert QUESTION in shown
     for item in PACK.items:
         assert item.id in shown
-    # what the model sees of each item: source, tier, confidence, status, fact, passage, both sides
-    assert "Amsterdam (Dutch Wikipedia)" in shown
-    assert "tier 3" in shown
-    assert "confidence 0.60, status contested" in shown
-    assert "fact: Amsterdam | population total | 862965" in shown
-    assert "872,757 inhabitants" in shown
-    assert "872757: stated by en.wikipedia.org; preferred" in shown
-    assert "862965: stated by nl.wikipedia.org; rejected" in shown
-    assert "conflict: sources disagree on population total of Amsterdam" in shown
-    assert "edited more recently" in shown
+    # what the model sees of each item, as data: source, tier, confidence, status, fact, passage, both sides
+    passage, fact, conflict = _evidence(server.requests[0])
+    assert passage == {
+        "id": PASSAGE.id,
+        "kind": "passage",
+        "source": "Amsterdam (English Wikipedia)",
+        "tier": 3,
+        "text": "Amsterdam is the capital of the Netherlands, with 872,757 inhabitants.",
+    }
+    assert fact["source"] == "Amsterdam (Dutch Wikipedia)" and fact["tier"] == 3
+    assert (fact["confidence"], fact["status"]) == (0.6, "contested")
+    assert fact["fact"] == {"subject": "Amsterdam", "predicate": "population total", "object": "862965"}
+    assert conflict["conflict"] == {
+        "about": "population total of Amsterdam",
+        "values": [
+            {"value": "872757", "stated_by": ["en.wikipedia.org"], "outcome": "preferred", "confidence": 0.8},
+            {"value": "862965", "stated_by": ["nl.wikipedia.org"], "outcome": "rejected", "confidence": 0.6},
+        ],
+        "resolution": {"strategy": "recency", "rationale": "the English source was edited more recently"},
+    }
+    assert conflict["about"] == [FACT.id]
 
 
 def test_prompt_is_bounded() -> None:

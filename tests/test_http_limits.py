@@ -125,7 +125,7 @@ def test_a_response_within_the_result_limit_is_sent(small):
 def test_conflicts_with_a_parameter_that_is_not_an_iri_is_400_naming_it(small, params, named):
     refused = small.get("/conflicts", params=params)
     assert refused.status_code == 400
-    assert refused.json()["error"].startswith(f"{named} must be an absolute IRI")
+    assert refused.json()["error"].startswith(f"the {named} must be an absolute IRI")
 
 
 def test_an_internal_error_is_a_problem_body_whose_request_id_is_in_the_log(small, monkeypatch, caplog):

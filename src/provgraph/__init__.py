@@ -46,6 +46,7 @@ from provgraph.errors import (
     StoreNotFoundError,
     UnsupportedFormatError,
     ValidationFailedError,
+    WriteRefusedError,
 )
 from provgraph.graph import ProvGraph
 from provgraph.models import (
@@ -67,7 +68,7 @@ from provgraph.models import (
     ValidationIssue,
     ValidationReport,
 )
-from provgraph.query import QueryResult
+from provgraph.query import PreparedQuery, QueryResult
 from provgraph.trust.models import (
     ChainMode,
     ChainReport,
@@ -125,6 +126,7 @@ __all__ = [
     "LinkedEntity",
     "NotFoundError",
     "PassageInfo",
+    "PreparedQuery",
     "ProvGraph",
     "ProvGraphError",
     "QueryError",
@@ -154,5 +156,6 @@ __all__ = [
     "ValueClaim",
     "ValueOutcome",
     "VerificationIssue",
+    "WriteRefusedError",
     "__version__",
 ]

@@ -12,6 +12,7 @@
     │   ├── StoreLockedError       another process holds the store (names the holder)
     │   ├── StoreNotFoundError     no store at the given path
     │   └── ReadOnlyStoreError     a write on a store opened read-only
+    ├── WriteRefusedError          a write that would bypass provenance (source graphs, the catalog)
     ├── NotFoundError              an unknown document, graph or statement
     └── GenerationError            a generator could not draft an answer (model server down, bad output)
 
@@ -87,14 +88,26 @@ class ValidationFailedError(ProvGraphError):
 
 
 class QueryError(ProvGraphError):
-    """A SPARQL query or update is malformed or failed; carries the position when known."""
+    """A SPARQL query or update is malformed or failed; carries the position when known and, with
+    ``text``, shows the line of the query with a caret under that position."""
 
-    def __init__(self, message: str, *, line: int | None = None, column: int | None = None) -> None:
+    def __init__(
+        self, message: str, *, line: int | None = None, column: int | None = None, text: str | None = None
+    ) -> None:
         self.line = line
         self.column = column
         self.reason = message
         where = f"line {line}, column {column}: " if line is not None and column is not None else ""
-        super().__init__(f"SPARQL error: {where}{message}")
+        shown = f"SPARQL error: {where}{message}"
+        if text is not None and line is not None and column is not None:
+            lines = text.splitlines() or [""]
+            if 0 < line <= len(lines):
+                source, caret = lines[line - 1].replace("\t", " "), max(column, 1) - 1
+                if len(source) > 100:  # a window around the position on a long line
+                    start = max(0, min(caret - 60, len(source) - 100))
+                    source, caret = source[start : start + 100], caret - start
+                shown += f"\n  {source}\n  {' ' * caret}^"
+        super().__init__(shown)
 
 
 class StoreError(ProvGraphError):
@@ -115,6 +128,10 @@ class StoreNotFoundError(StoreError):
 
 class ReadOnlyStoreError(StoreError):
     """A write was attempted on a store opened read-only."""
+
+
+class WriteRefusedError(ProvGraphError):
+    """A write that would bypass provenance: source graphs and the catalog change by ingest only."""
 
 
 class NotFoundError(ProvGraphError):
@@ -139,4 +156,5 @@ __all__ = [
     "StoreNotFoundError",
     "UnsupportedFormatError",
     "ValidationFailedError",
+    "WriteRefusedError",
 ]

@@ -39,7 +39,8 @@ PREFIX dcterms: <{DCTERMS_NS}>
 SELECT ?st ?fact ?subj ?pred ?o ?g ?status ?v ?d ?key ?title ?url ?tier ?issued ?publisher ?conf ?method ?at
 WHERE {{
   {{PATTERN}}
-  GRAPH <{CATALOG_GRAPH.value}> {{ ?g pg:status ?status ; pg:version ?v }}
+  # the document is the one the catalog says the graph is a version of: never one a graph names
+  GRAPH <{CATALOG_GRAPH.value}> {{ ?g pg:document ?d ; pg:status ?status ; pg:version ?v }}
   {{STATUS}}
   GRAPH ?g {{
     ?st prov:wasDerivedFrom ?d ; pg:confidence ?conf ; pg:extractionMethod ?method ;

@@ -19,8 +19,10 @@ from provgraph.answer.pipeline import build_generator, respond
 from provgraph.answer.retrieve import Retriever
 from provgraph.errors import InputError, NotFoundError, ProvGraphError, QueryError, UnsupportedFormatError
 from provgraph.ingest import pipeline
+from provgraph.ingest.guard import check_json_depth, check_xml
 from provgraph.ingest.rdf import RDF_FORMATS as _INPUT_RDF
 from provgraph.ingest.reify import xsd_datetime
+from provgraph.ingest.trix import trix_to_nquads
 from provgraph.models import (
     DatasetView,
     DerivedRecords,
@@ -33,8 +35,8 @@ from provgraph.models import (
     SourceInfo,
     StoreStats,
 )
-from provgraph.query import RDF_FORMATS, QueryDataset, QueryResult, translate_error
-from provgraph.sparql_text import check_services, has_dataset_clause
+from provgraph.query import RDF_FORMATS, PreparedQuery, QueryDataset, QueryResult, translate_error
+from provgraph.sparql_text import check_endpoints, read
 from provgraph.store import catalog
 from provgraph.store.base import Backend
 from provgraph.store.oxigraph import OxigraphBackend
@@ -44,7 +46,7 @@ from provgraph.trust.models import ChainMode, ChainReport, Conflict, DetectionRe
 from provgraph.trust.policy import load as load_policy
 from provgraph.trust.relation_models import DocumentRelation
 from provgraph.update import UpdatePlan, check_policy, plan_update
-from provgraph.vocab import CATALOG_GRAPH, PG_NS, PREFIXES, document_iri
+from provgraph.vocab import CATALOG_GRAPH, PG_NS, document_iri
 
 #: Where ``ProvGraph.open()`` looks when given no path: $PROVGRAPH_STORE, else ./provgraph-data.
 DEFAULT_STORE_ENV = "PROVGRAPH_STORE"
@@ -124,8 +126,10 @@ class ProvGraph:
         self.close()
 
     def recover(self) -> list[str]:
-        """Remove source graphs an interrupted ingest wrote but never committed to the catalog.
-        Runs on every read-write open; returns the graphs removed."""
+        """Remove source graphs an interrupted ingest wrote but never committed to the catalog,
+        and the spool directories of ingests that were killed. Runs on every read-write open;
+        returns the graphs removed."""
+        pipeline.remove_stale_spools()
         return catalog.remove_orphans(self._backend)
 
     # ------------------------------------------------------------------ ingest
@@ -148,6 +152,7 @@ class ProvGraph:
         split: GraphSplit | None = None,
         agent: str | None = None,
         reviewer: str | None = None,
+        lenient: bool = False,
         progress: pipeline.ProgressCallback | None = None,
     ) -> IngestReport:
         """Ingest one file as a source document (or several, with ``split``).
@@ -157,6 +162,11 @@ class ProvGraph:
         makes a new version that supersedes the old one. Every graph is validated with SHACL
         (the built-in shapes and ``shapes``) before anything is written; a graph that does not
         conform raises :class:`~provgraph.errors.ValidationFailedError` and the store is unchanged.
+
+        Input is data, never provenance: a term in provgraph's namespaces (``pg:``, ``pgid:``) is
+        refused with an :class:`~provgraph.errors.InputError` naming file and line, as are
+        malformed or truncated input and literals that do not match their datatype (``lenient``
+        keeps those, and ``report.ill_typed_literals`` says how many).
         """
         options = self._options(locals())
         return pipeline.run(self._backend, Path(path), options, progress=progress)
@@ -179,6 +189,7 @@ class ProvGraph:
         split: GraphSplit | None = None,
         agent: str | None = None,
         reviewer: str | None = None,
+        lenient: bool = False,
         progress: pipeline.ProgressCallback | None = None,
     ) -> IngestReport:
         """Everything :meth:`ingest` does except writing: a dry run whose report says whether
@@ -215,13 +226,8 @@ class ProvGraph:
         """One source document, by key (id, URL or path) or by IRI."""
         found = catalog.sources(self._backend, key=document)
         if not found:
-            iri = document if ":" in document else document_iri(document).value
-            try:
-                NamedNode(iri)  # a key that is not an IRI names no document by IRI
-            except ValueError:
-                found = []
-            else:
-                found = catalog.sources(self._backend, document=iri)
+            iri = _iri_or_none(document) if ":" in document else document_iri(document)
+            found = catalog.sources(self._backend, document=iri) if iri is not None else []
         if not found:
             raise NotFoundError(f"no source document {document!r} in the store")
         return found[0]
@@ -255,48 +261,62 @@ class ProvGraph:
         ``DatasetView.DEFAULT`` the store's own default graph alone. ``default_graph`` and
         ``named_graphs`` (graph IRIs) set the dataset as the protocol's default-graph-uri and
         named-graph-uri do, overriding the view and the query's own FROM; a query with FROM or
-        FROM NAMED and no such parameters gets the dataset it names. ``GRAPH`` reaches every named graph: history and
-        the catalog (``pgid:catalog``). ``SERVICE`` may call only the endpoints in ``services``
-        (none by default: a store must not fetch URLs a query names). The prefixes pg:, pgid:, prov:, rdf:, rdfs:, xsd:,
-        dcterms:, owl:, skos: and sh: are predeclared.
+        FROM NAMED and no such parameters gets the dataset it names. ``GRAPH`` reaches every named
+        graph: history and the catalog (``pgid:catalog``). ``SERVICE`` may call only the endpoints
+        in ``services`` (none by default: a store must not fetch URLs a query names). The prefixes
+        pg:, pgid:, prov:, rdf:, rdfs:, xsd:, dcterms:, owl:, skos: and sh: are predeclared.
         """
-        dataset = self.dataset(
-            sparql, view=view, default_graph=default_graph, named_graphs=named_graphs, services=services
+        prepared = self.prepare(
+            sparql,
+            view=view,
+            default_graph=default_graph,
+            named_graphs=named_graphs,
+            base_iri=base_iri,
+            services=services,
         )
+        return self.run_prepared(prepared)
+
+    def run_prepared(self, prepared: PreparedQuery) -> QueryResult:
+        """Run a query made by :meth:`prepare`."""
         try:
-            raw = self._backend.query(sparql, prefixes=PREFIXES, base_iri=base_iri, **dataset.kwargs())  # type: ignore[arg-type]
+            raw = self._backend.query(prepared.text, base_iri=prepared.base_iri, **prepared.dataset.kwargs())  # type: ignore[arg-type]
         except SyntaxError as exc:
-            raise translate_error(exc) from exc
+            raise prepared.error(exc) from exc
         except (ValueError, RuntimeError) as exc:
             raise QueryError(str(exc)) from exc
         return QueryResult(raw)
 
-    def dataset(
+    def prepare(
         self,
         sparql: str,
         *,
         view: DatasetView = DatasetView.CURRENT,
         default_graph: Sequence[str] | None = None,
         named_graphs: Sequence[str] | None = None,
+        base_iri: str | None = None,
         services: Sequence[str] = (),
-    ) -> QueryDataset:
-        """The dataset :meth:`query` would evaluate ``sparql`` over (see there), after checking its
-        SERVICE calls: what a query worker in another process needs to run it the same way."""
-        check_services(sparql, tuple(services))
+    ) -> PreparedQuery:
+        """What :meth:`query` runs (see there), checked: the text read as the engine reads it
+        (:func:`provgraph.sparql_text.read`), its SERVICE calls checked against ``services``, and
+        the dataset it is evaluated over. A query worker in another process runs it the same way."""
+        source = read(sparql, base_iri=base_iri)
+        check_endpoints(source.services(), services, what="SERVICE")
         for graph in (*(default_graph or ()), *(named_graphs or ())):
             _graph_node(graph)
         if default_graph is not None:
-            return QueryDataset(default_graph=tuple(default_graph), named_graphs=_tuple(named_graphs))
-        if named_graphs is not None:
+            dataset = QueryDataset(default_graph=tuple(default_graph), named_graphs=_tuple(named_graphs))
+        elif named_graphs is not None:
             # a dataset given by named graphs alone has an empty default graph
-            return QueryDataset(default_graph=(), named_graphs=tuple(named_graphs))
-        if has_dataset_clause(sparql):
-            return QueryDataset()  # the query's FROM / FROM NAMED say what its dataset is
-        if view is DatasetView.CURRENT:
-            return QueryDataset(default_graph=(None, *(g.value for g in self.current_graphs())))
-        if view is DatasetView.ALL:
-            return QueryDataset(union=True)
-        return QueryDataset(default_graph=(None,))
+            dataset = QueryDataset(default_graph=(), named_graphs=tuple(named_graphs))
+        elif source.has_dataset_clause():
+            dataset = QueryDataset()  # the query's FROM / FROM NAMED say what its dataset is
+        elif view is DatasetView.CURRENT:
+            dataset = QueryDataset(default_graph=(None, *(g.value for g in self.current_graphs())))
+        elif view is DatasetView.ALL:
+            dataset = QueryDataset(union=True)
+        else:
+            dataset = QueryDataset(default_graph=(None,))
+        return PreparedQuery(source=source, dataset=dataset, base_iri=base_iri)
 
     def update(
         self,
@@ -305,19 +325,29 @@ class ProvGraph:
         using_graphs: Sequence[str] = (),
         using_named_graphs: Sequence[str] = (),
         base_iri: str | None = None,
+        services: Sequence[str] = (),
+        loads: Sequence[str] = (),
     ) -> None:
         """Run a SPARQL 1.1 update in one transaction, on the default graph and graphs of your
         own. Source graphs and the catalog change only by ingest: an update that would write
-        one is refused with :class:`~provgraph.update.WriteRefusedError` and changes nothing.
+        one is refused with :class:`~provgraph.errors.WriteRefusedError` and changes nothing.
         ``using_graphs``/``using_named_graphs`` act as the protocol's using-graph-uri and
-        using-named-graph-uri."""
-        plan = plan_update(sparql, base_iri=base_iri, using_graphs=using_graphs, using_named_graphs=using_named_graphs)
+        using-named-graph-uri. ``LOAD`` may fetch only the IRIs in ``loads`` and ``SERVICE`` call
+        only the endpoints in ``services`` (none by default)."""
+        plan = plan_update(
+            sparql,
+            base_iri=base_iri,
+            using_graphs=using_graphs,
+            using_named_graphs=using_named_graphs,
+            services=services,
+            loads=loads,
+        )
         has_sources = bool(plan.any_graph) and bool(catalog.catalogued_graphs(self._backend))
         check_policy(plan, has_source_graphs=has_sources)
         try:
-            self._backend.update(plan.text, base_iri=base_iri, prefixes=PREFIXES)
+            self._backend.update(plan.text, base_iri=base_iri)
         except SyntaxError as exc:
-            raise translate_error(exc) from exc
+            raise translate_error(exc, plan.source) from exc
         except (ValueError, RuntimeError) as exc:
             raise QueryError(str(exc)) from exc
 
@@ -363,7 +393,7 @@ class ProvGraph:
         """Make ``graph`` (an IRI; ``None``: the store's default graph) hold exactly the RDF in
         ``data`` (bytes in ``format``, or several ``(bytes, format)`` parts), in one transaction.
         Source graphs and the catalog change only by ingest: writing one raises
-        :class:`~provgraph.update.WriteRefusedError`. Returns True when the graph was created."""
+        :class:`~provgraph.errors.WriteRefusedError`. Returns True when the graph was created."""
         return self._write_graph(graph, data, format, base_iri, replace=True)
 
     def add_to_graph(
@@ -613,13 +643,9 @@ WHERE {{ GRAPH <{CATALOG_GRAPH.value}> {{ ?g pg:document ?d ; pg:status ?s ; pg:
         every competing value, its sources and statements, the preferred value and the rationale.
         Detection runs first when sources or the ontology changed since the last run. With
         ``strategy`` the values are ranked by it for this answer only."""
-        for name, value in (("subject", subject), ("predicate", predicate)):
-            if value is not None:
-                try:
-                    NamedNode(value)
-                except ValueError:
-                    raise InputError(f"{name} must be an absolute IRI, not {value!r}") from None
         chosen = ResolutionStrategy(strategy) if strategy is not None else None
+        subject = _iri(subject, "subject") if subject is not None else None
+        predicate = _iri(predicate, "predicate") if predicate is not None else None
         return _trust.conflicts(self._backend, subject=subject, predicate=predicate, strategy=chosen)
 
     def chain(
@@ -628,6 +654,11 @@ WHERE {{ GRAPH <{CATALOG_GRAPH.value}> {{ ?g pg:document ?d ; pg:status ?s ; pg:
         """Multi-hop chains from ``subject`` along ``predicates`` (A treats B, B subClassOf C: A may
         help C), each hop with its provenance; a chain's confidence is its weakest hop's
         (:attr:`ChainMode.WEAKEST`) or the product of its hops' (:attr:`ChainMode.PRODUCT`)."""
+        _iri(subject, "subject")
+        for predicate in predicates:
+            _iri(predicate, "predicate")
+        if obj is not None:
+            _iri(obj, "object")
         return _trust.chains(self._backend, subject, predicates, obj=obj, mode=mode)
 
     def _annotate_evidence(self, found: list[Evidence]) -> list[Evidence]:
@@ -712,6 +743,20 @@ def _tuple(values: Sequence[str] | None) -> tuple[str, ...] | None:
     return None if values is None else tuple(values)
 
 
+def _iri_or_none(value: str) -> NamedNode | None:
+    try:
+        return NamedNode(value)
+    except ValueError:
+        return None
+
+
+def _iri(value: str, what: str) -> str:
+    """``value`` checked to be an absolute IRI (a request's subject, predicate, ...)."""
+    if _iri_or_none(value) is None:
+        raise InputError(f"the {what} must be an absolute IRI, not {value!r}")
+    return value
+
+
 def _graph_node(graph: str) -> NamedNode:
     try:
         return NamedNode(graph)
@@ -730,8 +775,17 @@ def _ntriples(data: bytes, fmt: InputFormat, base_iri: str | None) -> str:
     """The triples of one RDF document as N-Triples (which is also SPARQL's triple syntax)."""
     if not fmt.is_rdf:
         raise UnsupportedFormatError(f"{fmt.value} is not an RDF syntax; a graph takes RDF")
+    # the same bounds as ingest: a Graph Store write or an ontology must not blow up the server
+    rdf_format = _INPUT_RDF.get(fmt, RdfFormat.N_QUADS)
+    if fmt is InputFormat.RDFXML:
+        check_xml(data, None)
+    elif fmt is InputFormat.JSONLD:
+        check_json_depth(data, None)
+    elif fmt is InputFormat.TRIX:
+        check_xml(data, None)
+        data = trix_to_nquads(data, None)
     try:
-        quads = list(parse(data, format=_INPUT_RDF[fmt], base_iri=base_iri, rename_blank_nodes=True))
+        quads = list(parse(data, format=rdf_format, base_iri=base_iri, rename_blank_nodes=True))
     except SyntaxError as exc:
         line, column = exc.lineno, exc.offset
         message = str(exc.msg or exc)

@@ -23,6 +23,7 @@ class InputFormat(enum.StrEnum):
     TRIG = "trig"
     JSONLD = "jsonld"
     RDFXML = "rdfxml"
+    TRIX = "trix"
     JSONL = "jsonl"
     TEXT = "text"
     MARKDOWN = "markdown"
@@ -54,6 +55,7 @@ _EXTENSIONS: list[tuple[str, InputFormat]] = [
     (".trig", InputFormat.TRIG),
     (".jsonld", InputFormat.JSONLD),
     (".json-ld", InputFormat.JSONLD),
+    (".trix", InputFormat.TRIX),
     (".rdf", InputFormat.RDFXML),
     (".owl", InputFormat.RDFXML),
     (".xml", InputFormat.RDFXML),
@@ -72,6 +74,7 @@ _MEDIA_TYPES = {
     InputFormat.TRIG: "application/trig",
     InputFormat.JSONLD: "application/ld+json",
     InputFormat.RDFXML: "application/rdf+xml",
+    InputFormat.TRIX: "application/trix",
     InputFormat.JSONL: "application/jsonl",
     InputFormat.TEXT: "text/plain",
     InputFormat.MARKDOWN: "text/markdown",
@@ -298,6 +301,9 @@ class IngestReport(_Model):
     validation: ValidationReport
     dry_run: bool = False
     seconds: float
+    ill_typed_literals: int = Field(
+        0, description="literals that do not match their datatype, kept because lenient was given (else refused)"
+    )
 
 
 class SourceVersion(_Model):

@@ -24,6 +24,7 @@ from pyoxigraph import (
 
 from provgraph.errors import QueryError, UnsupportedFormatError
 from provgraph.models import ExportFormat, ResultFormat
+from provgraph.sparql_text import SparqlText
 
 Term = NamedNode | BlankNode | Literal | Triple
 
@@ -44,13 +45,100 @@ RDF_FORMATS = {
 _POSITION = re.compile(r"^error at (\d+):(\d+): (.*)$", re.S)
 
 
-def translate_error(exc: SyntaxError) -> QueryError:
-    """pyoxigraph's SyntaxError as a QueryError with line and column."""
+def translate_error(exc: SyntaxError, source: SparqlText | None = None) -> QueryError:
+    """pyoxigraph's SyntaxError as a QueryError that says in words what was expected, with the
+    line and column; with ``source``, the position in the text as the user wrote it (rather than
+    the text the engine ran), shown under the query's line."""
     message = str(exc.msg if exc.msg else exc)
     found = _POSITION.match(message)
-    if found:
-        return QueryError(found.group(3), line=int(found.group(1)), column=int(found.group(2)))
-    return QueryError(message, line=exc.lineno, column=exc.offset)
+    if not found:
+        return QueryError(message, line=exc.lineno, column=exc.offset)
+    line, column = int(found.group(1)), int(found.group(2))
+    if source is not None:
+        line, column = source.position(line, column)
+    text = source.original if source is not None else None
+    reason = describe(found.group(3))
+    if source is not None and _unfinished(source, line, column):
+        reason = f"the text ends before the {'update' if _is_update(source) else 'query'} is complete: {reason}"
+    return QueryError(reason, line=line, column=column, text=text)
+
+
+_EXPECTED = re.compile(r'\s*(?:"(?:[^"\\]|\\.)*"|\[[^\]]*\]|[^,]+)')
+#: Oxigraph's own messages among its expectations, in words for people.
+_REASONS = {
+    "Prefix not found": "a prefix is not declared",
+    "IRI parsing failed": "an IRI is not valid (a relative IRI needs a BASE)",
+}
+
+
+def describe(oxigraph: str) -> str:
+    """Oxigraph's PEG expectation list (``expected one of ",", "}", ['0'..='9'], OPTIONAL, ...``)
+    in words: its own sentences when it has some (``Variables are not allowed in INSERT DATA``),
+    else what may come next: punctuation, a few keywords, "a name", "a number"."""
+    body = oxigraph.removeprefix("expected one of ").removeprefix("expected ").strip()
+    reasons: list[str] = []
+    literals: list[str] = []
+    keywords: list[str] = []
+    kinds: list[str] = []
+    for item in (m.group().strip() for m in _EXPECTED.finditer(body)):
+        if not item or item in ("[_]", "<unreported>"):
+            continue
+        if item.startswith('"'):
+            token = item[1:-1].replace('\\"', '"').replace("\\\\", "\\")
+            literals.append(f'"{token}"' if "'" in token else f"'{token}'")
+        elif item.startswith("["):
+            kind = "a name" if "'A'" in item else "a number" if item.startswith("['0'") and "'9']" in item else None
+            if kind and kind not in kinds:
+                kinds.append(kind)
+        elif item == "EOF":
+            kinds.append("the end of the text")
+        elif " " in item:
+            reasons.append(_REASONS.get(item, item))
+        else:
+            keywords.append(item.upper())
+    if reasons:
+        return "; ".join(dict.fromkeys(reasons))
+    options = literals[:8] + kinds
+    if keywords:
+        shown = ", ".join(keywords[:4]) + (" ..." if len(keywords) > 4 else "")
+        options.append(f"a keyword ({shown})")
+    if not options:
+        return "the text cannot be read here"
+    if len(options) == 1:
+        return f"expected {options[0]}"
+    return "expected " + ", ".join(options[:-1]) + " or " + options[-1]
+
+
+def _unfinished(source: SparqlText, line: int, column: int) -> bool:
+    """Whether the error is at the end of a text whose brackets are still open (Oxigraph puts
+    many errors at the furthest point it read, often the end: only open brackets say that the text
+    ended too soon)."""
+    lines = source.original.splitlines() or [""]
+    at_end = line > len(lines) or (line == len(lines) and column > len(lines[-1].rstrip()))
+    if not at_end and line < len(lines):
+        at_end = not "".join(lines[line:]).strip() and column > len(lines[line - 1].rstrip())
+    opened = sum(1 for t in source.tokens if t.kind.name == "PUNCT" and t.text in "{([")
+    closed = sum(1 for t in source.tokens if t.kind.name == "PUNCT" and t.text in "})]")
+    return at_end and opened > closed
+
+
+_UPDATE_WORDS = frozenset({"INSERT", "DELETE", "LOAD", "CLEAR", "DROP", "CREATE", "ADD", "MOVE", "COPY", "WITH"})
+
+
+def _is_update(source: SparqlText | None) -> bool:
+    words = [t.value for t in source.tokens if t.kind.name == "WORD"] if source is not None else []
+    return bool(words) and words[0] in {
+        "INSERT",
+        "DELETE",
+        "LOAD",
+        "CLEAR",
+        "DROP",
+        "CREATE",
+        "ADD",
+        "MOVE",
+        "COPY",
+        "WITH",
+    }
 
 
 @dataclass(frozen=True)
@@ -73,6 +161,24 @@ class QueryDataset:
         if self.named_graphs is not None:
             out["named_graphs"] = [NamedNode(g) for g in self.named_graphs]
         return out
+
+
+@dataclass(frozen=True)
+class PreparedQuery:
+    """A query ready for the engine, in plain values (a query worker in another process runs it
+    the same way): the text the engine runs (:attr:`SparqlText.text`: the guards read exactly
+    that), its dataset and base IRI."""
+
+    source: SparqlText
+    dataset: QueryDataset
+    base_iri: str | None
+
+    @property
+    def text(self) -> str:
+        return self.source.text
+
+    def error(self, exc: SyntaxError) -> QueryError:
+        return translate_error(exc, self.source)
 
 
 class QueryResult:
@@ -184,4 +290,12 @@ def _clip(text: str, width: int | None) -> str:
     return text if width is None or len(text) <= width else text[: width - 1] + "…"
 
 
-__all__ = ["RDF_FORMATS", "QueryResult", "render_table", "term_text", "translate_error"]
+__all__ = [
+    "RDF_FORMATS",
+    "PreparedQuery",
+    "QueryDataset",
+    "QueryResult",
+    "render_table",
+    "term_text",
+    "translate_error",
+]

@@ -1,87 +1,460 @@
-"""A small lexer for SPARQL text: enough to find keywords and the IRIs after them while skipping
-strings, IRIs and comments correctly. Used to see which graphs an update writes and which
-services a query calls, without a full parser."""
+"""SPARQL text read the way the engine will read it, and rewritten so that the engine reads it
+the way we did.
+
+provgraph decides a few things from a query's text before Oxigraph runs it: which endpoints its
+``SERVICE`` clauses call, what ``LOAD`` fetches, which graphs an update writes, whether it names
+its own dataset. A guard that reads the text differently from the engine can be fooled: Oxigraph
+decodes ``\\u`` escapes inside IRIs and strings, un-escapes ``\\'`` inside prefixed names, and
+its PEG parser matches keywords without word boundaries (``SERVICESILENT <u>`` and ``SERVICEex:u``
+both call a service). So :func:`read` does two things:
+
+1. It splits the text into the terminals of the SPARQL 1.1 grammar (IRIs and strings with their
+   escapes decoded, prefixed names expanded with the prefixes in force, comments dropped), and
+   refuses what it cannot read exactly: a word that is not one SPARQL keyword (``SERVICESILENT``),
+   a prefix that is not declared, a character outside any token.
+2. It writes the text the engine will run from those tokens (:attr:`SparqlText.text`): IRIs
+   and prefixed names become ``<IRI>`` with only the characters an IRI cannot hold escaped,
+   strings are re-quoted with their value escaped, comments are gone. Every token of the result
+   has one reading, so what Oxigraph executes is what the guards inspected; the layout (lines and
+   columns) is kept so that the engine's error positions map back to the text as written.
+
+It also bounds what Oxigraph's recursive-descent parser and optimiser are given: at most
+:data:`MAX_DEPTH` nested brackets and :data:`MAX_TOKENS` tokens per operation outside
+``INSERT DATA``/``DELETE DATA`` and ``VALUES`` blocks (measured with pyoxigraph 0.5.13: about
+3,000 nested groups, chained operators or ``BIND``\\s overflow a thread's stack and kill the
+process, and a few hundred joined triple patterns already take minutes to plan).
+"""
 
 from __future__ import annotations
 
+import bisect
+import enum
+import functools
 import re
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+from pyoxigraph import NamedNode, RdfFormat, parse
 
 from provgraph.errors import QueryError
 from provgraph.vocab import PREFIXES
 
+#: Deepest nesting of ``{ ( [ <<`` a query may have.
+MAX_DEPTH = 128
+#: Most tokens per query or update operation outside data blocks (INSERT/DELETE DATA, VALUES).
+MAX_TOKENS = 4000
+
+# The terminals of the SPARQL 1.1 grammar (https://www.w3.org/TR/sparql11-query/#terminals), with
+# the UCHAR escapes Oxigraph decodes in IRIs and strings.
+_BASE = (
+    "A-Za-z\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u02ff\u0370-\u037d\u037f-\u1fff\u200c-\u200d"
+    "\u2070-\u218f\u2c00-\u2fef\u3001-\ud7ff\uf900-\ufdcf\ufdf0-\ufffd\U00010000-\U000effff"
+)
+_U = _BASE + "_"
+_CHARS = _U + r"\-0-9\u00b7\u0300-\u036f\u203f-\u2040"
+_UCHAR = r"\\u[0-9A-Fa-f]{4}|\\U[0-9A-Fa-f]{8}"
+_ECHAR = r"""\\[tbnrf"'\\]"""
+_PLX = r"%[0-9A-Fa-f]{2}|\\[_~.\-!$&'()*+,;=/?#@%]"
+_PN_PREFIX = rf"[{_BASE}](?:[{_CHARS}.]*[{_CHARS}])?"
+_PN_LOCAL = rf"(?:[{_U}:0-9]|{_PLX})(?:(?:[{_CHARS}.:]|{_PLX})*(?:[{_CHARS}:]|{_PLX}))?"
+
+
+class Kind(enum.Enum):
+    IRI = "IRI"
+    PNAME = "prefixed name"
+    STRING = "string"
+    VAR = "variable"
+    BNODE = "blank node"
+    LANGTAG = "language tag"
+    NUMBER = "number"
+    WORD = "keyword"
+    PUNCT = "punctuation"
+
+
 _TOKEN = re.compile(
-    r"""
-    (?P<ws>\s+)
-  | (?P<comment>\#[^\n]*)
-  | (?P<iri><[^<>"{}|^`\\\x00-\x20]*>)
-  | (?P<string>\"\"\"(?:[^"\\]|\\.|"(?!""))*\"\"\"|'''(?:[^'\\]|\\.|'(?!''))*'''
-               |"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')
-  | (?P<var>[?$][A-Za-z0-9_\u00B7-\uFFFF]+)
-  | (?P<pname>[A-Za-z\u00C0-\uFFFF][\w\-.\u00B7-\uFFFF]*?:[^\s{}()<>,;"']*|:[^\s{}()<>,;"']*)
-  | (?P<word>[A-Za-z_][A-Za-z0-9_]*)
-  | (?P<punct>[{}();,.\[\]])
-  | (?P<other>.)
+    rf"""
+    (?P<ws>[ \t\r\n]+)
+  | (?P<comment>\#[^\r\n]*)
+  | (?P<IRI><(?:[^<>"{{}}|^`\\\x00-\x20]|{_UCHAR})*>)
+  | (?P<STRING>\"\"\"(?:(?:"|"")?(?:[^"\\]|{_ECHAR}|{_UCHAR}))*\"\"\"
+              |'''(?:(?:'|'')?(?:[^'\\]|{_ECHAR}|{_UCHAR}))*'''
+              |"(?:[^"\\\n\r]|{_ECHAR}|{_UCHAR})*"
+              |'(?:[^'\\\n\r]|{_ECHAR}|{_UCHAR})*')
+  | (?P<VAR>[?$][{_U}0-9][{_U}0-9\u00b7\u0300-\u036f\u203f-\u2040]*)
+  | (?P<BNODE>_:[{_U}0-9](?:[{_CHARS}.]*[{_CHARS}])?)
+  | (?P<PNAME>(?:{_PN_PREFIX})?:(?:{_PN_LOCAL})?)
+  | (?P<LANGTAG>@[a-zA-Z]+(?:-[a-zA-Z0-9]+)*(?:--[a-zA-Z]+)?)
+  | (?P<NUMBER>[0-9]+\.[0-9]*[eE][+-]?[0-9]+|\.[0-9]+[eE][+-]?[0-9]+|[0-9]+[eE][+-]?[0-9]+
+              |[0-9]*\.[0-9]+|[0-9]+)
+  | (?P<WORD>[A-Za-z_][A-Za-z0-9_]*)
+  | (?P<PUNCT>\^\^|<<\(|\)>>|<<|>>|\{{\||\|}}|&&|\|\||!=|<=|>=|[{{}}()\[\];,.*/+\-=<>!^|?~])
     """,
-    re.X | re.S,
+    re.X,
 )
 
+#: Every keyword and built-in function name Oxigraph 0.5 knows (SPARQL 1.1, SPARQL 1.2 / RDF-star
+#: functions, the SEP extensions it implements). A word outside this list cannot be one token of
+#: a valid query, and Oxigraph's parser may split it into keywords (``SERVICESILENT``).
+KEYWORDS = frozenset(
+    """
+    BASE PREFIX VERSION SELECT CONSTRUCT DESCRIBE ASK DISTINCT REDUCED AS FROM NAMED WHERE ORDER BY ASC DESC
+    LIMIT OFFSET GROUP HAVING VALUES UNDEF OPTIONAL GRAPH SERVICE SILENT BIND MINUS UNION FILTER EXISTS NOT
+    IN LATERAL A TRUE FALSE
+    LOAD INTO CLEAR DROP CREATE ADD MOVE COPY TO DEFAULT ALL INSERT DELETE DATA WITH USING
+    STR LANG LANGMATCHES LANGDIR DATATYPE BOUND IRI URI BNODE RAND ABS CEIL FLOOR ROUND CONCAT SUBSTR STRLEN
+    REPLACE UCASE LCASE ENCODE_FOR_URI CONTAINS STRSTARTS STRENDS STRBEFORE STRAFTER YEAR MONTH DAY HOURS
+    MINUTES SECONDS TIMEZONE TZ NOW UUID STRUUID MD5 SHA1 SHA256 SHA384 SHA512 COALESCE IF STRLANG STRLANGDIR
+    STRDT SAMETERM ISIRI ISURI ISBLANK ISLITERAL ISNUMERIC HASLANG HASLANGDIR REGEX TRIPLE SUBJECT PREDICATE
+    OBJECT ISTRIPLE ADJUST COUNT SUM MIN MAX AVG SAMPLE GROUP_CONCAT SEPARATOR
+    """.split()
+)
 
-@dataclass
+_OPEN = {"{": "}", "(": ")", "[": "]", "<<": ">>", "<<(": ")>>", "{|": "|}"}
+_CLOSE = {v: k for k, v in _OPEN.items()}
+_IRI_FORBIDDEN = re.compile(r'[<>"{}|^`\\\x00-\x20]')
+_UCHAR_RE = re.compile(_UCHAR)
+_ESCAPES = {"t": "\t", "b": "\b", "n": "\n", "r": "\r", "f": "\f", '"': '"', "'": "'", "\\": "\\"}
+_STRING_ESCAPE = re.compile(rf"{_ECHAR}|{_UCHAR}")
+
+
+@dataclass(frozen=True, slots=True)
 class Token:
-    kind: str
+    """One terminal. ``value`` is what it means: an IRI for IRIs (resolved against the base in
+    force when one is) and prefixed names (expanded), the decoded text of a string, the upper-case
+    keyword of a word; for the rest, the text."""
+
+    kind: Kind
     text: str
     start: int
+    value: str
+
+    def is_word(self, *words: str) -> bool:
+        return self.kind is Kind.WORD and self.value in words
 
 
-def tokens(text: str) -> list[Token]:
-    out = []
-    for m in _TOKEN.finditer(text):
-        kind = m.lastgroup or "other"
-        if kind in ("ws", "comment"):
+@dataclass(frozen=True)
+class SparqlText:
+    """A query or update as read: its tokens and the text the engine is to run."""
+
+    original: str
+    tokens: tuple[Token, ...]
+    base_iri: str | None
+    #: (start, end) in the engine's text and (start, end) in the original of every token
+    anchors: tuple[tuple[int, int, int, int], ...] = field(repr=False)
+    text: str = field(repr=False)
+
+    def render(self, edits: Mapping[int, tuple[int, str]]) -> SparqlText:
+        """The same text with edits: ``edits[i] = (j, text)`` writes ``text`` in place of tokens
+        ``i`` to ``j - 1`` (``j == i`` inserts it before token ``i``)."""
+        return _render(self.original, self.tokens, self.base_iri, edits)
+
+    def position(self, line: int, column: int) -> tuple[int, int]:
+        """Where the engine's (1-based) line and column in :attr:`text` are in the original."""
+        offset = _offset(self.text, line, column)
+        i = bisect.bisect_right([a[0] for a in self.anchors], offset) - 1
+        if i < 0:
+            return _line_column(self.original, offset)
+        engine_start, engine_end, original_start, original_end = self.anchors[i]
+        if offset >= engine_end:  # in the layout after the token, which is kept as written
+            original = original_end + (offset - engine_end)
+        elif engine_end - engine_start == original_end - original_start:
+            original = original_start + (offset - engine_start)
+        else:  # inside a token written differently (an escape decoded): point at its start
+            original = original_start
+        return _line_column(self.original, min(original, len(self.original)))
+
+    def services(self) -> list[str]:
+        """The endpoints the SERVICE clauses call (``?name`` for a variable endpoint)."""
+        return [_target(self.tokens, i) for i, t in enumerate(self.tokens) if t.is_word("SERVICE")]
+
+    def loads(self) -> list[str]:
+        """What the LOAD operations of an update fetch."""
+        return [_target(self.tokens, i) for i, t in enumerate(self.tokens) if t.is_word("LOAD")]
+
+    def has_dataset_clause(self) -> bool:
+        """Whether a query names its own dataset with FROM or FROM NAMED (a store's default view
+        must then leave it alone; only the protocol's dataset parameters override it)."""
+        return any(t.is_word("FROM") for t in self.tokens)
+
+
+def read(text: str, *, base_iri: str | None = None, prefixes: Mapping[str, str] = PREFIXES) -> SparqlText:
+    """Read ``text`` as the engine will (see the module's docstring). Raises
+    :class:`~provgraph.errors.QueryError` with the line and column of what it cannot read."""
+    tokens = tuple(_tokens(text, base_iri, prefixes))
+    _check_size(text, tokens)
+    return _render(text, tokens, base_iri, {})
+
+
+def check_endpoints(found: Iterable[str], allowed: Iterable[str], *, what: str) -> None:
+    """Refuse calls to endpoints not in ``allowed``: a store must not fetch the URLs a request
+    names (``what`` is SERVICE or LOAD)."""
+    permitted = set(allowed)
+    for endpoint in found:
+        if endpoint not in permitted:
+            if not permitted:
+                off = "federated queries are" if what == "SERVICE" else "LOAD is"
+                raise QueryError(f"{what} <{endpoint}>: {off} off on this store")
+            raise QueryError(f"{what} <{endpoint}> is not among the allowed endpoints")
+
+
+# ---------------------------------------------------------------------------------------- reading
+
+
+def _tokens(text: str, base: str | None, declared: Mapping[str, str]) -> Iterable[Token]:
+    prefixes = dict(declared)
+    previous: list[Token] = []  # the last two tokens, for PREFIX and BASE declarations
+    position = 0
+    length = len(text)
+    while position < length:
+        match = _TOKEN.match(text, position)
+        if match is None:
+            raise _error(text, position, _unexpected(text, position))
+        kind_name = match.lastgroup or ""
+        raw = match.group()
+        start = position
+        position = match.end()
+        if kind_name in ("ws", "comment"):
             continue
-        out.append(Token(kind, m.group(), m.start()))
-    return out
+        kind = Kind[kind_name]
+        if kind in (Kind.IRI, Kind.STRING) and "\\" in raw:
+            _check_escapes(raw, text, start)
+        if kind is Kind.IRI:
+            decoded = _decode_uchar(raw[1:-1])
+            declaring = len(previous) >= 2 and previous[-2].is_word("PREFIX") and previous[-1].kind is Kind.PNAME
+            is_base = bool(previous) and previous[-1].is_word("BASE")
+            value = _resolve(decoded, base) or decoded
+            token = Token(kind, raw, start, value)
+            if is_base:
+                base = _absolute(decoded, base, text, start)
+                token = Token(kind, raw, start, base)
+            elif declaring:
+                prefixes[previous[-1].text[:-1]] = _absolute(decoded, base, text, start)
+        elif kind is Kind.PNAME:
+            prefix, _, local = raw.partition(":")
+            if previous and previous[-1].is_word("PREFIX"):
+                if local:
+                    raise _error(text, start, f"PREFIX declares a prefix such as {prefix}:, not {raw}")
+                token = Token(kind, raw, start, raw)
+            elif prefix not in prefixes:
+                raise _error(text, start, f"the prefix {prefix}: is not declared (in {raw})")
+            else:
+                token = Token(kind, raw, start, prefixes[prefix] + local.replace("\\", ""))
+        elif kind is Kind.STRING:
+            quote = 3 if raw[:3] in ('"""', "'''") else 1
+            token = Token(kind, raw, start, _decode_string(raw[quote:-quote]))
+        elif kind is Kind.WORD:
+            upper = raw.upper()
+            if upper not in KEYWORDS:
+                raise _error(text, start, f"{raw!r} is not a SPARQL keyword (separate keywords with spaces)")
+            token = Token(kind, raw, start, upper)
+        else:
+            token = Token(kind, raw, start, raw)
+        previous = [*previous[-1:], token]
+        yield token
 
 
-def services(text: str) -> list[str]:
-    """The endpoints a query's SERVICE clauses call (``?var`` for a variable endpoint)."""
-    found = []
-    toks = tokens(text)
-    prefixes = dict(PREFIXES)
-    for i, t in enumerate(toks):
-        word = t.text.upper() if t.kind == "word" else ""
-        if word == "PREFIX" and i + 2 < len(toks):
-            prefixes[toks[i + 1].text.rstrip(":")] = toks[i + 2].text[1:-1]
-        if word != "SERVICE":
+def _error(text: str, offset: int, message: str) -> QueryError:
+    line, column = _line_column(text, offset)
+    return QueryError(message, line=line, column=column, text=text)
+
+
+def _check_escapes(raw: str, text: str, start: int) -> None:
+    """Refuse escapes that name no character: UTF-16 surrogates and code points past U+10FFFF."""
+    for found in _UCHAR_RE.finditer(raw):
+        code = int(found.group()[2:], 16)
+        if 0xD800 <= code <= 0xDFFF or code > 0x10FFFF:
+            raise _error(text, start + found.start(), f"{found.group()} is not a Unicode character")
+
+
+def _unexpected(text: str, position: int) -> str:
+    char = text[position]
+    if text.startswith(('"""', "'''"), position):
+        return "a long string starts here and is never closed"
+    if char in "\"'":
+        return "a string starts here and is not closed on this line (or holds an invalid escape)"
+    if char == "<":
+        return "an IRI starts here and is not closed with '>' (or holds a space or a character IRIs cannot hold)"
+    if char == "\\":
+        return "a backslash escape outside a string, an IRI or a prefixed name"
+    return f"unexpected character {char!r}"
+
+
+def _check_size(text: str, tokens: tuple[Token, ...]) -> None:
+    depth = 0
+    stack: list[str] = []
+    counted = 0
+    exempt_depth: int | None = None  # depth of the data block being read, if any
+    expect_data_block = False
+    for token in tokens:
+        if token.kind is Kind.PUNCT and token.text in _OPEN:
+            if expect_data_block and exempt_depth is None and token.text == "{":
+                exempt_depth = depth
+                expect_data_block = False
+            stack.append(token.text)
+            depth += 1
+            if depth > MAX_DEPTH:
+                raise _error(text, token.start, f"brackets nest deeper than {MAX_DEPTH} levels")
+        elif token.kind is Kind.PUNCT and token.text in _CLOSE:
+            depth -= 1
+            if stack:
+                stack.pop()
+            if exempt_depth is not None and depth == exempt_depth:
+                exempt_depth = None
+        if token.is_word("DATA") or token.is_word("VALUES"):
+            expect_data_block = True
+        if depth == 0 and token.text == ";":
+            counted = 0  # the operations of an update are read one after another, not nested
+        if exempt_depth is None:
+            counted += 1
+            if counted > MAX_TOKENS:
+                raise _error(
+                    text,
+                    token.start,
+                    f"the query is too large: more than {MAX_TOKENS} tokens outside INSERT DATA, DELETE DATA "
+                    "and VALUES blocks",
+                )
+
+
+def _target(tokens: tuple[Token, ...], i: int) -> str:
+    """The endpoint named after SERVICE or LOAD at ``tokens[i]`` (skipping SILENT)."""
+    j = i + 1
+    if j < len(tokens) and tokens[j].is_word("SILENT"):
+        j += 1
+    if j >= len(tokens):
+        return ""
+    target = tokens[j]
+    if target.kind is Kind.VAR:
+        return "?" + target.text[1:]
+    return target.value
+
+
+# ---------------------------------------------------------------------------------------- writing
+
+
+def _render(
+    original: str, tokens: tuple[Token, ...], base: str | None, edits: Mapping[int, tuple[int, str]]
+) -> SparqlText:
+    parts: list[str] = []
+    anchors: list[tuple[int, int, int, int]] = []
+    length = 0
+    previous_end = 0
+    declaring = False
+    skip_to = 0
+    for i, token in enumerate(tokens):
+        if i < skip_to:
             continue
-        j = i + 1
-        if j < len(toks) and toks[j].text.upper() == "SILENT":
-            j += 1
-        if j >= len(toks):
-            continue
-        target = toks[j]
-        if target.kind == "iri":
-            found.append(target.text[1:-1])
-        elif target.kind == "var":
-            found.append("?" + target.text[1:])
-        elif target.kind == "pname":
-            prefix, _, local = target.text.partition(":")
-            found.append(prefixes.get(prefix, prefix + ":") + local)
-    return found
+        gap = _layout(original[previous_end : token.start])
+        if i in edits:
+            skip_to, replacement = edits[i]
+            gap += replacement + " "
+            if skip_to > i:
+                previous_end = tokens[skip_to - 1].start + len(tokens[skip_to - 1].text)
+                parts.append(gap)
+                length += len(gap)
+                continue
+        parts.append(gap)
+        length += len(gap)
+        written = _written(token, declaring)
+        declaring = token.is_word("PREFIX")
+        previous_end = token.start + len(token.text)
+        anchors.append((length, length + len(written), token.start, previous_end))
+        parts.append(written)
+        length += len(written)
+    parts.append(_layout(original[previous_end:]))
+    return SparqlText(original, tokens, base, tuple(anchors), "".join(parts))
 
 
-def check_services(text: str, allowed: tuple[str, ...]) -> None:
-    """Refuse SERVICE calls to endpoints not in ``allowed``: a query must not make the server
-    fetch arbitrary URLs."""
-    for endpoint in services(text):
-        if endpoint not in allowed:
-            if not allowed:
-                raise QueryError(f"SERVICE <{endpoint}>: federated queries are off on this store")
-            raise QueryError(f"SERVICE <{endpoint}> is not among the allowed endpoints")
+def _written(token: Token, after_prefix: bool) -> str:
+    if token.kind is Kind.IRI:
+        return "<" + _escape_iri(_decode_uchar(token.text[1:-1])) + ">"
+    if token.kind is Kind.PNAME:
+        return token.text if after_prefix else "<" + _escape_iri(token.value) + ">"
+    if token.kind is Kind.STRING:
+        if token.text[:3] in ('"""', "'''"):
+            # long strings keep their line breaks, so that positions after them stay right
+            return '"""' + token.value.replace("\\", "\\\\").replace('"', '\\"') + '"""'
+        escaped = token.value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\r", "\\r")
+        return '"' + escaped + '"'
+    return token.text
 
 
-def has_dataset_clause(text: str) -> bool:
-    """Whether a query names its own dataset with FROM or FROM NAMED (which a store's default
-    view must then leave alone; only the protocol's dataset parameters override it)."""
-    return any(t.kind == "word" and t.text.upper() == "FROM" for t in tokens(text))
+def _layout(gap: str) -> str:
+    """What stays of the text between two tokens: its line breaks (comments go)."""
+    if not gap or "#" not in gap:
+        return gap
+    return re.sub(r"#[^\r\n]*", lambda m: " " * len(m.group()), gap)
+
+
+def _escape_iri(value: str) -> str:
+    return _IRI_FORBIDDEN.sub(lambda m: f"\\u{ord(m.group()):04X}", value)
+
+
+def _decode_uchar(text: str) -> str:
+    if "\\" not in text:
+        return text
+    return _UCHAR_RE.sub(lambda m: chr(int(m.group()[2:], 16)), text)
+
+
+def _decode_string(text: str) -> str:
+    if "\\" not in text:
+        return text
+    return _STRING_ESCAPE.sub(lambda m: _ESCAPES.get(m.group()[1]) or chr(int(m.group()[2:], 16)), text)
+
+
+# ---------------------------------------------------------------------------------------- IRIs
+
+
+@functools.lru_cache(maxsize=4096)
+def _resolve(iri: str, base: str | None) -> str | None:
+    """``iri`` as Oxigraph resolves it against ``base`` (absolute IRIs are left as they are, as
+    Oxigraph leaves them), or None when it is not a valid IRI reference there. The resolution is
+    Oxigraph's own (its Turtle parser shares the SPARQL parser's IRI library)."""
+    try:
+        return NamedNode(iri).value
+    except ValueError:
+        pass
+    if base is None:
+        return None
+    try:
+        quads = list(parse(f"<{_escape_iri(iri)}> <urn:x> <urn:x> .".encode(), format=RdfFormat.TURTLE, base_iri=base))
+    except (SyntaxError, ValueError):
+        return None
+    subject = quads[0].subject
+    return subject.value if isinstance(subject, NamedNode) else None
+
+
+def _absolute(iri: str, base: str | None, text: str, start: int) -> str:
+    resolved = _resolve(iri, base)
+    if resolved is None:
+        raise _error(text, start, f"<{iri}> is not an absolute IRI and there is no BASE to resolve it against")
+    return resolved
+
+
+# ---------------------------------------------------------------------------------------- positions
+
+
+def _line_column(text: str, offset: int) -> tuple[int, int]:
+    line = text.count("\n", 0, offset) + 1
+    return line, offset - (text.rfind("\n", 0, offset) + 1) + 1
+
+
+def _offset(text: str, line: int, column: int) -> int:
+    start = 0
+    for _ in range(line - 1):
+        found = text.find("\n", start)
+        if found < 0:
+            return len(text)
+        start = found + 1
+    return min(start + max(column - 1, 0), len(text))
+
+
+__all__ = [
+    "KEYWORDS",
+    "MAX_DEPTH",
+    "MAX_TOKENS",
+    "Kind",
+    "SparqlText",
+    "Token",
+    "check_endpoints",
+    "read",
+]

@@ -5,40 +5,36 @@ update that would write one of them (any graph under ``https://w3id.org/provgrap
 refused, so no path leaves a source graph without its provenance. Everything else (the default
 graph, graphs of your own) is plain SPARQL 1.1 Update.
 
-Which graphs an update writes is read off its text by a small lexer (strings, IRIs and comments
-are skipped properly): the targets of INSERT/DELETE DATA, DELETE WHERE, the templates and WITH of
-DELETE/INSERT ... WHERE, LOAD ... INTO, CLEAR, DROP, CREATE, ADD, MOVE and COPY. A template
+Which graphs an update writes is read off the tokens of :func:`provgraph.sparql_text.read`, the
+same tokens the engine then runs (escapes decoded, prefixed names expanded, relative IRIs resolved
+as Oxigraph resolves them): the targets of INSERT/DELETE DATA, DELETE WHERE, the templates and
+WITH of DELETE/INSERT ... WHERE, LOAD ... INTO, CLEAR, DROP, CREATE, ADD, MOVE and COPY. A template
 ``GRAPH ?var``, or CLEAR/DROP of ALL or NAMED, could reach any graph and is refused while the store
-holds source graphs. The same lexer adds the protocol's ``using-graph-uri`` and
-``using-named-graph-uri`` to each DELETE/INSERT ... WHERE operation as USING clauses.
+holds source graphs. The protocol's ``using-graph-uri`` and ``using-named-graph-uri`` are added to
+each DELETE/INSERT ... WHERE operation as USING clauses, written from validated IRIs.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from urllib.parse import urljoin
 
-from provgraph.errors import ProvGraphError, QueryError
-from provgraph.sparql_text import Token as _Token
-from provgraph.sparql_text import tokens as _tokens
-from provgraph.vocab import ID_NS, PREFIXES
+from pyoxigraph import NamedNode
 
-
-class WriteRefusedError(ProvGraphError):
-    """A write that would bypass provenance: source graphs and the catalog change by ingest only."""
-
-    exit_code = 2
+from provgraph.errors import QueryError, WriteRefusedError
+from provgraph.sparql_text import Kind, SparqlText, Token, check_endpoints, read
+from provgraph.vocab import ID_NS
 
 
 @dataclass
 class UpdatePlan:
-    """What an update writes, and its text with the protocol's USING clauses added."""
+    """What an update writes, and the text the engine is to run (USING clauses added)."""
 
     text: str
     graphs: set[str] = field(default_factory=set)  # named graphs written
     default_graph: bool = False  # the default graph is written
     any_graph: bool = False  # CLEAR/DROP ALL/NAMED, or a template GRAPH ?var
+    source: SparqlText | None = field(default=None, repr=False)  # positions for the engine's errors
 
 
 def plan_update(
@@ -47,189 +43,34 @@ def plan_update(
     base_iri: str | None = None,
     using_graphs: Sequence[str] = (),
     using_named_graphs: Sequence[str] = (),
+    services: Sequence[str] = (),
+    loads: Sequence[str] = (),
 ) -> UpdatePlan:
-    tokens = _tokens(text)
-    prefixes = dict(PREFIXES)
-    base = base_iri
-    plan = UpdatePlan(text=text)
-    insertions: list[tuple[int, str]] = []
-    using = "".join(f" USING <{g}>" for g in using_graphs) + "".join(f" USING NAMED <{g}>" for g in using_named_graphs)
-
-    def iri(token: _Token) -> str | None:
-        if token.kind == "iri":
-            value = token.text[1:-1]
-            return urljoin(base, value) if base and ":" not in value.split("/")[0] else value
-        if token.kind == "pname":
-            prefix, _, local = token.text.partition(":")
-            if prefix in prefixes:
-                return prefixes[prefix] + local
-        return None
-
-    def block_end(i: int) -> int:
-        """Index just past the {...} block opening at tokens[i]."""
-        depth = 0
-        for j in range(i, len(tokens)):
-            if tokens[j].text == "{":
-                depth += 1
-            elif tokens[j].text == "}":
-                depth -= 1
-                if depth == 0:
-                    return j + 1
-        return len(tokens)
-
-    def template(i: int, with_graph: str | None) -> int:
-        """Record the graphs a quad template starting at tokens[i] ('{') writes."""
-        end = block_end(i)
-        depth = 0
-        j = i
-        outside_graph = False
-        while j < end:
-            t = tokens[j]
-            if t.text == "{":
-                depth += 1
-            elif t.text == "}":
-                depth -= 1
-            elif depth == 1 and t.kind == "word" and t.text.upper() == "GRAPH" and j + 1 < end:
-                target = tokens[j + 1]
-                if target.kind == "var":
-                    plan.any_graph = True
-                else:
-                    found = iri(target)
-                    if found:
-                        plan.graphs.add(found)
-                j = block_end(j + 2)
-                continue
-            elif depth == 1 and t.text not in ("{", "}", ".", ";", ","):
-                outside_graph = True
-            j += 1
-        if outside_graph:
-            if with_graph:
-                plan.graphs.add(with_graph)
-            else:
-                plan.default_graph = True
-        return end
-
-    def graph_ref(i: int) -> int:
-        """A GraphRef / GraphOrDefault / GraphRefAll at tokens[i]; returns the next index."""
-        t = tokens[i] if i < len(tokens) else None
-        if t is None:
-            return i
-        word = t.text.upper() if t.kind == "word" else ""
-        if word == "DEFAULT":
-            plan.default_graph = True
-            return i + 1
-        if word in ("ALL", "NAMED"):
-            plan.any_graph = True
-            if word == "ALL":
-                plan.default_graph = True
-            return i + 1
-        if word == "GRAPH":
-            return graph_ref(i + 1)
-        found = iri(t)
-        if found:
-            plan.graphs.add(found)
-        return i + 1
-
-    i = 0
-    n = len(tokens)
-    while i < n:
-        t = tokens[i]
-        word = t.text.upper() if t.kind == "word" else ""
-        if word == "PREFIX" and i + 2 < n:
-            prefixes[tokens[i + 1].text.rstrip(":")] = tokens[i + 2].text[1:-1]
-            i += 3
+    """Read ``text`` and say what it writes (see the module's docstring). ``SERVICE`` may call
+    only the endpoints in ``services``; ``LOAD`` may fetch only the IRIs in ``loads``: any other
+    LOAD is refused, and a LOAD SILENT of one becomes a no-op (the spec's failure, ignored)."""
+    sparql = read(text, base_iri=base_iri)
+    check_endpoints(sparql.services(), services, what="SERVICE")
+    using = " ".join(
+        [f"USING {_iri(g)}" for g in using_graphs] + [f"USING NAMED {_iri(g)}" for g in using_named_graphs]
+    )
+    planner = _Planner(sparql.tokens, using)
+    planner.run()
+    edits = {i: (i, clause) for i, clause in planner.insertions.items()}
+    for start, end, source, silent in planner.loads:
+        if source in loads:
             continue
-        if word == "BASE" and i + 1 < n:
-            base = urljoin(base, tokens[i + 1].text[1:-1]) if base else tokens[i + 1].text[1:-1]
-            i += 2
-            continue
-        if t.text == ";":
-            i += 1
-            continue
-        if word in ("INSERT", "DELETE"):
-            nxt = tokens[i + 1].text.upper() if i + 1 < n else ""
-            if nxt in ("DATA", "WHERE"):
-                i = template(i + 2, None)
-                continue
-            i = _modify(tokens, i, None, template, insertions, using)
-            continue
-        if word == "WITH":
-            with_graph = iri(tokens[i + 1]) if i + 1 < n else None
-            if using:
-                raise QueryError("the request has WITH and the protocol gives using-graph-uri: choose one")
-            i = _modify(tokens, i + 2, with_graph, template, insertions, using)
-            continue
-        if word == "LOAD":
-            j = i + 1
-            while j < n and not (tokens[j].kind == "word" and tokens[j].text.upper() == "INTO"):
-                if tokens[j].text == ";":
-                    break
-                j += 1
-            if j < n and tokens[j].text.upper() == "INTO":
-                i = graph_ref(j + 1)
-            else:
-                plan.default_graph = True
-                i = j
-            continue
-        if word in ("CLEAR", "DROP", "CREATE"):
-            j = i + 1
-            if j < n and tokens[j].text.upper() == "SILENT":
-                j += 1
-            i = graph_ref(j)
-            continue
-        if word in ("ADD", "MOVE", "COPY"):
-            j = i + 1
-            if j < n and tokens[j].text.upper() == "SILENT":
-                j += 1
-            before = (set(plan.graphs), plan.default_graph)
-            j = graph_ref(j)
-            if word != "MOVE":  # ADD and COPY only read their source
-                plan.graphs, plan.default_graph = before
-            if j < n and tokens[j].text.upper() == "TO":
-                j = graph_ref(j + 1)
-            i = j
-            continue
-        i += 1
-
-    for position, clause in sorted(insertions, reverse=True):
-        text = text[:position] + clause + " " + text[position:]
-    plan.text = text
-    return plan
-
-
-def _modify(  # type: ignore[no-untyped-def]
-    tokens, i, with_graph, template, insertions, using
-) -> int:
-    """DELETE {..} INSERT {..} USING .. WHERE {..} starting at tokens[i]."""
-    n = len(tokens)
-    has_using = False
-    while i < n:
-        t = tokens[i]
-        word = t.text.upper() if t.kind == "word" else ""
-        if word in ("DELETE", "INSERT") and i + 1 < n and tokens[i + 1].text == "{":
-            i = template(i + 1, with_graph)
-            continue
-        if word == "USING":
-            has_using = True
-            i += 2 if i + 1 < n and tokens[i + 1].text.upper() != "NAMED" else 3
-            continue
-        if word == "WHERE" or t.text == "{":
-            if using:
-                if has_using:
-                    raise QueryError("the request has USING and the protocol gives using-graph-uri: choose one")
-                insertions.append((t.start, using))
-            end = i + 1 if word == "WHERE" else i
-            depth = 0
-            for j in range(end, n):
-                if tokens[j].text == "{":
-                    depth += 1
-                elif tokens[j].text == "}":
-                    depth -= 1
-                    if depth == 0:
-                        return j + 1
-            return n
-        i += 1
-    return i
+        if not silent:
+            check_endpoints([source], loads, what="LOAD")
+        edits[start] = (end, "INSERT DATA { }")
+    rendered = sparql.render(edits) if edits else sparql
+    return UpdatePlan(
+        text=rendered.text,
+        graphs=planner.graphs,
+        default_graph=planner.default_graph,
+        any_graph=planner.any_graph,
+        source=rendered,
+    )
 
 
 def check_policy(plan: UpdatePlan, *, has_source_graphs: bool) -> None:
@@ -246,6 +87,160 @@ def check_policy(plan: UpdatePlan, *, has_source_graphs: bool) -> None:
             "this update could write any graph (CLEAR/DROP ALL or NAMED, or a template GRAPH ?var), "
             "and source graphs change only by ingest; name the graphs to write"
         )
+
+
+def _iri(value: str) -> str:
+    try:
+        return str(NamedNode(value))
+    except ValueError:
+        raise QueryError(f"not an absolute IRI: {value!r}") from None
+
+
+class _Planner:
+    """Walks an update's operations, recording the graphs each writes."""
+
+    def __init__(self, tokens: tuple[Token, ...], using: str) -> None:
+        self.tokens = tokens
+        self.using = using
+        self.graphs: set[str] = set()
+        self.default_graph = False
+        self.any_graph = False
+        self.insertions: dict[int, str] = {}
+        self.loads: list[tuple[int, int, str, bool]] = []  # (first token, end, what it fetches, SILENT)
+
+    def word(self, i: int) -> str:
+        return self.tokens[i].value if i < len(self.tokens) and self.tokens[i].kind is Kind.WORD else ""
+
+    def iri(self, i: int) -> str | None:
+        if i < len(self.tokens) and self.tokens[i].kind in (Kind.IRI, Kind.PNAME):
+            return self.tokens[i].value
+        return None
+
+    def run(self) -> None:
+        i, n = 0, len(self.tokens)
+        while i < n:
+            word = self.word(i)
+            if word in ("PREFIX", "BASE"):
+                i += 3 if word == "PREFIX" else 2
+            elif word in ("INSERT", "DELETE") and self.word(i + 1) in ("DATA", "WHERE"):
+                i = self.template(i + 2, None)
+            elif word in ("INSERT", "DELETE"):
+                i = self.modify(i, None)
+            elif word == "WITH":
+                if self.using:
+                    raise QueryError("the request has WITH and the protocol gives using-graph-uri: choose one")
+                i = self.modify(i + 2, self.iri(i + 1))
+            elif word == "LOAD":
+                silent = self.word(i + 1) == "SILENT"
+                source = self.iri(i + 2 if silent else i + 1) or ""
+                end = self.load(i + 1)
+                self.loads.append((i, end, source, silent))
+                i = end
+            elif word in ("CLEAR", "DROP", "CREATE"):
+                i = self.graph_ref(i + 2 if self.word(i + 1) == "SILENT" else i + 1)
+            elif word in ("ADD", "MOVE", "COPY"):
+                i = self.transfer(word, i + 2 if self.word(i + 1) == "SILENT" else i + 1)
+            else:
+                i += 1
+
+    def block_end(self, i: int) -> int:
+        """Index just past the {...} block opening at tokens[i]."""
+        depth = 0
+        for j in range(i, len(self.tokens)):
+            text = self.tokens[j].text if self.tokens[j].kind is Kind.PUNCT else ""
+            if text == "{":
+                depth += 1
+            elif text == "}":
+                depth -= 1
+                if depth == 0:
+                    return j + 1
+        return len(self.tokens)
+
+    def template(self, i: int, with_graph: str | None) -> int:
+        """Record the graphs a quad template starting at tokens[i] ('{') writes."""
+        end = self.block_end(i)
+        depth, j, outside_graph = 0, i, False
+        while j < end:
+            token = self.tokens[j]
+            text = token.text if token.kind is Kind.PUNCT else None
+            if text == "{":
+                depth += 1
+            elif text == "}":
+                depth -= 1
+            elif depth == 1 and token.is_word("GRAPH") and j + 1 < end:
+                target = self.tokens[j + 1]
+                if target.kind is Kind.VAR:
+                    self.any_graph = True
+                elif (found := self.iri(j + 1)) is not None:
+                    self.graphs.add(found)
+                j = self.block_end(j + 2)
+                continue
+            elif depth == 1 and text not in ("{", "}", ".", ";", ","):
+                outside_graph = True
+            j += 1
+        if outside_graph:
+            if with_graph:
+                self.graphs.add(with_graph)
+            else:
+                self.default_graph = True
+        return end
+
+    def graph_ref(self, i: int) -> int:
+        """A GraphRef / GraphOrDefault / GraphRefAll at tokens[i]; returns the next index."""
+        word = self.word(i)
+        if word == "DEFAULT":
+            self.default_graph = True
+            return i + 1
+        if word in ("ALL", "NAMED"):
+            self.any_graph = True
+            self.default_graph = self.default_graph or word == "ALL"
+            return i + 1
+        if word == "GRAPH":
+            return self.graph_ref(i + 1)
+        if (found := self.iri(i)) is not None:
+            self.graphs.add(found)
+        return i + 1
+
+    def load(self, i: int) -> int:
+        j = i
+        while j < len(self.tokens) and not self.tokens[j].is_word("INTO") and self.tokens[j].text != ";":
+            j += 1
+        if self.word(j) == "INTO":
+            return self.graph_ref(j + 1)
+        self.default_graph = True
+        return j
+
+    def transfer(self, word: str, i: int) -> int:
+        before = (set(self.graphs), self.default_graph)
+        j = self.graph_ref(i)
+        if word != "MOVE":  # ADD and COPY only read their source
+            self.graphs, self.default_graph = before
+        if self.word(j) == "TO":
+            j = self.graph_ref(j + 1)
+        return j
+
+    def modify(self, i: int, with_graph: str | None) -> int:
+        """DELETE {..} INSERT {..} USING .. WHERE {..} starting at tokens[i]."""
+        n = len(self.tokens)
+        has_using = False
+        while i < n:
+            token = self.tokens[i]
+            word = self.word(i)
+            if word in ("DELETE", "INSERT") and i + 1 < n and self.tokens[i + 1].text == "{":
+                i = self.template(i + 1, with_graph)
+                continue
+            if word == "USING":
+                has_using = True
+                i += 3 if self.word(i + 1) == "NAMED" else 2
+                continue
+            if word == "WHERE" or (token.kind is Kind.PUNCT and token.text == "{"):
+                if self.using:
+                    if has_using:
+                        raise QueryError("the request has USING and the protocol gives using-graph-uri: choose one")
+                    self.insertions[i] = self.using
+                return self.block_end(i + 1 if word == "WHERE" else i)
+            i += 1
+        return i
 
 
 __all__ = ["UpdatePlan", "WriteRefusedError", "check_policy", "plan_update"]

@@ -11,13 +11,10 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from conformance.w3c_protocol import PROTOCOL_MANIFEST, SUITE, ProtocolTest, read_manifest, run
+from conformance.w3c_protocol import PROTOCOL_MANIFEST, ProtocolTest, read_manifest, run
 from helpers import live_server
 from provgraph import InputFormat, ProvGraph
 from provgraph.http import ServerSettings
-
-if not PROTOCOL_MANIFEST.is_file():
-    pytest.skip(f"the W3C test suites are not at {SUITE}", allow_module_level=True)
 
 TOKEN = "w3c-protocol-token"
 #: test IRI -> why provgraph fails it on purpose (run with xfail(strict=True)).

@@ -21,7 +21,7 @@ import pyoxigraph as ox
 
 from helpers import ROOT
 
-SUITE = ROOT.parent / "shared" / "conformance" / "w3c-rdf-tests"
+SUITE = ROOT / "tests" / "w3c-rdf-tests"
 SPARQL11 = SUITE / "sparql" / "sparql11"
 PROTOCOL_MANIFEST = SPARQL11 / "protocol" / "manifest.ttl"
 GSP_MANIFESTS = (

@@ -3,8 +3,11 @@
 It turns the best evidence of a pack into claims in plain language and cites each claim's
 evidence; it never writes a word the evidence does not hold, apart from the phrasing below.
 
-Selection. An item is *relevant* when it mentions a linked entity of the question or one of the
-question's salient terms (names, numbers, quoted phrases:
+Selection. Evidence whose text, or whose source, gives orders to its reader or vouches for
+itself (:func:`~provgraph.answer.untrusted.inspect_item`) is never stated: the verifier would
+refuse it. Text of the evidence in a claim is quoted without its citation-like marks (``[1]``
+in a passage is its document's footnote, not a citation of the answer). An item is *relevant*
+when it mentions a linked entity of the question or one of the question's salient terms (names, numbers, quoted phrases:
 :func:`~provgraph.answer.text.salient_terms`). Conflicts come first, then facts, then passages;
 passages only when they score at least ``PASSAGE_RATIO`` of the best passage. When no relevant
 item is left, the draft has no claims and the verifier abstains.
@@ -41,6 +44,7 @@ from provgraph.answer.models import (
     SupportLevel,
 )
 from provgraph.answer.text import STOP_WORDS, mentions, salient_terms, split_camel, term_text, words
+from provgraph.answer.untrusted import inspect_item, strip_citation_marks
 from provgraph.trust.models import Conflict, FactStatus, ValueOutcome
 
 #: Passages scoring below this share of the best relevant passage are left out, unless they cover
@@ -144,6 +148,8 @@ class ExtractiveGenerator:
                     subtopic=item.title,
                 )
             )
+        # the evidence's own citation marks are footnotes of its document, not of this answer
+        claims = [c.model_copy(update={"text": strip_citation_marks(c.text)}) for c in claims]
         if len({c.subtopic for c in claims}) < 2 or len(_documents(claims, by_id)) < 2:
             claims = [c.model_copy(update={"subtopic": None}) for c in claims]
         else:
@@ -166,7 +172,7 @@ class ExtractiveGenerator:
         question_words = {w for w in words(pack.question) if w not in STOP_WORDS}
         out = []
         for item in sorted(pack.items, key=lambda i: (-i.score, i.number)):
-            if item.kind is EvidenceKind.RELATION:
+            if item.kind is EvidenceKind.RELATION or inspect_item(item) is not None:
                 continue
             text = _item_text(item)
             about_entity = item.subject in linked or (item.object or "").strip("<>") in linked

@@ -10,7 +10,9 @@ What is indexed, per source graph:
 - labels of entities: ``rdfs:label``, ``skos:prefLabel``, ``skos:altLabel``, ``schema:name``,
   ``dcterms:title``, and the local name of every IRI that is the subject or object of a fact
   ("populationTotal" -> "population total", "Green_Gables" -> "Green Gables");
-- the text of every passage (``pg:text``).
+- the text of every passage (``pg:text``);
+- per source graph, once it is first retrieved from: whether a passage of it gives orders to
+  its reader or vouches for itself (:meth:`LexicalIndex.untrusted`).
 
 Consistency. The index records which graphs it holds. Before every search it compares them with
 the current source graphs of the catalog: graphs of new ingests are added, graphs of superseded
@@ -30,7 +32,9 @@ from pathlib import Path
 
 from pyoxigraph import QuerySolutions
 
+from provgraph.answer.models import ReasonCode, UntrustedText
 from provgraph.answer.text import split_camel
+from provgraph.answer.untrusted import DETECTOR_VERSION, excerpt, inspect
 from provgraph.store import catalog
 from provgraph.store.base import Backend
 from provgraph.vocab import DCTERMS_NS, PG_NS, RDF_NS, RDFS_NS
@@ -63,6 +67,8 @@ CREATE TRIGGER IF NOT EXISTS entries_ai AFTER INSERT ON entries BEGIN
   INSERT INTO fts(rowid, text) VALUES (new.id, new.text); END;
 CREATE TRIGGER IF NOT EXISTS entries_ad AFTER DELETE ON entries BEGIN
   INSERT INTO fts(fts, rowid, text) VALUES ('delete', old.id, old.text); END;
+CREATE TABLE IF NOT EXISTS inspected(
+  graph TEXT PRIMARY KEY, detector INTEGER NOT NULL, passage TEXT, code TEXT, signal TEXT, matched TEXT, excerpt TEXT);
 """
 _TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
 
@@ -144,6 +150,7 @@ class LexicalIndex:
                     for graph in removed:
                         self._db.execute("DELETE FROM entries WHERE graph = ?", (graph,))
                         self._db.execute("DELETE FROM graphs WHERE graph = ?", (graph,))
+                        self._db.execute("DELETE FROM inspected WHERE graph = ?", (graph,))
                     self._db.executemany(
                         "INSERT INTO entries(graph, kind, iri, text, pos) VALUES (?, ?, ?, ?, ?)", rows
                     )
@@ -189,6 +196,55 @@ class LexicalIndex:
                 (graph, count),
             ).fetchall()
         return [Hit(g, k, iri, text, 0.0) for g, k, iri, text in rows]
+
+    def untrusted(self, graphs: Iterable[str]) -> dict[str, UntrustedText]:
+        """The source graphs among ``graphs`` that have a passage giving orders to its reader or
+        vouching for itself (:func:`provgraph.answer.untrusted.inspect`), each with the first
+        such passage in document order. A graph is inspected once, on first need, and the result
+        kept (a source graph is one version of a document and never changes) until the detector
+        changes (:data:`~provgraph.answer.untrusted.DETECTOR_VERSION`)."""
+        wanted = list(dict.fromkeys(graphs))
+        out: dict[str, UntrustedText] = {}
+        with self._lock:
+            known: set[str] = set()
+            for start in range(0, len(wanted), 500):
+                chunk = wanted[start : start + 500]
+                rows = self._db.execute(
+                    "SELECT graph, passage, code, signal, matched, excerpt FROM inspected "
+                    f"WHERE detector = ? AND graph IN ({','.join('?' * len(chunk))})",
+                    [DETECTOR_VERSION, *chunk],
+                ).fetchall()
+                for graph, passage, code, signal, matched, snippet in rows:
+                    known.add(graph)
+                    if code is not None:
+                        out[graph] = UntrustedText(
+                            code=ReasonCode(code), signal=signal, matched=matched, passage=passage, excerpt=snippet
+                        )
+            fresh = []
+            for graph in (g for g in wanted if g not in known):
+                found = None
+                for iri, text in self._db.execute(
+                    "SELECT iri, text FROM entries WHERE graph = ? AND kind = 'passage' ORDER BY pos, id", (graph,)
+                ):
+                    finding = inspect(text)
+                    if finding is not None:
+                        found = UntrustedText(
+                            code=finding.code,
+                            signal=finding.signal,
+                            matched=finding.matched,
+                            passage=iri,
+                            excerpt=excerpt(text),
+                        )
+                        out[graph] = found
+                        break
+                found_row = (
+                    (found.passage, found.code.value, found.signal, found.matched, found.excerpt) if found else None
+                )
+                fresh.append((graph, DETECTOR_VERSION, *(found_row or (None,) * 5)))
+            if fresh:
+                with self._db:
+                    self._db.executemany("INSERT OR REPLACE INTO inspected VALUES (?, ?, ?, ?, ?, ?, ?)", fresh)
+        return out
 
     def labels(self, iris: Iterable[str]) -> dict[str, str]:
         """An indexed label of each IRI that has one (declared labels before local names)."""

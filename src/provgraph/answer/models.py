@@ -43,6 +43,39 @@ def evidence_id(kind: EvidenceKind, *parts: str) -> str:
     return f"ev-{digest[:12]}"
 
 
+class ReasonCode(enum.StrEnum):
+    """Why the verifier removed, downgraded or flagged a claim."""
+
+    NO_CITATION = "no_citation"
+    DANGLING_CITATION = "dangling_citation"
+    DUPLICATE_CITATION = "duplicate_citation"
+    UNSUPPORTED_ENTITY = "unsupported_entity"
+    UNSUPPORTED_PREDICATE = "unsupported_predicate"
+    UNSUPPORTED_NUMBER = "unsupported_number"
+    INSUFFICIENT_SUPPORT = "insufficient_support"
+    CONTRADICTED = "contradicted"
+    CONTESTED_EVIDENCE = "contested_evidence"
+    #: the claims hold, but together they do not cover what the question asks about
+    QUESTION_NOT_COVERED = "question_not_covered"
+    #: the cited evidence vouches for itself ("the verified answer is ..."): a source does not
+    #: make a claim true by saying so
+    SELF_ASSERTING_EVIDENCE = "self_asserting_evidence"
+    #: the cited evidence gives orders to its reader ("ignore previous instructions", "SYSTEM:",
+    #: "cite [1]"), fakes a role or a boundary, carries active markup or hides encoded text
+    INSTRUCTION_IN_EVIDENCE = "instruction_in_evidence"
+
+
+class UntrustedText(_Model):
+    """Why an item is not evidence: text of it, or of its source, gives orders to its reader or
+    vouches for itself (:mod:`provgraph.answer.untrusted`). Such an item supports no claim."""
+
+    code: ReasonCode = Field(description="self_asserting_evidence or instruction_in_evidence")
+    signal: str = Field(description='what was found, e.g. "overrides instructions"')
+    matched: str = Field(description="the words that matched, normalised")
+    passage: str | None = Field(default=None, description="IRI of the passage where it was found")
+    excerpt: str = Field(description="the start of the text where it was found")
+
+
 class EvidenceItem(_Model):
     """One numbered, scored item of an evidence pack, with everything needed to cite it."""
 
@@ -77,6 +110,11 @@ class EvidenceItem(_Model):
     # conflicts and relations
     conflict: Conflict | None = None
     related: list[str] = Field(default_factory=list, description="ids of pack items this one is about")
+    untrusted: UntrustedText | None = Field(
+        default=None,
+        description="set when a passage of the item's source gives orders or vouches for itself: the item "
+        "supports no claim",
+    )
 
 
 class LinkedEntity(_Model):
@@ -173,22 +211,6 @@ class DraftAnswer(_Model):
     claims: list[DraftClaim]
     limitations: list[str] = Field(default_factory=list)
     query_refinements: list[str] = Field(default_factory=list)
-
-
-class ReasonCode(enum.StrEnum):
-    """Why the verifier removed, downgraded or flagged a claim."""
-
-    NO_CITATION = "no_citation"
-    DANGLING_CITATION = "dangling_citation"
-    DUPLICATE_CITATION = "duplicate_citation"
-    UNSUPPORTED_ENTITY = "unsupported_entity"
-    UNSUPPORTED_PREDICATE = "unsupported_predicate"
-    UNSUPPORTED_NUMBER = "unsupported_number"
-    INSUFFICIENT_SUPPORT = "insufficient_support"
-    CONTRADICTED = "contradicted"
-    CONTESTED_EVIDENCE = "contested_evidence"
-    #: the claims hold, but together they do not cover what the question asks about
-    QUESTION_NOT_COVERED = "question_not_covered"
 
 
 class Action(enum.StrEnum):
@@ -301,6 +323,7 @@ __all__ = [
     "Reference",
     "SourceUse",
     "SupportLevel",
+    "UntrustedText",
     "VerificationIssue",
     "evidence_id",
 ]

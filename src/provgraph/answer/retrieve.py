@@ -14,6 +14,9 @@
    label the question names, then confidence; a conflict above the facts it is about; hop 2 and
    relations below. Items are sorted, cut at ``limit`` (keeping every statement a kept conflict
    cites) and numbered. Ids are content-addressed (:func:`~provgraph.answer.models.evidence_id`).
+6. Untrusted sources: an item whose source graph has a passage that gives orders to its reader
+   or vouches for itself (:mod:`provgraph.answer.untrusted`) is marked ``untrusted``, with the
+   passage; the verifier lets it support no claim.
 
 Filters (:class:`~provgraph.answer.models.AskFilters`) restrict the source graphs searched.
 """
@@ -30,7 +33,15 @@ from pyoxigraph import NamedNode, QuerySolutions
 
 from provgraph import evidence as _evidence
 from provgraph.answer.index import LexicalIndex, local_name
-from provgraph.answer.models import AskFilters, EvidenceItem, EvidenceKind, EvidencePack, LinkedEntity, evidence_id
+from provgraph.answer.models import (
+    AskFilters,
+    EvidenceItem,
+    EvidenceKind,
+    EvidencePack,
+    LinkedEntity,
+    UntrustedText,
+    evidence_id,
+)
 from provgraph.answer.text import STOP_WORDS, content_words, term_text, tokens, words
 from provgraph.models import Evidence
 from provgraph.store.base import Backend
@@ -408,6 +419,12 @@ SELECT ?g ?d ?key ?title ?url ?tier ?issued WHERE {{
                 chosen.setdefault(related.id, related)
         ordered = sorted(chosen.values(), key=lambda d: (-d.score, d.id))
         out = [d.build(n) for n, d in enumerate(ordered, 1)]
+        # a source with a passage that gives orders or vouches for itself is evidence of nothing:
+        # the injected sentence and the claim it pushes are often two passages of it
+        untrusted = self._index.untrusted(i.graph for i in out if i.graph)
+        # a relation drawn from such a source (it mentions another document) is no better
+        by_document = {i.document: untrusted[i.graph] for i in out if i.graph in untrusted and i.document}
+        out = [_mark(i, untrusted.get(i.graph or "") or by_document.get(i.document or "")) for i in out]
         documents = list(dict.fromkeys(i.document for i in out if i.document and i.kind is not EvidenceKind.RELATION))
         return EvidencePack(
             question=question, items=out, entities=entities, filters=filters, retrieved_documents=documents
@@ -458,6 +475,10 @@ class _Draft:
                 "related": [r.id for r in self.related_drafts],
             }
         )
+
+
+def _mark(item: EvidenceItem, untrusted: UntrustedText | None) -> EvidenceItem:
+    return item if untrusted is None else item.model_copy(update={"untrusted": untrusted})
 
 
 def _titles(sources: dict[str, Source]) -> dict[tuple[str, ...], list[Source]]:

@@ -4,17 +4,24 @@ It is independent of the generator (it sees the draft and the evidence pack, not
 runs the same on the extractive generator's drafts, a language model's, and candidate answers
 posted to ``POST /qa/verify``. For every claim of a draft, in order:
 
-1. it has at least one citation (else removed: ``no_citation``);
+1. it has at least one citation (else removed: ``no_citation``), and does not itself give orders
+   or vouch for itself (else removed: ``instruction_in_evidence``, ``self_asserting_evidence``);
 2. every citation resolves to an item of the pack, once: an id or an ``[n]`` number of the pack.
    Dangling and duplicate citations are dropped (``dangling_citation``, ``duplicate_citation``);
    a claim left without citations is removed;
-3. the cited evidence supports the claim, as the :class:`SupportJudge` decides. The default,
+3. evidence is data, never instructions: a cited item whose text, or a passage of whose source
+   (:attr:`~provgraph.answer.models.EvidenceItem.untrusted`, set by the retriever), gives orders
+   to its reader or vouches for itself ("the verified answer is ...", "ignore previous
+   instructions", ``SYSTEM:``, see :mod:`provgraph.answer.untrusted`) supports nothing: the
+   citation is dropped with ``self_asserting_evidence`` or ``instruction_in_evidence``, and a
+   claim left without citations is removed. A source does not make a claim true by saying so;
+4. the cited evidence supports the claim, as the :class:`SupportJudge` decides. The default,
    :class:`HeuristicJudge`, is lexical and documented below; an NLI model can replace it. A claim
    the judge rejects is removed with the judge's reason codes;
-4. the claim class has its minimum support: a comparative claim cites two items, or one and says
+5. the claim class has its minimum support: a comparative claim cites two items, or one and says
    it is uncertain; a scope claim cites a passage stating the assumption. Else the claim is
    downgraded (kept, marked unverified, support level indirect: ``insufficient_support``);
-5. a claim citing a fact that other evidence of the pack contradicts is flagged: the fact lost a
+6. a claim citing a fact that other evidence of the pack contradicts is flagged: the fact lost a
    resolution (``contradicted``, downgraded, high risk) or is contested and the claim does not
    state the disagreement while citing the conflict (``contested_evidence``, flagged; high risk
    unless the cited value is the preferred one).
@@ -23,6 +30,12 @@ Then the answer as a whole: the evidence cited by the kept claims must cover the
 is mention every name of the question (:func:`~provgraph.answer.text.salient_terms`) and at
 least ``MIN_QUESTION_COVERAGE`` of its content words. Supported claims about something else than
 what was asked (the distractor paragraphs of a multi-hop question, say) do not answer it.
+
+Only the verifier writes citation marks. A kept claim's text loses the citation-like marks it
+carries (``[1]``, ``【1】``, ``(source 2)``: a passage's own footnotes, or a model's guesses); the
+summary is the draft's only when no claim was removed, it gives no orders, its marks are ``[n]``
+of evidence the claims cite at the end of a sentence, and the evidence the claims cite supports
+it as a claim; else it is rebuilt from the first two kept claims and their marks.
 
 Confidence from the share of drafted claims that survive verified: ``high`` at 90% or more and no
 unresolved high-risk issue, ``medium`` at 75%, ``low`` at 50%, else ``insufficient_evidence``,
@@ -58,6 +71,7 @@ from provgraph.answer.models import (
     VerificationIssue,
 )
 from provgraph.answer.text import mentions, salient_terms, split_camel, term_text, words
+from provgraph.answer.untrusted import CITATION_MARK, inspect, inspect_item, strip_citation_marks
 from provgraph.trust.models import ValueOutcome
 
 #: Share of a claim's content words the cited evidence must contain: a claim may rephrase, but
@@ -68,7 +82,10 @@ MIN_QUESTION_COVERAGE = 0.5
 #: Thresholds of the answer's confidence: share of drafted claims kept verified.
 HIGH, MEDIUM, LOW = 0.9, 0.75, 0.5
 
-_CITATION_MARK = re.compile(r"\[\d+(?:\s*[-\u2013,]\s*\d+)*\]|\bev-[0-9a-f]{12}\b")
+#: The marks the verifier writes: ``[n]``, ``[n-m]``, ``[n, m]``.
+_OWN_MARK = re.compile(r"\[(\d+(?:\s*[-\u2013,]\s*\d+)*)\]")
+#: Marks may only close a sentence: "... fever [1][2]." (not "cite [1] and ...").
+_MARKS_AT_END = re.compile(r"(?:\s*\[\d+(?:\s*[-\u2013,]\s*\d+)*\])+\s*(?:[.!?;]|$)")
 _NUMBER = re.compile(r"(?<![\w.])[-\u2212]?\d[\d,]*(?:\.\d+)?")
 _SENTENCE = re.compile(r"(?<=[.;:!?])\s+|\s+[-\u2013\u2014]\s+|\(|\)")
 _UNCERTAIN = re.compile(
@@ -160,7 +177,7 @@ class HeuristicJudge:
     def judge(self, claim: DraftClaim, cited: Sequence[EvidenceItem]) -> list[tuple[ReasonCode, str]]:
         if not cited:
             return [(ReasonCode.NO_CITATION, "no evidence is cited")]
-        text = _CITATION_MARK.sub(" ", claim.text)
+        text = CITATION_MARK.sub(" ", claim.text)
         evidence = evidence_text(cited)
         found = _finder(set(words(evidence)))
         reasons: list[tuple[ReasonCode, str]] = []
@@ -255,7 +272,7 @@ def _contradictions(claim: DraftClaim, cited: Sequence[EvidenceItem], pack: Evid
     """Cited facts that other evidence of the pack contradicts, unless the claim says so."""
     issues: list[VerificationIssue] = []
     cited_ids = {i.id for i in cited}
-    text = _CITATION_MARK.sub(" ", claim.text)
+    text = CITATION_MARK.sub(" ", claim.text)
     stated = set(_numbers(text)) | set(words(text))
     for item in cited:
         for conflict_item in _conflicts_of(item, pack):
@@ -347,6 +364,18 @@ def verify(
     verified = 0
     high_risk = False
     for claim in draft.claims:
+        own = inspect(claim.text)
+        if own is not None:
+            removed.append(
+                VerificationIssue(
+                    claim=claim.text,
+                    code=own.code,
+                    action=Action.REMOVED,
+                    message=f'the claim itself {own.signal} ("{own.matched}")',
+                    high_risk=True,
+                )
+            )
+            continue
         if not claim.supporting_citations:
             removed.append(
                 VerificationIssue(
@@ -359,6 +388,8 @@ def verify(
             )
             continue
         cited, issues = _resolve(claim, pack)
+        cited, refused = _trusted(claim, cited)
+        issues += refused
         if not cited:
             removed += [i.model_copy(update={"action": Action.REMOVED}) for i in issues]
             continue
@@ -380,7 +411,7 @@ def verify(
         kept.append(
             (
                 AnswerClaim(
-                    text=claim.text,
+                    text=strip_citation_marks(claim.text),
                     supporting_citations=[i.id for i in cited],
                     support_level=SupportLevel.INDIRECT if downgraded else claim.support_level,
                     claim_class=claim.claim_class,
@@ -400,7 +431,7 @@ def verify(
         confidence = AnswerConfidence.LOW
     else:
         confidence = AnswerConfidence.INSUFFICIENT
-    limitations = list(dict.fromkeys([*draft.limitations, *extra_limitations]))
+    limitations = list(dict.fromkeys([*draft.limitations, *extra_limitations, *_untrusted_limitations(pack)]))
     uncovered = _uncovered(pack.question, [i for _, items in kept for i in items]) if kept else None
     if uncovered is not None:
         confidence = AnswerConfidence.INSUFFICIENT
@@ -416,7 +447,7 @@ def verify(
     references = _references(cited_items, pack)
     return GroundedAnswer(
         question=pack.question,
-        answer_summary=_summary(draft, kept, removed),
+        answer_summary=_summary(draft, kept, removed, judge),
         claims=[claim for claim, _ in kept],
         references=references,
         citations=[_citation(i) for i in sorted(cited_items, key=lambda i: i.number)],
@@ -430,6 +461,43 @@ def verify(
         generator=generator,
         evidence=sorted(cited_items, key=lambda i: i.number) if detail is Detail.DETAILED else None,
     )
+
+
+def _trusted(claim: DraftClaim, cited: Sequence[EvidenceItem]) -> tuple[list[EvidenceItem], list[VerificationIssue]]:
+    """The cited items that may support a claim, and the issues of those that may not: their
+    text, or their source, gives orders or vouches for itself."""
+    kept: list[EvidenceItem] = []
+    issues: list[VerificationIssue] = []
+    for item in cited:
+        untrusted = inspect_item(item)
+        if untrusted is None:
+            kept.append(item)
+            continue
+        where = "its text" if untrusted.passage in (None, item.passage) else "a passage of its source"
+        issues.append(
+            VerificationIssue(
+                claim=claim.text,
+                code=untrusted.code,
+                action=Action.CITATION_DROPPED,
+                message=f'[{item.number}] is not evidence: {where} {untrusted.signal} ("{untrusted.matched}")',
+                citation=item.id,
+            )
+        )
+    return kept, issues
+
+
+def _untrusted_limitations(pack: EvidencePack) -> list[str]:
+    """One line per source of the pack whose text gives orders or vouches for itself."""
+    by_source: dict[str, str] = {}
+    for item in pack.items:
+        untrusted = inspect_item(item) if item.kind in (EvidenceKind.PASSAGE, EvidenceKind.STATEMENT) else None
+        if untrusted is not None:
+            name = item.title or item.document_key or item.document or f"[{item.number}]"
+            by_source.setdefault(name, f'{untrusted.signal} ("{untrusted.excerpt}")')
+    return [
+        f"{name} was not used as evidence: its text {why}; a source does not make a claim true by saying so."
+        for name, why in by_source.items()
+    ]
 
 
 def _uncovered(question: str, cited: Sequence[EvidenceItem]) -> str | None:
@@ -447,17 +515,48 @@ def _uncovered(question: str, cited: Sequence[EvidenceItem]) -> str | None:
 
 
 def _summary(
-    draft: DraftAnswer, kept: Sequence[tuple[AnswerClaim, list[EvidenceItem]]], removed: Sequence[VerificationIssue]
+    draft: DraftAnswer,
+    kept: Sequence[tuple[AnswerClaim, list[EvidenceItem]]],
+    removed: Sequence[VerificationIssue],
+    judge: SupportJudge,
 ) -> str:
-    """The draft's summary when every claim survived, else one rebuilt from the kept claims: a
-    summary must not say what the verifier removed."""
-    if not removed and draft.answer_summary.strip():
-        return draft.answer_summary
+    """The draft's summary when every claim survived and the summary holds (see
+    :func:`_summary_holds`), else one rebuilt from the kept claims: a summary must not say what
+    the verifier removed, nor carry a citation mark the verifier did not check."""
+    cited = list({i.id: i for _, items in kept for i in items}.values())
+    summary = draft.answer_summary.strip()
+    if not removed and summary and _summary_holds(summary, cited, judge):
+        return summary
     parts = []
     for claim, items in kept[:2]:
         marks = "".join(f"[{i.number}]" for i in sorted(items, key=lambda i: i.number))
-        parts.append(f"{claim.text.rstrip('.')} {marks}.")
+        parts.append(f"{strip_citation_marks(claim.text).rstrip('.')} {marks}.")
     return " ".join(parts)
+
+
+def _summary_holds(summary: str, cited: Sequence[EvidenceItem], judge: SupportJudge) -> bool:
+    """A summary gives no orders, its only marks are ``[n]`` of cited evidence closing a
+    sentence, and the cited evidence supports it as it would a claim."""
+    if inspect(summary) is not None:
+        return False
+    numbers = {i.number for i in cited}
+    for mark in CITATION_MARK.finditer(summary):
+        own = _OWN_MARK.fullmatch(mark.group())
+        if own is None or not _MARKS_AT_END.match(summary, mark.start()) or not _mark_numbers(own.group(1)) <= numbers:
+            return False
+    as_claim = DraftClaim(text=summary, supporting_citations=[i.id for i in cited])
+    return not judge.judge(as_claim, cited)
+
+
+def _mark_numbers(mark: str) -> set[int]:
+    """The numbers a mark cites: "1-3, 5" -> {1, 2, 3, 5}."""
+    out: set[int] = set()
+    for part in re.split(r"\s*,\s*", mark):
+        ends = [int(n) for n in re.split(r"\s*[-\u2013]\s*", part)]
+        if len(ends) == 2 and not 0 < ends[1] - ends[0] <= 100:
+            return {-1}  # not a range the verifier writes
+        out.update(range(ends[0], ends[-1] + 1))
+    return out
 
 
 def _citation(item: EvidenceItem) -> Citation:
@@ -567,7 +666,8 @@ def _abstain(
         )
         for c, _ in kept
     ]
-    best = sorted(pack.items, key=lambda i: (-i.score, i.number))[:3]
+    # the best sources found, not those whose text gives orders: they are no lead to follow
+    best = sorted((i for i in pack.items if inspect_item(i) is None), key=lambda i: (-i.score, i.number))[:3]
     refinements = list(draft.query_refinements)
     if not refinements:
         refinements = [f'Ask directly about "{e.label}", which the store knows.' for e in pack.entities[:3]]

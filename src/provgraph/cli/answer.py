@@ -12,7 +12,7 @@ from rich.console import Console
 
 from provgraph.answer.evaluate import EvalReport, evaluate_hotpot, ingest_hotpot, load_hotpot
 from provgraph.answer.extractive import compact_citations
-from provgraph.answer.models import AskFilters, Detail, GeneratorKind, GroundedAnswer
+from provgraph.answer.models import AskFilters, Detail, EvidenceKind, GeneratorKind, GroundedAnswer
 from provgraph.answer.pipeline import build_generator
 from provgraph.cli import render
 from provgraph.cli.app import DEFAULT_STORE, JsonOpt, StoreOpt, _enum, _print_json, app, err, out
@@ -93,7 +93,11 @@ def show(console: Console, answer: GroundedAnswer) -> None:
                 if citation is not None and cid not in shown:
                     shown.add(cid)
                     mark = f"[{numbers[cid]}]" if cid in numbers else "-"
-                    console.print(f"   {esc(mark)} {esc(_clip(citation.text))}")
+                    text = _clip(citation.text)
+                    if citation.kind is EvidenceKind.PASSAGE:
+                        # a passage is quoted: marks in it ("[1]") are its document's, not this answer's
+                        text = f"\u201c{text}\u201d"
+                    console.print(f"   {esc(mark)} {esc(text)}")
     for title, lines in (
         ("Limitations", answer.limitations),
         ("Try instead", answer.query_refinements),

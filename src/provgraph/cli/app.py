@@ -156,7 +156,9 @@ def _progress(quiet: bool) -> Iterator[Callable[[str, int, int], None] | None]:
         yield update
 
 
-IngestFile = Annotated[Path, typer.Argument(help="File to ingest (.ttl .nt .nq .trig .jsonld .rdf .jsonl .txt .md).")]
+IngestFile = Annotated[
+    Path, typer.Argument(help="File to ingest (.ttl .nt .nq .trig .jsonld .rdf .trix .jsonl .txt .md).")
+]
 TitleOpt = Annotated[str | None, typer.Option(help="Document title (default: the file name).")]
 UrlOpt = Annotated[str | None, typer.Option(help="Where the document can be read; its identity unless --id.")]
 IssuedOpt = Annotated[str | None, typer.Option(help="Publication date: 2024-03-01, 2024-03, 2024 or a date-time.")]
@@ -180,6 +182,13 @@ MetaOpt = Annotated[Path | None, typer.Option("--graph-metadata", help="RDF desc
 AgentOpt = Annotated[str | None, typer.Option(help="IRI of the person or pipeline ingesting.")]
 ReviewerOpt = Annotated[str | None, typer.Option(help="IRI of the reviewer of every statement.")]
 QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]
+LenientOpt = Annotated[
+    bool,
+    typer.Option(
+        "--lenient",
+        help='Keep literals that do not match their datatype ("abc"^^xsd:integer), counted, instead of refusing.',
+    ),
+]
 
 
 @contextlib.contextmanager
@@ -215,6 +224,7 @@ def _ingest_command(*, dry_run: bool) -> Callable[..., None]:
         graph_metadata: MetaOpt = None,
         agent: AgentOpt = None,
         reviewer: ReviewerOpt = None,
+        lenient: LenientOpt = False,
         quiet: QuietOpt = False,
         json: JsonOpt = False,
     ) -> None:
@@ -243,6 +253,7 @@ def _ingest_command(*, dry_run: bool) -> Callable[..., None]:
                 split=split,
                 agent=agent,
                 reviewer=reviewer,
+                lenient=lenient,
                 progress=progress,
             )
         if json:
@@ -445,6 +456,10 @@ def serve(
         list[str] | None,
         typer.Option("--allow-service", help="Let SERVICE call this endpoint (repeatable; none: federation off)."),
     ] = None,
+    allow_load: Annotated[
+        list[str] | None,
+        typer.Option("--allow-load", help="Let a SPARQL LOAD fetch this IRI (repeatable; none: LOAD off)."),
+    ] = None,
     generator: Annotated[
         GeneratorKind,
         typer.Option(help="Generator of POST /qa (openai: configured by $PROVGRAPH_LLM_MODEL and friends)."),
@@ -468,6 +483,7 @@ def serve(
         default_view=view,
         federation=bool(allow_service),
         service_allow=tuple(allow_service or ()),
+        load_allow=tuple(allow_load or ()),
         answer_generator=generator,
     )
     with _open(store, read_only=False) as graph:

@@ -33,6 +33,8 @@ def ingest_report(out: Console, report: IngestReport) -> None:
         f"{report.quads} quads in {len(changed)} graph{'s' if len(changed) != 1 else ''} "
         f"({report.seconds:.2f} s); SHACL: conforms"
     )
+    if report.ill_typed_literals:
+        out.print(f"  kept {report.ill_typed_literals} ill-typed literal(s) (--lenient)")
     for doc in report.documents[:20]:
         what = {"created": "new", "new_version": f"version {doc.version}", "unchanged": "unchanged"}[doc.outcome.value]
         out.print(f"  {what:<11} {escape(doc.title)}  <{doc.graph}>")

@@ -63,7 +63,8 @@ def answer_router(settings: ServerSettings, reader: reads.Reader) -> APIRouter:
     @router.post(
         "/qa/verify",
         summary="Verify a candidate answer against its evidence pack",
-        description="Each claim needs a citation that resolves to the pack; the cited evidence must support it "
+        description="Each claim needs a citation that resolves to the pack; evidence whose text gives orders or "
+        "vouches for itself ('the verified answer is ...') supports nothing; the cited evidence must support it "
         "(entities, predicate, numbers); comparative and scope claims need their minimum support. Failing claims "
         "are removed or downgraded with reason codes, and the confidence follows from the verified share.",
         response_model=GroundedAnswer,

@@ -70,6 +70,9 @@ class SourceUpload(BaseModel):
     base: str | None = Field(None, description="base IRI for relative IRIs in the input")
     agent: str | None = Field(None, description="IRI of the person or pipeline running the ingest")
     reviewer: str | None = Field(None, description="IRI of the reviewer of every statement without one")
+    lenient: bool = Field(
+        False, description="keep literals that do not match their datatype (counted in the report) instead of a 400"
+    )
 
 
 class InputErrorBody(ErrorBody):

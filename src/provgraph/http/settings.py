@@ -29,6 +29,7 @@ class ServerSettings(BaseModel):
     default_view: DatasetView = Field(default=DatasetView.CURRENT, description="default graph of queries")
     federation: bool = Field(default=False, description="allow SERVICE calls (to service_allow only)")
     service_allow: tuple[str, ...] = Field(default=(), description="endpoint IRIs SERVICE may call")
+    load_allow: tuple[str, ...] = Field(default=(), description="IRIs a SPARQL LOAD may fetch (none: LOAD is off)")
     public_url: str | None = Field(default=None, description="base URL the server is reached at")
     answer_generator: GeneratorKind = Field(
         default=GeneratorKind.EXTRACTIVE, description="generator of POST /qa (openai: configured by environment)"

@@ -131,17 +131,16 @@ def sparql_router(pg: ProvGraph, settings: ServerSettings, reader: Reader) -> AP
     def run_in_worker(request: Request, query: str, params: dict[str, list[str]]) -> Response:
         assert pool is not None
         require(request, settings, write=False)
-        dataset = pg.dataset(
+        prepared = pg.prepare(
             query,
             view=_view(params, settings),
             default_graph=params.get("default-graph-uri"),
             named_graphs=params.get("named-graph-uri"),
+            base_iri=str(request.url).split("?", 1)[0],
             services=settings.service_allow if settings.federation else (),
         )
         task = QueryTask(
-            sparql=query,
-            dataset=dataset,
-            base_iri=str(request.url).split("?", 1)[0],
+            prepared=prepared,
             accept=request.headers.get("accept"),
             max_bytes=settings.max_result_bytes,
             deadline=time.time() + settings.query_timeout,
@@ -189,6 +188,8 @@ def sparql_router(pg: ProvGraph, settings: ServerSettings, reader: Reader) -> AP
                 using_graphs=params.get("using-graph-uri", []),
                 using_named_graphs=params.get("using-named-graph-uri", []),
                 base_iri=str(request.url).split("?", 1)[0],
+                services=settings.service_allow if settings.federation else (),
+                loads=settings.load_allow,
             )
         return Response(status_code=204)
 

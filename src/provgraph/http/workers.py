@@ -12,6 +12,7 @@ gets the 503 at the deadline.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import multiprocessing
 import pickle
@@ -24,15 +25,13 @@ from pathlib import Path
 from typing import Any
 
 from provgraph.http.evaluate import QueryAnswer, answer
-from provgraph.query import QueryDataset
+from provgraph.query import PreparedQuery
 from provgraph.store.snapshots import Snapshots
 
 
 @dataclass(frozen=True)
 class QueryTask:
-    sparql: str
-    dataset: QueryDataset
-    base_iri: str | None
+    prepared: PreparedQuery
     accept: str | None
     max_bytes: int
     deadline: float  # time.time() seconds: comparable across processes
@@ -78,9 +77,8 @@ def _serve(conn: Connection, store: str) -> None:
     """The worker's loop: one (checkpoint, task) in, one answer out."""
     from provgraph.errors import QueryError
     from provgraph.graph import ProvGraph
-    from provgraph.query import QueryResult, translate_error
+    from provgraph.query import QueryResult
     from provgraph.store.oxigraph import OxigraphBackend
-    from provgraph.vocab import PREFIXES
 
     pg: ProvGraph | None = None
     opened = ""
@@ -111,14 +109,10 @@ def _serve(conn: Connection, store: str) -> None:
             continue
         try:
             try:
-                raw = pg.backend.query(
-                    task.sparql,
-                    prefixes=PREFIXES,
-                    base_iri=task.base_iri,
-                    **task.dataset.kwargs(),  # type: ignore[arg-type]
-                )
+                prepared = task.prepared
+                raw = pg.backend.query(prepared.text, base_iri=prepared.base_iri, **prepared.dataset.kwargs())  # type: ignore[arg-type]
             except SyntaxError as exc:
-                raise translate_error(exc) from exc
+                raise task.prepared.error(exc) from exc
             except (ValueError, RuntimeError, OSError) as exc:
                 raise QueryError(str(exc)) from exc
             answered = answer(QueryResult(raw), accept=task.accept, max_bytes=task.max_bytes, deadline=task.deadline)
@@ -138,15 +132,23 @@ class _Worker:
         child.close()
         self.ready = False
         self.snapshot: Path | None = None  # the checkpoint it has open
+        self._lock = threading.Lock()
+        self._killed = False
 
     def wait_ready(self) -> None:
         if not self.ready and self.conn.poll(60):
             self.ready = self.conn.recv() == "ready"
 
     def kill(self) -> None:
+        # called by the request using it and by close() at shutdown, maybe at the same time
+        with self._lock:
+            if self._killed:
+                return
+            self._killed = True
         self.process.kill()
         self.process.join(timeout=5)
-        self.conn.close()
+        with contextlib.suppress(OSError):
+            self.conn.close()
 
 
 class QueryPool:

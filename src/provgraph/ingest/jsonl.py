@@ -29,6 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from pyoxigraph import BlankNode, Literal, NamedNode
 
 from provgraph.errors import InputError
+from provgraph.ingest.guard import InputGuard, LineLimit
 from provgraph.ingest.records import Assertion, LiteralCanonicalizer, PassageSpec
 from provgraph.models import ExtractionMethod
 from provgraph.vocab import XSD_NS
@@ -85,11 +86,15 @@ class FactRecord(BaseModel):
         return value
 
 
-def read_jsonl(stream: IO[bytes], *, file: str, base: str | None) -> Iterator[Assertion]:
-    """Yield one assertion per record; the first bad line stops the ingest with its number."""
+def read_jsonl(
+    stream: IO[bytes], *, file: str, base: str | None, guard: InputGuard | None = None
+) -> Iterator[Assertion]:
+    """Yield one assertion per record; the first bad line stops the ingest with its number.
+    Every record passes ``guard`` (no provgraph IRIs, literals that match their datatype)."""
+    guard = guard if guard is not None else InputGuard(file)
     blank_nodes: dict[str, str] = {}
     canonical = LiteralCanonicalizer()
-    for number, raw in enumerate(stream, start=1):
+    for number, raw in enumerate(LineLimit(stream, file), start=1):
         try:
             line = raw.decode("utf-8-sig" if number == 1 else "utf-8")
         except UnicodeDecodeError as exc:
@@ -104,6 +109,8 @@ def read_jsonl(stream: IO[bytes], *, file: str, base: str | None) -> Iterator[As
             data: Any = json.loads(line)
         except json.JSONDecodeError as exc:
             raise InputError(f"invalid JSON: {exc.msg}", file=file, line=number, column=exc.colno) from exc
+        except RecursionError:
+            raise InputError("JSON nested too deeply for a fact record", file=file, line=number) from None
         if not isinstance(data, dict):
             raise InputError("a fact record must be a JSON object", file=file, line=number)
         try:
@@ -111,9 +118,15 @@ def read_jsonl(stream: IO[bytes], *, file: str, base: str | None) -> Iterator[As
         except ValidationError as exc:
             raise InputError(_pydantic_message(exc), file=file, line=number) from exc
         try:
-            yield _to_assertion(record, base, blank_nodes, canonical)
+            assertion = _to_assertion(record, base, blank_nodes, canonical, guard, number)
         except ValueError as exc:
             raise InputError(str(exc), file=file, line=number) from exc
+        for term in (assertion.subject, assertion.predicate, assertion.object, assertion.reviewer):
+            if term is not None:
+                guard.ntriples(term, line=number)
+        if assertion.passage is not None:
+            guard.size(assertion.passage.text, "a passage", line=number)
+        yield assertion
 
 
 def _pydantic_message(exc: ValidationError) -> str:
@@ -148,7 +161,12 @@ def _node(value: str, base: str | None, blank_nodes: dict[str, str], what: str) 
 
 
 def _to_assertion(
-    record: FactRecord, base: str | None, blank_nodes: dict[str, str], canonical: LiteralCanonicalizer
+    record: FactRecord,
+    base: str | None,
+    blank_nodes: dict[str, str],
+    canonical: LiteralCanonicalizer,
+    guard: InputGuard,
+    line: int,
 ) -> Assertion:
     subject = _node(record.subject, base, blank_nodes, "subject")
     predicate = _iri(record.predicate, base, "predicate")
@@ -163,7 +181,9 @@ def _to_assertion(
         dt = record.datatype
         if dt.startswith("xsd:"):
             dt = XSD_NS + dt[4:]
-        obj = canonical(Literal(record.literal or "", datatype=NamedNode(_iri(dt, None, "datatype")[1:-1])))
+        literal = Literal(record.literal or "", datatype=NamedNode(_iri(dt, None, "datatype")[1:-1]))
+        guard.literal(literal.value, literal.datatype.value, line=line)
+        obj = canonical(literal)
     else:
         obj = str(Literal(record.literal or ""))
     passage = record.passage

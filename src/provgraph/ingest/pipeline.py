@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
+import shutil
 import tempfile
 import time
 from collections.abc import Callable, Iterator
@@ -31,11 +33,13 @@ from provgraph.errors import (
     UnsupportedFormatError,
     ValidationFailedError,
 )
+from provgraph.ingest.guard import RESERVED_BASE, InputGuard
 from provgraph.ingest.jsonl import read_jsonl
 from provgraph.ingest.rdf import read_graph_metadata, read_rdf
 from provgraph.ingest.records import Assertion, PassageSpec
 from provgraph.ingest.reify import DocumentMeta, GraphBuilder, xsd_datetime
 from provgraph.ingest.text import split_passages
+from provgraph.ingest.trix import is_trix
 from provgraph.ingest.validate import CHUNK_STATEMENTS, MAX_ISSUES, ChunkValidator, load_shapes, validate_store
 from provgraph.models import (
     DocumentOutcome,
@@ -91,6 +95,9 @@ class IngestOptions:
     split: GraphSplit | None = None
     agent: str | None = None
     reviewer: str | None = None
+    #: keep ill-typed literals (counted in the report) instead of refusing the input; not part of
+    #: the fingerprint, as it changes what is accepted, not what is written
+    lenient: bool = False
 
     def fingerprint_fields(self) -> dict[str, object]:
         return {
@@ -184,15 +191,18 @@ def _run(
     )
     fingerprint_base = json.dumps(options.fingerprint_fields(), sort_keys=True)
 
-    with tempfile.TemporaryDirectory(prefix="provgraph-ingest-") as tmp:
+    remove_stale_spools()
+    with tempfile.TemporaryDirectory(prefix=f"{SPOOL_PREFIX}{os.getpid()}-") as tmp:
         spool_path = Path(tmp) / "ingest.nq"
         with source.open("rb") as raw, spool_path.open("w", encoding="utf-8") as spool:
             if raw.read(3) != b"\xef\xbb\xbf":  # a UTF-8 byte order mark is not content
                 raw.seek(0)
             stream = _Counting(raw, source.stat().st_size, progress)
-            items = _read(stream, fmt, file=file, base=options.base)
+            guard = InputGuard(file, path=source, lenient=options.lenient)
+            items = _read(stream, fmt, file=file, base=options.base, guard=guard)
             if options.split is not None:
-                documents = _split(items, options, main_meta, fingerprint_base, file)
+                documents, metadata_guard = _split(items, options, main_meta, fingerprint_base, file)
+                guard.ill_typed += metadata_guard.ill_typed if metadata_guard is not None else 0
                 built, skipped, validation = _build_split(backend, documents, now, spool)
             else:
                 doc = _Document(main_meta, _fingerprint(content_hash, fingerprint_base))
@@ -234,9 +244,41 @@ def _run(
         quads=sum(b.quads for b in written),
         unchanged=not built,
         validation=validation,
+        ill_typed_literals=guard.ill_typed,
         dry_run=dry_run,
         seconds=round(time.perf_counter() - started, 3),
     )
+
+
+# ---------------------------------------------------------------------- spool directories
+
+#: Spool directories are named ``provgraph-ingest-<pid>-<random>`` in the temporary directory.
+SPOOL_PREFIX = "provgraph-ingest-"
+
+
+def remove_stale_spools(directory: str | Path | None = None) -> list[Path]:
+    """Remove the spool directories of ingests whose process is gone (killed with SIGKILL, it
+    could not remove its own); returns them. Runs before every ingest and on every read-write
+    open of a store."""
+    removed = []
+    for entry in Path(directory or tempfile.gettempdir()).glob(SPOOL_PREFIX + "*"):
+        pid = entry.name[len(SPOOL_PREFIX) :].split("-", 1)[0]
+        if not pid.isdigit() or int(pid) == os.getpid() or _alive(int(pid)) or not entry.is_dir():
+            continue
+        shutil.rmtree(entry, ignore_errors=True)
+        if not entry.exists():
+            removed.append(entry)
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # another user's process
+    return True
 
 
 # ---------------------------------------------------------------------- checks
@@ -246,6 +288,8 @@ def _detect_format(source: Path, given: InputFormat | None) -> InputFormat:
     if given is not None:
         return given
     fmt = InputFormat.from_path(source)
+    if fmt is InputFormat.RDFXML and is_trix(source):  # .xml is RDF/XML or TriX
+        return InputFormat.TRIX
     if fmt is None:
         known = ", ".join(f.value for f in InputFormat)
         raise UnsupportedFormatError(
@@ -275,6 +319,8 @@ def _check_options(options: IngestOptions, file: str) -> None:
                 NamedNode(value)
             except ValueError:
                 raise InputError(f"--{name} must be an absolute IRI, not {value!r}", file=file) from None
+            if name in ("agent", "reviewer") and value.startswith(RESERVED_BASE):
+                raise InputError(f"--{name} may not be one of provgraph's own IRIs ({value})", file=file)
     if options.title is not None and not options.title.strip():
         raise InputError("--title must not be empty", file=file)
     if options.split is not None:
@@ -365,13 +411,13 @@ class _Counting:
 _Item = tuple[Assertion | None, str | None, PassageSpec | None]
 
 
-def _read(stream: _Counting, fmt: InputFormat, *, file: str, base: str | None) -> Iterator[_Item]:
+def _read(stream: _Counting, fmt: InputFormat, *, file: str, base: str | None, guard: InputGuard) -> Iterator[_Item]:
     """(assertion, graph name, passage) triples; exactly one of assertion/passage is set."""
     if fmt.is_rdf:
-        for assertion, graph in read_rdf(stream, fmt, file=file, base=base):  # type: ignore[arg-type]
+        for assertion, graph in read_rdf(stream, fmt, file=file, base=base, guard=guard):  # type: ignore[arg-type]
             yield assertion, graph, None
     elif fmt is InputFormat.JSONL:
-        for assertion in read_jsonl(stream, file=file, base=base):  # type: ignore[arg-type]
+        for assertion in read_jsonl(stream, file=file, base=base, guard=guard):  # type: ignore[arg-type]
             yield assertion, None, None
     else:
         raw = stream.read()
@@ -381,6 +427,7 @@ def _read(stream: _Counting, fmt: InputFormat, *, file: str, base: str | None) -
             line = raw.count(b"\n", 0, exc.start) + 1
             raise InputError("not UTF-8: text documents must be UTF-8 encoded", file=file, line=line) from exc
         for passage in split_passages(text, markdown=fmt is InputFormat.MARKDOWN):
+            guard.size(passage.text, "a sentence", line=text.count("\n", 0, passage.start or 0) + 1)
             yield None, None, passage
 
 
@@ -505,13 +552,16 @@ def _build_streaming(
 
 def _split(
     items: Iterator[_Item], options: IngestOptions, main: DocumentMeta, fingerprint_base: str, file: str
-) -> list[_Document]:
+) -> tuple[list[_Document], InputGuard | None]:
     assert options.split is not None
     pattern = re.compile(options.split.pattern)
     metadata: dict[str, list[tuple[str, str]]] = {}
     metadata_hash = ""
+    metadata_guard = None
     if options.split.metadata is not None:
-        metadata = read_graph_metadata(Path(options.split.metadata), base=options.base)
+        metadata, metadata_guard = read_graph_metadata(
+            Path(options.split.metadata), base=options.base, lenient=options.lenient
+        )
         metadata_hash = _file_hash(Path(options.split.metadata))
     type_iri = "<http://www.w3.org/1999/02/22-rdf-syntax-ns#type>"
     groups: dict[str, list[Assertion]] = {}
@@ -548,7 +598,7 @@ def _split(
     keys = [d.meta.key for d in docs]
     if len(set(keys)) != len(keys):
         raise InputError("a split document has the same identity as the file's own document; pass --id", file=file)
-    return docs
+    return docs, metadata_guard
 
 
 def _title_for(key: str) -> str:
@@ -734,4 +784,4 @@ def _insert_data(spool: Path, built: list[_Built]) -> str:
     return "\n".join(parts)
 
 
-__all__ = ["BULK_THRESHOLD", "IngestOptions", "ProgressCallback", "run"]
+__all__ = ["BULK_THRESHOLD", "SPOOL_PREFIX", "IngestOptions", "ProgressCallback", "remove_stale_spools", "run"]

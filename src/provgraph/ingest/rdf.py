@@ -14,7 +14,17 @@ from urllib.parse import urljoin
 from pyoxigraph import BlankNode, DefaultGraph, Literal, NamedNode, Quad, RdfFormat, Triple, parse
 
 from provgraph.errors import InputError
+from provgraph.ingest.guard import (
+    MAX_TERM_BYTES,
+    InputGuard,
+    LineLimit,
+    check_json_depth,
+    check_xml,
+    long_json_string_line,
+)
+from provgraph.ingest.nanopub import check_nanopublications, mentions_nanopublications
 from provgraph.ingest.records import Assertion, LiteralCanonicalizer
+from provgraph.ingest.trix import trix_to_nquads
 from provgraph.models import InputFormat
 
 RDF_FORMATS: dict[InputFormat, RdfFormat] = {
@@ -27,6 +37,8 @@ RDF_FORMATS: dict[InputFormat, RdfFormat] = {
 }
 
 _LINE_FORMATS = (InputFormat.NTRIPLES, InputFormat.NQUADS)
+_DATASET_FORMATS = (InputFormat.TRIG, InputFormat.NQUADS, InputFormat.JSONLD, InputFormat.TRIX)
+_BOUNDED_LINES = (InputFormat.NTRIPLES, InputFormat.NQUADS, InputFormat.TURTLE, InputFormat.TRIG)
 _POSITION = re.compile(r"line (\d+)(?: between columns (\d+)| at column (\d+))?", re.I)
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:")
 
@@ -37,26 +49,79 @@ def read_rdf(
     *,
     file: str,
     base: str | None,
+    guard: InputGuard | None = None,
 ) -> Iterator[tuple[Assertion, str | None]]:
     """Yield each triple of the input as an :class:`Assertion`, with its graph name (N-Triples
-    form, ``None`` for the default graph)."""
-    rdf_format = RDF_FORMATS[fmt]
+    form, ``None`` for the default graph).
+
+    Every term passes ``guard`` (see :mod:`provgraph.ingest.guard`): no provgraph IRIs, literals
+    that match their datatype; RDF/XML is checked first by :func:`~provgraph.ingest.guard.check_xml`
+    (which reads ``guard.path``), JSON-LD's nesting before parsing, lines of line-based formats
+    as they stream."""
+    guard = guard if guard is not None else InputGuard(file)
+    rdf_format = RDF_FORMATS[fmt] if fmt is not InputFormat.TRIX else RdfFormat.N_QUADS
     # N-Triples and N-Quads forbid relative IRIs and pyoxigraph will not resolve them even with
     # a base; real data has them (DBpedia's <type-graph>). With --base we parse leniently and
     # resolve (and re-check) every IRI ourselves.
     resolve = base is not None and fmt in _LINE_FORMATS
+    # JSON-LD's toRdf drops a value with an invalid IRI without a word: parsed leniently, such a
+    # value is kept, and the guard refuses it.
+    strict = fmt is InputFormat.JSONLD
+    source: IO[bytes] | LineLimit | bytes = stream
+    # Nanopublications are checked as a whole once read (see provgraph.ingest.nanopub).
+    nanopubs: list[Quad] | None = None
+    if fmt in _DATASET_FORMATS and guard.path is not None and mentions_nanopublications(guard.path):
+        nanopubs = []
+    if fmt is InputFormat.RDFXML and guard.path is not None:
+        check_xml(guard.path, file)
+    elif fmt is InputFormat.TRIX:
+        document = guard.path if guard.path is not None else stream.read()
+        check_xml(document, file)
+        source = trix_to_nquads(document, file)
+    elif fmt is InputFormat.JSONLD:
+        source = stream.read()
+        check_json_depth(source, file)
+    elif fmt in _BOUNDED_LINES:
+        source = LineLimit(stream, file)
     try:
-        quads = parse(stream, format=rdf_format, base_iri=base, lenient=resolve, rename_blank_nodes=True)
+        quads = parse(
+            source,  # type: ignore[arg-type]  # a binary reader: read() is all pyoxigraph calls
+            format=rdf_format,
+            base_iri=base,
+            lenient=resolve or strict,
+            rename_blank_nodes=True,
+        )
+        guard.parser = quads
         fix: Callable[[NamedNode], NamedNode] | None = _resolver(base, file) if resolve else None
         canonical = LiteralCanonicalizer()
         for quad in quads:
             if fix is not None:
                 quad = _fix_quad(quad, fix)
             s, p, o, g = quad.subject, quad.predicate, quad.object, quad.graph_name
+            if strict:
+                for term in (s, p, o, g):
+                    guard.strict(term)
+            guard.term(s)
+            guard.term(p)
+            guard.term(o)
+            if not isinstance(g, DefaultGraph):
+                guard.term(g)
+            if nanopubs is not None:
+                nanopubs.append(quad)
             assertion = Assertion(str(s), str(p), canonical(o) if isinstance(o, Literal) else str(o))
             yield assertion, (None if isinstance(g, DefaultGraph) else str(g))
+        if nanopubs is not None:
+            check_nanopublications(nanopubs, file=file, locate=guard.line_of)
     except SyntaxError as exc:
         raise _syntax_error(exc, file) from exc
+    except MemoryError as exc:
+        # pyoxigraph's parsers hold one token in a buffer of at most 16 MiB
+        line = source.line if isinstance(source, LineLimit) else None
+        if isinstance(source, bytes):
+            line = long_json_string_line(source, MAX_TERM_BYTES)
+        raise InputError(
+            f"a single token (a literal or an IRI) is larger than the parser's buffer: {exc}", file=file, line=line
+        ) from exc
     except ValueError as exc:
         raise InputError(f"cannot parse as {fmt.value}: {exc}", file=file) from exc
     except OSError as exc:
@@ -124,19 +189,23 @@ def _fix_quad(quad: Quad, fix: Callable[[NamedNode], NamedNode]) -> Quad:
     )
 
 
-def read_graph_metadata(path: Path, *, base: str | None) -> dict[str, list[tuple[str, str]]]:
-    """Triples of a metadata file, grouped by subject: graph name to (predicate, object)."""
+def read_graph_metadata(
+    path: Path, *, base: str | None, lenient: bool = False
+) -> tuple[dict[str, list[tuple[str, str]]], InputGuard]:
+    """Triples of a metadata file, grouped by subject: graph name to (predicate, object); and
+    the guard that checked them (it counts what ``lenient`` kept)."""
     fmt = InputFormat.from_path(path)
     if fmt is None or not fmt.is_rdf:
         raise InputError("graph metadata must be an RDF file (.nq, .nt, .ttl, .trig, ...)", file=str(path))
     by_graph: dict[str, list[tuple[str, str]]] = {}
+    guard = InputGuard(str(path), path=path, lenient=lenient)
     try:
         with path.open("rb") as stream:
-            for assertion, _graph in read_rdf(stream, fmt, file=str(path), base=base):
+            for assertion, _graph in read_rdf(stream, fmt, file=str(path), base=base, guard=guard):
                 by_graph.setdefault(assertion.subject, []).append((assertion.predicate, assertion.object))
     except FileNotFoundError as exc:
         raise InputError("no such file", file=str(path)) from exc
-    return by_graph
+    return by_graph, guard
 
 
 __all__ = ["RDF_FORMATS", "BlankNode", "read_graph_metadata", "read_rdf"]

@@ -25,9 +25,14 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import contextlib
+import ctypes
 import logging
 import multiprocessing
 import os
+import signal
+import sys
+import threading
+import time
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -165,9 +170,36 @@ def _issues(results: Any) -> tuple[list[ValidationIssue], int]:
 _worker_shapes: rdflib.Graph | None = None
 
 
-def _init_worker(shapes_nt: str) -> None:
+def _init_worker(shapes_nt: str, parent: int) -> None:
     global _worker_shapes
+    _die_with_parent(parent)
     _worker_shapes = rdflib.Graph().parse(data=shapes_nt, format="nt")
+
+
+#: How often a worker checks that the process that started it is still there.
+WATCHDOG_SECONDS = 1.0
+
+
+def _die_with_parent(parent: int) -> None:
+    """End this worker when the ingest that started it dies. A process killed with SIGKILL runs
+    no cleanup, and the pool's workers would wait on their queue for ever (each holds the
+    queue's write end, so none sees it close). On Linux the kernel kills the worker when its
+    parent dies (PR_SET_PDEATHSIG); everywhere, a watchdog thread notices the parent is gone (the
+    worker is re-parented) and exits."""
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(OSError, AttributeError):
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(1, signal.SIGKILL)  # 1 = PR_SET_PDEATHSIG
+    if os.getppid() != parent:  # the parent died before the line above took effect
+        os._exit(1)
+    threading.Thread(target=_watch_parent, args=(parent,), name="provgraph-parent-watchdog", daemon=True).start()
+
+
+def _watch_parent(parent: int) -> None:
+    while True:
+        time.sleep(WATCHDOG_SECONDS)
+        if os.getppid() != parent:
+            os._exit(1)
 
 
 def _validate_in_worker(text: str) -> tuple[list[dict[str, Any]], int]:
@@ -246,7 +278,7 @@ class ChunkValidator:
                 max_workers=self._workers,
                 mp_context=context,
                 initializer=_init_worker,
-                initargs=(self._shapes.serialize(format="nt"),),
+                initargs=(self._shapes.serialize(format="nt"), os.getpid()),
             )
             self._started_pool = True
             assert self._first is not None

@@ -8,7 +8,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from pyoxigraph import Literal, NamedNode, Quad, QuerySolutions, QueryTriples, RdfFormat, Store
+from pyoxigraph import BlankNode, Literal, NamedNode, Quad, QuerySolutions, QueryTriples, RdfFormat, Store
 
 from provgraph.models import SourceInfo, SourceStatus, SourceVersion
 from provgraph.store.base import Backend
@@ -192,16 +192,9 @@ def remove_orphans(backend: Backend) -> list[str]:
     return [g.value for g in orphans]
 
 
-def sources(backend: Backend, *, key: str | None = None, document: str | None = None) -> list[SourceInfo]:
-    """Every document in the catalog with its versions, newest first, sorted by title."""
-    where = ""
-    if key is not None:
-        where = f"FILTER(?key = {_lit(key)})"
-    elif document is not None:
-        where = f"FILTER(?d = <{document}>)"
-    query = (
-        _PREFIXES
-        + f"""
+_SOURCES = (
+    _PREFIXES
+    + f"""
 SELECT ?d ?key ?g ?v ?status ?hash ?at ?n ?np ?prev ?title ?url ?issued ?tier ?publisher WHERE {{
   GRAPH {_CAT} {{
     ?d pg:documentKey ?key .
@@ -209,7 +202,6 @@ SELECT ?d ?key ?g ?v ?status ?hash ?at ?n ?np ?prev ?title ?url ?issued ?tier ?p
        prov:generatedAtTime ?at ; pg:statementCount ?n ; pg:passageCount ?np .
     OPTIONAL {{ ?g prov:wasRevisionOf ?prev }}
   }}
-  {where}
   GRAPH ?g {{
     ?d dcterms:title ?title ; pg:tier ?tier .
     OPTIONAL {{ ?d pg:sourceUrl ?url }}
@@ -217,9 +209,22 @@ SELECT ?d ?key ?g ?v ?status ?hash ?at ?n ?np ?prev ?title ?url ?issued ?tier ?p
     OPTIONAL {{ ?d dcterms:publisher ?publisher }}
   }}
 }} ORDER BY ?key DESC(?v)"""
-    )
+)
+
+
+def sources(backend: Backend, *, key: str | None = None, document: NamedNode | None = None) -> list[SourceInfo]:
+    """Every document in the catalog with its versions, newest first, sorted by title; or the
+    one with ``key``, or the one that is ``document``. Both are bound as terms (SPARQL
+    substitutions), never written into the query text."""
+    bound: dict[str, NamedNode | BlankNode | Literal] = {}
+    if key is not None:
+        bound["key"] = Literal(key)
+    elif document is not None:
+        bound["d"] = document
+    rows = backend.query(_SOURCES, substitutions=bound or None)
+    assert isinstance(rows, QuerySolutions)
     by_doc: dict[str, dict[str, object]] = {}
-    for row in _select(backend, query):
+    for row in rows:
         doc = row["d"].value
         status = SourceStatus.from_iri(row["status"].value)
         version = SourceVersion(
