@@ -190,6 +190,7 @@ def main() -> None:
     parser.add_argument("--facts", type=int, default=9000, help="facts per upload")
     parser.add_argument("--idle", type=float, default=10.0, help="seconds of queries before the uploads")
     parser.add_argument("--after", type=float, default=20.0, help="seconds of queries after the uploads")
+    parser.add_argument("--no-cost", action="store_true", help="skip the per-write cost (e.g. for an older server)")
     args, rest = parser.parse_known_args()
     if rest and rest[0] == "--child-reader":
         child_reader(*rest[1:4])
@@ -243,18 +244,26 @@ def main() -> None:
                 server.wait(timeout=30)
             except subprocess.TimeoutExpired:
                 server.kill()
-        print("per-write cost: the same uploads in one process ...", file=sys.stderr, flush=True)
-        done = subprocess.run(
-            [sys.executable, __file__, "--child-checkpoints", str(tmp / "cost"), json.dumps([str(f) for f in files])],
-            capture_output=True,
-            text=True,
-            check=False,
-            env=env,
-        )
-        if done.returncode != 0:
-            sys.stderr.write(done.stderr)
-            raise SystemExit("the checkpoint cost child failed")
-        cost = json.loads(done.stdout.strip().splitlines()[-1])
+        cost: dict[str, list[float]] = {}
+        if not args.no_cost:
+            print("per-write cost: the same uploads in one process ...", file=sys.stderr, flush=True)
+            done = subprocess.run(
+                [
+                    sys.executable,
+                    __file__,
+                    "--child-checkpoints",
+                    str(tmp / "cost"),
+                    json.dumps([str(f) for f in files]),
+                ],
+                capture_output=True,
+                text=True,
+                check=False,
+                env=env,
+            )
+            if done.returncode != 0:
+                sys.stderr.write(done.stderr)
+                raise SystemExit("the checkpoint cost child failed")
+            cost = json.loads(done.stdout.strip().splitlines()[-1])
     phases = {
         "idle": [r for r in rows if began <= r[0] < uploads_began],
         "during": [r for r in rows if uploads_began <= r[0] < uploads_ended],
@@ -276,7 +285,7 @@ def main() -> None:
             f"{s['max']:>9.1f} {s['p50'] / base['p50'] if base['p50'] else 0:>9.1f}x "
             f"{s['p99'] / base['p99'] if base['p99'] else 0:>9.1f}x"
         )
-    for name in ("checkpoint", "flush"):
+    for name in cost and ("checkpoint", "flush"):
         ms = sorted(1000 * x for x in cost[name])
         print(
             f"per write, {name}: median {ms[len(ms) // 2]:.0f} ms, max {ms[-1]:.0f} ms "

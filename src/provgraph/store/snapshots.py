@@ -17,7 +17,6 @@ import contextlib
 import itertools
 import shutil
 import threading
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,8 +30,6 @@ SNAPSHOT_DIR = "snapshots"
 class Snapshot:
     path: Path
     generation: int
-    #: seconds spent making it (the checkpoint: flushing the memtable, linking the files)
-    seconds: float
 
 
 class Snapshots:
@@ -51,9 +48,6 @@ class Snapshots:
         self._writers = 0
         self._make = threading.Lock()
         self._making = False
-        #: checkpoints made, and the seconds they took
-        self.made = 0
-        self.seconds = 0.0
         # a previous server's checkpoints: no reader of this one has them open
         shutil.rmtree(self._root, ignore_errors=True)
         self._root.mkdir()
@@ -121,15 +115,12 @@ class Snapshots:
                 self._making = True
             try:
                 path = self._root / str(next(self._numbers))
-                started = time.perf_counter()
                 self._backend.checkpoint(path)
-                made = Snapshot(path, generation or 0, time.perf_counter() - started)
+                made = Snapshot(path, generation or 0)
             finally:
                 with self._lock:
                     self._making = False
             with self._lock:
-                self.made += 1
-                self.seconds += made.seconds
                 self._newest = made
                 if newest is not None and not self._users.get(newest.path):
                     shutil.rmtree(newest.path, ignore_errors=True)
@@ -139,10 +130,6 @@ class Snapshots:
         if hold:
             self._users[snapshot.path] = self._users.get(snapshot.path, 0) + 1
         return snapshot
-
-    @property
-    def newest(self) -> Snapshot | None:
-        return self._newest
 
 
 __all__ = ["SNAPSHOT_DIR", "Snapshot", "Snapshots"]
