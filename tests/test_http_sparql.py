@@ -159,6 +159,9 @@ def test_a_result_past_the_size_limit_is_stopped():
         assert small.status_code == 200
 
 
+SECRET = "s3cret-token-never-shown"
+
+
 def test_provgraph_serve_runs_as_its_own_process(tmp_path):
     store = tmp_path / "store"
     with ProvGraph.open(store) as pg:
@@ -167,7 +170,7 @@ def test_provgraph_serve_runs_as_its_own_process(tmp_path):
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     server = subprocess.Popen(
-        [sys.executable, "-m", "provgraph", "serve", "--store", str(store), "--port", str(port)],
+        [sys.executable, "-m", "provgraph", "serve", "--store", str(store), "--port", str(port), "--token", SECRET],
         cwd=ROOT,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -199,9 +202,16 @@ def test_provgraph_serve_runs_as_its_own_process(tmp_path):
             check=False,
         )
         assert refused.returncode == 2 and f"process {server.pid}" in refused.stderr
+        # the token given on the command line is in neither the holder file nor the message
+        holder = store / "holder.json"
+        assert SECRET not in holder.read_text() and "provgraph serve" in holder.read_text()
+        assert holder.stat().st_mode & 0o077 == 0
+        assert SECRET not in refused.stderr
     finally:
         server.terminate()
-        server.wait(timeout=20)
+        _, errors = server.communicate(timeout=20)
+    assert SECRET not in errors
+    assert not (store / "holder.json").exists()  # removed on SIGTERM
 
 
 def test_openapi_docs_are_served_from_the_package(graph):

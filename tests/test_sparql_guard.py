@@ -333,6 +333,12 @@ def test_over_http_crafted_paths_and_parameters_are_404_or_400(sourced):
         for parameter in ("subject", "predicate"):
             response = httpx.get(f"{url}/conflicts", params={parameter: "abc"}, timeout=60)
             assert response.status_code == 400 and parameter in response.text
+        for name, key in sorted(CRAFTED_KEYS.items()):
+            fact = {"subject": key, "predicate": "http://example.org/treats", "object": "http://example.org/headache"}
+            response = httpx.get(f"{url}/evidence", params=fact, timeout=60)
+            assert response.status_code == 400, name
+            response = httpx.get(f"{url}/doc-relationships", params={"document": key}, timeout=60)
+            assert response.status_code == 404, name
         assert httpx.get(f"{url}/sources").status_code == 200  # the server is still up
 
 

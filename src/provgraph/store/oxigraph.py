@@ -324,15 +324,30 @@ def read_holder(root: Path) -> dict[str, object] | None:
     return holder
 
 
+def _command() -> str:
+    """The program and its subcommand (``provgraph serve``), never its options: they may hold
+    secrets (``--token``), and the holder file and lock messages are read by others."""
+    if not sys.argv:
+        return "python"
+    program = Path(sys.argv[0]).name
+    words = ["provgraph" if program == "__main__.py" else program]  # python -m provgraph
+    subcommand = next((a for a in sys.argv[1:] if not a.startswith("-")), None)
+    if subcommand is not None and subcommand.isidentifier():
+        words.append(subcommand)
+    return " ".join(words)
+
+
 def _write_holder(root: Path) -> None:
     info = {
         "pid": os.getpid(),
-        "command": " ".join([Path(sys.argv[0]).name, *sys.argv[1:]]) if sys.argv else "python",
+        "command": _command(),
         "host": socket.gethostname(),
         "since": datetime.now(UTC).isoformat(timespec="seconds"),
     }
     with contextlib.suppress(OSError):
-        (root / _HOLDER_FILE).write_text(json.dumps(info), "utf-8")
+        path = root / _HOLDER_FILE
+        path.write_text(json.dumps(info), "utf-8")
+        path.chmod(0o600)
 
 
 def _remove_holder(root: Path) -> None:
