@@ -38,6 +38,7 @@ from provgraph.models import (
 from provgraph.query import RDF_FORMATS, PreparedQuery, QueryDataset, QueryResult, translate_error
 from provgraph.sparql_text import check_endpoints, read
 from provgraph.store import catalog
+from provgraph.store import view as current_view
 from provgraph.store.base import Backend
 from provgraph.store.oxigraph import OxigraphBackend
 from provgraph.trust import engine as _trust
@@ -46,7 +47,7 @@ from provgraph.trust.models import ChainMode, ChainReport, Conflict, DetectionRe
 from provgraph.trust.policy import load as load_policy
 from provgraph.trust.relation_models import DocumentRelation
 from provgraph.update import UpdatePlan, check_policy, plan_update
-from provgraph.vocab import CATALOG_GRAPH, PG_NS, document_iri
+from provgraph.vocab import CATALOG_GRAPH, CURRENT_VIEW, PG_NS, document_iri
 
 #: Where ``ProvGraph.open()`` looks when given no path: $PROVGRAPH_STORE, else ./provgraph-data.
 DEFAULT_STORE_ENV = "PROVGRAPH_STORE"
@@ -76,6 +77,7 @@ class ProvGraph:
     def __init__(self, backend: Backend) -> None:
         self._backend = backend
         self._current_cache: tuple[int, list[NamedNode]] | None = None
+        self._view_cache: tuple[int, tuple[str | None, ...]] | None = None
         self._retriever: Retriever | None = None
 
     # ------------------------------------------------------------------ lifecycle
@@ -130,7 +132,10 @@ class ProvGraph:
         and the spool directories of ingests that were killed. Runs on every read-write open;
         returns the graphs removed."""
         pipeline.remove_stale_spools()
-        return catalog.remove_orphans(self._backend)
+        current_view.recover(self._backend)  # before the orphans go: it reads their quads
+        removed = catalog.remove_orphans(self._backend)
+        current_view.ensure(self._backend, writing=False)
+        return removed
 
     # ------------------------------------------------------------------ ingest
 
@@ -213,7 +218,10 @@ class ProvGraph:
         info = self.source(document)
         if info.current_graph is None:
             raise NotFoundError(f"document {document!r} has no current version to revoke")
-        self._backend.update(catalog.revoke_update(NamedNode(info.current_graph), xsd_datetime(datetime.now(UTC))))
+        self._backend.begin_write()
+        current_view.ensure(self._backend, writing=True)
+        revoked = catalog.revoke_update(NamedNode(info.current_graph), xsd_datetime(datetime.now(UTC)))
+        self._backend.update(revoked + " ;\n" + current_view.retire([info.current_graph]))
         return self.source(info.document)
 
     # ------------------------------------------------------------------ reading
@@ -241,6 +249,20 @@ class ProvGraph:
             return self._current_cache[1]
         graphs = catalog.current_graphs(self._backend)
         self._current_cache = (generation, graphs) if generation is not None else None
+        return graphs
+
+    def _current_view(self) -> tuple[str | None, ...]:
+        """The default graph of the current view: the store's own default graph and the current
+        view graph (:mod:`provgraph.store.view`), or, on a store written before provgraph kept
+        one and opened read-only, the list of current source graphs."""
+        generation = self._backend.generation
+        if generation is not None and self._view_cache is not None and self._view_cache[0] == generation:
+            return self._view_cache[1]
+        if current_view.is_maintained(self._backend):
+            graphs: tuple[str | None, ...] = (None, CURRENT_VIEW.value)
+        else:
+            graphs = (None, *(g.value for g in self.current_graphs()))
+        self._view_cache = (generation, graphs) if generation is not None else None
         return graphs
 
     def query(
@@ -311,11 +333,13 @@ class ProvGraph:
         elif source.has_dataset_clause():
             dataset = QueryDataset()  # the query's FROM / FROM NAMED say what its dataset is
         elif view is DatasetView.CURRENT:
-            dataset = QueryDataset(default_graph=(None, *(g.value for g in self.current_graphs())))
+            dataset = QueryDataset(default_graph=self._current_view())
         elif view is DatasetView.ALL:
             dataset = QueryDataset(union=True)
         else:
             dataset = QueryDataset(default_graph=(None,))
+        if dataset.named_graphs is None and self._current_view()[-1] == CURRENT_VIEW.value:
+            source = source.without_graph(CURRENT_VIEW.value)  # GRAPH ?g ranges over data graphs only
         return PreparedQuery(source=source, dataset=dataset, base_iri=base_iri)
 
     def update(
@@ -344,8 +368,11 @@ class ProvGraph:
         )
         has_sources = bool(plan.any_graph) and bool(catalog.catalogued_graphs(self._backend))
         check_policy(plan, has_source_graphs=has_sources)
+        text = plan.text
+        if plan.source is not None and current_view.is_maintained(self._backend):
+            text = plan.source.without_graph(CURRENT_VIEW.value).text  # WHERE's GRAPH ?g: data graphs only
         try:
-            self._backend.update(plan.text, base_iri=base_iri)
+            self._backend.update(text, base_iri=base_iri)
         except SyntaxError as exc:
             raise translate_error(exc, plan.source) from exc
         except (ValueError, RuntimeError) as exc:
@@ -502,7 +529,9 @@ WHERE {{ GRAPH <{CATALOG_GRAPH.value}> {{ ?g pg:document ?d ; pg:status ?s ; pg:
         result = self._backend.query(query)
         assert isinstance(result, QuerySolutions)
         row = next(iter(result))
-        quads = self._backend.query("SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } }")
+        quads = self._backend.query(
+            f"SELECT (COUNT(*) AS ?n) WHERE {{ GRAPH ?g {{ ?s ?p ?o }} FILTER(?g != {CURRENT_VIEW}) }}"
+        )
         assert isinstance(quads, QuerySolutions)
 
         def num(term: object | None) -> int:
@@ -537,7 +566,7 @@ WHERE {{ GRAPH <{CATALOG_GRAPH.value}> {{ ?g pg:document ?d ; pg:status ?s ; pg:
                     f"{format.value} holds one graph: pass a graph (a source graph IRI, a document key, "
                     f"or 'catalog'), or export the dataset as trig, nquads or jsonld"
                 )
-            self._backend.dump(target, RDF_FORMATS[format])
+            self._backend.dump(target, RDF_FORMATS[format], exclude=(CURRENT_VIEW,))  # derived: rebuilt on restore
         else:
             self._backend.dump(target, RDF_FORMATS[format], graph=self._resolve_graph(graph))
         if output is None:
@@ -576,6 +605,7 @@ WHERE {{ GRAPH <{CATALOG_GRAPH.value}> {{ ?g pg:document ?d ; pg:status ?s ; pg:
             self._backend.load_dataset(source, _INPUT_RDF[fmt])
         except SyntaxError as exc:
             raise InputError(f"syntax error: {exc.msg}", file=str(source), line=exc.lineno) from exc
+        current_view.rebuild(self._backend)
         return len(catalog.catalogued_graphs(self._backend))
 
     def export_prov(self, graph: str, *, format: str = "provjson") -> bytes:  # noqa: A002

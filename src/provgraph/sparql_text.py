@@ -142,11 +142,21 @@ class SparqlText:
     #: (start, end) in the engine's text and (start, end) in the original of every token
     anchors: tuple[tuple[int, int, int, int], ...] = field(repr=False)
     text: str = field(repr=False)
+    #: the edits :attr:`text` was written with (see :meth:`render`)
+    edits: Mapping[int, tuple[int, str]] = field(default_factory=dict, repr=False)
 
     def render(self, edits: Mapping[int, tuple[int, str]]) -> SparqlText:
         """The same text with edits: ``edits[i] = (j, text)`` writes ``text`` in place of tokens
-        ``i`` to ``j - 1`` (``j == i`` inserts it before token ``i``)."""
-        return _render(self.original, self.tokens, self.base_iri, edits)
+        ``i`` to ``j - 1`` (``j == i`` inserts it before token ``i``), on top of the edits
+        already made."""
+        merged = dict(self.edits)
+        for i, (j, text) in edits.items():
+            if i in merged:
+                k, before = merged[i]
+                merged[i] = (max(j, k), f"{before} {text}")
+            else:
+                merged[i] = (j, text)
+        return _render(self.original, self.tokens, self.base_iri, merged)
 
     def position(self, line: int, column: int) -> tuple[int, int]:
         """Where the engine's (1-based) line and column in :attr:`text` are in the original."""
@@ -162,6 +172,21 @@ class SparqlText:
         else:  # inside a token written differently (an escape decoded): point at its start
             original = original_start
         return _line_column(self.original, min(original, len(self.original)))
+
+    def without_graph(self, iri: str) -> SparqlText:
+        """The same query with ``FILTER(?g != <iri>)`` after every ``GRAPH ?g { ... }`` pattern:
+        ``GRAPH ?g`` then ranges over every named graph but ``iri`` (a graph of the store's own
+        that is not data: the current view). ``GRAPH <iri>`` still reaches it. For queries and
+        the WHERE clauses of updates; an update's templates never take a filter here, because
+        a template ``GRAPH ?g`` is refused before (see :mod:`provgraph.update`)."""
+        edits: dict[int, tuple[int, str]] = {}
+        tokens = self.tokens
+        for i, token in enumerate(tokens[:-2]):
+            if token.is_word("GRAPH") and tokens[i + 1].kind is Kind.VAR and tokens[i + 2].text == "{":
+                end = _block_end(tokens, i + 2)
+                if end < len(tokens) and not _in_template(tokens, i):
+                    edits[end] = (end, f"FILTER({tokens[i + 1].text} != <{iri}>)")
+        return self.render(edits) if edits else self
 
     def services(self) -> list[str]:
         """The endpoints the SERVICE clauses call (``?name`` for a variable endpoint)."""
@@ -315,6 +340,40 @@ def _check_size(text: str, tokens: tuple[Token, ...]) -> None:
                 )
 
 
+def _block_end(tokens: tuple[Token, ...], i: int) -> int:
+    """Index just past the {...} block opening at ``tokens[i]``."""
+    depth = 0
+    for j in range(i, len(tokens)):
+        if tokens[j].kind is Kind.PUNCT and tokens[j].text == "{":
+            depth += 1
+        elif tokens[j].kind is Kind.PUNCT and tokens[j].text == "}":
+            depth -= 1
+            if depth == 0:
+                return j + 1
+    return len(tokens)
+
+
+def _in_template(tokens: tuple[Token, ...], i: int) -> bool:
+    """Whether ``tokens[i]`` is inside a quad template or data block (INSERT/DELETE {..},
+    INSERT/DELETE DATA {..}, DELETE WHERE {..}), where no FILTER may go."""
+    depth = 0
+    for j in range(i - 1, -1, -1):
+        token = tokens[j]
+        if token.kind is Kind.PUNCT and token.text == "}":
+            depth += 1
+        elif token.kind is Kind.PUNCT and token.text == "{":
+            if depth == 0:
+                before = tokens[j - 1] if j > 0 else None
+                if before is not None and (
+                    before.is_word("INSERT", "DELETE", "DATA")
+                    or (before.is_word("WHERE") and j > 1 and tokens[j - 2].is_word("DELETE"))
+                ):
+                    return True
+            else:
+                depth -= 1
+    return False
+
+
 def _target(tokens: tuple[Token, ...], i: int) -> str:
     """The endpoint named after SERVICE or LOAD at ``tokens[i]`` (skipping SILENT)."""
     j = i + 1
@@ -361,7 +420,7 @@ def _render(
         parts.append(written)
         length += len(written)
     parts.append(_layout(original[previous_end:]))
-    return SparqlText(original, tokens, base, tuple(anchors), "".join(parts))
+    return SparqlText(original, tokens, base, tuple(anchors), "".join(parts), dict(edits))
 
 
 def _written(token: Token, after_prefix: bool) -> str:

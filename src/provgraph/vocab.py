@@ -107,6 +107,9 @@ class PG:
     statementCount = NamedNode(PG_NS + "statementCount")
     passageCount = NamedNode(PG_NS + "passageCount")
     hasSourceGraph = NamedNode(PG_NS + "hasSourceGraph")
+    CurrentView = NamedNode(PG_NS + "CurrentView")
+    currentView = NamedNode(PG_NS + "currentView")
+    pendingView = NamedNode(PG_NS + "pendingView")
     # trust: conflict records
     conflictKind = NamedNode(PG_NS + "conflictKind")
     conflictSubject = NamedNode(PG_NS + "conflictSubject")
@@ -165,6 +168,8 @@ ONTOLOGY_GRAPH = NamedNode(ID_NS + "ontology")
 CONFLICT_GRAPH = NamedNode(ID_NS + "conflicts")
 #: The graph of document relationships (pg:DocumentRelation), replaced by each refresh.
 RELATIONS_GRAPH = NamedNode(ID_NS + "relations")
+#: The current view: the union of the current source graphs, kept up to date at each write.
+CURRENT_VIEW = NamedNode(ID_NS + "current")
 #: The provgraph software agent every extraction activity is associated with.
 SOFTWARE_AGENT = NamedNode(ID_NS + "agent/provgraph")
 

@@ -52,9 +52,9 @@ from provgraph.models import (
     ValidationReport,
 )
 from provgraph.resources import shapes_dir
-from provgraph.store import catalog
+from provgraph.store import catalog, view
 from provgraph.store.base import Backend
-from provgraph.vocab import XSD_NS, activity_iri, document_iri, graph_iri
+from provgraph.vocab import CURRENT_VIEW, XSD_NS, activity_iri, document_iri, graph_iri
 
 #: Graphs with more statements than this are written with Oxigraph's bulk loader (not
 #: transactional; the catalog commit keeps the ingest atomic, see ProvGraph.recover).
@@ -741,24 +741,31 @@ def _write(backend: Backend, built: list[_Built], spool: Path, update: str, prog
             state = now_state[b.doc.meta.key]
             if state.graph != b.previous or state.last_version != b.version - 1:
                 raise _StoreChangedError
+    view.ensure(backend, writing=True)
     total = sum(b.quads for b in built)
     if progress is not None:
         progress("writing", 0, total)
+    # The versions the new ones supersede leave the current view (after the catalog says so).
+    retired = view.retire(b.previous.value for b in built if b.previous is not None)
     if sum(b.statements for b in built) <= BULK_THRESHOLD:
-        # Graphs and catalog in one SPARQL update: one transaction, all or nothing.
-        backend.update(update + " ;\n" + _insert_data(spool, built))
+        # Graphs, current view and catalog in one SPARQL update: one transaction, all or nothing.
+        operations = [update, _insert_data(spool, built), retired]
+        backend.update(" ;\n".join(op for op in operations if op))
         if progress is not None:
             progress("writing", total, total)
         return
+    graphs = [b.graph.value for b in built]
     try:
-        backend.load_quads(spool, bulk=True)
-        backend.update(update)  # the commit point
+        backend.update(view.pending(graphs))
+        backend.load_quads(_with_view_copy(spool), bulk=True)
+        backend.update(" ;\n".join(op for op in (update, retired, view.committed(graphs)) if op))  # the commit point
     except BaseException as exc:
-        for b in built:  # not committed: take the graphs out again
-            try:
+        try:  # not committed: take the graphs out of the view and the store again
+            view.recover(backend)
+            for b in built:
                 backend.remove_graph(b.graph)
-            except ProvGraphError:
-                pass
+        except ProvGraphError:
+            pass
         if isinstance(exc, ProvGraphError):
             raise
         raise ProvGraphError(f"writing the store failed; nothing was committed: {exc}") from exc
@@ -766,10 +773,28 @@ def _write(backend: Backend, built: list[_Built], spool: Path, update: str, prog
         progress("writing", total, total)
 
 
+def _with_view_copy(spool: Path) -> Path:
+    """The spool followed by a copy of its quads in the current view, as one file: the bulk loader
+    gives a blank node label one node per call only, and loads a file in order, so a quad in the
+    view is never loaded before its source graph's."""
+    combined = spool.with_name("with-view.nq")
+    view_graph = f" {CURRENT_VIEW} .\n"
+    with spool.open(encoding="utf-8") as source, combined.open("w", encoding="utf-8") as out:
+        for line in source:
+            out.write(line)
+        source.seek(0)
+        for line in source:
+            head, _, _ = line.rstrip("\n").rpartition(" <")
+            out.write(head + view_graph)
+    return combined
+
+
 def _insert_data(spool: Path, built: list[_Built]) -> str:
-    """The spool's quads as one INSERT DATA operation (N-Triples terms are SPARQL terms)."""
+    """The spool's quads as one INSERT DATA operation (N-Triples terms are SPARQL terms), each
+    also in the current view (blank node labels name one node across the whole operation)."""
     suffixes = {f" <{b.graph.value}> .": b.graph.value for b in built}
     parts = ["INSERT DATA {"]
+    triples: list[str] = []
     current = None
     with spool.open(encoding="utf-8") as lines:
         for line in lines:
@@ -780,7 +805,13 @@ def _insert_data(spool: Path, built: list[_Built]) -> str:
                 parts.append(("} " if current else "") + f"GRAPH <{graph}> {{")
                 current = graph
             parts.append(head + " .")
-    parts.append("} }" if current else "}")
+            triples.append(head + " .")
+    if current:
+        parts.append("}")
+        parts.append(f"GRAPH {CURRENT_VIEW} {{")
+        parts += triples
+        parts.append("}")
+    parts.append("}")
     return "\n".join(parts)
 
 

@@ -91,8 +91,10 @@ class Backend(Protocol):
 
     def remove_graph(self, graph: NamedNode) -> None: ...
 
-    def dump(self, output: IO[bytes], fmt: RdfFormat, *, graph: GraphName | None = None) -> None:
-        """Serialise the whole dataset, or one graph."""
+    def dump(
+        self, output: IO[bytes], fmt: RdfFormat, *, graph: GraphName | None = None, exclude: Sequence[NamedNode] = ()
+    ) -> None:
+        """Serialise the whole dataset but the graphs in ``exclude``, or one graph."""
         ...
 
     def optimize(self) -> None: ...

@@ -19,7 +19,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO
 
-from pyoxigraph import BlankNode, DefaultGraph, Literal, NamedNode, Quad, RdfFormat, Store, Variable
+from pyoxigraph import BlankNode, DefaultGraph, Literal, NamedNode, Quad, RdfFormat, Store, Variable, serialize
 
 from provgraph.errors import (
     ProvGraphError,
@@ -216,9 +216,14 @@ class OxigraphBackend:
         with self._writing():
             self._store.remove_graph(graph)
 
-    def dump(self, output: IO[bytes], fmt: RdfFormat, *, graph: GraphName | None = None) -> None:
+    def dump(
+        self, output: IO[bytes], fmt: RdfFormat, *, graph: GraphName | None = None, exclude: Sequence[NamedNode] = ()
+    ) -> None:
         try:
-            if graph is None:
+            if graph is None and exclude:
+                left_out = set(exclude)
+                serialize((q for q in self._store if q.graph_name not in left_out), output, fmt)
+            elif graph is None:
                 self._store.dump(output, format=fmt)
             else:
                 self._store.dump(output, format=fmt, from_graph=graph)

@@ -1,0 +1,102 @@
+"""The current view: one graph, ``pgid:current``, holding the union of the current version of
+every source document, kept up to date by the writes that change it.
+
+A query's default graph is "the current sources" (plus the store's own default graph). Given to
+Oxigraph as a list of graphs, that costs time in proportion to the number of documents on every
+query (measured: 27 ms for ``LIMIT 1`` at 10,000 graphs against 0.03 ms over Oxigraph's union
+default graph); given as this one graph, it costs what the union does, whatever the number of
+documents. The price is paid at write time and in space: a source graph's quads are written twice
+(into its own graph and into the view), and a version that stops being current takes out of the
+view the triples no other current source states.
+
+Every change to the view is made in the same transaction as the catalog change it follows, except
+for a large ingest (written with the bulk loader, which is not transactional): its graph is marked
+``pg:pendingView`` in the catalog before its quads go into the view, and the commit clears the
+mark. :func:`recover` takes out of the view the quads of a pending graph the catalog never named.
+
+The view is derived: it is left out of exports and rebuilt from the source graphs after a restore
+or when a store made before it existed is first opened for writing (:func:`ensure`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from provgraph.store.base import Backend
+from provgraph.vocab import CATALOG_GRAPH, CURRENT_VIEW, PG
+
+_CAT = str(CATALOG_GRAPH)
+_VIEW = str(CURRENT_VIEW)
+_CURRENT = f"{PG.status} {PG.Current}"
+
+
+def is_maintained(backend: Backend) -> bool:
+    """Whether the store keeps a current view (a store made before it did has none until its
+    first write)."""
+    return bool(backend.query(f"ASK {{ GRAPH {_CAT} {{ {_CAT} {PG.currentView} {_VIEW} }} }}"))
+
+
+def retire(graphs: Iterable[str]) -> str:
+    """A SPARQL update operation taking out of the view the triples of ``graphs`` (versions that
+    are no longer current) that no current source graph states. Run after the catalog change
+    that made them not current, in the same request."""
+    values = " ".join(f"<{g}>" for g in sorted(set(graphs)))
+    if not values:
+        return ""
+    return f"""DELETE {{ GRAPH {_VIEW} {{ ?s ?p ?o }} }}
+WHERE {{
+  VALUES ?old {{ {values} }}
+  GRAPH ?old {{ ?s ?p ?o }}
+  FILTER NOT EXISTS {{ GRAPH ?g {{ ?s ?p ?o }} GRAPH {_CAT} {{ ?g {_CURRENT} }} }}
+}}"""
+
+
+def pending(graphs: Iterable[str]) -> str:
+    """Mark ``graphs`` as written to the view ahead of their catalog entries."""
+    return "INSERT DATA { GRAPH " + _CAT + " { " + " ".join(f"{_CAT} {PG.pendingView} <{g}> ." for g in graphs) + " } }"
+
+
+def committed(graphs: Iterable[str]) -> str:
+    """Clear the pending marks of ``graphs`` (part of the commit)."""
+    return "DELETE DATA { GRAPH " + _CAT + " { " + " ".join(f"{_CAT} {PG.pendingView} <{g}> ." for g in graphs) + " } }"
+
+
+def rebuild(backend: Backend) -> None:
+    """Build the view from the current source graphs, in one transaction."""
+    backend.update(
+        f"""DROP SILENT GRAPH {_VIEW} ;
+INSERT {{ GRAPH {_VIEW} {{ ?s ?p ?o }} }} WHERE {{ GRAPH {_CAT} {{ ?g {_CURRENT} }} GRAPH ?g {{ ?s ?p ?o }} }} ;
+DELETE WHERE {{ GRAPH {_CAT} {{ {_CAT} {PG.pendingView} ?pending }} }} ;
+INSERT DATA {{ GRAPH {_CAT} {{ {_CAT} {PG.currentView} {_VIEW} . {_VIEW} a {PG.CurrentView} }} }}"""
+    )
+
+
+def ensure(backend: Backend, *, writing: bool) -> None:
+    """Build the view if this store has none yet: before a write (``writing``), or when the
+    store has source graphs (written by an earlier provgraph). An empty store opened for writing
+    stays empty until its first write."""
+    if is_maintained(backend):
+        return
+    if writing or backend.query(f"ASK {{ GRAPH {_CAT} {{ ?g a {PG.SourceGraph} }} }}"):
+        rebuild(backend)
+
+
+def recover(backend: Backend) -> list[str]:
+    """Finish what a writer that stopped left: pending graphs the catalog names are committed
+    (their marks cleared); the quads of those it does not name come out of the view. Returns the
+    graphs whose quads were taken out."""
+    rows = backend.query(
+        f"""SELECT ?g ?known WHERE {{ GRAPH {_CAT} {{ {_CAT} {PG.pendingView} ?g
+  OPTIONAL {{ ?g a {PG.SourceGraph} BIND(true AS ?known) }} }} }}"""
+    )
+    pending_graphs: list[tuple[str, bool]] = [(r["g"].value, r["known"] is not None) for r in rows]  # type: ignore[index,union-attr]
+    if not pending_graphs:
+        return []
+    orphans = [g for g, known in pending_graphs if not known]
+    operations = [retire(orphans)] if orphans else []
+    operations.append(committed(g for g, _ in pending_graphs))
+    backend.update(" ;\n".join(operations))
+    return orphans
+
+
+__all__ = ["committed", "ensure", "is_maintained", "pending", "rebuild", "recover", "retire"]

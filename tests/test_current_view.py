@@ -1,0 +1,153 @@
+"""The current view (pgid:current) is always the union of the current source graphs: after new
+documents, new versions, revocations, bulk writes and interrupted writes; queries over it see what
+they saw over the list of current graphs, and GRAPH ?g never shows it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pyoxigraph import DefaultGraph, Literal, NamedNode, Quad
+
+from helpers import EXAMPLES
+from provgraph import DatasetView, ExportFormat, ProvGraph
+from provgraph.ingest import pipeline
+from provgraph.store import view
+from provgraph.vocab import CATALOG_GRAPH, CURRENT_VIEW, PG
+
+EX = "http://example.org/"
+
+
+def _triples(pg: ProvGraph, graph) -> set[tuple[str, str, str]]:
+    return {(str(q.subject), str(q.predicate), str(q.object)) for q in pg.backend.quads(None, None, None, graph)}
+
+
+def _assert_view_is_the_union_of_current_sources(pg: ProvGraph) -> None:
+    union: set[tuple[str, str, str]] = set()
+    for graph in pg.current_graphs():
+        union |= _triples(pg, graph)
+    assert _triples(pg, CURRENT_VIEW) == union
+    assert view.is_maintained(pg.backend)
+
+
+def _write(path: Path, text: str) -> Path:
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_new_documents_versions_and_revocations_keep_the_view_exact(pg, tmp_path):
+    a1 = _write(tmp_path / "a1.ttl", f"<{EX}aspirin> <{EX}treats> <{EX}headache> , <{EX}fever> .")
+    b = _write(tmp_path / "b.ttl", f"<{EX}aspirin> <{EX}treats> <{EX}headache> . [] <{EX}label> 'x' .")
+    a2 = _write(tmp_path / "a2.ttl", f"<{EX}aspirin> <{EX}treats> <{EX}headache> , <{EX}pain> .")
+    pg.ingest(a1, id="a", title="A")
+    _assert_view_is_the_union_of_current_sources(pg)
+    pg.ingest(b, id="b", title="B")
+    _assert_view_is_the_union_of_current_sources(pg)
+    pg.ingest(a2, id="a", title="A again")  # fever leaves, pain comes, the title changes
+    _assert_view_is_the_union_of_current_sources(pg)
+    seen = {t for _, _, t in _triples(pg, CURRENT_VIEW)}
+    assert f"<{EX}pain>" in seen and f"<{EX}fever>" not in seen
+    assert '"A"' not in seen and '"A again"' in seen  # the document's old title left the view
+    pg.revoke("b")  # headache is still stated by a's current version
+    _assert_view_is_the_union_of_current_sources(pg)
+    assert (f"<{EX}aspirin>", f"<{EX}treats>", f"<{EX}headache>") in _triples(pg, CURRENT_VIEW)
+    pg.revoke("a")
+    assert _triples(pg, CURRENT_VIEW) == set()
+
+
+def test_a_bulk_written_document_goes_into_the_view(pg, tmp_path, monkeypatch):
+    monkeypatch.setattr(pipeline, "BULK_THRESHOLD", 2)  # the bulk loader's path, on small data
+    first = _write(
+        tmp_path / "one.ttl", "".join(f"<{EX}s{i}> <{EX}p> {i} ; <{EX}q> [ <{EX}r> {i} ] .\n" for i in range(5))
+    )
+    pg.ingest(first, id="one")
+    _assert_view_is_the_union_of_current_sources(pg)
+    second = _write(tmp_path / "two.ttl", "".join(f"<{EX}s{i}> <{EX}p> {i + 1} .\n" for i in range(5)))
+    pg.ingest(second, id="one")
+    _assert_view_is_the_union_of_current_sources(pg)
+    assert pg.query("ASK { ?s ?p ?o FILTER(?o = 0) }").__bool__() is False  # the first version left
+
+
+def test_an_ingest_stopped_between_write_and_commit_leaves_nothing_in_the_view(tmp_path):
+    """What a process killed after the bulk load and before the commit leaves (the graph, its
+    quads in the view, the pending mark) is taken out when the store is next opened for writing."""
+    store = tmp_path / "store"
+    with ProvGraph.open(store) as pg:
+        pg.ingest(EXAMPLES / "aspirin.ttl", id="aspirin", title="Aspirin")
+        before = _triples(pg, CURRENT_VIEW)
+        orphan = "https://w3id.org/provgraph/id/doc/0000/v1"
+        quad = (NamedNode(f"{EX}stray"), NamedNode(f"{EX}p"), Literal("half-written"))
+        pg.backend.update(view.pending([orphan]))
+        store_ = pg.backend._store  # type: ignore[attr-defined]  # what the bulk loader would have written
+        store_.add(Quad(*quad, NamedNode(orphan)))
+        store_.add(Quad(*quad, CURRENT_VIEW))
+        shared = (NamedNode(f"{EX}aspirin"), NamedNode(f"{EX}treats"), NamedNode(f"{EX}headache"))
+        store_.add(Quad(*shared, NamedNode(orphan)))
+        del store_  # the store's lock goes with the last reference
+    with ProvGraph.open(store) as pg:  # recovery runs on a read-write open
+        assert _triples(pg, CURRENT_VIEW) == before
+        _assert_view_is_the_union_of_current_sources(pg)
+        assert not pg.query(f"ASK {{ GRAPH <{CATALOG_GRAPH.value}> {{ ?c <{PG.pendingView.value}> ?g }} }}")
+
+
+def test_queries_see_the_current_sources_and_graph_variables_not_the_view(pg, tmp_path):
+    pg.ingest(EXAMPLES / "aspirin.ttl", id="aspirin", title="Aspirin", tier=2)
+    pg.ingest(EXAMPLES / "facts.jsonl", id="trial", title="Trial")
+    prepared = pg.prepare("SELECT * WHERE { ?s ?p ?o }")
+    assert prepared.dataset.default_graph == (None, CURRENT_VIEW.value)  # two graphs, however many documents
+    listed = [str(g) for g in pg.query("SELECT DISTINCT ?g WHERE { GRAPH ?g { ?s ?p ?o } }").rows()]
+    assert CURRENT_VIEW.value not in " ".join(listed) and len(listed) == 3  # two sources and the catalog
+    counted = pg.query("SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?g { } }").rows()[0]["n"]
+    assert counted.value == "3"  # type: ignore[union-attr]
+    by_name = pg.query(f"ASK {{ GRAPH <{CURRENT_VIEW.value}> {{ <{EX}aspirin> ?p ?o }} }}")
+    assert bool(by_name)  # reachable when named
+    everything = pg.query("SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }", view=DatasetView.ALL).rows()[0]["n"]
+    current = pg.query("SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }").rows()[0]["n"]
+    assert int(current.value) < int(everything.value)  # type: ignore[union-attr]
+    stats = pg.stats()
+    assert stats.quads == sum(len(_triples(pg, g)) for g in [*pg.current_graphs(), CATALOG_GRAPH])
+
+
+def test_a_superseded_version_is_history_not_view(pg, tmp_path):
+    first = _write(tmp_path / "v.ttl", f"<{EX}x> <{EX}p> 1 .")
+    pg.ingest(first, id="doc")
+    old = pg.current_graphs()[0].value
+    pg.ingest(_write(tmp_path / "v.ttl", f"<{EX}x> <{EX}p> 2 ."), id="doc")
+    assert [r["o"].value for r in pg.query(f"SELECT ?o WHERE {{ <{EX}x> <{EX}p> ?o }}").rows()] == ["2"]  # type: ignore[union-attr]
+    history = pg.query(f"SELECT ?o WHERE {{ GRAPH <{old}> {{ <{EX}x> <{EX}p> ?o }} }}").rows()
+    assert [r["o"].value for r in history] == ["1"]  # type: ignore[union-attr]
+
+
+def test_exports_leave_the_view_out_and_restore_rebuilds_it(pg, tmp_path):
+    pg.ingest(EXAMPLES / "aspirin.ttl", id="aspirin", title="Aspirin")
+    dump = pg.export(format=ExportFormat.NQUADS)
+    assert dump is not None
+    assert not [line for line in dump.splitlines() if line.endswith(f"<{CURRENT_VIEW.value}> .".encode())]
+    path = tmp_path / "all.nq"
+    path.write_bytes(dump)
+    with ProvGraph.open(tmp_path / "restored") as other:
+        other.restore(path)
+        _assert_view_is_the_union_of_current_sources(other)
+
+
+def test_a_store_without_a_view_is_read_by_its_graphs_and_gets_one_when_opened_for_writing(tmp_path):
+    store = tmp_path / "store"
+    with ProvGraph.open(store) as pg:
+        pg.ingest(EXAMPLES / "aspirin.ttl", id="aspirin", title="Aspirin")
+        expected = pg.query("SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }").rows()[0]["n"]
+        # as a store written before provgraph kept a view
+        marks = f"GRAPH <{CATALOG_GRAPH.value}> {{ ?c <{PG.currentView.value}> ?v . ?v a ?t }}"
+        pg.backend.update(f"DROP GRAPH <{CURRENT_VIEW.value}> ; DELETE WHERE {{ {marks} }}")
+    with ProvGraph.open(store, read_only=True) as pg:
+        assert pg.prepare("SELECT * { ?s ?p ?o }").dataset.default_graph != (None, CURRENT_VIEW.value)
+        assert pg.query("SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }").rows()[0]["n"] == expected
+    with ProvGraph.open(store) as pg:
+        _assert_view_is_the_union_of_current_sources(pg)
+        assert pg.query("SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }").rows()[0]["n"] == expected
+
+
+def test_the_store_default_graph_stays_part_of_the_current_view(pg):
+    pg.ingest(EXAMPLES / "aspirin.ttl", id="aspirin", title="Aspirin")
+    pg.update(f"INSERT DATA {{ <{EX}mine> <{EX}p> 1 }}")
+    assert bool(pg.query(f"ASK {{ <{EX}mine> <{EX}p> 1 . <{EX}aspirin> ?p ?o }}"))
+    assert all(str(q.subject) != f"<{EX}mine>" for q in pg.backend.quads(None, None, None, CURRENT_VIEW))
+    assert any(True for _ in pg.backend.quads(None, None, None, DefaultGraph()))
