@@ -96,15 +96,16 @@ def test_query_in_every_results_format(store):
     as_json = json.loads(run_cli("query", QUERY, "--format", "json", "--store", str(store)).stdout)
     assert as_json["head"]["vars"] == ["g", "n"]
     graphs = [b["g"]["value"] for b in as_json["results"]["bindings"]]
-    assert "https://w3id.org/provgraph/id/catalog" in graphs and len(graphs) == 2
+    # the catalog, the change log and the one source graph
+    assert "https://w3id.org/provgraph/id/catalog" in graphs and len(graphs) == 3
     as_csv = list(csv.reader(io.StringIO(run_cli("query", QUERY, "--format", "csv", "--store", str(store)).stdout)))
-    assert as_csv[0] == ["g", "n"] and len(as_csv) == 3
+    assert as_csv[0] == ["g", "n"] and len(as_csv) == 4
     as_tsv = run_cli("query", QUERY, "--format", "tsv", "--store", str(store)).stdout.splitlines()
-    assert as_tsv[0] == "?g\t?n" and len(as_tsv) == 3
+    assert as_tsv[0] == "?g\t?n" and len(as_tsv) == 4
     as_xml = run_cli("query", QUERY, "--format", "xml", "--store", str(store)).stdout
     assert "<sparql" in as_xml and "catalog" in as_xml
     table = run_cli("query", QUERY, "--store", str(store)).stdout
-    assert "| g " in table and "2 rows" in table
+    assert "| g " in table and "3 rows" in table
 
 
 def test_query_construct_and_stdin(store):

@@ -12,7 +12,7 @@ from helpers import EXAMPLES
 from provgraph import DatasetView, ExportFormat, ProvGraph
 from provgraph.ingest import pipeline
 from provgraph.store import view
-from provgraph.vocab import CATALOG_GRAPH, CURRENT_VIEW, PG
+from provgraph.vocab import CATALOG_GRAPH, CHANGES_GRAPH, CURRENT_VIEW, PG
 
 EX = "http://example.org/"
 
@@ -95,16 +95,17 @@ def test_queries_see_the_current_sources_and_graph_variables_not_the_view(pg, tm
     prepared = pg.prepare("SELECT * WHERE { ?s ?p ?o }")
     assert prepared.dataset.default_graph == (None, CURRENT_VIEW.value)  # two graphs, however many documents
     listed = [str(g) for g in pg.query("SELECT DISTINCT ?g WHERE { GRAPH ?g { ?s ?p ?o } }").rows()]
-    assert CURRENT_VIEW.value not in " ".join(listed) and len(listed) == 3  # two sources and the catalog
+    assert CURRENT_VIEW.value not in " ".join(listed) and len(listed) == 4  # two sources, catalog, change log
     counted = pg.query("SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?g { } }").rows()[0]["n"]
-    assert counted.value == "3"  # type: ignore[union-attr]
+    assert counted.value == "4"  # type: ignore[union-attr]
     by_name = pg.query(f"ASK {{ GRAPH <{CURRENT_VIEW.value}> {{ <{EX}aspirin> ?p ?o }} }}")
     assert bool(by_name)  # reachable when named
     everything = pg.query("SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }", view=DatasetView.ALL).rows()[0]["n"]
     current = pg.query("SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }").rows()[0]["n"]
     assert int(current.value) < int(everything.value)  # type: ignore[union-attr]
     stats = pg.stats()
-    assert stats.quads == sum(len(_triples(pg, g)) for g in [*pg.current_graphs(), CATALOG_GRAPH])
+    own = [*pg.current_graphs(), CATALOG_GRAPH, CHANGES_GRAPH]
+    assert stats.quads == sum(len(_triples(pg, g)) for g in own)
 
 
 def test_a_superseded_version_is_history_not_view(pg, tmp_path):
@@ -151,3 +152,40 @@ def test_the_store_default_graph_stays_part_of_the_current_view(pg):
     assert bool(pg.query(f"ASK {{ <{EX}mine> <{EX}p> 1 . <{EX}aspirin> ?p ?o }}"))
     assert all(str(q.subject) != f"<{EX}mine>" for q in pg.backend.quads(None, None, None, CURRENT_VIEW))
     assert any(True for _ in pg.backend.quads(None, None, None, DefaultGraph()))
+
+
+# ------------------------------------------------------------------------------------ change log
+
+
+def test_every_write_is_logged_under_a_new_generation(pg, tmp_path):
+    from provgraph.store import changes
+
+    assert changes.generation(pg.backend) == 0
+    pg.ingest(_write(tmp_path / "a.ttl", f"<{EX}a> <{EX}p> 1 ."), id="a")
+    first = pg.current_graphs()[0].value
+    pg.ingest(_write(tmp_path / "b.ttl", f"<{EX}b> <{EX}p> 1 ."), id="b")
+    pg.ingest(_write(tmp_path / "a.ttl", f"<{EX}a> <{EX}p> 2 ."), id="a")  # a new version of a
+    pg.ingest(_write(tmp_path / "b.ttl", f"<{EX}b> <{EX}p> 1 ."), id="b")  # unchanged: no write
+    pg.revoke("b")
+    pg.add_ontology(EXAMPLES / "drug-shapes.ttl")
+    assert changes.generation(pg.backend) == 5
+    current = {g.value for g in pg.current_graphs()}
+    everything = changes.since(pg.backend, 0)
+    assert everything.added == current and not everything.removed and everything.ontology
+    after_first = changes.since(pg.backend, 1)
+    assert after_first.removed == {first} and after_first.added == current - {first}
+    assert changes.since(pg.backend, 5).empty
+
+
+def test_a_restore_is_logged_as_a_reset(pg, tmp_path):
+    from provgraph.store import changes
+
+    pg.ingest(EXAMPLES / "aspirin.ttl", id="aspirin")
+    path = tmp_path / "all.nq"
+    path.write_bytes(pg.export(format=ExportFormat.NQUADS) or b"")
+    with ProvGraph.open(tmp_path / "restored") as other:
+        other.restore(path)
+        assert b"/id/changes>" not in (pg.export(format=ExportFormat.NQUADS) or b"")  # the log stays home
+        assert changes.generation(other.backend) == 1
+        assert changes.since(other.backend, 0).reset
+        assert changes.since(other.backend, 7).reset  # a view built on the old store starts over

@@ -37,7 +37,7 @@ from provgraph.models import (
 )
 from provgraph.query import RDF_FORMATS, PreparedQuery, QueryDataset, QueryResult, translate_error
 from provgraph.sparql_text import check_endpoints, read
-from provgraph.store import catalog
+from provgraph.store import catalog, changes
 from provgraph.store import view as current_view
 from provgraph.store.base import Backend
 from provgraph.store.oxigraph import OxigraphBackend
@@ -47,7 +47,7 @@ from provgraph.trust.models import ChainMode, ChainReport, Conflict, DetectionRe
 from provgraph.trust.policy import load as load_policy
 from provgraph.trust.relation_models import DocumentRelation
 from provgraph.update import UpdatePlan, check_policy, plan_update
-from provgraph.vocab import CATALOG_GRAPH, CURRENT_VIEW, PG_NS, document_iri
+from provgraph.vocab import CATALOG_GRAPH, CHANGES_GRAPH, CURRENT_VIEW, PG_NS, document_iri
 
 #: Where ``ProvGraph.open()`` looks when given no path: $PROVGRAPH_STORE, else ./provgraph-data.
 DEFAULT_STORE_ENV = "PROVGRAPH_STORE"
@@ -221,7 +221,8 @@ class ProvGraph:
         self._backend.begin_write()
         current_view.ensure(self._backend, writing=True)
         revoked = catalog.revoke_update(NamedNode(info.current_graph), xsd_datetime(datetime.now(UTC)))
-        self._backend.update(revoked + " ;\n" + current_view.retire([info.current_graph]))
+        retired = current_view.retire([info.current_graph])
+        self._backend.update(f"{revoked} ;\n{retired} ;\n{changes.record(removed=[info.current_graph])}")
         return self.source(info.document)
 
     # ------------------------------------------------------------------ reading
@@ -566,7 +567,9 @@ WHERE {{ GRAPH <{CATALOG_GRAPH.value}> {{ ?g pg:document ?d ; pg:status ?s ; pg:
                     f"{format.value} holds one graph: pass a graph (a source graph IRI, a document key, "
                     f"or 'catalog'), or export the dataset as trig, nquads or jsonld"
                 )
-            self._backend.dump(target, RDF_FORMATS[format], exclude=(CURRENT_VIEW,))  # derived: rebuilt on restore
+            # the view is derived (rebuilt on restore) and the change log is this store's own: a restored
+            # store starts its log over with a reset
+            self._backend.dump(target, RDF_FORMATS[format], exclude=(CURRENT_VIEW, CHANGES_GRAPH))
         else:
             self._backend.dump(target, RDF_FORMATS[format], graph=self._resolve_graph(graph))
         if output is None:
@@ -606,6 +609,7 @@ WHERE {{ GRAPH <{CATALOG_GRAPH.value}> {{ ?g pg:document ?d ; pg:status ?s ; pg:
         except SyntaxError as exc:
             raise InputError(f"syntax error: {exc.msg}", file=str(source), line=exc.lineno) from exc
         current_view.rebuild(self._backend)
+        self._backend.update(changes.record(reset=True))
         return len(catalog.catalogued_graphs(self._backend))
 
     def export_prov(self, graph: str, *, format: str = "provjson") -> bytes:  # noqa: A002
@@ -644,7 +648,9 @@ WHERE {{ GRAPH <{CATALOG_GRAPH.value}> {{ ?g pg:document ?d ; pg:status ?s ; pg:
         graph = str(_trust.ONTOLOGY_GRAPH)
         kind = f"{graph} a <{PG_NS}OntologyGraph> . "
         self._backend.begin_write()
-        self._backend.update(f"INSERT DATA {{ GRAPH {graph} {{ {kind}{triples} }} }}")
+        self._backend.update(
+            f"INSERT DATA {{ GRAPH {graph} {{ {kind}{triples} }} }} ;\n{changes.record(ontology=True)}"
+        )
         return triples.count("\n")
 
     def detect_conflicts(

@@ -110,6 +110,12 @@ class PG:
     CurrentView = NamedNode(PG_NS + "CurrentView")
     currentView = NamedNode(PG_NS + "currentView")
     pendingView = NamedNode(PG_NS + "pendingView")
+    Change = NamedNode(PG_NS + "Change")
+    generation = NamedNode(PG_NS + "generation")
+    added = NamedNode(PG_NS + "added")
+    removed = NamedNode(PG_NS + "removed")
+    ontologyChanged = NamedNode(PG_NS + "ontologyChanged")
+    reset = NamedNode(PG_NS + "reset")
     # trust: conflict records
     conflictKind = NamedNode(PG_NS + "conflictKind")
     conflictSubject = NamedNode(PG_NS + "conflictSubject")
@@ -170,6 +176,8 @@ CONFLICT_GRAPH = NamedNode(ID_NS + "conflicts")
 RELATIONS_GRAPH = NamedNode(ID_NS + "relations")
 #: The current view: the union of the current source graphs, kept up to date at each write.
 CURRENT_VIEW = NamedNode(ID_NS + "current")
+#: The change log (pg:Change, one per write that changed the current sources or the ontology).
+CHANGES_GRAPH = NamedNode(ID_NS + "changes")
 #: The provgraph software agent every extraction activity is associated with.
 SOFTWARE_AGENT = NamedNode(ID_NS + "agent/provgraph")
 

@@ -52,7 +52,7 @@ from provgraph.models import (
     ValidationReport,
 )
 from provgraph.resources import shapes_dir
-from provgraph.store import catalog, view
+from provgraph.store import catalog, changes, view
 from provgraph.store.base import Backend
 from provgraph.vocab import CURRENT_VIEW, XSD_NS, activity_iri, document_iri, graph_iri
 
@@ -745,11 +745,13 @@ def _write(backend: Backend, built: list[_Built], spool: Path, update: str, prog
     total = sum(b.quads for b in built)
     if progress is not None:
         progress("writing", 0, total)
-    # The versions the new ones supersede leave the current view (after the catalog says so).
-    retired = view.retire(b.previous.value for b in built if b.previous is not None)
+    # The versions the new ones supersede leave the current view (after the catalog says so), and
+    # the change is logged for the derived views, all in the commit's transaction.
+    previous = [b.previous.value for b in built if b.previous is not None]
+    after = [view.retire(previous), changes.record(added=[b.graph.value for b in built], removed=previous)]
     if sum(b.statements for b in built) <= BULK_THRESHOLD:
         # Graphs, current view and catalog in one SPARQL update: one transaction, all or nothing.
-        operations = [update, _insert_data(spool, built), retired]
+        operations = [update, _insert_data(spool, built), *after]
         backend.update(" ;\n".join(op for op in operations if op))
         if progress is not None:
             progress("writing", total, total)
@@ -758,7 +760,7 @@ def _write(backend: Backend, built: list[_Built], spool: Path, update: str, prog
     try:
         backend.update(view.pending(graphs))
         backend.load_quads(_with_view_copy(spool), bulk=True)
-        backend.update(" ;\n".join(op for op in (update, retired, view.committed(graphs)) if op))  # the commit point
+        backend.update(" ;\n".join(op for op in (update, *after, view.committed(graphs)) if op))  # the commit point
     except BaseException as exc:
         try:  # not committed: take the graphs out of the view and the store again
             view.recover(backend)
