@@ -7,9 +7,11 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
+
+import pytest
 
 from provgraph import ExportFormat, ProvGraph
 from provgraph.http import ServerSettings
@@ -19,7 +21,24 @@ ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "data"
 EXAMPLES = DATA / "examples"
 DBPEDIA = DATA / "dbpedia"
-SHARED_DATA = ROOT.parent / "shared" / "data"
+TEST_DATA = ROOT / "tests" / "data"  # small real data sets vendored for the tests, each with its source
+
+
+#: The Debian packages the browser tests need, as the skip message names them.
+BROWSER_PACKAGES = "apt-get install chromium chromium-driver"
+
+
+def find_browser(*, required: bool, which: Callable[[str], str | None] = shutil.which) -> tuple[Path, Path]:
+    """Debian's ``chromium`` and ``chromedriver`` on PATH; otherwise the test skips with one line
+    naming the packages to install, or fails when ``required`` (``--require-browser``, as CI runs)."""
+    chromium, driver = which("chromium"), which("chromedriver")
+    if chromium is not None and driver is not None:
+        return Path(chromium), Path(driver)
+    missing = " and ".join(name for name, found in (("chromium", chromium), ("chromedriver", driver)) if not found)
+    message = f"{missing} not found on PATH: {BROWSER_PACKAGES} (Debian) to run the browser tests"
+    if required:
+        pytest.fail(f"{message}; --require-browser is set", pytrace=False)
+    pytest.skip(message)
 
 
 def population_value(
