@@ -1,12 +1,25 @@
 from __future__ import annotations
 
+import inspect
 from collections.abc import Iterator
 from pathlib import Path
 
+import httpx
+import httpx._config
 import pytest
 
 from helpers import find_browser
 from provgraph import ProvGraph
+
+# The servers the tests talk to are on 127.0.0.1 and answer in milliseconds, but a loaded machine
+# can take seconds for one answer (a first /openapi.json took over 5 s, httpx's default). Every
+# httpx call of the tests waits up to a minute unless it says otherwise: a broken server still
+# fails, and none of the tests is about how long an answer takes. httpx's functions and Client
+# share this one default object; the check keeps that true on a newer httpx.
+_DEFAULT_TIMEOUT = httpx._config.DEFAULT_TIMEOUT_CONFIG
+assert inspect.signature(httpx.request).parameters["timeout"].default is _DEFAULT_TIMEOUT
+assert inspect.signature(httpx.Client).parameters["timeout"].default is _DEFAULT_TIMEOUT
+_DEFAULT_TIMEOUT.connect = _DEFAULT_TIMEOUT.read = _DEFAULT_TIMEOUT.write = _DEFAULT_TIMEOUT.pool = 60.0
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

@@ -24,6 +24,10 @@ DBPEDIA = DATA / "dbpedia"
 TEST_DATA = ROOT / "tests" / "data"  # small real data sets vendored for the tests, each with its source
 
 
+#: Seconds allowed for a server (in a thread or its own process) to start, and to stop: it takes
+#: about one; the margin is for a loaded machine, and only a broken server uses it up.
+SERVER_START = 120.0
+
 #: The Debian packages the browser tests need, as the skip message names them.
 BROWSER_PACKAGES = "apt-get install chromium chromium-driver"
 
@@ -100,22 +104,26 @@ def live_server(graph: ProvGraph, settings: ServerSettings | None = None) -> Ite
 
     from provgraph.http import create_app
 
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    config = uvicorn.Config(
-        create_app(graph, settings or ServerSettings()), host="127.0.0.1", port=port, log_level="warning"
-    )
+    # The socket is bound here and handed to uvicorn: no other process (another xdist worker)
+    # can take the port between choosing it and serving on it.
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    port = listener.getsockname()[1]
+    config = uvicorn.Config(create_app(graph, settings or ServerSettings()), log_level="warning")
     server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [listener]}, daemon=True)
     thread.start()
-    deadline = time.monotonic() + 20
+    # uvicorn says when it serves by a flag, not an event: look at it often, and allow a loaded
+    # machine all the time it needs (only a server that cannot start waits this long).
+    deadline = time.monotonic() + SERVER_START
     while not server.started:
         if time.monotonic() > deadline or not thread.is_alive():
+            listener.close()
             raise RuntimeError("the test server did not start")
-        time.sleep(0.02)
+        time.sleep(0.01)
     try:
         yield f"http://127.0.0.1:{port}"
     finally:
         server.should_exit = True
-        thread.join(timeout=20)
+        thread.join(timeout=SERVER_START)
+        listener.close()
