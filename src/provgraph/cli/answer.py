@@ -87,7 +87,8 @@ def show(console: Console, answer: GroundedAnswer) -> None:
         for ref in answer.references:
             where = f" <{ref.url}>" if ref.url else ""
             console.print(f"{ref.number}. {esc(ref.title)}{esc(where)}")
-            for cid in ref.evidence:
+            # in the order of their numbers in the claims; evidence no claim cites ("-") last
+            for cid in sorted(ref.evidence, key=lambda c: numbers.get(c, len(numbers) + 1)):
                 citation = citations.get(cid)
                 # a conflict cites several documents: its text is shown under the first only
                 if citation is not None and cid not in shown:
