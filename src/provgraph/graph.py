@@ -84,17 +84,23 @@ class ProvGraph:
 
     @classmethod
     def open(
-        cls, path: str | os.PathLike[str] | None = None, *, read_only: bool = False, lazy_lock: bool = False
+        cls,
+        path: str | os.PathLike[str] | None = None,
+        *,
+        read_only: bool = False,
+        lazy_lock: bool = False,
+        create: bool = True,
     ) -> ProvGraph:
         """Open the on-disk store at ``path`` (default: $PROVGRAPH_STORE, else ./provgraph-data),
-        created if missing unless ``read_only``.
+        created if missing unless ``read_only`` or not ``create`` (then a missing store is a
+        :class:`StoreNotFoundError`).
 
         A read-only open works while another process (a running server) holds the store. With
         ``lazy_lock`` an existing store is opened read-only and locked for writing only when the
         first write comes, so an ingest refused by validation leaves the store's files
         byte-for-byte as they were (the command line works this way)."""
         backend = OxigraphBackend.open(
-            path if path is not None else default_store_path(), read_only=read_only, lazy=lazy_lock
+            path if path is not None else default_store_path(), read_only=read_only, lazy=lazy_lock, create=create
         )
         graph = cls(backend)
         if not read_only and not lazy_lock:
