@@ -352,8 +352,11 @@ def _write_holder(root: Path) -> None:
     }
     with contextlib.suppress(OSError):
         path = root / _HOLDER_FILE
-        path.write_text(json.dumps(info), "utf-8")
-        path.chmod(0o600)
+        # created private (mode 600), never readable by others for a moment before a chmod
+        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(descriptor, "w", encoding="utf-8") as f:
+            f.write(json.dumps(info))
+        path.chmod(0o600)  # a file left by an older version keeps its mode on O_TRUNC
 
 
 def _remove_holder(root: Path) -> None:
