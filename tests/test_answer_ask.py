@@ -283,3 +283,19 @@ def test_cli_citations_under_a_reference_are_in_order(tmp_path):
     references = done.stdout.split("References", 1)[1]
     marks = [line.split()[0] for line in references.splitlines() if line.strip().startswith("[")]
     assert marks == sorted(marks) and len(marks) == 2
+
+
+def test_http_qa_failing_inside_is_a_problem_body(widget, monkeypatch):
+    def broken(*_args: object, **_kwargs: object) -> GroundedAnswer:
+        raise RuntimeError("a bug in the answering path")
+
+    with ProvGraph.memory() as pg:
+        pg.ingest(widget, title="Widget sheet")
+        monkeypatch.setattr(ProvGraph, "ask", broken)
+        monkeypatch.setattr(ProvGraph, "retrieve", broken)
+        with live_server(pg) as base:
+            failed = httpx.post(f"{base}/qa", json={"question": "What is the weight of Widget?"}, timeout=30)
+    assert failed.status_code == 500
+    assert failed.headers["content-type"] == "application/problem+json"
+    body = failed.json()
+    assert body["status"] == 500 and body["request_id"] and "a bug" not in failed.text
