@@ -537,7 +537,9 @@ WHERE {{ GRAPH <{CATALOG_GRAPH.value}> {{ ?g pg:document ?d ; pg:status ?s ; pg:
         assert isinstance(result, QuerySolutions)
         row = next(iter(result))
         quads = self._backend.query(
-            f"SELECT (COUNT(*) AS ?n) WHERE {{ GRAPH ?g {{ ?s ?p ?o }} FILTER(?g != {CURRENT_VIEW}) }}"
+            # the quads an export holds: the view and the change log are the store's own
+            f"SELECT (COUNT(*) AS ?n) WHERE {{ GRAPH ?g {{ ?s ?p ?o }} "
+            f"FILTER(?g NOT IN ({CURRENT_VIEW}, {CHANGES_GRAPH})) }}"
         )
         assert isinstance(quads, QuerySolutions)
 
