@@ -33,7 +33,9 @@ def ontology_add(
     ],
     store: StoreOpt = DEFAULT_STORE,
 ) -> None:
-    """Add an ontology or policy file to the ontology graph (not a source document)."""
+    """Add an ontology or a policy file.
+
+    It goes to the ontology graph, not to the sources."""
     with _open(store, lazy_lock=True) as graph:
         triples = graph.add_ontology(file)
     out.print(f"{render.escape(str(file))}: {triples} triples added to the ontology graph")
