@@ -59,6 +59,7 @@ from urllib.parse import quote, urlencode
 
 EX = "http://bench.example/"
 SAMPLE = 200  # distinct texts each shape cycles through
+ROUNDS = 3  # HTTP load rounds per server, taking turns
 RESULTS_JSON = "application/sparql-results+json"
 SHAPES = ("trivial", "facts", "count", "conflicts", "conflicts-graph")
 SPLIT = r"^(?P<document>http://s\d+\.bench\.example/doc\d+)$"
@@ -164,33 +165,34 @@ def child_inprocess(store: str, oxstore: str, queries_file: str, seconds: str) -
     queries: dict[str, list[str]] = json.loads(Path(queries_file).read_text())
     budget = float(seconds)
     out: dict[str, dict[str, float]] = {}
-
-    def loop(name: str, texts: list[str], call: Callable[[str], object], *, fresh: bool = False) -> None:
-        if not fresh:
-            for text in texts[:3]:
-                call(text)
-        latencies: list[float] = []
-        deadline = time.perf_counter() + budget
-        i = 0
-        while time.perf_counter() < deadline:
-            # a new text each time: a comment line makes it one the prepared-query cache has not seen
-            text = texts[i % len(texts)] + (f"\n# {i}" if fresh else "")
-            started = time.perf_counter()
-            call(text)
-            latencies.append(time.perf_counter() - started)
-            i += 1
-        out[name] = _summary(latencies, sum(latencies))
-
     raw = Store.read_only(oxstore)
     with ProvGraph.open(store, read_only=True) as pg:
+        calls: dict[str, Callable[[str], object]] = {
+            "pyoxigraph": lambda q: raw.query(q, use_default_graph_as_union=True).serialize(  # type: ignore[union-attr]
+                format=QueryResultsFormat.JSON
+            ),
+            "pg.query": lambda q: pg.query(q).serialize(ResultFormat.JSON),
+            "pg.query (new text)": lambda q: pg.query(q).serialize(ResultFormat.JSON),
+        }
         for shape, texts in queries.items():
-            loop(
-                f"pyoxigraph {shape}",
-                texts,
-                lambda q: raw.query(q, use_default_graph_as_union=True).serialize(format=QueryResultsFormat.JSON),  # type: ignore[union-attr]
-            )
-            loop(f"pg.query {shape}", texts, lambda q: pg.query(q).serialize(ResultFormat.JSON))
-            loop(f"pg.query (new text) {shape}", texts, lambda q: pg.query(q).serialize(ResultFormat.JSON), fresh=True)
+            for text in texts[:3]:  # warm the caches as the servers' warm-up does
+                calls["pyoxigraph"](text)
+                calls["pg.query"](text)
+            # The targets take turns, one call each: on a machine shared with other work, a burst
+            # of load then falls on all of them alike.
+            latencies: dict[str, list[float]] = {name: [] for name in calls}
+            deadline = time.perf_counter() + budget * len(calls)
+            i = 0
+            while time.perf_counter() < deadline:
+                for name, call in calls.items():
+                    # a comment line makes a text the prepared-query cache has not seen
+                    text = texts[i % len(texts)] + (f"\n# {i}" if name.endswith("(new text)") else "")
+                    started = time.perf_counter()
+                    call(text)
+                    latencies[name].append(time.perf_counter() - started)
+                i += 1
+            for name, found in latencies.items():
+                out[f"{name} {shape}"] = _summary(found, sum(found))
     out["peak"] = {"mb": _peak_mb()}
     print(json.dumps(out))
 
@@ -228,6 +230,19 @@ def _summary(latencies: list[float], elapsed: float, errors: int = 0) -> dict[st
         "p95_ms": 1000 * ordered[min(len(ordered) - 1, int(len(ordered) * 0.95))],
         "mean_ms": 1000 * statistics.fmean(ordered),
         "errors": errors,
+    }
+
+
+def _combined(rounds: list[dict[str, float]]) -> dict[str, float]:
+    """Several load rounds as one: requests over their time, the median round's latencies."""
+    requests = sum(r["requests"] for r in rounds)
+    seconds = sum(r["requests"] / r["qps"] for r in rounds)
+    return {
+        "requests": requests,
+        "qps": requests / seconds,
+        "p50_ms": statistics.median(r["p50_ms"] for r in rounds),
+        "p95_ms": statistics.median(r["p95_ms"] for r in rounds),
+        "errors": sum(r["errors"] for r in rounds),
     }
 
 
@@ -418,18 +433,26 @@ def measure_size(
         _check_same_answers(pg_port, ox_port, queries)
         for shape, texts in queries.items():
             for connections in args.connections:
-                for target, port in (("provgraph", pg_port), ("oxigraph", ox_port)):
-                    paths = [_path(target, t) for t in texts]
-                    print(f"  load: {shape} {target} x{connections} ({client}) ...", file=sys.stderr, flush=True)
-                    if client == "wrk":
-                        load_wrk(port, paths, RESULTS_JSON, 1.0, connections, root)  # warm-up
-                        found = load_wrk(port, paths, RESULTS_JSON, args.seconds, connections, root)
-                    else:
-                        load_python(port, paths, RESULTS_JSON, 1.0, connections, 200, root)
-                        found = load_python(port, paths, RESULTS_JSON, args.seconds, connections, 10**6, root)
-                    if not found["requests"] or found["errors"]:
-                        raise SystemExit(f"{target} {shape}: {found['requests']} requests, {found['errors']} failed")
-                    served[f"{target} {shape} {connections}"] = found
+                print(f"  load: {shape} x{connections} ({client}) ...", file=sys.stderr, flush=True)
+                rounds: dict[str, list[dict[str, float]]] = {"provgraph": [], "oxigraph": []}
+                # the servers take turns, a few short rounds each, so that a burst of other work
+                # on the machine falls on both
+                for round_ in range(ROUNDS + 1):
+                    for target, port in (("provgraph", pg_port), ("oxigraph", ox_port)):
+                        paths = [_path(target, t) for t in texts]
+                        seconds = args.seconds / ROUNDS if round_ else 1.0  # round 0: warm-up
+                        if client == "wrk":
+                            found = load_wrk(port, paths, RESULTS_JSON, seconds, connections, root)
+                        else:
+                            found = load_python(port, paths, RESULTS_JSON, seconds, connections, 10**6, root)
+                        if not found["requests"] or found["errors"]:
+                            raise SystemExit(
+                                f"{target} {shape}: {found['requests']} requests, {found['errors']} failed"
+                            )
+                        if round_:
+                            rounds[target].append(found)
+                for target, found_rounds in rounds.items():
+                    served[f"{target} {shape} {connections}"] = _combined(found_rounds)
         for target, process in servers.items():
             peaks[target] = _peak_mb(process.pid) + sum(_peak_mb(c) for c in _children(process.pid))
     finally:
@@ -517,8 +540,8 @@ def main() -> None:
     parser.add_argument(
         "--sizes", default="10000:1000,100000:1000,100000:10000", help="FACTS:DOCUMENTS, comma-separated"
     )
-    parser.add_argument("--seconds", type=float, default=5.0, help="HTTP load time per row")
-    parser.add_argument("--inprocess-seconds", type=float, default=2.0, help="in-process loop time per row")
+    parser.add_argument("--seconds", type=float, default=6.0, help="HTTP load time per server and row")
+    parser.add_argument("--inprocess-seconds", type=float, default=2.0, help="in-process loop time per target and row")
     parser.add_argument("--connections", default="1,4", help="concurrent connections, comma-separated")
     parser.add_argument("--shapes", default=",".join(SHAPES), help="query shapes, comma-separated")
     parser.add_argument("--client", choices=["auto", "wrk", "python"], default="auto")
