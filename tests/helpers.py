@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
+import signal
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
@@ -91,6 +92,71 @@ def run_cli(
         timeout=300,
         check=False,
     )
+
+
+class ServeProcess:
+    """`provgraph serve` in its own process, on a port the system picks (``--port 0``), its stderr
+    read as it comes (a full pipe would block the server). Ready when it announces its URL: it
+    listens before that, so there is nothing to poll."""
+
+    def __init__(self, store: Path, *args: str, env: dict[str, str] | None = None) -> None:
+        import queue
+        import re
+        import threading
+
+        inherited = {k: v for k, v in os.environ.items() if k not in ("PROVGRAPH_STORE", "PROVGRAPH_TOKEN")}
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "provgraph", "serve", "--store", str(store), "--port", "0", *args],
+            cwd=ROOT,
+            env={**inherited, **(env or {})},
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        self.pid = self.process.pid
+        self._lines: queue.Queue[str] = queue.Queue()
+        self.stderr: list[str] = []
+        threading.Thread(target=self._read, daemon=True).start()
+        while True:
+            line = self._next_line()
+            if not line:
+                self.process.wait(timeout=SERVER_START)
+                raise AssertionError(f"provgraph serve exited ({self.process.returncode}): {''.join(self.stderr)}")
+            found = re.search(r" on (http://127\.0\.0\.1:\d+)/sparql", line)
+            if found:
+                self.url = found.group(1)
+                return
+
+    def _read(self) -> None:
+        assert self.process.stderr is not None
+        for line in self.process.stderr:
+            self._lines.put(line)
+        self._lines.put("")  # end of output: the process has closed its stderr
+
+    def _next_line(self) -> str:
+        line = self._lines.get(timeout=SERVER_START)
+        self.stderr.append(line)
+        return line
+
+    def stop(self, signum: int = signal.SIGTERM) -> int:
+        """Send ``signum``, wait for the exit and the rest of stderr; the exit code."""
+        self.process.send_signal(signum)
+        code = self.process.wait(timeout=SERVER_START)
+        while self._next_line():
+            pass
+        return code
+
+    def text(self) -> str:
+        return "".join(self.stderr)
+
+    def __enter__(self) -> ServeProcess:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
 
 
 @contextlib.contextmanager

@@ -7,11 +7,7 @@ stuck ones wait on an event that is never set: nothing depends on the machine's 
 from __future__ import annotations
 
 import json
-import os
 import signal
-import socket
-import subprocess
-import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -20,7 +16,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from helpers import DBPEDIA, EXAMPLES, ROOT, SERVER_START, live_server
+from helpers import DBPEDIA, EXAMPLES, SERVER_START, ServeProcess, live_server
 from provgraph import DatasetView, GraphSplit, ProvGraph
 from provgraph.http import ServerSettings
 from provgraph.store.snapshots import SNAPSHOT_DIR
@@ -176,31 +172,6 @@ def test_on_disk_conflicts_come_from_a_worker_and_the_server_stores_the_records_
 # ------------------------------------------------------------------ `provgraph serve` and signals
 
 
-def _serve(store: Path, *extra: str) -> tuple[subprocess.Popen[str], str]:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    env = {k: v for k, v in os.environ.items() if k not in ("PROVGRAPH_STORE", "PROVGRAPH_TOKEN")}
-    server = subprocess.Popen(
-        [sys.executable, "-m", "provgraph", "serve", "--store", str(store), "--port", str(port), *extra],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + SERVER_START
-    while time.monotonic() < deadline and server.poll() is None:
-        try:
-            if httpx.get(f"{url}/sparql", params={"query": "ASK {}"}, timeout=60).status_code == 200:
-                return server, url
-        except httpx.TransportError:
-            time.sleep(0.1)
-    server.kill()
-    raise AssertionError(f"the server did not start: {server.communicate()[1]}")
-
-
 def _children(pid: int) -> list[int]:
     found = []
     for task in Path(f"/proc/{pid}/task").iterdir():
@@ -227,25 +198,20 @@ def test_serve_answers_503_at_the_deadline_and_stops_promptly_while_a_query_is_s
     store = tmp_path / "store"
     with ProvGraph.open(store) as pg:
         _fill(pg)
-    server, url = _serve(store, "--timeout", "1", "--query-workers", workers)
-    try:
+    with ServeProcess(store, "--timeout", "1", "--query-workers", workers) as server:
         started = time.monotonic()
-        stopped = httpx.get(f"{url}/sparql", params={"query": SLOW}, timeout=120)
+        stopped = httpx.get(f"{server.url}/sparql", params={"query": SLOW}, timeout=120)
         assert stopped.status_code == 503 and "timeout" in stopped.text
         assert time.monotonic() - started < 90  # the deadline, not the query's end (hours)
         children = _children(server.pid)
         # another one, still computing when the signal comes
-        pending = _in_background(lambda: httpx.get(f"{url}/sparql", params={"query": SLOW}, timeout=120))
+        pending = _in_background(lambda: httpx.get(f"{server.url}/sparql", params={"query": SLOW}, timeout=120))
         time.sleep(0.2)  # lets the request reach the server; the test holds whether or not it has
         asked = time.monotonic()
-        server.send_signal(sig)
-        server.wait(timeout=SERVER_START)
+        server.process.send_signal(sig)
+        code = server.process.wait(timeout=SERVER_START)
         assert time.monotonic() - asked < 90  # the grace period and cleanup, not the query (hours)
-        assert server.returncode == 0, server.stderr.read() if server.stderr else ""
-    finally:
-        if server.poll() is None:
-            server.kill()
-            server.wait()
+        assert code == 0, server.text()
     assert not (store / "holder.json").exists()
     assert not (store / SNAPSHOT_DIR).exists()
     # the workers are killed before the server exits; multiprocessing's resource tracker leaves

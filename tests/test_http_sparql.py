@@ -3,7 +3,6 @@ and the server running as `provgraph serve` in its own process."""
 
 from __future__ import annotations
 
-import socket
 import subprocess
 import sys
 import threading
@@ -13,7 +12,7 @@ from typing import Any
 import httpx
 import pytest
 
-from helpers import EXAMPLES, ROOT, SERVER_START, live_server
+from helpers import EXAMPLES, ROOT, ServeProcess, live_server
 from provgraph import ProvGraph
 from provgraph.http import ServerSettings
 
@@ -192,26 +191,9 @@ def test_provgraph_serve_runs_as_its_own_process(tmp_path):
     store = tmp_path / "store"
     with ProvGraph.open(store) as pg:
         pg.ingest(EXAMPLES / "aspirin.ttl", title="Aspirin facts")
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    server = subprocess.Popen(
-        [sys.executable, "-m", "provgraph", "serve", "--store", str(store), "--port", str(port), "--token", SECRET],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        url = f"http://127.0.0.1:{port}"
-        deadline = time.monotonic() + SERVER_START
-        while True:  # until it listens: there is no other sign of that from outside
-            try:
-                answer = httpx.get(f"{url}/sparql", params={"query": "SELECT ?t WHERE { ?d dcterms:title ?t }"})
-                break
-            except httpx.TransportError:
-                assert server.poll() is None and time.monotonic() < deadline, "provgraph serve did not start"
-                time.sleep(0.05)
+    with ServeProcess(store, "--token", SECRET) as server:
+        query = {"query": "SELECT ?t WHERE { ?d dcterms:title ?t }"}
+        answer = httpx.get(f"{server.url}/sparql", params=query)
         assert answer.json()["results"]["bindings"][0]["t"]["value"] == "Aspirin facts"
         # the server holds the store: a read still works, a write names the holder
         listed = subprocess.run(
@@ -235,10 +217,8 @@ def test_provgraph_serve_runs_as_its_own_process(tmp_path):
         assert SECRET not in holder.read_text() and "provgraph serve" in holder.read_text()
         assert holder.stat().st_mode & 0o077 == 0
         assert SECRET not in refused.stderr
-    finally:
-        server.terminate()
-        _, errors = server.communicate(timeout=20)
-    assert SECRET not in errors
+        assert server.stop() == 0
+    assert SECRET not in server.text()
     assert not (store / "holder.json").exists()  # removed on SIGTERM
 
 
