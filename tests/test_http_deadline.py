@@ -72,7 +72,7 @@ def test_a_stuck_read_is_answered_503_at_the_deadline_on_every_route(pg, monkeyp
         assert stuck.status_code == 503, stuck.text
         # the JSON API answers JSON; the Graph Store Protocol, plain text
         assert "timeout" in (stuck.text if path == "/store" else stuck.json()["error"])
-        assert time.monotonic() - started < 30  # at the deadline, not when the read would end
+        assert time.monotonic() - started < 90  # at the deadline, not when the read would end (never)
         # the server goes on answering meanwhile
         assert httpx.get(f"{url}/sparql", params={"query": "ASK {}"}, timeout=30).status_code == 200
 
