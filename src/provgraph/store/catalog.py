@@ -148,7 +148,7 @@ def preview(backend: Backend, documents: Iterable[NamedNode], update: str) -> St
 CONSTRUCT {{ ?s ?p ?o }} WHERE {{
   VALUES ?d {{ {values} }}
   GRAPH {_CAT} {{
-    {{ ?s pg:document ?d . ?s ?p ?o }} UNION {{ BIND(?d AS ?s) ?s ?p ?o }}
+    {{ ?s pg:document ?d . ?s ?p ?o }} UNION {{ ?d ?p ?o BIND(?d AS ?s) }}
   }}
 }}"""
     )
