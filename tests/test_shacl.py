@@ -16,7 +16,7 @@ from provgraph.ingest.pipeline import catalog_checks, catalog_shapes, document_c
 from provgraph.ingest.records import Assertion, PassageSpec
 from provgraph.ingest.reify import DocumentMeta, GraphBuilder
 from provgraph.ingest.shacl import compile_shapes
-from provgraph.ingest.validate import builtin_shapes, validate_lines, validate_ntriples
+from provgraph.ingest.validate import LOCAL_CHUNKS, ChunkValidator, builtin_shapes, validate_lines, validate_ntriples
 from provgraph.models import ExtractionMethod, ValidationIssue
 
 PREFIXES = """@prefix pg: <https://w3id.org/provgraph/ns#> .
@@ -557,3 +557,24 @@ def test_what_the_pipeline_writes_broken_gives_pyshacls_results():
     ]
     expected, found = both(lines)
     assert expected and found == expected
+
+
+def test_chunks_checked_in_a_worker_process_give_the_same_results():
+    broken = [
+        ntriples(DOCUMENT, *edits)
+        for edits in (DOCUMENT_CASES["mixture-everything"], DOCUMENT_CASES["statement-two-subjects"], [])
+    ]
+    found = {}
+    for workers in (0, 1):
+        with ChunkValidator(document_shapes(), workers=workers, checks=document_checks()) as validator:
+            for n in range(LOCAL_CHUNKS + 4):
+                validator.submit("\n".join(broken[n % len(broken)]))
+            validator.finish()
+        found[workers] = (
+            sorted(map(_key, validator.issues), key=_order),
+            validator.issue_count,
+            validator.used_workers,
+        )
+    assert found[0][2] is False and found[1][2] is True
+    assert found[0][:2] == found[1][:2]
+    assert found[0][0]  # source shapes (blank nodes of the shapes graph) read the same in the worker

@@ -189,11 +189,12 @@ class _Graph:
     __slots__ = ("_instances", "_lines", "by_class", "forward", "inverse", "lines_seen", "sub_classes")
 
     def __init__(self, lines: Sequence[str], forward: Iterable[str], inverse: Iterable[str]) -> None:
-        index: dict[str, dict[str, list[str]]] = {p: {} for p in forward}
+        # The loop runs once per triple of every ingest: one split and one lookup for a triple
+        # no shape looks at; rdf:type and rdfs:subClassOf are inverted afterwards.
+        forward = set(forward)
+        index: dict[str, dict[str, list[str]]] = {p: {} for p in (*forward, RDF_TYPE, SUBCLASS_OF)}
         back: dict[str, dict[str, list[str]]] = {p: {} for p in inverse}
-        by_class: dict[str, set[str]] = {}
-        sub_classes: dict[str, list[str]] = {}
-        get, get_back = index.get, back.get
+        get = index.get
         for line in lines:
             s, p, o = line.split(" ", 2)
             values = get(p)
@@ -203,17 +204,22 @@ class _Graph:
                     values[s] = [o]
                 else:
                     found.append(o)
-            if p == RDF_TYPE:
+        for p, subjects in back.items():
+            for s, objects in index[p].items():
+                for o in objects:
+                    subjects.setdefault(o, []).append(s)
+        by_class: dict[str, set[str]] = {}
+        for s, classes in index[RDF_TYPE].items():
+            for o in classes:
                 members = by_class.get(o)
                 if members is None:
                     by_class[o] = {s}
                 else:
                     members.add(s)
-            elif p == SUBCLASS_OF:
+        sub_classes: dict[str, list[str]] = {}
+        for s, supers in (index[SUBCLASS_OF] if SUBCLASS_OF in forward else index.pop(SUBCLASS_OF)).items():
+            for o in supers:
                 sub_classes.setdefault(o, []).append(s)
-            subjects = get_back(p) if back else None
-            if subjects is not None:
-                subjects.setdefault(o, []).append(s)
         self.forward = index
         self.inverse = back
         self.by_class = by_class
@@ -410,10 +416,18 @@ def _actual_datatype(value: Any, rule: Any) -> bool:
     return True if expected is None else isinstance(value, expected)
 
 
+def _plain(v: str) -> bool:
+    """A literal written ``"..."`` (an xsd:string, Oxigraph keeps it as it is) without escapes:
+    its lexical form is what is between the quotes."""
+    return v[0] == '"' and v[-1] == '"' and "\\" not in v
+
+
 def _datatype(rule: Any) -> _Check:
     def check(v: str, _graph: _Graph) -> bool:
         if v[0] != '"':
             return False
+        if rule == XSD.string and _plain(v):
+            return True
         node = _TERMS.rdflib(_TERMS.canonical(v))
         datatype, lang = node.datatype, node.language
         if datatype == rule:
@@ -455,7 +469,10 @@ def _length(rule: Any, *, longest: bool) -> _Check:
         kind = _kind(v)
         if kind == 0:
             return False
-        length = len(_string(_TERMS.rdflib(_TERMS.canonical(v)) if kind != 1 or "\\" in v else v[1:-1]))
+        if (kind == 1 and "\\" not in v) or _plain(v):
+            length = len(v) - 2
+        else:
+            length = len(_string(_TERMS.rdflib(_TERMS.canonical(v))))
         return length <= limit if longest else length >= limit
 
     return check
@@ -466,9 +483,11 @@ def _pattern(rule: Any) -> _Check:
     regex = re.compile(text)
 
     def check(v: str, _graph: _Graph) -> bool:
-        if _kind(v) == 0:
+        kind = _kind(v)
+        if kind == 0:
             return False
-        string = _string(_TERMS.rdflib(_TERMS.canonical(v)))
+        simple = (kind == 1 and "\\" not in v) or _plain(v)
+        string = v[1:-1] if simple else _string(_TERMS.rdflib(_TERMS.canonical(v)))
         return bool(regex.match(string) or regex.search(string))
 
     return check
@@ -697,12 +716,51 @@ class CompiledShapes:
             if not focus_nodes:
                 continue
             memo: dict[str, list[str]] = {}
-            for focus in focus_nodes:
+            for focus in self._unsure(shape, focus_nodes, graph, memo):
                 results: list[tuple[str, str | None]] = []
                 shape.evaluate(focus, graph, results, memo)
                 for component, value in results:
                     found.append(self._issue(shape, focus, component, value))
         return found
+
+    @staticmethod
+    def _unsure(shape: _Shape, focus_nodes: set[str], graph: _Graph, memo: dict[str, list[str]]) -> Iterable[str]:
+        """The focus nodes that may not conform: the common case (one value, or the values
+        sh:hasValue asks for, that pass every check) is settled here in a few lookups; the rest
+        goes through :meth:`_Shape.evaluate`, which reports."""
+        if shape.path is None or shape.inverse or shape.less_than or shape.qualified or shape.asserted is not None:
+            return focus_nodes
+        if any(not isinstance(h, rdflib.URIRef) for h in shape.has_value):
+            return focus_nodes
+        values_of = graph.forward[shape.path].get
+        lowest = shape.min_count or 0
+        one_is_enough = lowest <= 1 and (shape.max_count is None or shape.max_count >= 1)
+        wanted = [f"<{h}>" for h in shape.has_value]
+        checks = shape.checks
+        unsure = []
+        for focus in focus_nodes:
+            values = values_of(focus)
+            if values is None:
+                if lowest > 0 or wanted:
+                    unsure.append(focus)
+                continue
+            if wanted and any(w not in values for w in wanted):
+                unsure.append(focus)
+                continue
+            if len(values) == 1:
+                if not one_is_enough:
+                    unsure.append(focus)
+                    continue
+                v = values[0]
+                failed = memo.get(v)
+                if failed is None:
+                    failed = [component for component, check in checks if not check(v, graph)]
+                    memo[v] = failed
+                if failed:
+                    unsure.append(focus)
+            elif checks or shape.max_count is not None or lowest > 1:
+                unsure.append(focus)
+        return unsure
 
     @staticmethod
     def _issue(shape: _Shape, focus: str, component: str, value: str | None) -> ValidationIssue:
@@ -737,7 +795,9 @@ def compile_shapes(graph: rdflib.Graph) -> CompiledShapes | None:
     inverse = set()
     for shape in compiler.shapes.values():
         if shape.path is not None:
-            (inverse if shape.inverse else forward).add(shape.path)
+            forward.add(shape.path)
+            if shape.inverse:
+                inverse.add(shape.path)
         forward.update(shape.less_than)
         if shape.asserted is not None:
             forward.update((_RDF_SUBJECT, _RDF_PREDICATE, _RDF_OBJECT))

@@ -47,7 +47,7 @@ from pyshacl.graph_abstraction import DataGraph
 from rdflib.namespace import SH
 
 from provgraph.errors import InputError, ProvGraphError
-from provgraph.ingest.shacl import CompiledShapes
+from provgraph.ingest.shacl import CompiledShapes, compile_shapes
 from provgraph.models import ValidationIssue
 from provgraph.resources import builtin_shape_files
 
@@ -55,6 +55,8 @@ from provgraph.resources import builtin_shape_files
 MAX_ISSUES = 100
 #: Statements (or passages) per validation chunk.
 CHUNK_STATEMENTS = 2000
+#: With compiled shapes, chunks validated in this process before a worker takes over.
+LOCAL_CHUNKS = 5
 
 _TARGETS = (SH.targetClass, SH.targetNode, SH.targetSubjectsOf, SH.targetObjectsOf, SH.target)
 
@@ -195,12 +197,37 @@ def _issues(results: Any) -> tuple[list[ValidationIssue], int]:
 # ---------------------------------------------------------------------- worker pool
 
 _worker_shapes: rdflib.Graph | None = None
+_worker_checks: CompiledShapes | None = None
+_BLANK = "urn:provgraph:shapes-blank-node:"
 
 
-def _init_worker(shapes_nt: str, parent: int) -> None:
-    global _worker_shapes
+def _shapes_text(shapes: rdflib.Graph) -> str:
+    """The shapes as N-Triples for a worker, blank nodes written as IRIs so the worker gives them
+    the same labels (a result names its source shape, often a blank node)."""
+    named = rdflib.Graph()
+    for triple in shapes:
+        named.add(tuple(rdflib.URIRef(_BLANK + str(t)) if isinstance(t, rdflib.BNode) else t for t in triple))  # type: ignore[arg-type]
+    return named.serialize(format="nt")
+
+
+def _shapes_from_text(text: str) -> rdflib.Graph:
+    shapes = rdflib.Graph()
+    for triple in rdflib.Graph().parse(data=text, format="nt"):
+        shapes.add(
+            tuple(
+                rdflib.BNode(t[len(_BLANK) :]) if isinstance(t, rdflib.URIRef) and t.startswith(_BLANK) else t
+                for t in triple
+            )  # type: ignore[arg-type]
+        )
+    return shapes
+
+
+def _init_worker(shapes_text: str, parent: int, compiled: bool) -> None:
+    global _worker_shapes, _worker_checks
     _die_with_parent(parent)
-    _worker_shapes = rdflib.Graph().parse(data=shapes_nt, format="nt")
+    _worker_shapes = _shapes_from_text(shapes_text)
+    if compiled:
+        _worker_checks = compile_shapes(_worker_shapes)
 
 
 #: How often a worker checks that the process that started it is still there.
@@ -231,17 +258,20 @@ def _watch_parent(parent: int) -> None:
 
 def _validate_in_worker(text: str) -> tuple[list[dict[str, Any]], int]:
     assert _worker_shapes is not None
-    issues, count = validate_ntriples(text, _worker_shapes)
+    if _worker_checks is not None:
+        issues, count = validate_lines(text.split("\n"), _worker_checks)
+    else:
+        issues, count = validate_ntriples(text, _worker_shapes)
     return [i.model_dump() for i in issues], count
 
 
 class ChunkValidator:
     """Validates the chunks of one ingest with the built-in shapes; use as a context manager.
 
-    With ``checks`` (the shapes compiled), chunks are validated in this process. Otherwise with
-    pySHACL: in this process until a second chunk arrives; from then on a pool of worker
-    processes (one per core) takes them, at most two per worker in flight so memory stays
-    bounded.
+    Chunks are validated in this process until a second one arrives (with ``checks``, the shapes
+    compiled: until LOCAL_CHUNKS have been); from then on a pool of worker processes takes them,
+    at most two per worker in flight so memory stays bounded. With ``checks`` one worker keeps up
+    with the ingest and takes the checks off its core; with pySHACL there is one per core.
     """
 
     def __init__(
@@ -249,7 +279,8 @@ class ChunkValidator:
     ) -> None:
         self._shapes = shapes
         self._checks = checks
-        self._workers = workers if workers is not None else max(1, min(2, os.cpu_count() or 1))
+        cores = max(1, min(2, os.cpu_count() or 1))
+        self._workers = workers if workers is not None else (min(cores, 1 if checks is not None else 2))
         self._pool: cf.ProcessPoolExecutor | None = None
         self._pending: list[cf.Future[tuple[list[dict[str, Any]], int]]] = []
         self._first: str | None = None
@@ -289,20 +320,29 @@ class ChunkValidator:
 
     def _submit_buffer(self) -> None:
         if self._buffer and self._checks is not None:
-            if self.issue_count < MAX_ISSUES:
-                self.chunks += 1
-                self._collect(validate_lines(self._buffer, self._checks))
+            self.submit("\n".join(self._buffer))
         elif self._buffer:
             self.submit(" .\n".join(self._buffer) + " .\n")
         self._buffer = []
         self._weight = 0
 
+    def _here(self, text: str) -> tuple[list[ValidationIssue], int]:
+        """Validate a chunk in this process."""
+        if self._checks is not None:
+            return validate_lines(text.split("\n"), self._checks)
+        return validate_ntriples(text, self._shapes)
+
     def submit(self, text: str) -> None:
+        """Validate a chunk: N-Triples, or with ``checks`` lines without the final " ."."""
         if self.issue_count >= MAX_ISSUES:
             return  # enough to show; do not spend minutes finding more
         self.chunks += 1
-        if self._workers <= 1:
-            self._collect(validate_ntriples(text, self._shapes))
+        if self._workers < 1 or (self._workers == 1 and self._checks is None):
+            self._collect(self._here(text))
+            return
+        if self._checks is not None and self._pool is None and self.chunks <= LOCAL_CHUNKS:
+            # a worker costs half a second of CPU to start: only worth it for a large ingest
+            self._collect(self._here(text))
             return
         if self._first is None and self._pool is None:
             self._first = text  # maybe the only chunk: no pool needed
@@ -313,7 +353,7 @@ class ChunkValidator:
                 max_workers=self._workers,
                 mp_context=context,
                 initializer=_init_worker,
-                initargs=(self._shapes.serialize(format="nt"), os.getpid()),
+                initargs=(_shapes_text(self._shapes), os.getpid(), self._checks is not None),
             )
             self._started_pool = True
             assert self._first is not None
@@ -326,7 +366,7 @@ class ChunkValidator:
     def finish(self) -> None:
         self._submit_buffer()
         if self._first is not None:
-            self._collect(validate_ntriples(self._first, self._shapes))
+            self._collect(self._here(self._first))
             self._first = None
         while self._pending:
             self._drain_one()
