@@ -46,7 +46,7 @@ from provgraph.ingest.validate import (
     MAX_ISSUES,
     ChunkValidator,
     load_shapes,
-    validate_graph,
+    validate_lines,
     validate_store,
 )
 from provgraph.models import (
@@ -236,7 +236,7 @@ def _run(
         entries = [_entry(b, now) for b in built]
         update = catalog.commit_update(entries) if entries else None
         if update is not None and validation.conforms:
-            validation = _merge(validation, _validate_catalog(backend, entries, update))
+            validation = _merge(validation, _validate_catalog(backend, entries))
         if not validation.conforms and not dry_run:
             raise ValidationFailedError(validation, file=file)
         if not dry_run and update is not None:
@@ -730,9 +730,14 @@ def _user_shapes(
     )
 
 
-def _validate_catalog(backend: Backend, entries: list[catalog.NewVersion], update: str) -> ValidationReport:
-    preview = catalog.preview(backend, {e.document.value: e.document for e in entries}.values(), update)
-    issues, count = validate_graph(preview, catalog_shapes(), catalog_checks())
+def _validate_catalog(backend: Backend, entries: list[catalog.NewVersion]) -> ValidationReport:
+    checks = catalog_checks()
+    if checks is None:  # pySHACL reads a store
+        preview = Store()
+        preview.load("".join(f"{line} .\n" for line in catalog.preview(backend, entries)), RdfFormat.N_TRIPLES)
+        issues, count = validate_store(preview, catalog_shapes())
+    else:
+        issues, count = validate_lines(catalog.preview(backend, entries), checks)
     return ValidationReport(
         conforms=count == 0,
         issues=issues,
