@@ -174,7 +174,9 @@ CONSTRUCT {{ ?s ?p ?o }} WHERE {{
     assert isinstance(triples, QueryTriples)
     scratch.extend(Quad(t.subject, t.predicate, t.object, CATALOG_GRAPH) for t in triples)
     scratch.update(commit_update(known))
-    text = scratch.dump(format=RdfFormat.N_TRIPLES, from_graph=CATALOG_GRAPH).decode("utf-8")
+    dumped = scratch.dump(format=RdfFormat.N_TRIPLES, from_graph=CATALOG_GRAPH)
+    assert dumped is not None
+    text = dumped.decode("utf-8")
     return lines + [line[:-2] for line in text.splitlines()]
 
 

@@ -18,7 +18,7 @@ from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime
 from itertools import islice
 from pathlib import Path
-from typing import IO
+from typing import IO, cast
 
 from pyoxigraph import BlankNode, DefaultGraph, Literal, NamedNode, Quad, RdfFormat, Store, Variable, parse, serialize
 
@@ -177,7 +177,8 @@ class OxigraphBackend:
         files = [nquads] if isinstance(nquads, Path) else list(nquads)
         with self._writing():
             try:
-                with _Concatenated(files) as stream:
+                with _Concatenated(files) as concatenated:
+                    stream = cast(IO[bytes], concatenated)  # read() is all a parser calls
                     if bulk:
                         self._bulk_load(stream)
                     else:
@@ -197,12 +198,12 @@ class OxigraphBackend:
             cut = block.rfind(b"\n") + 1
             head, rest = block[:cut], block[cut:]
             if b"_:" in head:
-                self._bulk_extend(_Prefixed(head + rest, stream))
+                self._bulk_extend(cast(IO[bytes], _Prefixed(head + rest, stream)))
                 return
             if head:
                 self._store.bulk_load(head, format=RdfFormat.N_QUADS)
         if rest:
-            self._bulk_extend(_Prefixed(rest, stream))
+            self._bulk_extend(cast(IO[bytes], _Prefixed(rest, stream)))
 
     def _bulk_extend(self, stream: IO[bytes]) -> None:
         quads = parse(stream, format=RdfFormat.N_QUADS, rename_blank_nodes=True)
