@@ -30,7 +30,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from pyoxigraph import QuerySolutions
+from pyoxigraph import BlankNode, QuerySolutions
 
 from provgraph.answer.models import ReasonCode, UntrustedText
 from provgraph.answer.text import split_camel
@@ -53,7 +53,8 @@ LABEL_PREDICATES = (
 )
 
 #: Bumped when what is indexed changes: an index of another version is rebuilt.
-VERSION = 3
+#: 4: labelled blank nodes are held as "_:id" (they were their bare id, taken for an IRI).
+VERSION = 4
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS graphs(graph TEXT PRIMARY KEY);
 CREATE TABLE IF NOT EXISTS entries(
@@ -281,7 +282,9 @@ def _entries(backend: Backend, graphs: Sequence[str]) -> Iterable[tuple[str, str
         )
         assert isinstance(result, QuerySolutions)
         for row in result:
-            graph, kind, x = row["g"].value, row["kind"].value, row["x"].value  # type: ignore[union-attr]
+            graph, kind, term = row["g"].value, row["kind"].value, row["x"]  # type: ignore[union-attr]
+            # a labelled blank node ("[] rdfs:label ...") keeps its "_:" so it is never read as an IRI
+            x = str(term) if isinstance(term, BlankNode) else term.value  # type: ignore[union-attr]
             text = row["text"].value if row["text"] is not None else local_name(x)  # type: ignore[union-attr]
             pos = int(row["pos"].value) if row["pos"] is not None else 0  # type: ignore[union-attr]
             if text.strip():

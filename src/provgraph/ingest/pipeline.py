@@ -20,10 +20,9 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime
 from functools import lru_cache
 from pathlib import Path
-from typing import IO
+from typing import IO, TYPE_CHECKING
 from urllib.parse import unquote, urlsplit
 
-import rdflib
 from pyoxigraph import NamedNode, RdfFormat, Store
 
 from provgraph.errors import (
@@ -38,7 +37,6 @@ from provgraph.ingest.jsonl import read_jsonl
 from provgraph.ingest.rdf import read_graph_metadata, read_rdf
 from provgraph.ingest.records import Assertion, PassageSpec
 from provgraph.ingest.reify import DocumentMeta, GraphBuilder, xsd_datetime
-from provgraph.ingest.shacl import CompiledShapes, compile_shapes
 from provgraph.ingest.text import split_passages
 from provgraph.ingest.trix import is_trix
 from provgraph.ingest.validate import (
@@ -64,6 +62,11 @@ from provgraph.store import catalog, changes, view
 from provgraph.store.base import Backend
 from provgraph.vocab import CURRENT_VIEW, XSD_NS, activity_iri, document_iri, graph_iri
 
+if TYPE_CHECKING:
+    import rdflib
+
+    from provgraph.ingest.shacl import CompiledShapes
+
 #: Graphs with more statements than this are written with Oxigraph's bulk loader (not
 #: transactional; the catalog commit keeps the ingest atomic, see ProvGraph.recover).
 BULK_THRESHOLD = 250
@@ -88,11 +91,15 @@ def catalog_shapes() -> rdflib.Graph:
 @lru_cache(maxsize=1)
 def document_checks() -> CompiledShapes | None:
     """The document shapes compiled (see provgraph.ingest.shacl); None would mean pySHACL."""
+    from provgraph.ingest.shacl import compile_shapes  # imports rdflib: only when validating
+
     return compile_shapes(document_shapes())
 
 
 @lru_cache(maxsize=1)
 def catalog_checks() -> CompiledShapes | None:
+    from provgraph.ingest.shacl import compile_shapes
+
     return compile_shapes(catalog_shapes())
 
 

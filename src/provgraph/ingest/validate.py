@@ -38,18 +38,21 @@ import threading
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import rdflib
 from pyoxigraph import RdfFormat, Store
-from pyshacl import validate as shacl_validate
-from pyshacl.graph_abstraction import DataGraph
-from rdflib.namespace import SH
 
 from provgraph.errors import InputError, ProvGraphError
-from provgraph.ingest.shacl import CompiledShapes, compile_shapes
 from provgraph.models import ValidationIssue
 from provgraph.resources import builtin_shape_files
+
+if TYPE_CHECKING:
+    import rdflib
+
+    from provgraph.ingest.shacl import CompiledShapes
+
+# rdflib and pySHACL are imported by the functions that validate, not with this module: they cost
+# half a second, and commands that never validate (query, serve, ask) should not pay it.
 
 #: Issues kept in a report; validation stops submitting chunks once this many were found.
 MAX_ISSUES = 100
@@ -58,11 +61,11 @@ CHUNK_STATEMENTS = 2000
 #: With compiled shapes, chunks validated in this process before a worker takes over.
 LOCAL_CHUNKS = 5
 
-_TARGETS = (SH.targetClass, SH.targetNode, SH.targetSubjectsOf, SH.targetObjectsOf, SH.target)
-
 
 def load_shapes(files: Sequence[Path]) -> rdflib.Graph:
     """Parse shape files (Turtle or any RDF syntax rdflib reads) into one hoisted shapes graph."""
+    import rdflib
+
     graph = rdflib.Graph()
     for path in files:
         if not path.is_file():
@@ -77,14 +80,18 @@ def load_shapes(files: Sequence[Path]) -> rdflib.Graph:
 
 def hoist_property_shapes(graph: rdflib.Graph) -> rdflib.Graph:
     """Give each safely hoistable property shape its node shape's targets (see module doc)."""
+    import rdflib
+    from rdflib.namespace import SH
+
+    kinds = (SH.targetClass, SH.targetNode, SH.targetSubjectsOf, SH.targetObjectsOf, SH.target)
     referenced = {o for _, p, o in graph if p != SH.property and isinstance(o, rdflib.term.Node)}
     for node_shape, prop_shape in list(graph.subject_objects(SH.property)):
-        targets = [(p, o) for p in _TARGETS for o in graph.objects(node_shape, p)]
+        targets = [(p, o) for p in kinds for o in graph.objects(node_shape, p)]
         if not targets or node_shape in referenced:
             continue
         if len(list(graph.subjects(SH.property, prop_shape))) != 1:
             continue
-        if any(True for p in _TARGETS for _ in graph.objects(prop_shape, p)):
+        if any(True for p in kinds for _ in graph.objects(prop_shape, p)):
             continue
         if (node_shape, SH.deactivated, rdflib.Literal(True)) in graph:
             continue
@@ -118,6 +125,9 @@ def validate_store(store: Store, shapes: rdflib.Graph) -> tuple[list[ValidationI
 
 
 def _validate_store(store: Store, shapes: rdflib.Graph) -> tuple[list[ValidationIssue], int]:
+    from pyshacl import validate as shacl_validate
+    from pyshacl.graph_abstraction import DataGraph
+
     try:
         conforms, results, _text = shacl_validate(
             DataGraph.from_oxigraph_store(store),
@@ -153,6 +163,8 @@ def _order(issue: ValidationIssue) -> tuple[str, str, str]:
 
 
 def _term(node: Any) -> str | None:
+    import rdflib
+
     if node is None:
         return None
     if isinstance(node, rdflib.URIRef):
@@ -163,6 +175,9 @@ def _term(node: Any) -> str | None:
 
 
 def _issues(results: Any) -> tuple[list[ValidationIssue], int]:
+    import rdflib
+    from rdflib.namespace import SH
+
     issues: list[ValidationIssue] = []
     found = list(results.subjects(rdflib.RDF.type, SH.ValidationResult))
     for result in found[:MAX_ISSUES]:
@@ -194,6 +209,8 @@ _BLANK = "urn:provgraph:shapes-blank-node:"
 def _shapes_text(shapes: rdflib.Graph) -> str:
     """The shapes as N-Triples for a worker, blank nodes written as IRIs so the worker gives them
     the same labels (a result names its source shape, often a blank node)."""
+    import rdflib
+
     named = rdflib.Graph()
     for triple in shapes:
         named.add(tuple(rdflib.URIRef(_BLANK + str(t)) if isinstance(t, rdflib.BNode) else t for t in triple))  # type: ignore[arg-type]
@@ -201,6 +218,8 @@ def _shapes_text(shapes: rdflib.Graph) -> str:
 
 
 def _shapes_from_text(text: str) -> rdflib.Graph:
+    import rdflib
+
     shapes = rdflib.Graph()
     for triple in rdflib.Graph().parse(data=text, format="nt"):
         shapes.add(
@@ -214,6 +233,8 @@ def _shapes_from_text(text: str) -> rdflib.Graph:
 
 def _init_worker(shapes_text: str, parent: int, compiled: bool) -> None:
     global _worker_shapes, _worker_checks
+    from provgraph.ingest.shacl import compile_shapes
+
     _die_with_parent(parent)
     _worker_shapes = _shapes_from_text(shapes_text)
     if compiled:
