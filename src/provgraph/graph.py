@@ -44,7 +44,6 @@ from provgraph.store.oxigraph import OxigraphBackend
 from provgraph.trust import engine as _trust
 from provgraph.trust import relations as _relations
 from provgraph.trust.models import ChainMode, ChainReport, Conflict, DetectionReport, ResolutionStrategy
-from provgraph.trust.policy import load as load_policy
 from provgraph.trust.relation_models import DocumentRelation
 from provgraph.update import UpdatePlan, check_policy, plan_update
 from provgraph.vocab import CATALOG_GRAPH, CHANGES_GRAPH, CURRENT_VIEW, PG_NS, document_iri
@@ -726,7 +725,7 @@ WHERE {{ GRAPH <{CATALOG_GRAPH.value}> {{ ?g pg:document ?d ; pg:status ?s ; pg:
         answer."""
         generation = self._backend.generation
         if DerivedRecords.CONFLICTS in records:
-            _trust._refresh(self._backend, load_policy(self._backend))
+            _trust.refresh(self._backend)
         if DerivedRecords.RELATIONS in records and _relations.is_stale(self._backend):
             _relations.refresh(self._backend)
         if DerivedRecords.INDEX in records:

@@ -6,15 +6,17 @@ from __future__ import annotations
 
 import hashlib
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from pyoxigraph import DefaultGraph, NamedNode, QuerySolutions
 
-from provgraph.errors import StoreLockedError
 from provgraph.models import Evidence, SourceStatus
-from provgraph.store import catalog
+from provgraph.store import catalog, derived
 from provgraph.store.base import Backend
+from provgraph.store.changes import Changes
+from provgraph.store.derived import Stamp
 from provgraph.trust import conflicts as detection
 from provgraph.trust import records
 from provgraph.trust.confidence import aggregate_by_source, chain_confidence, decay, fact_status, statement_confidence
@@ -36,13 +38,23 @@ from provgraph.vocab import CONFLICT_GRAPH, ID_NS, ONTOLOGY_GRAPH
 
 #: The strategy of a predicate whose policy names none.
 DEFAULT_STRATEGY = ResolutionStrategy.SOURCE_TRUST
+#: The conflict records' name among the derived views.
+NAME = "conflicts"
 
 
-def input_fingerprint(backend: Backend, policy: Policy) -> str:
-    """What a detection run depends on: the current source graphs and the ontology graph."""
-    graphs = sorted(g.value for g in catalog.current_graphs(backend))
-    parts = [policy.fingerprint, *graphs]
-    return hashlib.sha256("\n".join(parts).encode("utf-8")).hexdigest()
+def policy_of(backend: Backend) -> Policy:
+    """The trust policy of the ontology graph, read once per store state."""
+    return derived.memo(backend, "policy", lambda: load(backend))
+
+
+def _accuracy(items: Iterable[detection.Item]) -> dict[str, float]:
+    """Truth discovery over ``items`` taken in a canonical order: the accuracies are a function
+    of the items alone, so a full run and a catch-up agree to the last bit."""
+    return truth_discovery([[frozenset(v) for v in votes] for votes in sorted(detection.votes(i) for i in items)])
+
+
+def _agreement_iri(item: detection.Item) -> str:
+    return item.iri.replace(f"{ID_NS}conflict/", f"{ID_NS}agreement/")
 
 
 def _value_claim(c: detection.Claim) -> ValueClaim:
@@ -111,6 +123,178 @@ def _strategy_for(item: detection.Item, policy: Policy, forced: ResolutionStrate
     return DEFAULT_STRATEGY
 
 
+@dataclass
+class _Records:
+    """What a catch-up (or a full run, ``reset``) writes: the conflicts to (re)write, the items to
+    take out, the agreements, the source accuracies and entity resolution after it."""
+
+    reset: bool
+    conflicts: list[Conflict]
+    states: dict[str, str]
+    agreements: list[records.Agreement]
+    removed: frozenset[str]
+    accuracy: dict[str, float]
+    mapping: dict[str, str]
+    parameters: dict[str, object]
+    activity: str
+    started: datetime
+    ended: datetime
+    detection: detection.Detection | None = None
+    seconds: dict[str, float] = field(default_factory=dict)
+
+
+class ConflictRecords:
+    """The conflict records as a derived view (:class:`provgraph.store.derived.Derived`).
+
+    From scratch, every conflict is detected (:func:`provgraph.trust.conflicts.detect`). After
+    a write of sources, the (entity, predicate) keys the added and removed graphs state are
+    detected again, and only those (:func:`provgraph.trust.conflicts.detect_keys`); when that
+    changes what truth discovery reads, the source accuracies are computed again from the stored
+    items, and the conflicts whose source-trust resolution they change are resolved again. A
+    change of what entity resolution reads (a ``sameAs`` link, an alias label) starts over.
+
+    The strategy and the predicates checked are those of the last explicit run, unless given."""
+
+    uses_ontology = True
+
+    def __init__(
+        self,
+        *,
+        strategy: ResolutionStrategy | None = None,
+        predicates: Sequence[str] | None = None,
+        given: bool = False,
+    ) -> None:
+        self._strategy = strategy
+        self._predicates = predicates
+        self._given = given
+
+    def stored(self, backend: Backend) -> Stamp | None:
+        return records.stamp(backend)
+
+    def writable(self, backend: Backend) -> bool:
+        return derived.may_write(backend)
+
+    def _parameters(self, backend: Backend) -> tuple[ResolutionStrategy | None, list[str] | None]:
+        if self._given:
+            return self._strategy, list(self._predicates) if self._predicates is not None else None
+        last = records.last_run(backend)
+        forced, chosen = last.get("strategy"), last.get("predicates")
+        return (
+            ResolutionStrategy(str(forced)) if forced else None,
+            [str(p) for p in chosen] if isinstance(chosen, list) else None,
+        )
+
+    def compute(self, backend: Backend, since: Changes | None) -> _Records:
+        clock = time.perf_counter()
+        started = datetime.now(UTC)
+        policy = policy_of(backend)
+        strategy, predicates = self._parameters(backend)
+        checked = sorted(predicates) if predicates is not None else sorted(policy.functional)
+        parameters: dict[str, object] = {
+            "strategy": strategy.value if strategy else None,
+            "predicate_strategies": {p: s.value for p, s in sorted(policy.strategies.items())},
+            "default_strategy": DEFAULT_STRATEGY.value,
+            "predicates": sorted(predicates) if predicates is not None else None,
+            "checked": checked,
+            "disjoint": [list(pair) for pair in sorted(policy.disjoint)],
+            "tolerances": {p: [t.absolute, t.relative] for p, t in sorted(policy.tolerances.items())},
+        }
+        graphs = sorted(since.added | since.removed) if since is not None else []
+        if since is not None and detection.links_changed(backend, policy, graphs):
+            since = None  # entity resolution may change: every key with it
+        if since is None:
+            found = detection.detect(backend, policy, predicates=predicates, now=started)
+            fresh, removed, mapping = found.items, frozenset[str](), found.entity_map
+            accuracy = _accuracy(found.items)
+            first = records.first_detected(backend)
+            again: list[detection.Item] = []
+        else:
+            found = None
+            old_accuracy, mapping = records.stored_state(backend)
+            watched = set(checked) | {p for pair in policy.disjoint for p in pair}
+            keys = detection.touched(backend, graphs, watched, mapping)
+            fresh = detection.detect_keys(backend, policy, keys, mapping, functional=checked, now=started)
+            stored = records.items(backend, keys)
+            removed = frozenset(stored)
+            old = [detection.item_from_state(s) for s in stored.values()]
+            accuracy, again = old_accuracy, []
+            if sorted(detection.votes(i) for i in old) != sorted(detection.votes(i) for i in fresh):
+                rest = {
+                    iri: detection.item_from_state(s) for iri, s in records.items(backend).items() if iri not in removed
+                }
+                accuracy = _accuracy([*rest.values(), *fresh])
+                if accuracy != old_accuracy:
+                    again = [
+                        item
+                        for item in rest.values()
+                        if item.is_conflict
+                        and _strategy_for(item, policy, strategy) is ResolutionStrategy.SOURCE_TRUST
+                        and rank(item, ResolutionStrategy.SOURCE_TRUST, accuracy)
+                        != rank(item, ResolutionStrategy.SOURCE_TRUST, old_accuracy)
+                    ]
+            first = records.first_detected(
+                backend, sorted({i.iri for i in fresh if i.is_conflict} | {i.iri for i in again})
+            )
+        clock_resolve = time.perf_counter()
+        digest = hashlib.sha256(f"{started.isoformat()}\n{sorted(removed)}\n{len(fresh)}".encode()).hexdigest()[:32]
+        activity = f"{ID_NS}resolution/{digest}"
+        ended = datetime.now(UTC)
+        written = [i for i in fresh if i.is_conflict] + again
+        conflicts = [
+            _to_model(
+                item,
+                _strategy_for(item, policy, strategy),
+                accuracy,
+                first=first.get(item.iri, started),
+                activity=activity,
+                at=ended,
+            )
+            for item in written
+        ]
+        agreements = [
+            records.Agreement(_agreement_iri(i), i.subject, i.predicates, detection.item_state(i))
+            for i in fresh
+            if not i.is_conflict
+        ]
+        seconds = {
+            **(found.seconds if found is not None else {}),
+            "detect": round(clock_resolve - clock, 3),
+            "resolve": round(time.perf_counter() - clock_resolve, 3),
+        }
+        return _Records(
+            reset=since is None,
+            conflicts=conflicts,
+            states={i.iri: detection.item_state(i) for i in written},
+            agreements=agreements,
+            removed=removed,
+            accuracy=accuracy,
+            mapping=mapping,
+            parameters=parameters,
+            activity=activity,
+            started=started,
+            ended=ended,
+            detection=found,
+            seconds=seconds,
+        )
+
+    def write(self, backend: Backend, result: _Records, target: Stamp) -> None:
+        common = {
+            "states": result.states,
+            "agreements": result.agreements,
+            "activity": result.activity,
+            "started": result.started,
+            "ended": result.ended,
+            "parameters": result.parameters,
+            "accuracy": result.accuracy,
+            "mapping": result.mapping,
+            "target": target,
+        }
+        if result.reset:
+            records.write(backend, result.conflicts, **common)  # type: ignore[arg-type]
+        else:
+            records.update(backend, removed=sorted(result.removed), conflicts=result.conflicts, **common)  # type: ignore[arg-type]
+
+
 def run(
     backend: Backend,
     *,
@@ -120,77 +304,42 @@ def run(
 ) -> tuple[DetectionReport, list[Conflict]]:
     """Detect every conflict in the current sources, resolve each (``strategy`` for all, else each
     predicate's declared strategy, else :data:`DEFAULT_STRATEGY`), and, when ``store`` and the
-    store is writable, rewrite the conflict records."""
+    store is writable, rewrite the conflict records (later catch-ups keep this strategy and
+    these predicates)."""
     clock = time.perf_counter()
-    started = datetime.now(UTC)
-    policy = load(backend)
-    found = detection.detect(backend, policy, predicates=predicates, now=started)
-    # Truth discovery learns from every multi-valued item, agreements within tolerance included.
-    clock_resolve = time.perf_counter()
-    accuracy = truth_discovery([[frozenset(c.sources) for c in item.clusters] for item in found.items])
-    fingerprint = input_fingerprint(backend, policy)
-    _, first = records.stored_state(backend)
-    activity = f"{ID_NS}resolution/{hashlib.sha256((started.isoformat() + fingerprint).encode()).hexdigest()[:32]}"
-    ended = datetime.now(UTC)
-    models = [
-        _to_model(
-            item,
-            _strategy_for(item, policy, strategy),
-            accuracy,
-            first=first.get(item.iri, started),
-            activity=activity,
-            at=ended,
-        )
-        for item in found.conflicts
-    ]
-    phases = {**found.seconds, "resolve": round(time.perf_counter() - clock_resolve, 3)}
+    view = ConflictRecords(strategy=strategy, predicates=predicates, given=True)
+    writing = store and view.writable(backend)  # first: what is computed must be what is written
+    target = derived.stamp(backend)
+    result = view.compute(backend, None)
     clock_records = time.perf_counter()
-    stored = False
-    if store and not backend.read_only and _may_write(backend):
-        parameters: dict[str, object] = {
-            "strategy": strategy.value if strategy else None,
-            "predicate_strategies": {p: s.value for p, s in sorted(policy.strategies.items())},
-            "default_strategy": DEFAULT_STRATEGY.value,
-            "predicates": sorted(predicates) if predicates is not None else None,
-            "checked": sorted(predicates) if predicates is not None else sorted(policy.functional),
-            "disjoint": [list(pair) for pair in sorted(policy.disjoint)],
-            "tolerances": {p: [t.absolute, t.relative] for p, t in sorted(policy.tolerances.items())},
-        }
-        records.write(
-            backend,
-            models,
-            activity=activity,
-            started=started,
-            ended=ended,
-            parameters=parameters,
-            fingerprint=fingerprint,
-        )
-        stored = True
+    if writing:
+        view.write(backend, result, target)
+        derived.forget(backend, NAME)
+    found = result.detection
+    assert found is not None
+    policy = policy_of(backend)
     report = DetectionReport(
-        conflicts=len(models),
+        conflicts=len(result.conflicts),
         multi_valued=found.multi_valued,
         merged_by_tolerance=found.merged_by_tolerance,
         predicates=sorted(predicates) if predicates is not None else sorted(policy.functional),
         disjoint_pairs=len(policy.disjoint),
         merged_entities=len(found.entity_map),
         strategy=strategy,
-        source_accuracy=dict(sorted(accuracy.items())),
-        activity=activity if stored else None,
+        source_accuracy=dict(sorted(result.accuracy.items())),
+        activity=result.activity if writing else None,
         seconds=round(time.perf_counter() - clock, 3),
-        phases={**phases, "records": round(time.perf_counter() - clock_records, 3)},
-        stored=stored,
+        phases={**result.seconds, "records": round(time.perf_counter() - clock_records, 3)},
+        stored=writing,
     )
-    return report, models
+    return report, sorted(result.conflicts, key=lambda c: c.iri)
 
 
-def _may_write(backend: Backend) -> bool:
-    """Take the write lock if needed; False when another process holds the store (a running
-    server): the records are then computed and returned, not stored."""
-    try:
-        backend.begin_write()
-    except StoreLockedError:
-        return False
-    return True
+def refresh(backend: Backend) -> _Records | None:
+    """Bring the conflict records up to date (:func:`provgraph.store.derived.catch_up`). None when
+    the stored records are current; else (a store that cannot be written) what readers lay over
+    them."""
+    return derived.catch_up(backend, ConflictRecords(), NAME)
 
 
 def _as_item(conflict: Conflict) -> detection.Item:
@@ -227,35 +376,28 @@ def conflicts(
     predicate: str | None = None,
     strategy: ResolutionStrategy | None = None,
 ) -> list[Conflict]:
-    """The conflicts in the current sources. Detection runs first when the records are missing or
-    stale (sources or ontology changed since the last run); a read-only store computes them
-    without storing. With ``strategy``, the values are ranked by it (not stored: use
-    ``ProvGraph.resolve`` to record a strategy)."""
-    policy = load(backend)
-    found = _refresh(backend, policy)
-    if found is not None:  # a read-only store: computed for this answer
-        return _filter(_rerank(found, strategy), subject, predicate)
+    """The conflicts in the current sources. The records catch up first with what changed since
+    they were written (:func:`refresh`); a store that cannot be written computes the catch-up
+    and lays it over the stored records. With ``strategy``, the values are ranked by it (not
+    stored: use ``ProvGraph.resolve`` to record a strategy)."""
+    patch = refresh(backend)
+    policy = policy_of(backend)
     if strategy is not None:
-        return _filter(_rerank(_read(backend, policy), strategy), subject, predicate)
-    return _read(backend, policy, subject=subject, predicate=predicate)
+        return _filter(_rerank(_overlay(_read(backend, policy), patch, None, None), strategy), subject, predicate)
+    return _overlay(_read(backend, policy, subject=subject, predicate=predicate), patch, subject, predicate)
 
 
-def _refresh(backend: Backend, policy: Policy) -> list[Conflict] | None:
-    """Bring the conflict records up to date when sources or the ontology changed since the last
-    run. A store that cannot be written gets the conflicts computed and returned instead."""
-    fingerprint, parameters = records.last_run(backend)
-    if fingerprint == input_fingerprint(backend, policy):
-        return None
-    # re-run as the last run was asked for: the same forced strategy and predicates
-    forced = parameters.get("strategy")
-    chosen = parameters.get("predicates")
-    _, found = run(
-        backend,
-        strategy=ResolutionStrategy(str(forced)) if forced else None,
-        predicates=[str(p) for p in chosen] if isinstance(chosen, list) else None,
-        store=not backend.read_only,
-    )
-    return found if backend.read_only else None
+def _overlay(
+    stored: list[Conflict], patch: _Records | None, subject: str | None, predicate: str | None
+) -> list[Conflict]:
+    """The stored conflicts as a catch-up that could not be written (``patch``) changes them."""
+    if patch is None:
+        return stored
+    found = {} if patch.reset else {c.iri: c for c in stored if c.iri not in patch.removed}
+    for c in patch.conflicts:
+        found.pop(c.iri, None)
+    found.update({c.iri: c for c in _filter(patch.conflicts, subject, predicate)})
+    return [found[k] for k in sorted(found)]
 
 
 def _read(
@@ -300,13 +442,10 @@ def annotate(backend: Backend, evidence: list[Evidence]) -> list[Evidence]:
     fact's value support it too: they agree, they do not conflict."""
     if not evidence:
         return evidence
-    policy = load(backend)
+    policy = policy_of(backend)
     # a fact is contested when a conflict involves it: the records must be current to say so
-    computed = _refresh(backend, policy)
-    if computed is None:
-        outcomes = records.statement_outcomes(backend, [e.statement for e in evidence])
-    else:
-        outcomes = {claim.statement: v.outcome for c in computed for v in c.values for claim in v.claims}
+    patch = refresh(backend)
+    outcomes = _outcomes(backend, [e.statement for e in evidence], patch)
     now = datetime.now(UTC)
     by_fact: dict[str, list[Evidence]] = {}
     for e in evidence:
@@ -337,6 +476,20 @@ def annotate(backend: Backend, evidence: list[Evidence]) -> list[Evidence]:
         e.model_copy(update={"fact_confidence": annotated[e.fact][0], "fact_status": annotated[e.fact][1]})
         for e in evidence
     ]
+
+
+def _outcomes(backend: Backend, statements: list[str], patch: _Records | None) -> dict[str, ValueOutcome]:
+    """The outcome of the value of each of ``statements`` a conflict involves."""
+    stored = {} if patch is not None and patch.reset else records.statement_outcomes(backend, statements)
+    if patch is None:
+        return {st: outcome for st, (_, outcome) in stored.items()}
+    replaced = patch.removed | {c.iri for c in patch.conflicts}
+    out = {st: outcome for st, (c, outcome) in stored.items() if c not in replaced}
+    wanted = set(statements)
+    for c in patch.conflicts:
+        for v in c.values:
+            out.update({x.statement: v.outcome for x in v.claims if x.statement in wanted})
+    return out
 
 
 def _number(nt: str) -> float | None:
@@ -435,10 +588,13 @@ def chains(
 __all__ = [
     "CONFLICT_GRAPH",
     "DEFAULT_STRATEGY",
+    "NAME",
     "ONTOLOGY_GRAPH",
+    "ConflictRecords",
     "annotate",
     "chains",
     "conflicts",
-    "input_fingerprint",
+    "policy_of",
+    "refresh",
     "run",
 ]
