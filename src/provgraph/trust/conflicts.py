@@ -27,6 +27,7 @@ import time
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import Any
 from urllib.parse import urlsplit
 
 from pyoxigraph import Literal, QuerySolutions
@@ -638,6 +639,11 @@ def votes(item: Item) -> tuple[tuple[str, ...], ...]:
     return tuple(tuple(c.sources) for c in item.clusters)
 
 
+def state_votes(state: dict[str, Any]) -> tuple[tuple[str, ...], ...]:
+    """:func:`votes` of the item an :func:`item_state` (parsed) describes, without building it."""
+    return tuple(tuple(sorted({x[3] for x in c["claims"]})) for c in state["clusters"])
+
+
 # ---------------------------------------------------------------------- incremental detection
 
 
@@ -796,6 +802,7 @@ __all__ = [
     "key_expression",
     "links_changed",
     "source_key",
+    "state_votes",
     "touched",
     "votes",
 ]

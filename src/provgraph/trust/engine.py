@@ -5,6 +5,7 @@ follow inference chains."""
 from __future__ import annotations
 
 import hashlib
+import json
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -33,7 +34,7 @@ from provgraph.trust.models import (
     ValueOutcome,
 )
 from provgraph.trust.policy import Policy, load
-from provgraph.trust.resolve import rank, truth_discovery
+from provgraph.trust.resolve import rank, truth_discovery, value_probabilities
 from provgraph.vocab import CONFLICT_GRAPH, ID_NS, ONTOLOGY_GRAPH
 
 #: The strategy of a predicate whose policy names none.
@@ -47,10 +48,11 @@ def policy_of(backend: Backend) -> Policy:
     return derived.memo(backend, "policy", lambda: load(backend))
 
 
-def _accuracy(items: Iterable[detection.Item]) -> dict[str, float]:
-    """Truth discovery over ``items`` taken in a canonical order: the accuracies are a function
-    of the items alone, so a full run and a catch-up agree to the last bit."""
-    return truth_discovery([[frozenset(v) for v in votes] for votes in sorted(detection.votes(i) for i in items)])
+def _accuracy(votes: Iterable[tuple[tuple[str, ...], ...]]) -> dict[str, float]:
+    """Truth discovery over the items' ``votes`` (:func:`~provgraph.trust.conflicts.votes`) taken
+    in a canonical order: the accuracies are a function of the items alone, so a full run and a
+    catch-up agree to the last bit."""
+    return truth_discovery([[frozenset(v) for v in each] for each in sorted(votes)])
 
 
 def _agreement_iri(item: detection.Item) -> str:
@@ -114,13 +116,84 @@ def _to_model(
     )
 
 
+def _trust_signature(votes: tuple[tuple[str, ...], ...], accuracy: dict[str, float]) -> tuple[int, ...]:
+    """What a source-trust resolution's record reads of the accuracies: which values share the
+    highest probability (the preferred one, or the tie its tie-breaks settle). The scores and
+    the figures of the rationale are not stored: they are read with the accuracies of the time
+    (:func:`_live`)."""
+    probs = value_probabilities([frozenset(v) for v in votes], accuracy)
+    top = max(probs)
+    return tuple(i for i, p in enumerate(probs) if p == top)
+
+
+def _changed_by(
+    items: Iterable[str], votes: dict[str, tuple[tuple[str, ...], ...]], old: dict[str, float], new: dict[str, float]
+) -> list[str]:
+    """The source-trust conflicts among ``items`` whose stored resolution changes from accuracies
+    ``old`` to ``new``: decided once per pattern of votes, not per conflict."""
+    decided: dict[tuple[tuple[str, ...], ...], bool] = {}
+    out = []
+    for iri in items:
+        pattern = votes[iri]
+        if pattern not in decided:
+            decided[pattern] = _trust_signature(pattern, old) != _trust_signature(pattern, new)
+        if decided[pattern]:
+            out.append(iri)
+    return out
+
+
 def _strategy_for(item: detection.Item, policy: Policy, forced: ResolutionStrategy | None) -> ResolutionStrategy:
+    return _strategy_of(item.predicates, policy, forced)
+
+
+def _strategy_of(predicates: Sequence[str], policy: Policy, forced: ResolutionStrategy | None) -> ResolutionStrategy:
     if forced is not None:
         return forced
-    for p in item.predicates:
+    for p in predicates:
         if p in policy.strategies:
             return policy.strategies[p]
     return DEFAULT_STRATEGY
+
+
+def _lasting(conflict: Conflict, rationale: str | None) -> Conflict:
+    """A conflict as its record keeps it. Source trust: without the scores and the figures of the
+    rationale (``rationale`` is the rest), which move with the source accuracies whenever any
+    conflict changes: a catch-up would otherwise rewrite most records after any new conflict.
+    They are computed on reading (:func:`_live`), from the stored accuracies."""
+    if conflict.resolution.strategy is not ResolutionStrategy.SOURCE_TRUST or rationale is None:
+        return conflict
+    return conflict.model_copy(
+        update={
+            "values": [v.model_copy(update={"score": None}) for v in conflict.values],
+            "resolution": conflict.resolution.model_copy(update={"rationale": rationale}),
+        }
+    )
+
+
+def _live(backend: Backend, found: list[Conflict], accuracy: dict[str, float]) -> list[Conflict]:
+    """Stored source-trust conflicts with their scores and rationale under ``accuracy``."""
+    trust = [c.iri for c in found if c.resolution.strategy is ResolutionStrategy.SOURCE_TRUST]
+    if not trust:
+        return found
+    states = records.states(backend, trust)
+    out = []
+    for c in found:
+        if c.iri not in states:
+            out.append(c)
+            continue
+        item = detection.item_from_state(states[c.iri])
+        ranked = rank(item, ResolutionStrategy.SOURCE_TRUST, accuracy)
+        values = []
+        for i, v in enumerate(c.values):
+            if ranked.preferred is None:
+                outcome = ValueOutcome.UNRESOLVED
+            else:
+                outcome = ValueOutcome.PREFERRED if i == ranked.preferred else ValueOutcome.REJECTED
+            values.append(v.model_copy(update={"score": ranked.scores[i], "outcome": outcome}))
+        preferred = item.clusters[ranked.preferred].value if ranked.preferred is not None else None
+        resolution = c.resolution.model_copy(update={"rationale": ranked.rationale, "preferred": preferred})
+        out.append(c.model_copy(update={"values": values, "resolution": resolution}))
+    return out
 
 
 @dataclass
@@ -141,6 +214,10 @@ class _Records:
     ended: datetime
     detection: detection.Detection | None = None
     seconds: dict[str, float] = field(default_factory=dict)
+    #: conflicts (among ``conflicts``) whose resolution alone changed
+    resolved: frozenset[str] = frozenset()
+    #: the rationale each source-trust conflict's record keeps (:func:`_lasting`)
+    lasting: dict[str, str] = field(default_factory=dict)
 
 
 class ConflictRecords:
@@ -205,7 +282,7 @@ class ConflictRecords:
         if since is None:
             found = detection.detect(backend, policy, predicates=predicates, now=started)
             fresh, removed, mapping = found.items, frozenset[str](), found.entity_map
-            accuracy = _accuracy(found.items)
+            accuracy = _accuracy(detection.votes(i) for i in found.items)
             first = records.first_detected(backend)
             again: list[detection.Item] = []
         else:
@@ -219,18 +296,20 @@ class ConflictRecords:
             old = [detection.item_from_state(s) for s in stored.values()]
             accuracy, again = old_accuracy, []
             if sorted(detection.votes(i) for i in old) != sorted(detection.votes(i) for i in fresh):
-                rest = {
-                    iri: detection.item_from_state(s) for iri, s in records.items(backend).items() if iri not in removed
-                }
-                accuracy = _accuracy([*rest.values(), *fresh])
+                # the stored items' votes only: an item is rebuilt if its resolution changes
+                rest = {iri: json.loads(s) for iri, s in records.items(backend).items() if iri not in removed}
+                votes = {iri: detection.state_votes(data) for iri, data in rest.items()}
+                accuracy = _accuracy([*votes.values(), *(detection.votes(i) for i in fresh)])
                 if accuracy != old_accuracy:
+                    trusted = [
+                        iri
+                        for iri, data in rest.items()
+                        if len(data["clusters"]) > 1
+                        and _strategy_of(data["predicates"], policy, strategy) is ResolutionStrategy.SOURCE_TRUST
+                    ]
                     again = [
-                        item
-                        for item in rest.values()
-                        if item.is_conflict
-                        and _strategy_for(item, policy, strategy) is ResolutionStrategy.SOURCE_TRUST
-                        and rank(item, ResolutionStrategy.SOURCE_TRUST, accuracy)
-                        != rank(item, ResolutionStrategy.SOURCE_TRUST, old_accuracy)
+                        detection.item_from_state(json.dumps(rest[iri]))
+                        for iri in _changed_by(trusted, votes, old_accuracy, accuracy)
                     ]
             first = records.first_detected(
                 backend, sorted({i.iri for i in fresh if i.is_conflict} | {i.iri for i in again})
@@ -240,6 +319,11 @@ class ConflictRecords:
         activity = f"{ID_NS}resolution/{digest}"
         ended = datetime.now(UTC)
         written = [i for i in fresh if i.is_conflict] + again
+        lasting = {
+            i.iri: rank(i, ResolutionStrategy.SOURCE_TRUST, accuracy).lasting or ""
+            for i in written
+            if _strategy_for(i, policy, strategy) is ResolutionStrategy.SOURCE_TRUST
+        }
         conflicts = [
             _to_model(
                 item,
@@ -264,7 +348,9 @@ class ConflictRecords:
         return _Records(
             reset=since is None,
             conflicts=conflicts,
-            states={i.iri: detection.item_state(i) for i in written},
+            states={i.iri: detection.item_state(i) for i in fresh if i.is_conflict},
+            resolved=frozenset(i.iri for i in again),
+            lasting=lasting,
             agreements=agreements,
             removed=removed,
             accuracy=accuracy,
@@ -278,6 +364,7 @@ class ConflictRecords:
         )
 
     def write(self, backend: Backend, result: _Records, target: Stamp) -> None:
+        stored = [_lasting(c, result.lasting.get(c.iri)) for c in result.conflicts]
         common = {
             "states": result.states,
             "agreements": result.agreements,
@@ -290,9 +377,15 @@ class ConflictRecords:
             "target": target,
         }
         if result.reset:
-            records.write(backend, result.conflicts, **common)  # type: ignore[arg-type]
+            records.write(backend, stored, **common)  # type: ignore[arg-type]
         else:
-            records.update(backend, removed=sorted(result.removed), conflicts=result.conflicts, **common)  # type: ignore[arg-type]
+            records.update(
+                backend,
+                removed=sorted(result.removed),
+                conflicts=[c for c in stored if c.iri not in result.resolved],
+                resolved=[c for c in stored if c.iri in result.resolved],
+                **common,  # type: ignore[arg-type]
+            )
 
 
 def run(
@@ -382,9 +475,16 @@ def conflicts(
     stored: use ``ProvGraph.resolve`` to record a strategy)."""
     patch = refresh(backend)
     policy = policy_of(backend)
+    accuracy = (
+        patch.accuracy
+        if patch is not None
+        else derived.memo(backend, "accuracy", lambda: records.stored_state(backend)[0])
+    )
     if strategy is not None:
-        return _filter(_rerank(_overlay(_read(backend, policy), patch, None, None), strategy), subject, predicate)
-    return _overlay(_read(backend, policy, subject=subject, predicate=predicate), patch, subject, predicate)
+        found = _live(backend, _read(backend, policy), accuracy)
+        return _filter(_rerank(_overlay(found, patch, None, None), strategy), subject, predicate)
+    found = _live(backend, _read(backend, policy, subject=subject, predicate=predicate), accuracy)
+    return _overlay(found, patch, subject, predicate)
 
 
 def _overlay(

@@ -251,6 +251,7 @@ def update(
     *,
     removed: Sequence[str],
     conflicts: Sequence[Conflict],
+    resolved: Sequence[Conflict],
     states: dict[str, str],
     agreements: Sequence[Agreement],
     activity: str,
@@ -261,10 +262,13 @@ def update(
     mapping: dict[str, str],
     target: Stamp,
 ) -> None:
-    """In one transaction: take out the items ``removed`` and the conflicts rewritten, write
-    ``conflicts`` and ``agreements``, the new accuracies and the stamp ``target``, and drop the
-    resolution activities no record names any more."""
+    """In one transaction: take out the items ``removed``, write ``conflicts`` (``states``: each
+    one's resolution input) and ``agreements``, rewrite the resolution of the conflicts
+    ``resolved`` (their values' outcomes and scores, the preferred value, the rationale), store
+    the new accuracies and the stamp ``target``, and drop the resolution activities no record
+    names any more."""
     out = " ".join(f"<{c}>" for c in sorted(set(removed) | {c.iri for c in conflicts}))
+    again = " ".join(f"<{c.iri}>" for c in resolved)
     lines = _graph_lines(
         activity=activity, started=started, ended=ended, parameters=parameters, accuracy=accuracy, mapping=mapping
     )
@@ -273,11 +277,13 @@ def update(
         lines += _conflict_lines(c, states[c.iri], activity=activity, started=started)
     for a in agreements:
         lines += _agreement_lines(a)
+    for c in resolved:
+        lines += _resolution_lines(c, activity=activity)
     was = f"<{PROV_NS}wasGeneratedBy>"
     own = " ".join(_pg(p) for p in ("generation", "changeLog", "recordsVersion", "sourceAccuracy", "entityMap"))
     # the activities the replaced records name: those no record names afterwards go too
     old = f"""SELECT DISTINCT ?a WHERE {{ GRAPH {_G} {{
-  {{ VALUES ?c {{ {out} }} ?c {was} ?a }} UNION {{ {_G} {was} ?a }} }} }}"""
+  {{ VALUES ?c {{ {out} {again} }} ?c {was} ?a }} UNION {{ {_G} {was} ?a }} }} }}"""
     activities = " ".join(f"<{r['a'].value}>" for r in _solutions(backend, old))  # type: ignore[union-attr]
     operations = []
     if out:
@@ -285,6 +291,13 @@ def update(
             f"DELETE {{ GRAPH {_G} {{ ?v ?p ?o }} }} WHERE {{ VALUES ?c {{ {out} }} "
             f"GRAPH {_G} {{ ?c {_pg('hasValue')} ?v . ?v ?p ?o }} }}",
             f"DELETE {{ GRAPH {_G} {{ ?c ?p ?o }} }} WHERE {{ VALUES ?c {{ {out} }} GRAPH {_G} {{ ?c ?p ?o }} }}",
+        ]
+    if again:
+        operations += [
+            f"DELETE {{ GRAPH {_G} {{ ?v ?p ?o }} }} WHERE {{ VALUES ?c {{ {again} }} "
+            f"VALUES ?p {{ {_pg('outcome')} {_pg('score')} }} GRAPH {_G} {{ ?c {_pg('hasValue')} ?v . ?v ?p ?o }} }}",
+            f"DELETE {{ GRAPH {_G} {{ ?c ?p ?o }} }} WHERE {{ VALUES ?c {{ {again} }} "
+            f"VALUES ?p {{ {_pg('rationale')} {_pg('preferredValue')} {was} }} GRAPH {_G} {{ ?c ?p ?o }} }}",
         ]
     operations += [
         f"DELETE {{ GRAPH {_G} {{ {_G} ?p ?o }} }} WHERE {{ VALUES ?p {{ {own} {was} }} GRAPH {_G} {{ {_G} ?p ?o }} }}",
@@ -296,6 +309,31 @@ def update(
   FILTER NOT EXISTS {{ ?x {was} ?a }} }} }}"""
         )
     backend.update(" ;\n".join(operations))
+
+
+def _resolution_lines(c: Conflict, *, activity: str) -> list[str]:
+    """The triples of a conflict's record that its resolution decides."""
+    node = f"<{c.iri}>"
+    lines = [f"{node} {_pg('rationale')} {_lit(c.resolution.rationale)} ; <{PROV_NS}wasGeneratedBy> <{activity}> ."]
+    for i, v in enumerate(c.values):
+        vnode = f"<{c.iri}/value/{i}>"
+        lines.append(f"{vnode} {_pg('outcome')} <{v.outcome.iri}> .")
+        if v.score is not None and v.score == v.score and abs(v.score) != float("inf"):
+            lines.append(f"{vnode} {_pg('score')} {_lit(float(v.score))} .")
+        if v.outcome is ValueOutcome.PREFERRED:
+            lines.append(f"{node} {_pg('preferredValue')} {vnode} .")
+    return lines
+
+
+def states(backend: Backend, conflicts: Sequence[str]) -> dict[str, str]:
+    """The resolution input (JSON) of each of the stored ``conflicts``."""
+    out: dict[str, str] = {}
+    for i in range(0, len(conflicts), 500):
+        values = " ".join(f"<{c}>" for c in conflicts[i : i + 500])
+        query = f"SELECT ?c ?s WHERE {{ VALUES ?c {{ {values} }} GRAPH {_G} {{ ?c {_pg('resolutionInput')} ?s }} }}"
+        for row in _solutions(backend, query):
+            out[row["c"].value] = row["s"].value  # type: ignore[union-attr]
+    return out
 
 
 def conflict_iris(backend: Backend, *, subject: str | None = None, predicate: str | None = None) -> list[str] | None:
@@ -508,6 +546,7 @@ __all__ = [
     "read",
     "stamp",
     "statement_outcomes",
+    "states",
     "stored_state",
     "update",
     "write",
