@@ -482,27 +482,28 @@ def _sources(backend: Backend, graphs: Sequence[str]) -> Iterable[Source]:
 
 def _entries(backend: Backend, graphs: Sequence[str]) -> Iterable[tuple[str, str, str, str, int]]:
     """(graph, kind, iri, text, position) rows of ``graphs``: declared labels ('label'), local names of
-    fact subjects and objects ('name') and passages ('passage')."""
+    fact subjects and objects ('name') and passages ('passage'). One query per kind, each with the
+    graphs bound inside it: as branches of one UNION joined with the graphs, Oxigraph read the
+    label branch over every graph (50-75 ms for one graph at 1,000 documents, 7 ms alone)."""
     labels = " ".join(f"<{p}>" for p in LABEL_PREDICATES)
     for start in range(0, len(graphs), 200):
         chunk = " ".join(f"<{g}>" for g in graphs[start : start + 200])
-        result = backend.query(
-            f"""SELECT ?g ?kind ?x ?text ?pos WHERE {{
-  VALUES ?g {{ {chunk} }}
-  {{ VALUES ?lp {{ {labels} }} GRAPH ?g {{ ?x ?lp ?text FILTER(isLiteral(?text)) }} BIND("label" AS ?kind) }}
-  UNION {{ GRAPH ?g {{ ?x a <{PG_NS}Passage> ; <{PG_NS}text> ?text OPTIONAL {{ ?x <{PG_NS}startOffset> ?pos }} }}
-           BIND("passage" AS ?kind) }}
-  UNION {{ SELECT DISTINCT ?g ?x ("name" AS ?kind) WHERE {{ VALUES ?g {{ {chunk} }}
-      GRAPH ?g {{ {{ ?st <{RDF_NS}subject> ?x }} UNION {{ ?st <{RDF_NS}object> ?x }} }} FILTER(isIRI(?x)) }} }}
-}}"""
-        )
-        assert isinstance(result, QuerySolutions)
-        for row in result:
-            graph, kind, x = row["g"].value, row["kind"].value, row["x"].value  # type: ignore[union-attr]
-            text = row["text"].value if row["text"] is not None else local_name(x)  # type: ignore[union-attr]
-            pos = int(row["pos"].value) if row["pos"] is not None else 0  # type: ignore[union-attr]
-            if text.strip():
-                yield graph, kind, x, text, pos
+        queries = {
+            "label": f"""SELECT ?g ?x ?text WHERE {{ VALUES ?g {{ {chunk} }} VALUES ?lp {{ {labels} }}
+  GRAPH ?g {{ ?x ?lp ?text FILTER(isLiteral(?text)) }} }}""",
+            "passage": f"""SELECT ?g ?x ?text ?pos WHERE {{ VALUES ?g {{ {chunk} }}
+  GRAPH ?g {{ ?x a <{PG_NS}Passage> ; <{PG_NS}text> ?text }}
+  OPTIONAL {{ VALUES ?g {{ {chunk} }} GRAPH ?g {{ ?x <{PG_NS}startOffset> ?pos }} }} }}""",
+            "name": f"""SELECT DISTINCT ?g ?x WHERE {{ VALUES ?g {{ {chunk} }}
+  GRAPH ?g {{ {{ ?st <{RDF_NS}subject> ?x }} UNION {{ ?st <{RDF_NS}object> ?x }} }} FILTER(isIRI(?x)) }}""",
+        }
+        for kind, query in queries.items():
+            for row in _select(backend, query):
+                graph, x = row["g"].value, row["x"].value  # type: ignore[union-attr]
+                text = row["text"].value if kind != "name" else local_name(x)  # type: ignore[union-attr]
+                pos = int(row["pos"].value) if kind == "passage" and row["pos"] is not None else 0  # type: ignore[union-attr]
+                if text.strip():
+                    yield graph, kind, x, text, pos
 
 
 __all__ = [
