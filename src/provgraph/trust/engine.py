@@ -15,6 +15,7 @@ from pyoxigraph import DefaultGraph, NamedNode, QuerySolutions
 
 from provgraph.models import Evidence, SourceStatus
 from provgraph.store import catalog, derived
+from provgraph.store import view as current_view
 from provgraph.store.base import Backend
 from provgraph.store.changes import Changes
 from provgraph.store.derived import Stamp
@@ -35,7 +36,7 @@ from provgraph.trust.models import (
 )
 from provgraph.trust.policy import Policy, load
 from provgraph.trust.resolve import rank, truth_discovery, value_probabilities
-from provgraph.vocab import CONFLICT_GRAPH, ID_NS, ONTOLOGY_GRAPH
+from provgraph.vocab import CONFLICT_GRAPH, CURRENT_VIEW, ID_NS, ONTOLOGY_GRAPH
 
 #: The strategy of a predicate whose policy names none.
 DEFAULT_STRATEGY = ResolutionStrategy.SOURCE_TRUST
@@ -647,7 +648,10 @@ def chains(
     variables = " ".join(n for n in nodes if n.startswith("?")) or "*"
     iris = " ".join(f"FILTER(isIRI({n}))" for n in nodes if n.startswith("?"))
     query = f"SELECT DISTINCT {variables} WHERE {{ {patterns} {iris} }} LIMIT {int(limit)}"
-    graphs: list[NamedNode | DefaultGraph] = [*catalog.current_graphs(backend)]
+    # the current sources: their view graph where the store keeps one, else the list of them
+    graphs: list[NamedNode | DefaultGraph] = (
+        [CURRENT_VIEW] if current_view.is_maintained(backend) else [*catalog.current_graphs(backend)]
+    )
     result = backend.query(query, default_graph=graphs)
     assert isinstance(result, QuerySolutions)
     reports = []
