@@ -421,7 +421,7 @@ def _scope(filters: AskFilters | None, *, alias: str = "") -> tuple[str, list[ob
     if filters is None:
         return "", []
     column = (alias + ".") if alias else ""
-    where, params = "", []
+    where, params = "", list[object]()
     if filters.documents:
         marks = ",".join("?" * len(filters.documents))
         where += f" AND ({column}key IN ({marks}) OR {column}document IN ({marks}))"

@@ -168,11 +168,11 @@ class Retriever:
         top_documents = list(
             dict.fromkeys(d.source.document for d in sorted(items.values(), key=lambda d: (-d.score, d.id)) if d.source)
         )[:3]
-        related = [
+        relations = [
             r for d in top_documents for r in _relations.relationships(self._backend, document=d)[:MAX_RELATIONS]
         ]
-        allowed_documents = allowed.documents(d for r in related for d in (r.from_document, r.to_document))
-        for relation in related:
+        allowed_documents = allowed.documents(d for r in relations for d in (r.from_document, r.to_document))
+        for relation in relations:
             if relation.from_document in allowed_documents and relation.to_document in allowed_documents:
                 draft = _Draft(
                     id=evidence_id(EvidenceKind.RELATION, relation.iri),

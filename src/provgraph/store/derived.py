@@ -129,8 +129,8 @@ def forget(backend: Backend, name: str) -> None:
     """Drop what :func:`memo` or :func:`catch_up` keeps under ``name`` (after a write of the view
     outside :func:`catch_up`, such as an explicit full run)."""
     with _lock:
-        _memos.get(backend, {}).pop(name, None)
-        _memos.get(backend, {}).pop("pending:" + name, None)
+        for key in (name, "pending:" + name, "current:" + name):
+            _memos.get(backend, {}).pop(key, None)
 
 
 def catch_up(backend: Backend, view: Derived[P], name: str) -> P | None:
@@ -139,16 +139,21 @@ def catch_up(backend: Backend, view: Derived[P], name: str) -> P | None:
     written, the view's ``compute`` result that readers must lay over the stored view."""
     now = stamp(backend)
     with _lock:
-        found = _memos.get(backend, {}).get("pending:" + name)
+        memos = _memos.setdefault(backend, {})
+        found, current = memos.get("pending:" + name), memos.get("current:" + name)
     if found is not None and found[0] == now:
         return found[1]  # type: ignore[return-value]
+    if current is not None and current[0] == now:
+        return None  # seen current at this store state: a view moves only with the store
     known = view.stored(backend)
     if known == now:
+        _current(backend, name, now)
         return None
     writable = view.writable(backend)
     if writable:  # the write lock may have just been taken: what was read may be stale
         now, known = stamp(backend), view.stored(backend)
         if known == now:
+            _current(backend, name, now)
             return None
     since: Changes | None = None
     if known is not None and known.log == now.log:
@@ -161,12 +166,18 @@ def catch_up(backend: Backend, view: Derived[P], name: str) -> P | None:
     if writable:
         try:
             view.write(backend, result, now)
+            _current(backend, name, now)
             return None
         except (StoreLockedError, ReadOnlyStoreError):
             pass
     with _lock:
         _memos.setdefault(backend, {})["pending:" + name] = (now, result)
     return result
+
+
+def _current(backend: Backend, name: str, at: Stamp) -> None:
+    with _lock:
+        _memos.setdefault(backend, {})["current:" + name] = (at, None)
 
 
 def pending(backend: Backend, name: str) -> object | None:

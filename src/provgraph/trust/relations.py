@@ -484,8 +484,8 @@ def _citations(
     # the statements of the citing triples (every one: a triple stated twice is one citation)
     statements: dict[tuple[str, str], list[str]] = {}
     cited_graphs = sorted({g for g, *_ in rows})
-    for chunk in _chunks(cited_graphs):
-        values = " ".join(f"<{g}>" for g in chunk)
+    for part in _chunks(cited_graphs):
+        values = " ".join(f"<{g}>" for g in part)
         for r in _select(
             backend,
             f"""SELECT ?g ?st ?s ?p ?o WHERE {{ VALUES ?g {{ {values} }} VALUES ?p {{ {predicates} }}
@@ -493,11 +493,13 @@ def _citations(
         ):
             statements.setdefault((r["g"].value, f"{r['s']} {r['p']} {r['o']}"), []).append(r["st"].value)  # type: ignore[union-attr]
     seen: set[str] = set()
-    for g, s, p, o, target in sorted(rows, key=lambda row: (row[0], str(row[1]), str(row[2]), str(row[3]), row[4].iri)):
+    for g, subject, p, o, target in sorted(
+        rows, key=lambda row: (row[0], str(row[1]), str(row[2]), str(row[3]), row[4].iri)
+    ):
         citer = graphs[g]
         if target.iri == citer.iri:
             continue
-        triple = f"{s} {p} {o}"
+        triple = f"{subject} {p} {o}"
         stated = sorted(statements.get((g, triple), []))
         seen.update(stated)
         statement = stated[0] if stated else None
@@ -937,17 +939,17 @@ def _shared_of(backend: Backend, known: _Known, focus: Sequence[_Doc], found: di
     entities = _entities_of(backend, [d.graph for d in focus])
     stating = _stating(backend, {e for es in entities.values() for e in es})
     pairs: dict[tuple[str, str], set[str]] = {}
-    for x in focus:
-        for e in entities.get(x.graph, ()):
-            docs = stating.get(e, set())
-            if 2 <= len(docs) <= MAX_ENTITY_DOCUMENTS:
-                for y in docs - {x.iri}:
-                    pairs.setdefault((x.iri, y), set()).add(e)
+    for doc in focus:
+        for e in entities.get(doc.graph, ()):
+            stated_by = stating.get(e, set())
+            if 2 <= len(stated_by) <= MAX_ENTITY_DOCUMENTS:
+                for other in stated_by - {doc.iri}:
+                    pairs.setdefault((doc.iri, other), set()).add(e)
     kept = {pair: es for pair, es in pairs.items() if len(es) >= MIN_SHARED_ENTITIES}
-    docs = known.documents({y for _, y in kept})
-    for (x, y), es in sorted(kept.items()):
-        if y in docs:
-            _add_shared(found, known.by_iri[x], docs[y], es)
+    partners = known.documents({b for _, b in kept})
+    for (a, b), es in sorted(kept.items()):
+        if b in partners:
+            _add_shared(found, known.by_iri[a], partners[b], es)
 
 
 @dataclass

@@ -74,25 +74,25 @@ def truth_discovery(
             alike[key] = alike.get(key, 0) + 1
     encoded = sorted(alike)
     times = [alike[k] for k in encoded]
-    ln_false = [math.log(max(1, len(values) - 1)) for values in encoded]
+    ln_false = [math.log(max(1, len(pattern) - 1)) for pattern in encoded]
     counts = [0] * len(names)
-    for values, n in zip(encoded, times, strict=True):
-        for v in values:
-            for i in v:
+    for pattern, n in zip(encoded, times, strict=True):
+        for value in pattern:
+            for i in value:
                 counts[i] += n
     accuracy = [prior] * len(names)
     for _ in range(iterations):
         # vote of a source: ln(n * A / (1 - A)) = ln n + ln(A / (1 - A))
         votes = [math.log(a / (1 - a)) for a in accuracy]
         totals = [0.0] * len(names)
-        for values, ln_n, n in zip(encoded, ln_false, times, strict=True):
-            scores = [sum(votes[i] for i in v) + ln_n * len(v) for v in values]
+        for pattern, ln_n, n in zip(encoded, ln_false, times, strict=True):
+            scores = [sum(votes[i] for i in value) + ln_n * len(value) for value in pattern]
             top = max(scores)
             exp = [math.exp(x - top) for x in scores]
             total = sum(exp)
-            for v, e in zip(values, exp, strict=True):
+            for value, e in zip(pattern, exp, strict=True):
                 p = n * e / total
-                for i in v:
+                for i in value:
                     totals[i] += p
         new = [min(0.99, max(0.01, (totals[i] + weight * prior) / (counts[i] + weight))) for i in range(len(names))]
         delta = max((abs(a - b) for a, b in zip(new, accuracy, strict=True)), default=0.0)
