@@ -207,3 +207,95 @@ def test_passages_answer_what_no_fact_states():
         treats = pg.ask("What does aspirin treat?")
         assert treats.claims[0].text.startswith("It is established that aspirin treats headache")
         assert not any("label" in c.text or "Reye" in c.text for c in treats.claims)
+
+
+# ---------------------------------------------------------------------- blank nodes, citations in order
+
+WIDGET = """@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> . @prefix ex: <http://example.org/> .
+[] rdfs:label "Widget" ; ex:weightKg 3 .
+"""
+#: What a labelled blank node's weight is, as the extractive generator phrases the fact.
+WIDGET_FACT = "Widget weight kg 3"
+
+
+@pytest.fixture
+def widget(tmp_path):
+    path = tmp_path / "widget.ttl"
+    path.write_text(WIDGET, encoding="utf-8")
+    return path
+
+
+def test_a_labelled_blank_node_is_answered(widget):
+    with ProvGraph.memory() as pg:
+        pg.ingest(widget, title="Widget sheet")
+        answer = pg.ask("What is the weight of Widget?", detail=Detail.DETAILED)
+    assert [c.text for c in answer.claims] == [f"According to Widget sheet, {WIDGET_FACT}."]
+    assert answer.claims[0].verified
+    assert [r.title for r in answer.references] == ["Widget sheet"]
+    # the blank node is named as the store holds it, never as an IRI
+    assert answer.evidence and answer.evidence[0].subject.startswith("_:")
+
+
+def test_cli_asks_about_a_labelled_blank_node(widget, tmp_path):
+    store = str(tmp_path / "store")
+    assert run_cli("ingest", str(widget), "--title", "Widget sheet", "--quiet", "--store", store).returncode == 0
+    done = run_cli("ask", "What is the weight of Widget?", "--store", store)
+    assert done.returncode == 0, done.stderr
+    assert f"{WIDGET_FACT} [1]" in done.stdout and "error" not in done.stderr
+
+
+def test_http_qa_about_a_labelled_blank_node(widget):
+    with ProvGraph.memory() as pg:
+        pg.ingest(widget, title="Widget sheet")
+        with live_server(pg) as base:
+            done = httpx.post(f"{base}/qa", json={"question": "What is the weight of Widget?"}, timeout=30)
+    assert done.status_code == 200, done.text
+    assert [c["text"] for c in done.json()["claims"]] == [f"According to Widget sheet, {WIDGET_FACT}."]
+
+
+def test_a_blank_node_object_is_followed_to_its_facts(tmp_path):
+    path = tmp_path / "dose.ttl"
+    path.write_text(
+        "@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> . @prefix ex: <http://example.org/> .\n"
+        'ex:aspirin rdfs:label "Aspirin" ; ex:dose [ ex:milligrams 500 ] .\n',
+        encoding="utf-8",
+    )
+    with ProvGraph.memory() as pg:
+        pg.ingest(path, title="Dosage")
+        pack = pg.retrieve("What is the dose of Aspirin?")
+    hop2 = [i for i in pack.items if i.hop == 2]
+    assert [i.predicate for i in hop2] == ["http://example.org/milligrams"]
+    assert hop2[0].subject.startswith("_:")
+
+
+def test_cli_citations_under_a_reference_are_in_order(tmp_path):
+    path = tmp_path / "facts.jsonl"
+    path.write_text(
+        '{"subject": "http://example.org/aspirin", "predicate": "http://example.org/treats", '
+        '"object": "http://example.org/headache", "passage": {"text": "Aspirin relieved tension headache '
+        'in 72% of patients."}, "confidence": 0.86, "method": "llm_extraction"}\n',
+        encoding="utf-8",
+    )
+    store = str(tmp_path / "store")
+    assert run_cli("ingest", str(path), "--title", "Trial", "--quiet", "--store", store).returncode == 0
+    done = run_cli("ask", "What does aspirin treat?", "--store", store)
+    assert done.returncode == 0, done.stderr
+    references = done.stdout.split("References", 1)[1]
+    marks = [line.split()[0] for line in references.splitlines() if line.strip().startswith("[")]
+    assert marks == sorted(marks) and len(marks) == 2
+
+
+def test_http_qa_failing_inside_is_a_problem_body(widget, monkeypatch):
+    def broken(*_args: object, **_kwargs: object) -> GroundedAnswer:
+        raise RuntimeError("a bug in the answering path")
+
+    with ProvGraph.memory() as pg:
+        pg.ingest(widget, title="Widget sheet")
+        monkeypatch.setattr(ProvGraph, "ask", broken)
+        monkeypatch.setattr(ProvGraph, "retrieve", broken)
+        with live_server(pg) as base:
+            failed = httpx.post(f"{base}/qa", json={"question": "What is the weight of Widget?"}, timeout=30)
+    assert failed.status_code == 500
+    assert failed.headers["content-type"] == "application/problem+json"
+    body = failed.json()
+    assert body["status"] == 500 and body["request_id"] and "a bug" not in failed.text

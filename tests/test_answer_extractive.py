@@ -77,9 +77,13 @@ def test_agreement_between_sources_is_stated_and_every_source_cited() -> None:
     assert three.claims[0].text.endswith("(strongly supported by multiple sources: A, B, C).")
 
 
-def _conflict_pack() -> EvidencePack:
+#: (value, source key, document title) of each statement of the conflict, the preferred value first
+EDITIONS = (("872757", "en.wikipedia.org", "Amsterdam (en)"), ("862965", "nl.wikipedia.org", "Amsterdam (nl)"))
+
+
+def _conflict_pack(sides: tuple[tuple[str, str, str], ...] = EDITIONS) -> EvidencePack:
     items = []
-    for n, (value, edition) in enumerate((("872757", "en"), ("862965", "nl")), 1):
+    for n, (value, _, title) in enumerate(sides, 1):
         items.append(
             EvidenceItem(
                 id=f"ev-{n}",
@@ -88,8 +92,8 @@ def _conflict_pack() -> EvidencePack:
                 score=0.9,
                 text=f"Amsterdam population total {value}.",
                 hop=1,
-                document=f"urn:doc:{edition}",
-                title=f"Amsterdam ({edition})",
+                document=f"urn:doc:{title}",
+                title=title,
                 statement=f"urn:st:{n}",
                 subject=AMSTERDAM,
                 predicate=POP,
@@ -101,16 +105,22 @@ def _conflict_pack() -> EvidencePack:
                 status=FactStatus.CONTESTED,
             )
         )
-
+    values = [
+        population_value(
+            value,
+            source,
+            f"urn:st:{n}",
+            ValueOutcome.PREFERRED if n == 1 else ValueOutcome.REJECTED,
+            document=f"urn:doc:{title}",
+        )
+        for n, (value, source, title) in enumerate(sides, 1)
+    ]
     conflict = Conflict(
         iri="urn:conflict",
         kind=ConflictKind.FUNCTIONAL,
         subject=AMSTERDAM,
         predicates=[POP],
-        values=[
-            population_value("862965", "nl.wikipedia.org", "urn:st:2", ValueOutcome.REJECTED, document="urn:d"),
-            population_value("872757", "en.wikipedia.org", "urn:st:1", ValueOutcome.PREFERRED, document="urn:d"),
-        ],
+        values=sorted(values, key=lambda v: int(v.value.split('"')[1])),
         resolution=Resolution(strategy=ResolutionStrategy.RECENCY, rationale="the more recent value (2021)"),
     )
     item = EvidenceItem(
@@ -120,7 +130,7 @@ def _conflict_pack() -> EvidencePack:
         score=1.0,
         text="Sources disagree.",
         conflict=conflict,
-        related=["ev-1", "ev-2"],
+        related=[i.id for i in items],
     )
     return pack("What is the population of Amsterdam?", item, *items, entities=(AMSTERDAM,))
 
@@ -136,6 +146,29 @@ def test_a_conflict_is_stated_with_both_sides_their_sources_and_the_rationale() 
     assert claim.supporting_citations == ["ev-c", "ev-2", "ev-1"]
     # the contested statements are not repeated as if they were settled facts
     assert len(draft.claims) == 1
+
+
+def test_two_sides_from_one_host_are_named_by_their_documents() -> None:
+    sides = (("762", "es.wikipedia.org", "Amsterdam (es)"), ("57", "es.wikipedia.org", "Ámsterdam (ciudad)"))
+    claim = ExtractiveGenerator().generate(_conflict_pack(sides)).claims[0]
+    assert claim.text.startswith(
+        "Sources disagree on the population total of Amsterdam: Ámsterdam (ciudad) reports 57, "
+        "while Amsterdam (es) reports 762. "
+    )
+
+
+def test_one_document_stating_two_values_is_one_side() -> None:
+    sides = (
+        ("820654", "en.wikipedia.org", "Amsterdam (en)"),
+        ("762", "es.wikipedia.org", "Amsterdam (es)"),
+        ("57", "es.wikipedia.org", "Amsterdam (es)"),
+    )
+    claim = ExtractiveGenerator().generate(_conflict_pack(sides)).claims[0]
+    assert claim.text.startswith(
+        "Sources disagree on the population total of Amsterdam: Amsterdam (es) reports both 57 and 762, "
+        "while Amsterdam (en) reports 820654. Preferred: 820654"
+    )
+    assert claim.supporting_citations == ["ev-c", "ev-3", "ev-2", "ev-1"]
 
 
 def test_passages_from_two_documents_are_grouped_by_subtopic() -> None:

@@ -9,6 +9,7 @@ import json
 import pytest
 import rdflib
 
+import provgraph
 from helpers import DBPEDIA, EXAMPLES, run_cli
 
 
@@ -270,9 +271,27 @@ def test_revoke_and_stats(store):
     assert stats["current_graphs"] == 0 and stats["documents"] == 1
 
 
-def test_read_commands_on_a_missing_store(tmp_path):
-    done = run_cli("sources", "--store", str(tmp_path / "none"))
-    assert done.returncode == 2 and "no provgraph store" in done.stderr
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["sources"],
+        ["stats"],
+        ["query", "SELECT * WHERE { ?s ?p ?o }"],
+        ["export"],
+        ["ask", "What is the weight of Widget?"],
+        ["evidence", "--subject", "http://example.org/aspirin", "--predicate", "http://example.org/treats"],
+        ["related", "https://example.org/aspirin"],
+        ["conflicts"],
+    ],
+    ids=lambda args: args[0],
+)
+def test_read_commands_on_a_missing_store(tmp_path, args):
+    missing = tmp_path / "none"
+    done = run_cli(*args, "--store", str(missing))
+    assert done.returncode == 2, done.stdout
+    message = f"error: no provgraph store at {missing} (ingest a document to create one, or pass --store)"
+    assert done.stderr.strip() == message
+    assert not missing.exists()
 
 
 def _file_hashes(root):
@@ -357,3 +376,61 @@ def test_export_into_a_closed_pipe_is_quiet(store):
         check=False,
     )
     assert len(done.stdout) == 10 and "error" not in done.stderr
+
+
+# ---------------------------------------------------------------------- what a newcomer types
+
+
+def test_format_takes_file_extensions_as_names(tmp_path):
+    data = tmp_path / "aspirin.data"
+    data.write_bytes((EXAMPLES / "aspirin.ttl").read_bytes())
+    store = str(tmp_path / "store")
+    done = run_cli("ingest", str(data), "--format", "ttl", "--url", "https://example.org/aspirin", "--store", store)
+    assert done.returncode == 0, done.stderr
+    exported = run_cli("export", "--format", "nt", "--graph", "https://example.org/aspirin", "--store", store)
+    assert exported.returncode == 0, exported.stderr
+    assert len(rdflib.Graph().parse(data=exported.stdout, format="nt")) > 0
+    constructed = run_cli("query", "CONSTRUCT WHERE { ?s ?p ?o } LIMIT 1", "--format", "nt", "--store", store)
+    assert constructed.returncode == 0 and constructed.stdout.count(" .\n") == 1
+    refused = run_cli("ingest", str(data), "--format", "ttlx", "--store", store)
+    assert refused.returncode == 2 and "'ttlx' is not one of turtle, ntriples" in refused.stderr
+    assert "Value error" not in refused.stderr
+
+
+def test_version():
+    done = run_cli("--version")
+    assert done.returncode == 0 and done.stdout == f"provgraph {provgraph.__version__}\n"
+
+
+@pytest.mark.parametrize("command", [[], ["ingest"], ["serve"], ["ask"]], ids=lambda c: " ".join(c) or "provgraph")
+def test_help_shows_plain_flags_without_a_type(command):
+    done = run_cli(*command, "--help")
+    assert done.returncode == 0, done.stderr
+    assert "<bool>" not in done.stdout and "list[str]" not in done.stdout
+    assert "  --help " in done.stdout
+
+
+def test_serve_help_says_where_to_put_the_token():
+    text = " ".join(run_cli("serve", "--help").stdout.split())
+    assert "--token-file FILE" in text and "[env var: PROVGRAPH_TOKEN]" in text
+    assert "Prefer $PROVGRAPH_TOKEN or --token-file" in text
+
+
+def test_keys_in_tables_are_whole_and_work_when_copied(tmp_path):
+    key = "https://example.org/reports/2024/a-rather-long-path/aspirin-facts-curated-by-the-pharmacology-group"
+    store = str(tmp_path / "store")
+    narrow = {"COLUMNS": "80"}
+    run_cli("ingest", str(EXAMPLES / "aspirin.ttl"), "--title", "Aspirin facts", "--url", key, "--store", store)
+    note = tmp_path / "note.md"
+    note.write_text(f"# Note\n\nSee Aspirin facts ({key}) for the doses.\n", encoding="utf-8")
+    run_cli("ingest", str(note), "--title", "A note", "--url", "https://example.org/note", "--store", store)
+    listed = run_cli("sources", "--store", store, env=narrow).stdout.splitlines()
+    related = run_cli("related", "https://example.org/note", "--store", store, env=narrow).stdout.splitlines()
+    # the first column of each row is the key, whole
+    assert [line.split()[0] for line in listed[1:-1]] == ["https://example.org/note", key]
+    assert [line.split()[0] for line in related[1:]] == [key]
+    copied = related[1].split()[0]
+    asked = run_cli("ask", "What does aspirin treat?", "--document", copied, "--store", store)
+    assert asked.returncode == 0 and "Aspirin facts" in asked.stdout
+    revoked = run_cli("revoke", copied, "--store", store)
+    assert revoked.returncode == 0 and revoked.stdout == f"revoked Aspirin facts ({key})\n"

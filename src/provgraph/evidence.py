@@ -125,33 +125,48 @@ def find(
     return evidence
 
 
-def about(backend: Backend, subjects: Sequence[NamedNode], *, limit: int | None = None) -> list[Evidence]:
+def about(backend: Backend, subjects: Sequence[NamedNode | BlankNode], *, limit: int | None = None) -> list[Evidence]:
     """Every statement, in current source graphs, whose subject is one of ``subjects``: the
-    facts about them, one hop out, as :func:`find` returns them."""
-    if not subjects:
-        return []
-    values = " ".join(str(s) for s in subjects)
-    pattern = (
-        f"VALUES ?subj {{ {values} }} "
-        "GRAPH ?g { ?st rdf:subject ?subj ; rdf:predicate ?pred ; rdf:object ?o ; pg:fact ?fact }"
-    )
-    query = _QUERY.replace("{PATTERN}", pattern).replace("{STATUS}", "FILTER(?status = pg:Current)")
-    if limit is not None:
-        query += f" LIMIT {int(limit)}"
-    result = backend.query(query)
-    assert isinstance(result, QuerySolutions)
+    facts about them, one hop out, as :func:`find` returns them. A blank node subject is the
+    stored node itself (a labelled ``[]`` of one document), bound by substitution: written into
+    a query it would be a fresh variable."""
+    iris = [s for s in subjects if isinstance(s, NamedNode)]
     found: dict[str, dict[str, object]] = {}
-    for row in result:
-        key = f"{row['st'].value} {row['g'].value}"
-        if key not in found:
-            found[key] = _row(row, subjects[0], NamedNode(RDF_NS + "value"))
+    if iris:
+        values = " ".join(str(s) for s in iris)
+        _about(backend, f"VALUES ?subj {{ {values} }} ", None, iris[0], limit, found)
+    for node in subjects:
+        if isinstance(node, BlankNode) and (limit is None or len(found) < limit):
+            _about(backend, "", node, node, None if limit is None else limit - len(found), found)
     _attach_documents(backend, found.values())
     evidence = [Evidence.model_validate(v) for v in found.values()]
     _attach_details(backend, evidence)
     return evidence
 
 
+def _about(
+    backend: Backend,
+    values: str,
+    node: BlankNode | None,
+    given: NamedNode | BlankNode,
+    limit: int | None,
+    found: dict[str, dict[str, object]],
+) -> None:
+    pattern = values + "GRAPH ?g { ?st rdf:subject ?subj ; rdf:predicate ?pred ; rdf:object ?o ; pg:fact ?fact }"
+    query = _QUERY.replace("{PATTERN}", pattern).replace("{STATUS}", "FILTER(?status = pg:Current)")
+    if limit is not None:
+        query += f" LIMIT {int(limit)}"
+    result = backend.query(query, substitutions={"subj": node} if node is not None else None)
+    assert isinstance(result, QuerySolutions)
+    for row in result:
+        key = f"{row['st'].value} {row['g'].value}"
+        if key not in found:
+            found[key] = _row(row, given, NamedNode(RDF_NS + "value"))
+
+
 def _subject(bound: object | None, given: NamedNode | BlankNode) -> str:
+    if isinstance(bound, BlankNode):
+        return str(bound)  # "_:id", as objects are written: never mistaken for an IRI
     if bound is not None:
         return bound.value  # type: ignore[attr-defined]
     return str(given)[1:-1] if isinstance(given, NamedNode) else str(given)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import io
 import os
+import threading
+from collections import OrderedDict
 from collections.abc import Collection, Sequence
 from datetime import UTC, date, datetime
 from pathlib import Path
@@ -51,6 +53,10 @@ from provgraph.vocab import CATALOG_GRAPH, CHANGES_GRAPH, CURRENT_VIEW, PG_NS, d
 #: Where ``ProvGraph.open()`` looks when given no path: $PROVGRAPH_STORE, else ./provgraph-data.
 DEFAULT_STORE_ENV = "PROVGRAPH_STORE"
 DEFAULT_STORE_DIR = "provgraph-data"
+#: Prepared queries kept per store: a server answers the same few texts over and over (dashboards,
+#: the query page, pipelines), and reading a text as the engine will (the guards' lexer) costs
+#: more than Oxigraph takes to answer a small query.
+PREPARED_CACHE_SIZE = 512
 
 
 def default_store_path() -> Path:
@@ -77,23 +83,34 @@ class ProvGraph:
         self._backend = backend
         self._current_cache: tuple[int, list[NamedNode]] | None = None
         self._view_cache: tuple[int, tuple[str | None, ...]] | None = None
+        # once a store keeps the current view it always does (only a restore into an empty store
+        # builds one anew): a read-only open need not ask again on every query
+        self._view_maintained = False
+        self._prepared: OrderedDict[tuple[object, ...], PreparedQuery] = OrderedDict()
+        self._prepared_lock = threading.Lock()
         self._retriever: Retriever | None = None
 
     # ------------------------------------------------------------------ lifecycle
 
     @classmethod
     def open(
-        cls, path: str | os.PathLike[str] | None = None, *, read_only: bool = False, lazy_lock: bool = False
+        cls,
+        path: str | os.PathLike[str] | None = None,
+        *,
+        read_only: bool = False,
+        lazy_lock: bool = False,
+        create: bool = True,
     ) -> ProvGraph:
         """Open the on-disk store at ``path`` (default: $PROVGRAPH_STORE, else ./provgraph-data),
-        created if missing unless ``read_only``.
+        created if missing unless ``read_only`` or not ``create`` (then a missing store is a
+        :class:`StoreNotFoundError`).
 
         A read-only open works while another process (a running server) holds the store. With
         ``lazy_lock`` an existing store is opened read-only and locked for writing only when the
         first write comes, so an ingest refused by validation leaves the store's files
         byte-for-byte as they were (the command line works this way)."""
         backend = OxigraphBackend.open(
-            path if path is not None else default_store_path(), read_only=read_only, lazy=lazy_lock
+            path if path is not None else default_store_path(), read_only=read_only, lazy=lazy_lock, create=create
         )
         graph = cls(backend)
         if not read_only and not lazy_lock:
@@ -255,13 +272,15 @@ class ProvGraph:
         """The default graph of the current view: the store's own default graph and the current
         view graph (:mod:`provgraph.store.view`), or, on a store written before provgraph kept
         one and opened read-only, the list of current source graphs."""
+        if self._view_maintained:
+            return _VIEW_DATASET
         generation = self._backend.generation
         if generation is not None and self._view_cache is not None and self._view_cache[0] == generation:
             return self._view_cache[1]
         if current_view.is_maintained(self._backend):
-            graphs: tuple[str | None, ...] = (None, CURRENT_VIEW.value)
-        else:
-            graphs = (None, *(g.value for g in self.current_graphs()))
+            self._view_maintained = True
+            return _VIEW_DATASET
+        graphs: tuple[str | None, ...] = (None, *(g.value for g in self.current_graphs()))
         self._view_cache = (generation, graphs) if generation is not None else None
         return graphs
 
@@ -320,7 +339,36 @@ class ProvGraph:
     ) -> PreparedQuery:
         """What :meth:`query` runs (see there), checked: the text read as the engine reads it
         (:func:`provgraph.sparql_text.read`), its SERVICE calls checked against ``services``, and
-        the dataset it is evaluated over. A query worker in another process runs it the same way."""
+        the dataset it is evaluated over. A query worker in another process runs it the same way.
+        The last :data:`PREPARED_CACHE_SIZE` texts prepared over the current view are kept (it is
+        one graph whatever the writes: what is prepared stays valid)."""
+        view_graphs = self._current_view()
+        key: tuple[object, ...] | None = None
+        if view_graphs is _VIEW_DATASET:
+            key = (sparql, view, _tuple(default_graph), _tuple(named_graphs), base_iri, tuple(services))
+            with self._prepared_lock:
+                found = self._prepared.get(key)
+                if found is not None:
+                    self._prepared.move_to_end(key)
+                    return found
+        prepared = self._prepare(sparql, view, default_graph, named_graphs, base_iri, services, view_graphs)
+        if key is not None:
+            with self._prepared_lock:
+                self._prepared[key] = prepared
+                if len(self._prepared) > PREPARED_CACHE_SIZE:
+                    self._prepared.popitem(last=False)
+        return prepared
+
+    def _prepare(
+        self,
+        sparql: str,
+        view: DatasetView,
+        default_graph: Sequence[str] | None,
+        named_graphs: Sequence[str] | None,
+        base_iri: str | None,
+        services: Sequence[str],
+        view_graphs: tuple[str | None, ...],
+    ) -> PreparedQuery:
         source = read(sparql, base_iri=base_iri)
         check_endpoints(source.services(), services, what="SERVICE")
         for graph in (*(default_graph or ()), *(named_graphs or ())):
@@ -333,12 +381,12 @@ class ProvGraph:
         elif source.has_dataset_clause():
             dataset = QueryDataset()  # the query's FROM / FROM NAMED say what its dataset is
         elif view is DatasetView.CURRENT:
-            dataset = QueryDataset(default_graph=self._current_view())
+            dataset = QueryDataset(default_graph=view_graphs)
         elif view is DatasetView.ALL:
             dataset = QueryDataset(union=True)
         else:
             dataset = QueryDataset(default_graph=(None,))
-        if dataset.named_graphs is None and self._current_view()[-1] == CURRENT_VIEW.value:
+        if dataset.named_graphs is None and view_graphs[-1] == CURRENT_VIEW.value:
             source = source.without_graph(CURRENT_VIEW.value)  # GRAPH ?g ranges over data graphs only
         return PreparedQuery(source=source, dataset=dataset, base_iri=base_iri)
 
@@ -530,7 +578,9 @@ WHERE {{ GRAPH <{CATALOG_GRAPH.value}> {{ ?g pg:document ?d ; pg:status ?s ; pg:
         assert isinstance(result, QuerySolutions)
         row = next(iter(result))
         quads = self._backend.query(
-            f"SELECT (COUNT(*) AS ?n) WHERE {{ GRAPH ?g {{ ?s ?p ?o }} FILTER(?g != {CURRENT_VIEW}) }}"
+            # the quads an export holds: the view and the change log are the store's own
+            f"SELECT (COUNT(*) AS ?n) WHERE {{ GRAPH ?g {{ ?s ?p ?o }} "
+            f"FILTER(?g NOT IN ({CURRENT_VIEW}, {CHANGES_GRAPH})) }}"
         )
         assert isinstance(quads, QuerySolutions)
 
@@ -773,6 +823,10 @@ WHERE {{ GRAPH <{CATALOG_GRAPH.value}> {{ ?g pg:document ?d ; pg:status ?s ; pg:
             generator = build_generator(generator)
         pack = self.retrieve(question, filters=filters)
         return respond(pack, generator=generator, detail=detail).answer
+
+
+#: The default graph of the current view on a store that keeps one.
+_VIEW_DATASET: tuple[str | None, ...] = (None, CURRENT_VIEW.value)
 
 
 def _tuple(values: Sequence[str] | None) -> tuple[str, ...] | None:

@@ -10,119 +10,15 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from provgraph.options import (
+    DatasetView,
+    ExportFormat,
+    ExtractionMethod,
+    InputFormat,
+    ResultFormat,
+)
 from provgraph.trust.models import FactStatus
 from provgraph.vocab import PG
-
-
-class InputFormat(enum.StrEnum):
-    """Formats ``ingest`` reads; detected from the file extension unless given."""
-
-    TURTLE = "turtle"
-    NTRIPLES = "ntriples"
-    NQUADS = "nquads"
-    TRIG = "trig"
-    JSONLD = "jsonld"
-    RDFXML = "rdfxml"
-    TRIX = "trix"
-    JSONL = "jsonl"
-    TEXT = "text"
-    MARKDOWN = "markdown"
-
-    @classmethod
-    def from_path(cls, path: str | Path) -> InputFormat | None:
-        name = str(path).lower()
-        for suffix, fmt in _EXTENSIONS:
-            if name.endswith(suffix):
-                return fmt
-        return None
-
-    @property
-    def is_rdf(self) -> bool:
-        return self not in (InputFormat.JSONL, InputFormat.TEXT, InputFormat.MARKDOWN)
-
-    @property
-    def media_type(self) -> str:
-        return _MEDIA_TYPES[self]
-
-
-_EXTENSIONS: list[tuple[str, InputFormat]] = [
-    (".ttl", InputFormat.TURTLE),
-    (".turtle", InputFormat.TURTLE),
-    (".nt", InputFormat.NTRIPLES),
-    (".ntriples", InputFormat.NTRIPLES),
-    (".nq", InputFormat.NQUADS),
-    (".nquads", InputFormat.NQUADS),
-    (".trig", InputFormat.TRIG),
-    (".jsonld", InputFormat.JSONLD),
-    (".json-ld", InputFormat.JSONLD),
-    (".trix", InputFormat.TRIX),
-    (".rdf", InputFormat.RDFXML),
-    (".owl", InputFormat.RDFXML),
-    (".xml", InputFormat.RDFXML),
-    (".jsonl", InputFormat.JSONL),
-    (".ndjson", InputFormat.JSONL),
-    (".txt", InputFormat.TEXT),
-    (".text", InputFormat.TEXT),
-    (".md", InputFormat.MARKDOWN),
-    (".markdown", InputFormat.MARKDOWN),
-]
-
-_MEDIA_TYPES = {
-    InputFormat.TURTLE: "text/turtle",
-    InputFormat.NTRIPLES: "application/n-triples",
-    InputFormat.NQUADS: "application/n-quads",
-    InputFormat.TRIG: "application/trig",
-    InputFormat.JSONLD: "application/ld+json",
-    InputFormat.RDFXML: "application/rdf+xml",
-    InputFormat.TRIX: "application/trix",
-    InputFormat.JSONL: "application/jsonl",
-    InputFormat.TEXT: "text/plain",
-    InputFormat.MARKDOWN: "text/markdown",
-}
-
-
-class ExtractionMethod(enum.StrEnum):
-    """How statements were obtained. Each has a default extraction confidence, used when neither
-    the record nor the call gives one: exact copies of structured data are certain, model
-    extraction is not."""
-
-    MANUAL_CURATION = "manual_curation"
-    LLM_EXTRACTION = "llm_extraction"
-    RULE_BASED = "rule_based"
-    NLP_PIPELINE = "nlp_pipeline"
-    SOURCE_DATA = "source_data"
-
-    @property
-    def iri(self) -> str:
-        return _METHOD_IRIS[self].value
-
-    @property
-    def default_confidence(self) -> float:
-        return _METHOD_CONFIDENCE[self]
-
-    @classmethod
-    def from_iri(cls, iri: str) -> ExtractionMethod:
-        for method, node in _METHOD_IRIS.items():
-            if node.value == iri:
-                return method
-        raise ValueError(f"not an extraction method: <{iri}>")
-
-
-_METHOD_IRIS = {
-    ExtractionMethod.MANUAL_CURATION: PG.ManualCuration,
-    ExtractionMethod.LLM_EXTRACTION: PG.LlmExtraction,
-    ExtractionMethod.RULE_BASED: PG.RuleBased,
-    ExtractionMethod.NLP_PIPELINE: PG.NlpPipeline,
-    ExtractionMethod.SOURCE_DATA: PG.SourceData,
-}
-
-_METHOD_CONFIDENCE = {
-    ExtractionMethod.MANUAL_CURATION: 1.0,
-    ExtractionMethod.SOURCE_DATA: 1.0,
-    ExtractionMethod.RULE_BASED: 0.9,
-    ExtractionMethod.NLP_PIPELINE: 0.8,
-    ExtractionMethod.LLM_EXTRACTION: 0.7,
-}
 
 
 class SourceStatus(enum.StrEnum):
@@ -139,45 +35,6 @@ class SourceStatus(enum.StrEnum):
     @classmethod
     def from_iri(cls, iri: str) -> SourceStatus:
         return cls(iri.rsplit("#", 1)[-1].lower())
-
-
-class ExportFormat(enum.StrEnum):
-    """RDF serialisations of ``export``. TriG, N-Quads and JSON-LD hold a whole dataset;
-    Turtle, N-Triples and RDF/XML hold one graph."""
-
-    TRIG = "trig"
-    NQUADS = "nquads"
-    JSONLD = "jsonld"
-    TURTLE = "turtle"
-    NTRIPLES = "ntriples"
-    RDFXML = "rdfxml"
-
-    @property
-    def supports_datasets(self) -> bool:
-        return self in (ExportFormat.TRIG, ExportFormat.NQUADS, ExportFormat.JSONLD)
-
-
-class ResultFormat(enum.StrEnum):
-    """Serialisations of SPARQL results: the W3C formats, and a plain-text table for people.
-    CONSTRUCT/DESCRIBE results use the RDF formats (``turtle``, ``ntriples``, ...)."""
-
-    JSON = "json"
-    XML = "xml"
-    CSV = "csv"
-    TSV = "tsv"
-    TABLE = "table"
-
-
-class DatasetView(enum.StrEnum):
-    """What a query's default graph is. Named graphs (history, catalog) stay reachable with
-    ``GRAPH`` in every view."""
-
-    #: the union of the current version of every source document (the default)
-    CURRENT = "current"
-    #: the union of all graphs: every version, the catalog, the default graph
-    ALL = "all"
-    #: the store's own default graph, as plain Oxigraph has it
-    DEFAULT = "default"
 
 
 class DerivedRecords(enum.StrEnum):
@@ -387,3 +244,25 @@ class StoreStats(_Model):
     graphs: int
     statements: int
     quads: int
+
+
+__all__ = [
+    "DatasetView",
+    "DerivedRecords",
+    "DocumentOutcome",
+    "DocumentReport",
+    "Evidence",
+    "ExportFormat",
+    "ExtractionMethod",
+    "GraphSplit",
+    "IngestReport",
+    "InputFormat",
+    "PassageInfo",
+    "ResultFormat",
+    "SourceInfo",
+    "SourceStatus",
+    "SourceVersion",
+    "StoreStats",
+    "ValidationIssue",
+    "ValidationReport",
+]

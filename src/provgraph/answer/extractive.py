@@ -25,7 +25,9 @@ confidence < 0.5          "Unverified reports state that S p O"
 
 A conflict is always stated with every side and its sources, then the resolution's rationale:
 "Sources disagree on the population total of Amsterdam: en.wikipedia.org reports 872757, while
-nl.wikipedia.org reports 862965; preferred: 872757 (<rationale>)". Claims drawn from two or more
+nl.wikipedia.org reports 862965; preferred: 872757 (<rationale>)"; sources are named by their
+documents' titles when two sides share a source key, and a source stating several values is one
+side ("Amsterdam (es.wikipedia.org) reports both 57 and 762"). Claims drawn from two or more
 documents are grouped by subtopic (the subject's label, or the passage's document title).
 """
 
@@ -334,15 +336,26 @@ def _conflict_claim(item: EvidenceItem, conflict: Conflict, related: list[Eviden
     predicate = next((r.predicate_label for r in related if r.predicate_label), None) or term_text(
         f"<{conflict.predicates[0]}>"
     )
-    sides = []
     cited = [item.id]
+    values: list[tuple[str, list[str], list[str]]] = []  # (value, source keys, document titles)
     for value in conflict.values:
         statements = {c.statement for c in value.claims}
         items = [r for r in related if r.statement in statements]
         cited.extend(r.id for r in items)
-        sources = value.sources or _names(items)
+        values.append((term_text(value.value), value.sources or _names(items), _names(items)))
+    # Sources are named by their key (an edition's host) unless two sides share one: then "es.wikipedia.org
+    # reports 57, while es.wikipedia.org reports 762" says nothing, and the documents are named instead
+    keys = [k for _, found, _ in values for k in dict.fromkeys(found)]
+    by_title = len(keys) != len(set(keys))
+    # one source (or the same sources) stating several values is one side: "X reports both 57 and 762"
+    grouped: dict[tuple[str, ...], list[str]] = {}
+    for text, found, titles in values:
+        grouped.setdefault(tuple((titles or found) if by_title else found), []).append(text)
+    sides = []
+    for sources, stated in grouped.items():
         verb = "reports" if len(sources) == 1 else "report"
-        sides.append(f"{_join(sources)} {verb} {term_text(value.value)}")
+        said = f"both {stated[0]} and {stated[1]}" if len(stated) == 2 else _join(stated)
+        sides.append(f"{_join(sources)} {verb} {said}")
     text = f"Sources disagree on the {predicate} of {subject}: {sides[0]}"
     if len(sides) > 1:
         text += ", while " + "; ".join(sides[1:])

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 
-from pyoxigraph import QuerySolutions
+from pyoxigraph import BlankNode, QuerySolutions
 
 from provgraph.answer.models import AskFilters, ReasonCode, UntrustedText
 from provgraph.answer.text import STOP_WORDS, split_camel, words
@@ -61,7 +61,9 @@ LABEL_PREDICATES = (
 MAX_TITLE_WORDS = 8
 
 #: Bumped when what is indexed changes: an index of another version is rebuilt.
-VERSION = 4
+#: 4: labelled blank nodes are held as "_:id" (they were their bare id, taken for an IRI).
+#: 5: the change log's stamp, and each indexed source's document and title words.
+VERSION = 5
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS sources(
@@ -499,7 +501,9 @@ def _entries(backend: Backend, graphs: Sequence[str]) -> Iterable[tuple[str, str
         }
         for kind, query in queries.items():
             for row in _select(backend, query):
-                graph, x = row["g"].value, row["x"].value  # type: ignore[union-attr]
+                graph, term = row["g"].value, row["x"]  # type: ignore[union-attr]
+                # a labelled blank node ("[] rdfs:label ...") keeps its "_:" so it is never read as an IRI
+                x = str(term) if isinstance(term, BlankNode) else term.value  # type: ignore[union-attr]
                 text = row["text"].value if kind != "name" else local_name(x)  # type: ignore[union-attr]
                 pos = int(row["pos"].value) if kind == "passage" and row["pos"] is not None else 0  # type: ignore[union-attr]
                 if text.strip():

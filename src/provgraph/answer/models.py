@@ -15,6 +15,7 @@ from datetime import date
 
 from pydantic import BaseModel, ConfigDict, Field, computed_field
 
+from provgraph.options import Detail, GeneratorKind
 from provgraph.trust.models import Conflict, FactStatus
 
 
@@ -178,20 +179,6 @@ class AnswerConfidence(enum.StrEnum):
     LOW = "low"
     #: the system abstains
     INSUFFICIENT = "insufficient_evidence"
-
-
-class Detail(enum.StrEnum):
-    #: claims and references
-    BRIEF = "brief"
-    #: also the cited evidence items, removed claims and the verification report
-    DETAILED = "detailed"
-
-
-class GeneratorKind(enum.StrEnum):
-    #: offline, deterministic, no key: the default
-    EXTRACTIVE = "extractive"
-    #: any OpenAI-compatible server (OpenAI, vLLM, Ollama, llama.cpp), configured by environment
-    OPENAI = "openai"
 
 
 class DraftClaim(_Model):

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from pyoxigraph import NamedNode, QuerySolutions
+from pyoxigraph import BlankNode, NamedNode, QuerySolutions
 
 from provgraph import evidence as _evidence
 from provgraph.answer.index import MAX_TITLE_WORDS, LexicalIndex, Source, local_name
@@ -134,7 +134,7 @@ class Retriever:
                         items[bridge.id] = bridge
 
         # facts about the linked entities (hop 1), then about the objects of the best (hop 2)
-        linked = [NamedNode(e.iri) for e in entities]
+        linked = [_node(e.iri) for e in entities]
         facts = self._facts(linked, allowed, filters, limit=MAX_FACTS)
         statements: dict[tuple[str, str], _Draft] = {}
         for e in facts:
@@ -142,19 +142,24 @@ class Retriever:
             statements[(e.statement, e.graph)] = draft
         hop1 = sorted(statements.values(), key=lambda d: (-d.score, d.id))
         seen = {e.iri for e in entities}
-        objects: list[NamedNode] = []
+        objects: list[NamedNode | BlankNode] = []
         for draft in hop1:
             obj = str(draft.fields.get("object") or "")
-            if obj.startswith("<") and obj[1:-1] not in seen and len(objects) < MAX_HOP2_SUBJECTS:
-                seen.add(obj[1:-1])
-                objects.append(NamedNode(obj[1:-1]))
+            # an IRI, or a blank node of the same document ("ex:dose [ ex:mg 500 ]")
+            name = obj[1:-1] if obj.startswith("<") else obj if obj.startswith("_:") else None
+            if name is not None and name not in seen and len(objects) < MAX_HOP2_SUBJECTS:
+                seen.add(name)
+                objects.append(_node(name))
         for e in self._facts(objects, allowed, filters, limit=MAX_HOP2_FACTS):
             if (e.statement, e.graph) not in statements:
                 statements[(e.statement, e.graph)] = self._fact_item(e, allowed, question_prefixes, hop=2)
         items.update({d.id: d for d in statements.values()})
 
         # conflicts involving the linked entities, with every competing statement they cite
+        # (a blank node is local to its document: no other source can disagree about it)
         for entity in entities:
+            if entity.iri.startswith("_:"):
+                continue
             found_conflicts = _trust.conflicts(self._backend, subject=entity.iri)
             allowed.load(claim.graph for c in found_conflicts for v in c.values for claim in v.claims)
             for conflict in found_conflicts:
@@ -211,7 +216,7 @@ class Retriever:
         return [b[2] for b in ranked[:MAX_ENTITIES]]
 
     def _facts(
-        self, subjects: Sequence[NamedNode], allowed: _Allowed, filters: AskFilters, *, limit: int
+        self, subjects: Sequence[NamedNode | BlankNode], allowed: _Allowed, filters: AskFilters, *, limit: int
     ) -> list[Evidence]:
         if not subjects:
             return []
@@ -414,6 +419,11 @@ class _Draft:
                 "related": [r.id for r in self.related_drafts],
             }
         )
+
+
+def _node(name: str) -> NamedNode | BlankNode:
+    """The term of an entity as the index and the evidence hold it: "_:id" or an IRI."""
+    return BlankNode(name[2:]) if name.startswith("_:") else NamedNode(name)
 
 
 def _mark(item: EvidenceItem, untrusted: UntrustedText | None) -> EvidenceItem:

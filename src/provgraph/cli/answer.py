@@ -5,55 +5,75 @@ from __future__ import annotations
 
 import datetime as dt
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Console
 
-from provgraph.answer.evaluate import EvalReport, evaluate_hotpot, ingest_hotpot, load_hotpot
-from provgraph.answer.extractive import compact_citations
-from provgraph.answer.models import AskFilters, Detail, EvidenceKind, GeneratorKind, GroundedAnswer
-from provgraph.answer.pipeline import build_generator
 from provgraph.cli import render
-from provgraph.cli.app import DEFAULT_STORE, JsonOpt, StoreOpt, _enum, _print_json, app, err, out
-from provgraph.graph import ProvGraph
+from provgraph.cli.app import DEFAULT_STORE, JsonOpt, StoreOpt, _choice, _metavar, _open, _print_json, app, err, out
+from provgraph.options import Detail, GeneratorKind
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from provgraph.answer.evaluate import EvalReport
+    from provgraph.answer.models import GroundedAnswer
 
 
 @app.command()
 def ask(
-    question: Annotated[str, typer.Argument(help="A question in plain language.")],
-    detail: Annotated[str, typer.Option(help="brief: claims and references; detailed: also the evidence.")] = "brief",
-    generator: Annotated[
-        str,
+    question: Annotated[str, typer.Argument(metavar="QUESTION", help="A question in plain language.")],
+    detail: Annotated[
+        Detail,
         typer.Option(
-            help="extractive (offline, default) or openai (any OpenAI-compatible server: "
-            "$PROVGRAPH_LLM_MODEL, $PROVGRAPH_LLM_BASE_URL, $PROVGRAPH_LLM_API_KEY)."
+            parser=_choice(Detail, "--detail"),
+            metavar=_metavar(Detail),
+            help="brief: claims and references; detailed: also the evidence.",
         ),
-    ] = "extractive",
-    model: Annotated[str | None, typer.Option(help="Model name for --generator openai.")] = None,
-    base_url: Annotated[str | None, typer.Option(help="Server URL for --generator openai.")] = None,
+    ] = Detail.BRIEF,
+    generator: Annotated[
+        GeneratorKind,
+        typer.Option(
+            parser=_choice(GeneratorKind, "--generator"),
+            metavar=_metavar(GeneratorKind),
+            help="extractive (offline, default) or openai (any OpenAI-compatible server: "
+            "$PROVGRAPH_LLM_MODEL, $PROVGRAPH_LLM_BASE_URL, $PROVGRAPH_LLM_API_KEY).",
+        ),
+    ] = GeneratorKind.EXTRACTIVE,
+    model: Annotated[str | None, typer.Option(metavar="NAME", help="Model name for --generator openai.")] = None,
+    base_url: Annotated[str | None, typer.Option(metavar="URL", help="Server URL for --generator openai.")] = None,
     document: Annotated[
-        list[str] | None, typer.Option("--document", help="Only this source document (key or IRI); repeatable.")
+        list[str] | None,
+        typer.Option("--document", metavar="KEY", help="Only this source document (key or IRI); repeatable."),
     ] = None,
-    max_tier: Annotated[int | None, typer.Option(min=1, max=5, help="Only sources of this tier or better.")] = None,
-    min_confidence: Annotated[float | None, typer.Option(min=0, max=1, help="Only facts this confident.")] = None,
+    max_tier: Annotated[
+        int | None, typer.Option(min=1, max=5, metavar="1-5", help="Only sources of this tier or better.")
+    ] = None,
+    min_confidence: Annotated[
+        float | None, typer.Option(min=0, max=1, metavar="0-1", help="Only facts this confident.")
+    ] = None,
     since: Annotated[
-        dt.datetime | None, typer.Option(formats=["%Y-%m-%d"], help="Only sources issued on or after (YYYY-MM-DD).")
+        dt.datetime | None,
+        typer.Option(formats=["%Y-%m-%d"], metavar="DATE", help="Only sources issued on or after (YYYY-MM-DD)."),
     ] = None,
     store: StoreOpt = DEFAULT_STORE,
     json: JsonOpt = False,
 ) -> None:
-    """Answer a question from the store: every claim cites evidence the verifier checked, or it abstains."""
-    chosen = _enum(Detail, detail, "--detail")
+    """Answer a question from the store.
+
+    Every claim cites evidence the verifier checked, or the answer abstains."""
+    from provgraph.answer.models import AskFilters
+    from provgraph.answer.pipeline import build_generator
+
     filters = AskFilters(
         documents=document or None,
         max_tier=max_tier,
         min_confidence=min_confidence,
         issued_after=since.date() if since else None,
     )
-    gen = build_generator(_enum(GeneratorKind, generator, "--generator"), model=model, base_url=base_url)
-    with ProvGraph.open(store, lazy_lock=True) as graph:
-        answer = graph.ask(question, generator=gen, filters=filters, detail=chosen)
+    gen = build_generator(generator, model=model, base_url=base_url)
+    with _open(store, lazy_lock=True, create=False) as graph:
+        answer = graph.ask(question, generator=gen, filters=filters, detail=detail)
     if json:
         _print_json(answer)
     else:
@@ -62,6 +82,9 @@ def ask(
 
 def show(console: Console, answer: GroundedAnswer) -> None:
     """Claims with numbered citations, then the references with the cited passages."""
+    from provgraph.answer.extractive import compact_citations
+    from provgraph.answer.models import EvidenceKind
+
     esc = render.escape
     # citations are numbered by first use in this answer, not by their place in the evidence pack
     numbers: dict[str, int] = {}
@@ -87,7 +110,8 @@ def show(console: Console, answer: GroundedAnswer) -> None:
         for ref in answer.references:
             where = f" <{ref.url}>" if ref.url else ""
             console.print(f"{ref.number}. {esc(ref.title)}{esc(where)}")
-            for cid in ref.evidence:
+            # in the order of their numbers in the claims; evidence no claim cites ("-") last
+            for cid in sorted(ref.evidence, key=lambda c: numbers.get(c, len(numbers) + 1)):
                 citation = citations.get(cid)
                 # a conflict cites several documents: its text is shown under the first only
                 if citation is not None and cid not in shown:
@@ -120,13 +144,20 @@ def _clip(text: str, width: int = 160) -> str:
 
 @app.command("eval")
 def evaluate(
-    file: Annotated[Path, typer.Argument(help="HotpotQA questions (JSON, the distractor dev set layout).")],
-    limit: Annotated[int | None, typer.Option(min=1, help="Only the first N questions.")] = None,
+    file: Annotated[
+        Path, typer.Argument(metavar="FILE", help="HotpotQA questions (JSON, the distractor dev set layout).")
+    ],
+    limit: Annotated[int | None, typer.Option(min=1, metavar="N", help="Only the first N questions.")] = None,
     json: JsonOpt = False,
 ) -> None:
-    """Evaluate grounded answers on HotpotQA in a fresh in-memory store: citation recall and
-    precision (ALCE), claim coverage, dangling citations, sentence-level citations against the gold
-    supporting facts, and abstention with the gold paragraphs removed."""
+    """Evaluate grounded answers on HotpotQA.
+
+    In a fresh in-memory store: citation recall and precision (ALCE), claim coverage, dangling
+    citations, sentence-level citations against the gold supporting facts, and abstention with
+    the gold paragraphs removed."""
+    from provgraph.answer.evaluate import evaluate_hotpot, ingest_hotpot, load_hotpot
+    from provgraph.graph import ProvGraph
+
     questions = load_hotpot(file, limit=limit)
     with ProvGraph.memory() as graph:
         with err.status("ingesting the paragraphs ...") as status:

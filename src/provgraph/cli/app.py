@@ -4,34 +4,42 @@ documented pydantic model with ``--json``)."""
 from __future__ import annotations
 
 import contextlib
+import enum
+import errno
 import os
 import signal
+import socket
 import sys
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
-from pydantic import SecretStr, TypeAdapter
 from rich.console import Console
-from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
-from provgraph.answer.models import GeneratorKind
+from provgraph._version import __version__
 from provgraph.cli import render
-from provgraph.errors import ProvGraphError, ValidationFailedError
-from provgraph.graph import DEFAULT_STORE_DIR, DEFAULT_STORE_ENV, ProvGraph
-from provgraph.models import (
+from provgraph.errors import InputError, ProvGraphError, ValidationFailedError
+from provgraph.options import (
+    DEFAULT_STORE_DIR,
+    DEFAULT_STORE_ENV,
+    TOKEN_ENV,
     DatasetView,
-    Evidence,
     ExportFormat,
     ExtractionMethod,
-    GraphSplit,
+    GeneratorKind,
     InputFormat,
     ResultFormat,
-    SourceInfo,
 )
 
+if TYPE_CHECKING:
+    from provgraph.graph import ProvGraph
+    from provgraph.models import GraphSplit
+
+# Start-up time: the commands import the store, pydantic models, rdflib, pySHACL, the server and
+# the LLM client when they run, never here, so `provgraph --help` and a typo cost a tenth of a
+# second, not a second (tests/test_cli.py checks what `import provgraph.cli` leaves out).
 app = typer.Typer(
     name="provgraph",
     help="An RDF named-graph provenance store: every source document a SHACL-validated named graph "
@@ -39,32 +47,77 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    # plain help: rich's costs a tenth of a second to import and shows <bool> on every flag
+    rich_markup_mode=None,
 )
 err = Console(stderr=True, highlight=False, soft_wrap=True)
 out = Console(highlight=False, soft_wrap=True)
 
 _state: dict[str, bool] = {"debug": False}
+E = TypeVar("E", bound=enum.Enum)
+T = TypeVar("T")
+
+
+def _metavar(kind: type[enum.Enum]) -> str:
+    return "[" + "|".join(str(m.value) for m in kind) + "]"
+
+
+def _choice(kind: type[E], option: str) -> Callable[[Any], E]:
+    """A parser of an enum option that takes the enum's aliases too (``--format ttl``) and names
+    the choices in its error, without pydantic's "Value error," in front."""
+
+    def parse(value: Any) -> E:
+        if isinstance(value, kind):
+            return value
+        return _enum(kind, value, option)
+
+    return parse
+
+
+def _enum(kind: type[E], value: str, option: str) -> E:
+    try:
+        return kind(value)
+    except ValueError:
+        allowed = ", ".join(str(v.value) for v in kind)
+        raise typer.BadParameter(f"{value!r} is not one of {allowed}", param_hint=f"'{option}'") from None
+
 
 StoreOpt = Annotated[
     Path,
     typer.Option(
         "--store",
         envvar=DEFAULT_STORE_ENV,
+        metavar="DIR",
         help=f"Store directory (default: ${DEFAULT_STORE_ENV}, else ./{DEFAULT_STORE_DIR}).",
         show_default=False,
     ),
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print the result as JSON (a stable pydantic model).")]
+ViewOpt = Annotated[
+    DatasetView,
+    typer.Option(
+        parser=_choice(DatasetView, "--view"),
+        metavar=_metavar(DatasetView),
+        help="Default graph of queries: the current sources' union, all graphs, or the store's own.",
+    ),
+]
 DEFAULT_STORE = Path(DEFAULT_STORE_DIR)
 #: Seconds `serve` gives requests in flight on SIGTERM/SIGINT before it stops.
 SHUTDOWN_GRACE = 3
 
-T = TypeVar("T")
+
+def _version(value: bool) -> None:
+    if value:
+        out.print(f"provgraph {__version__}", markup=False)
+        raise typer.Exit
 
 
 @app.callback()
 def _root(
     debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks of errors.")] = False,
+    version: Annotated[  # noqa: ARG001 - its callback prints and exits
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")
+    ] = False,
 ) -> None:
     _state["debug"] = debug
 
@@ -104,19 +157,19 @@ def main() -> None:
         sys.exit(3)
 
 
-@contextlib.contextmanager
-def _open(store: Path, *, read_only: bool) -> Iterator[ProvGraph]:
-    graph = ProvGraph.open(store, read_only=read_only)
-    try:
-        yield graph
-    finally:
-        graph.close()
+def _open(store: Path, *, read_only: bool = False, lazy_lock: bool = False, create: bool = True) -> ProvGraph:
+    """The store, opened as ``ProvGraph.open`` does (imported here, not at start-up)."""
+    from provgraph.graph import ProvGraph
+
+    return ProvGraph.open(store, read_only=read_only, lazy_lock=lazy_lock, create=create)
 
 
 def _print_json(value: Any, kind: type[T] | Any = None) -> None:
     if hasattr(value, "model_dump_json"):
         out.print(value.model_dump_json(indent=2), markup=False)
     else:
+        from pydantic import TypeAdapter
+
         out.print(TypeAdapter(kind).dump_json(value, indent=2).decode(), markup=False)
 
 
@@ -124,6 +177,8 @@ def _print_json(value: Any, kind: type[T] | Any = None) -> None:
 
 
 def _split(split_graphs: str | None, graph_metadata: Path | None) -> GraphSplit | None:
+    from provgraph.models import GraphSplit
+
     if split_graphs is None:
         if graph_metadata is not None:
             raise typer.BadParameter("--graph-metadata goes with --split-graphs")
@@ -138,6 +193,8 @@ def _progress(quiet: bool) -> Iterator[Callable[[str, int, int], None] | None]:
     if quiet:
         yield None
         return
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
     columns = [
         TextColumn("{task.description:<10}"),
         BarColumn(),
@@ -157,30 +214,59 @@ def _progress(quiet: bool) -> Iterator[Callable[[str, int, int], None] | None]:
 
 
 IngestFile = Annotated[
-    Path, typer.Argument(help="File to ingest (.ttl .nt .nq .trig .jsonld .rdf .trix .jsonl .txt .md).")
+    Path, typer.Argument(metavar="FILE", help="File to ingest (.ttl .nt .nq .trig .jsonld .rdf .trix .jsonl .txt .md).")
 ]
-TitleOpt = Annotated[str | None, typer.Option(help="Document title (default: the file name).")]
-UrlOpt = Annotated[str | None, typer.Option(help="Where the document can be read; its identity unless --id.")]
-IssuedOpt = Annotated[str | None, typer.Option(help="Publication date: 2024-03-01, 2024-03, 2024 or a date-time.")]
-TierOpt = Annotated[int, typer.Option(min=1, max=5, help="Source tier, 1 (curated) to 5 (unverified).")]
-PublisherOpt = Annotated[str | None, typer.Option(help="Publisher (an IRI or a name).")]
-IdOpt = Annotated[str | None, typer.Option("--id", help="Document identity (default: --url, else the file path).")]
-FormatOpt = Annotated[InputFormat | None, typer.Option("--format", help="Input format (default: from the extension).")]
-MethodOpt = Annotated[ExtractionMethod | None, typer.Option(help="Extraction method (default: source_data).")]
-ConfidenceOpt = Annotated[float | None, typer.Option(min=0.0, max=1.0, help="Default statement confidence.")]
-BaseOpt = Annotated[str | None, typer.Option(help="Base IRI to resolve relative IRIs against.")]
-ShapesOpt = Annotated[list[Path] | None, typer.Option("--shapes", help="Extra SHACL shapes (repeatable).")]
+TitleOpt = Annotated[str | None, typer.Option(metavar="TEXT", help="Document title (default: the file name).")]
+UrlOpt = Annotated[
+    str | None, typer.Option(metavar="URL", help="Where the document can be read; its identity unless --id.")
+]
+IssuedOpt = Annotated[
+    str | None, typer.Option(metavar="DATE", help="Publication date: 2024-03-01, 2024-03, 2024 or a date-time.")
+]
+TierOpt = Annotated[int, typer.Option(min=1, max=5, metavar="1-5", help="Source tier, 1 (curated) to 5 (unverified).")]
+PublisherOpt = Annotated[str | None, typer.Option(metavar="IRI|NAME", help="Publisher (an IRI or a name).")]
+IdOpt = Annotated[
+    str | None, typer.Option("--id", metavar="KEY", help="Document identity (default: --url, else the file path).")
+]
+FormatOpt = Annotated[
+    InputFormat | None,
+    typer.Option(
+        "--format",
+        parser=_choice(InputFormat, "--format"),
+        metavar="FORMAT",
+        help="Input format (default: from the extension): " + ", ".join(f.value for f in InputFormat) + "; "
+        "extensions and media types name them too (ttl, nt, nq, rdf, md, text/turtle).",
+    ),
+]
+MethodOpt = Annotated[
+    ExtractionMethod | None,
+    typer.Option(
+        parser=_choice(ExtractionMethod, "--method"),
+        metavar=_metavar(ExtractionMethod),
+        help="Extraction method (default: source_data).",
+    ),
+]
+ConfidenceOpt = Annotated[
+    float | None, typer.Option(min=0.0, max=1.0, metavar="0-1", help="Default statement confidence.")
+]
+BaseOpt = Annotated[str | None, typer.Option(metavar="IRI", help="Base IRI to resolve relative IRIs against.")]
+ShapesOpt = Annotated[
+    list[Path] | None, typer.Option("--shapes", metavar="FILE", help="Extra SHACL shapes (repeatable).")
+]
 SplitOpt = Annotated[
     str | None,
     typer.Option(
         "--split-graphs",
+        metavar="REGEX|wikipedia",
         help="Split named graphs into documents: a regex whose 'document' group names the document, "
         "or 'wikipedia' for DBpedia's <ARTICLE:property:n> graphs.",
     ),
 ]
-MetaOpt = Annotated[Path | None, typer.Option("--graph-metadata", help="RDF describing the split graphs.")]
-AgentOpt = Annotated[str | None, typer.Option(help="IRI of the person or pipeline ingesting.")]
-ReviewerOpt = Annotated[str | None, typer.Option(help="IRI of the reviewer of every statement.")]
+MetaOpt = Annotated[
+    Path | None, typer.Option("--graph-metadata", metavar="FILE", help="RDF describing the split graphs.")
+]
+AgentOpt = Annotated[str | None, typer.Option(metavar="IRI", help="IRI of the person or pipeline ingesting.")]
+ReviewerOpt = Annotated[str | None, typer.Option(metavar="IRI", help="IRI of the reviewer of every statement.")]
 QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]
 LenientOpt = Annotated[
     bool,
@@ -232,7 +318,7 @@ def _ingest_command(*, dry_run: bool) -> Callable[..., None]:
         # The write lock is taken only to write: a refused ingest, or a dry run, leaves the store's
         # files as they were; a missing store reads as empty and is created only by a write.
         with (
-            ProvGraph.open(store, lazy_lock=True) as graph,
+            _open(store, lazy_lock=True) as graph,
             _progress(quiet or json) as progress,
             _json_on_rejection(json),
         ):
@@ -270,12 +356,12 @@ def _ingest_command(*, dry_run: bool) -> Callable[..., None]:
 
 app.command(
     "ingest",
-    help="Ingest a document: validate it with SHACL and store it as a named graph (all or nothing).",
+    help="Ingest a document into the store. It is validated with SHACL and stored as a named graph, all or nothing.",
 )(_ingest_command(dry_run=False))
 app.command(
     "validate",
-    help="Dry run: validate a document with SHACL and say what ingest would do. Nothing is written. "
-    "Exit code 0 when it conforms, 1 when it does not.",
+    help="Check a document without writing it. It is validated with SHACL and validate says what ingest "
+    "would do. Exit code 0 when it conforms, 1 when it does not.",
 )(_ingest_command(dry_run=True))
 
 
@@ -288,6 +374,8 @@ def sources(store: StoreOpt = DEFAULT_STORE, json: JsonOpt = False) -> None:
     with _open(store, read_only=True) as graph:
         found = graph.sources()
     if json:
+        from provgraph.models import SourceInfo
+
         _print_json(found, list[SourceInfo])
     else:
         render.sources(out, found)
@@ -295,22 +383,25 @@ def sources(store: StoreOpt = DEFAULT_STORE, json: JsonOpt = False) -> None:
 
 @app.command()
 def query(
-    sparql: Annotated[str | None, typer.Argument(help="The SPARQL query ('-' reads standard input).")] = None,
+    sparql: Annotated[
+        str | None, typer.Argument(metavar="SPARQL", help="The SPARQL query ('-' reads standard input).")
+    ] = None,
     store: StoreOpt = DEFAULT_STORE,
     file: Annotated[Path | None, typer.Option("--file", "-f", help="Read the query from a file.")] = None,
     fmt: Annotated[
         str,
         typer.Option(
             "--format",
+            metavar="FORMAT",
             help="table, json, xml, csv, tsv (SELECT/ASK); turtle, ntriples, nquads, trig, jsonld, "
-            "rdfxml (CONSTRUCT/DESCRIBE; default turtle).",
+            "rdfxml (CONSTRUCT/DESCRIBE; default turtle; ttl, nt, nq also).",
         ),
     ] = "table",
-    view: Annotated[
-        DatasetView, typer.Option(help="Default graph: current sources' union, all graphs, or the store's own.")
-    ] = DatasetView.CURRENT,
+    view: ViewOpt = DatasetView.CURRENT,
 ) -> None:
-    """Run a SPARQL 1.1 query. Prefixes pg: pgid: prov: rdf: rdfs: xsd: dcterms: owl: skos: sh: are predeclared."""
+    """Run a SPARQL 1.1 query.
+
+    Prefixes pg: pgid: prov: rdf: rdfs: xsd: dcterms: owl: skos: sh: are predeclared."""
     text = _query_text(sparql, file)
     with _open(store, read_only=True) as graph:
         result = graph.query(text, view=view)
@@ -337,32 +428,28 @@ def _query_text(sparql: str | None, file: Path | None) -> str:
     return sparql
 
 
-def _enum(kind: type[T], value: str, option: str) -> T:
-    try:
-        return kind(value)  # type: ignore[call-arg]
-    except ValueError:
-        allowed = ", ".join(v.value for v in kind)  # type: ignore[attr-defined]
-        raise typer.BadParameter(f"{value!r} is not one of {allowed}", param_hint=option) from None
-
-
 @app.command()
 def evidence(
-    subject: Annotated[str, typer.Option(help="Subject IRI.")],
-    predicate: Annotated[str, typer.Option(help="Predicate IRI.")],
+    subject: Annotated[str, typer.Option(metavar="IRI", help="Subject IRI.")],
+    predicate: Annotated[str, typer.Option(metavar="IRI", help="Predicate IRI.")],
     obj: Annotated[
         str | None,
-        typer.Option("--object", help="Object: an IRI, an N-Triples literal, or a plain value (any datatype)."),
+        typer.Option(
+            "--object", metavar="VALUE", help="Object: an IRI, an N-Triples literal, or a plain value (any datatype)."
+        ),
     ] = None,
     history: Annotated[bool, typer.Option("--history", help="Include superseded and revoked versions.")] = False,
     store: StoreOpt = DEFAULT_STORE,
     json: JsonOpt = False,
 ) -> None:
-    """Every statement across sources that supports a fact, with its provenance."""
+    """Every statement that supports a fact, with its provenance."""
     # the write lock only if the conflict records behind the facts' status are stale: stored
     # once then, instead of computed again on every call
-    with ProvGraph.open(store, lazy_lock=True) as graph:
+    with _open(store, lazy_lock=True, create=False) as graph:
         found = graph.evidence(subject, predicate, obj, include_history=history)
     if json:
+        from provgraph.models import Evidence
+
         _print_json(found, list[Evidence])
     else:
         render.evidence(out, found, subject=subject, predicate=predicate)
@@ -370,15 +457,27 @@ def evidence(
 
 @app.command()
 def export(
-    fmt: Annotated[ExportFormat, typer.Option("--format", help="Serialisation.")] = ExportFormat.TRIG,
+    fmt: Annotated[
+        ExportFormat,
+        typer.Option(
+            "--format",
+            parser=_choice(ExportFormat, "--format"),
+            metavar=_metavar(ExportFormat),
+            help="Serialisation (ttl, nt, nq, rdf also).",
+        ),
+    ] = ExportFormat.TRIG,
     graph_name: Annotated[
         str | None,
-        typer.Option("--graph", help="One graph: a graph IRI, a document key or IRI, or 'catalog'."),
+        typer.Option("--graph", metavar="GRAPH", help="One graph: a graph IRI, a document key or IRI, or 'catalog'."),
     ] = None,
-    output: Annotated[Path | None, typer.Option("--output", "-o", help="Write to a file, not stdout.")] = None,
+    output: Annotated[
+        Path | None, typer.Option("--output", "-o", metavar="FILE", help="Write to a file, not stdout.")
+    ] = None,
     store: StoreOpt = DEFAULT_STORE,
 ) -> None:
-    """Export the dataset (TriG, N-Quads, JSON-LD) or one graph (also Turtle, N-Triples, RDF/XML)."""
+    """Export the dataset or one graph.
+
+    The dataset as TriG, N-Quads or JSON-LD; one graph also as Turtle, N-Triples or RDF/XML."""
     with _open(store, read_only=True) as graph:
         if output is not None:
             with output.open("wb") as f:
@@ -390,7 +489,7 @@ def export(
 
 @app.command()
 def restore(
-    file: Annotated[Path, typer.Argument(help="A TriG, N-Quads or JSON-LD dump made by export.")],
+    file: Annotated[Path, typer.Argument(metavar="FILE", help="A TriG, N-Quads or JSON-LD dump made by export.")],
     store: StoreOpt = DEFAULT_STORE,
 ) -> None:
     """Load an exported dataset into an empty store."""
@@ -401,17 +500,17 @@ def restore(
 
 @app.command()
 def revoke(
-    document: Annotated[str, typer.Argument(help="Document key (id, URL or path) or IRI.")],
+    document: Annotated[str, typer.Argument(metavar="DOCUMENT", help="Document key (id, URL or path) or IRI.")],
     store: StoreOpt = DEFAULT_STORE,
     json: JsonOpt = False,
 ) -> None:
-    """Withdraw a document: its current version is marked revoked and no longer used."""
+    """Withdraw a document. Its current version is marked revoked and no longer used."""
     with _open(store, read_only=False) as graph:
         info = graph.revoke(document)
     if json:
         _print_json(info)
     else:
-        out.print(f"revoked {render.escape(info.title)} ({info.key})")
+        out.print(f"revoked {render.escape(info.title)} ({render.escape(info.key)})")
 
 
 @app.command()
@@ -430,65 +529,172 @@ def stats(store: StoreOpt = DEFAULT_STORE, json: JsonOpt = False) -> None:
 def serve(
     store: StoreOpt = DEFAULT_STORE,
     host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
-    port: Annotated[int, typer.Option(help="Port to listen on.")] = 8000,
+    port: Annotated[int, typer.Option(metavar="PORT", help="Port to listen on (0: any free port).")] = 8000,
+    token_file: Annotated[
+        Path | None,
+        typer.Option(
+            "--token-file",
+            metavar="FILE",
+            help="Read the bearer token for writes from this file (its first line). Without a token the server "
+            "is read-only.",
+        ),
+    ] = None,
     token: Annotated[
         str | None,
-        typer.Option(envvar="PROVGRAPH_TOKEN", help="Bearer token for writes (none: the server is read-only)."),
+        typer.Option(
+            envvar=TOKEN_ENV,
+            metavar="TOKEN",
+            show_envvar=True,
+            help=f"Bearer token for writes. Prefer ${TOKEN_ENV} or --token-file: a command line is "
+            "visible to every user of the machine (ps).",
+        ),
     ] = None,
     read_token: Annotated[bool, typer.Option("--read-token", help="Ask for the token on reads too.")] = False,
-    timeout: Annotated[float, typer.Option(help="Seconds a query may run.")] = 30.0,
+    timeout: Annotated[float, typer.Option(metavar="SECONDS", help="Seconds a query may run.")] = 30.0,
     max_result_bytes: Annotated[
-        int, typer.Option(help="Largest response (query results, exports, graphs), in bytes.")
+        int, typer.Option(metavar="BYTES", help="Largest response (query results, exports, graphs), in bytes.")
     ] = 200 * 1024 * 1024,
     max_upload_bytes: Annotated[
-        int, typer.Option(help="Largest request body (uploads, Graph Store writes, SPARQL), in bytes.")
+        int, typer.Option(metavar="BYTES", help="Largest request body (uploads, Graph Store writes, SPARQL), in bytes.")
     ] = 100 * 1024 * 1024,
-    view: Annotated[DatasetView, typer.Option(help="Default graph of queries.")] = DatasetView.CURRENT,
+    view: ViewOpt = DatasetView.CURRENT,
     query_workers: Annotated[
         int,
         typer.Option(
             min=0,
+            metavar="N",
             help="Worker processes that run reads, killed at the deadline (0: threads in this process, which "
             "answer 503 at the deadline but finish their computation).",
         ),
     ] = 2,
     allow_service: Annotated[
         list[str] | None,
-        typer.Option("--allow-service", help="Let SERVICE call this endpoint (repeatable; none: federation off)."),
+        typer.Option(
+            "--allow-service",
+            metavar="URL",
+            help="Let SERVICE call this endpoint (repeatable; none: federation off).",
+        ),
     ] = None,
     allow_load: Annotated[
         list[str] | None,
-        typer.Option("--allow-load", help="Let a SPARQL LOAD fetch this IRI (repeatable; none: LOAD off)."),
+        typer.Option(
+            "--allow-load", metavar="IRI", help="Let a SPARQL LOAD fetch this IRI (repeatable; none: LOAD off)."
+        ),
     ] = None,
     generator: Annotated[
         GeneratorKind,
-        typer.Option(help="Generator of POST /qa (openai: configured by $PROVGRAPH_LLM_MODEL and friends)."),
+        typer.Option(
+            parser=_choice(GeneratorKind, "--generator"),
+            metavar=_metavar(GeneratorKind),
+            help="Generator of POST /qa (openai: configured by $PROVGRAPH_LLM_MODEL and friends).",
+        ),
     ] = GeneratorKind.EXTRACTIVE,
 ) -> None:
-    """Serve the store over HTTP: SPARQL 1.1 Protocol at /sparql, Graph Store Protocol at /store,
-    the JSON API, the query page at /, OpenAPI docs at /docs."""
+    """Serve the store over HTTP.
+
+    SPARQL 1.1 Protocol at /sparql, Graph Store Protocol at /store, the JSON API, the query page
+    at /, OpenAPI docs at /docs.
+
+    Writes need a bearer token: give it in $PROVGRAPH_TOKEN or a file (--token-file), not with
+    --token, which shows it to every user of the machine in the process list."""
+    if token_file is not None and token is not None:
+        given = "--token" if os.environ.get(TOKEN_ENV) != token else f"${TOKEN_ENV}"
+        raise typer.BadParameter(f"give the token once: --token-file or {given}", param_hint="--token-file")
+    if token is not None and os.environ.get(TOKEN_ENV) != token:
+        # never the token itself: only that it was given where others can read it
+        err.print(
+            f"warning: --token is visible to every user of this machine (ps); prefer ${TOKEN_ENV} or --token-file"
+        )
+    secret = _read_token(token_file) if token_file is not None else token
+    if read_token and not secret:
+        raise typer.BadParameter(f"--read-token needs a token (--token-file or ${TOKEN_ENV})")
+    # Listen first: a port in use is a clear error before anything is opened or announced.
+    listener = _listen(host, port)
+    # A SIGTERM from here on closes the store (and removes its holder file), whenever it comes.
+    # uvicorn raises the signal that stopped it again once it is done: with the default handler
+    # that would end the process before the store is closed.
+    previous = signal.signal(signal.SIGTERM, _stop)
+    try:
+        _serve(
+            store,
+            listener,
+            secret=secret,
+            read_token=read_token,
+            timeout=timeout,
+            max_result_bytes=max_result_bytes,
+            max_upload_bytes=max_upload_bytes,
+            view=view,
+            query_workers=query_workers,
+            allow_service=allow_service,
+            allow_load=allow_load,
+            generator=generator,
+        )
+    except (_Stopped, KeyboardInterrupt):
+        pass
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+        listener.close()
+    # The store is closed (flushed, holder file removed). A thread still in a query cannot be
+    # stopped, and the interpreter's exit could wait on it or tear the store down under it: leave.
+    if threading.active_count() > 1:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(0)
+
+
+def _read_token(path: Path) -> str:
+    try:
+        text = path.read_text("utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) else "not UTF-8 text"
+        raise typer.BadParameter(f"cannot read {path}: {reason}", param_hint="--token-file") from exc
+    first = text.splitlines()[0].strip() if text.strip() else ""
+    if not first:
+        raise typer.BadParameter(f"{path} is empty: write the token on its first line", param_hint="--token-file")
+    return first
+
+
+def _listen(host: str, port: int) -> socket.socket:
+    """The server's listening socket, bound as uvicorn binds it."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family=family)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        where = f"[{host}]:{port}" if family == socket.AF_INET6 else f"{host}:{port}"
+        if exc.errno == errno.EADDRINUSE:
+            reason = "the port is in use by another program (stop it, or choose another --port)"
+        else:
+            reason = exc.strerror or str(exc)
+        raise InputError(f"cannot listen on {where}: {reason}") from exc
+    sock.set_inheritable(True)
+    return sock
+
+
+def _serve(store: Path, listener: socket.socket, *, secret: str | None, **options: Any) -> None:
     import uvicorn
+    from pydantic import SecretStr
 
     from provgraph.http import ServerSettings, create_app
 
-    if read_token and token is None:
-        raise typer.BadParameter("--read-token needs --token")
     settings = ServerSettings(
-        token=SecretStr(token) if token else None,
-        read_token=read_token,
-        query_timeout=timeout,
-        max_result_bytes=max_result_bytes,
-        max_upload_bytes=max_upload_bytes,
-        query_workers=query_workers,
-        default_view=view,
-        federation=bool(allow_service),
-        service_allow=tuple(allow_service or ()),
-        load_allow=tuple(allow_load or ()),
-        answer_generator=generator,
+        token=SecretStr(secret) if secret else None,
+        read_token=options["read_token"],
+        query_timeout=options["timeout"],
+        max_result_bytes=options["max_result_bytes"],
+        max_upload_bytes=options["max_upload_bytes"],
+        query_workers=options["query_workers"],
+        default_view=options["view"],
+        federation=bool(options["allow_service"]),
+        service_allow=tuple(options["allow_service"] or ()),
+        load_allow=tuple(options["allow_load"] or ()),
+        answer_generator=options["generator"],
     )
+    host, port = listener.getsockname()[:2]
+    where = f"[{host}]:{port}" if listener.family == socket.AF_INET6 else f"{host}:{port}"
     with _open(store, read_only=False) as graph:
-        mode = "writes need the token" if token else "read-only: no --token"
-        err.print(f"provgraph serving {store} on http://{host}:{port}/sparql ({mode})")
         app = create_app(graph, settings)
         reader = app.state.reader
 
@@ -499,27 +705,15 @@ def serve(
                 reader.close()
                 await super().shutdown(sockets)
 
-        # uvicorn raises the signal that stopped it again once it is done: with the default
-        # SIGTERM handler that would end the process before the store is closed.
-        previous = signal.signal(signal.SIGTERM, _stop)
         try:
+            mode = "writes need the token" if secret else "read-only: no token"
+            err.print(f"provgraph serving {store} on http://{where}/sparql ({mode})")
             # On SIGTERM/SIGINT requests get a few seconds to finish, not the query timeout: a read
             # still computing in a thread is abandoned, one in a worker process is killed.
-            config = uvicorn.Config(
-                app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=SHUTDOWN_GRACE
-            )
-            Server(config).run()
-        except (_Stopped, KeyboardInterrupt):
-            pass
+            config = uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=SHUTDOWN_GRACE)
+            Server(config).run(sockets=[listener])
         finally:
-            signal.signal(signal.SIGTERM, previous)
             reader.close()
-    # The store is closed (flushed, holder file removed). A thread still in a query cannot be
-    # stopped, and the interpreter's exit could wait on it or tear the store down under it: leave.
-    if threading.active_count() > 1:
-        sys.stdout.flush()
-        sys.stderr.flush()
-        os._exit(0)
 
 
 class _Stopped(Exception):  # noqa: N818 - a signal, not an error
@@ -533,11 +727,14 @@ def _stop(_signum: int, _frame: object) -> None:
 @app.command()
 def demo(
     store: Annotated[
-        Path | None, typer.Option("--store", help="Keep the demo store here (default: in memory).")
+        Path | None, typer.Option("--store", metavar="DIR", help="Keep the demo store here (default: in memory).")
     ] = None,
 ) -> None:
-    """A short tour on the bundled data: ingest, sources, evidence, SPARQL, conflicts, a grounded answer."""
+    """A short tour on the bundled data.
+
+    Ingest, sources, evidence, SPARQL, conflicts, a grounded answer."""
     from provgraph.cli.demo import run_demo
+    from provgraph.graph import ProvGraph
 
     graph = ProvGraph.open(store) if store is not None else ProvGraph.memory()
     with graph:

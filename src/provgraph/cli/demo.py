@@ -86,8 +86,13 @@ def run_demo(pg: ProvGraph, out: Console) -> None:
     )
 
     out.print(Rule("2. Sources (the catalog)"))
-    render.sources(out, [s for s in pg.sources() if "Amsterdam" in s.title or "example.org" in s.key])
-    out.print(f"... {len(pg.sources())} documents in all")
+    everyone = pg.sources()
+    shown = [s for s in everyone if "Amsterdam" in s.title or "example.org" in s.key]
+    out.print(
+        f"The catalog holds {len(everyone)} documents; Amsterdam's articles and the aspirin examples "
+        "(provgraph sources lists them all):"
+    )
+    render.sources(out, shown, total=len(everyone))
 
     out.print(Rule("3. All evidence for a fact: Amsterdam's population, per source"))
     subject, predicate = "http://dbpedia.org/resource/Amsterdam", "http://dbpedia.org/ontology/populationTotal"

@@ -2,15 +2,32 @@
 
 from __future__ import annotations
 
-from rich.console import Console
-from rich.markup import escape as _escape
-from rich.table import Table
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from provgraph.models import Evidence, IngestReport, SourceInfo
+from rich.markup import escape as _escape
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from provgraph.models import Evidence, IngestReport, SourceInfo
 
 
 def escape(text: str) -> str:
     return _escape(text)
+
+
+def columns(out: Console, headers: Sequence[str], rows: Sequence[Sequence[str]]) -> None:
+    """Rows in aligned columns, nothing cut and no box: IRIs and keys stay whole on their line, to
+    be copied. The last column (a title, free text) may run past the terminal's width."""
+    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(headers[:-1])]
+
+    def line(cells: Sequence[str]) -> str:
+        return "  ".join([*(c.ljust(w) for c, w in zip(cells, widths, strict=False)), cells[-1]]).rstrip()
+
+    out.print(f"[bold]{escape(line(headers))}[/]")
+    for row in rows:
+        out.print(line(row), markup=False)
 
 
 def _short(text: str | None, width: int = 70) -> str:
@@ -58,24 +75,31 @@ def validation_report(out: Console, report: IngestReport) -> None:
         out.print(f"... and {v.issue_count - len(v.issues)} more")
 
 
-def sources(out: Console, found: list[SourceInfo]) -> None:
+def sources(out: Console, found: list[SourceInfo], *, total: int | None = None) -> None:
+    """The documents in aligned columns; ``total``: how many the store holds, when ``found`` is a part."""
     if not found:
         out.print("no source documents yet (provgraph ingest FILE)")
         return
-    table = Table("title", "key", "tier", "version", "status", "statements", "versions")
+    rows = []
     for s in found:
         newest = s.versions[0]
-        table.add_row(
-            escape(_short(s.title, 40)),
-            escape(_short(s.key, 50)),
-            str(s.tier),
-            str(newest.version),
-            s.status.value,
-            str(newest.statements),
-            str(len(s.versions)),
+        rows.append(
+            [
+                s.key,
+                str(s.tier),
+                str(newest.version),
+                s.status.value,
+                str(newest.statements),
+                str(len(s.versions)),
+                s.title,
+            ]
         )
-    out.print(table)
-    out.print(f"{len(found)} document{'s' if len(found) != 1 else ''}")
+    # keys whole: revoke, related and ask --document take them
+    columns(out, ["key", "tier", "version", "status", "statements", "versions", "title"], rows)
+    if total is not None and total != len(found):
+        out.print(f"{len(found)} of {total} documents shown")
+    else:
+        out.print(f"{len(found)} document{'s' if len(found) != 1 else ''}")
 
 
 def evidence(out: Console, found: list[Evidence], *, subject: str, predicate: str) -> None:
@@ -93,6 +117,8 @@ def evidence(out: Console, found: list[Evidence], *, subject: str, predicate: st
         if first.fact_status is not None and first.fact_confidence is not None:
             standing = f"{first.fact_status.value}, confidence {first.fact_confidence:.2f}"
             out.print(f"  {escape(_short(_value(value), 50))}: {standing}")
+    from rich.table import Table
+
     table = Table("value", "source", "tier", "conf.", "method", "status", "passage / provenance")
     for e in found:
         detail = _short(e.passage.text, 60) if e.passage else ""

@@ -4,32 +4,39 @@ Registered on the main app by importing this module."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Console
-from rich.table import Table
 
 from provgraph.cli import render
-from provgraph.cli.app import DEFAULT_STORE, JsonOpt, StoreOpt, _enum, _print_json, app, out
-from provgraph.graph import ProvGraph
-from provgraph.trust.models import Conflict, ResolutionStrategy
+from provgraph.cli.app import DEFAULT_STORE, JsonOpt, StoreOpt, _choice, _metavar, _open, _print_json, app, out
+from provgraph.options import ResolutionStrategy
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from provgraph.trust.models import Conflict
 
 ontology_app = typer.Typer(
     name="ontology",
-    help="What your predicates mean: OWL/RDFS ontologies, policy files and SHACL shapes in the ontology graph.",
+    help="What your predicates mean. OWL/RDFS ontologies, policy files and SHACL shapes in the ontology graph.",
     no_args_is_help=True,
+    rich_markup_mode=None,
 )
 app.add_typer(ontology_app, name="ontology")
 
 
 @ontology_app.command("add")
 def ontology_add(
-    file: Annotated[Path, typer.Argument(help="An RDF file: OWL/RDFS ontology, policy file or SHACL shapes.")],
+    file: Annotated[
+        Path, typer.Argument(metavar="FILE", help="An RDF file: OWL/RDFS ontology, policy file or SHACL shapes.")
+    ],
     store: StoreOpt = DEFAULT_STORE,
 ) -> None:
-    """Add an ontology or policy file to the ontology graph (not a source document)."""
-    with ProvGraph.open(store, lazy_lock=True) as graph:
+    """Add an ontology or a policy file.
+
+    It goes to the ontology graph, not to the sources."""
+    with _open(store, lazy_lock=True) as graph:
         triples = graph.add_ontology(file)
     out.print(f"{render.escape(str(file))}: {triples} triples added to the ontology graph")
 
@@ -37,25 +44,34 @@ def ontology_add(
 @app.command()
 def conflicts(
     strategy: Annotated[
-        str | None,
-        typer.Option(help="Rank values by this strategy: " + ", ".join(s.value for s in ResolutionStrategy) + "."),
+        ResolutionStrategy | None,
+        typer.Option(
+            parser=_choice(ResolutionStrategy, "--strategy"),
+            metavar=_metavar(ResolutionStrategy),
+            help="Rank values by this strategy.",
+        ),
     ] = None,
-    subject: Annotated[str | None, typer.Option(help="Only conflicts about this entity (IRI).")] = None,
-    predicate: Annotated[str | None, typer.Option(help="Only conflicts of this predicate (IRI).")] = None,
+    subject: Annotated[str | None, typer.Option(metavar="IRI", help="Only conflicts about this entity (IRI).")] = None,
+    predicate: Annotated[
+        str | None, typer.Option(metavar="IRI", help="Only conflicts of this predicate (IRI).")
+    ] = None,
     detect: Annotated[
         bool, typer.Option("--detect", help="Run detection now and record the resolution (with --strategy).")
     ] = False,
     store: StoreOpt = DEFAULT_STORE,
     json: JsonOpt = False,
 ) -> None:
-    """Where current sources disagree: every value with its sources, the preferred one and why."""
-    chosen = _enum(ResolutionStrategy, strategy, "--strategy") if strategy is not None else None
+    """Where current sources disagree.
+
+    Every value with its sources, the preferred one and why."""
     # the write lock is taken only if something gets written (records of a fresh detection run)
-    with ProvGraph.open(store, lazy_lock=True) as graph:
+    with _open(store, lazy_lock=True, create=False) as graph:
         if detect:
-            graph.detect_conflicts(strategy=chosen)
-        found = graph.conflicts(subject=subject, predicate=predicate, strategy=chosen)
+            graph.detect_conflicts(strategy=strategy)
+        found = graph.conflicts(subject=subject, predicate=predicate, strategy=strategy)
     if json:
+        from provgraph.trust.models import Conflict
+
         _print_json(found, list[Conflict])
     else:
         show(found)
@@ -71,6 +87,8 @@ def _short(term: str, width: int = 60) -> str:
 
 
 def show(found: list[Conflict], console: Console = out) -> None:
+    from rich.table import Table
+
     if not found:
         console.print("no conflicts across current sources")
         return

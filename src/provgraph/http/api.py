@@ -368,8 +368,10 @@ def api_router(pg: ProvGraph, settings: ServerSettings, reader: reads.Reader) ->
         document: Annotated[
             str,
             PathParam(
-                description="the document's key (its id or URL) or its IRI, URL-encoded",
-                examples=["https%3A%2F%2Fexample.org%2Faspirin"],
+                description="the document's key (its id or URL) or its IRI, URL-encoded in the path "
+                "(/sources/https%3A%2F%2Fexample.org%2Faspirin; /docs encodes it)",
+                # the plain key: Swagger UI encodes the example it sends, an encoded one twice
+                examples=["https://example.org/aspirin"],
             ),
         ],
     ) -> SourceInfo:

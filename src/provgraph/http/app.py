@@ -21,7 +21,7 @@ from provgraph.http.page import page_router
 from provgraph.http.reads import Reader
 from provgraph.http.relations import relations_router
 from provgraph.http.settings import ServerSettings
-from provgraph.http.sparql import sparql_router
+from provgraph.http.sparql import QueryFastPath, sparql_router
 from provgraph.http.trust import trust_router
 
 
@@ -51,6 +51,8 @@ def create_app(pg: ProvGraph, settings: ServerSettings | None = None) -> FastAPI
     errors.install(app)
     openapi.install(app)
     app.add_middleware(BodyLimit, limit=settings.max_upload_bytes)
+    # last added, so first to see a request: small queries by GET skip the routing
+    app.add_middleware(QueryFastPath, pg=pg, settings=settings, reader=reader)
     app.include_router(sparql_router(pg, settings, reader))
     app.include_router(store_router(pg, settings, reader))
     app.include_router(api_router(pg, settings, reader))

@@ -15,7 +15,8 @@ def require(request: Request, settings: ServerSettings, *, write: bool) -> None:
     if write and settings.token is None:
         raise HttpError(
             403,
-            "this server is read-only: the operator set no write token (provgraph serve --token, or PROVGRAPH_TOKEN)",
+            "this server is read-only: the operator set no write token "
+            "(provgraph serve with PROVGRAPH_TOKEN or --token-file)",
         )
     if not write and not settings.read_token:
         return

@@ -23,6 +23,9 @@ class QueryAnswer:
     status: int
     body: bytes
     media_type: str = "text/plain; charset=utf-8"
+    #: Oxigraph's syntax error (message, line, column), for the server to word against the text
+    #: as the user wrote it
+    syntax: tuple[str, int | None, int | None] | None = None
 
 
 #: The bodies of the two stops, which the router words for people.

@@ -136,7 +136,7 @@ class Reader:
         if self.pool is not None:
             if records and self._records is not None:
                 self._records.poke(records)
-            outcome = await self.threads.run(self.pool.run, CallTask(function, args, kwargs), timeout, timeout=None)
+            outcome = await self.pool.run(CallTask(function, args, kwargs), timeout)
             if outcome is None:
                 raise self.timeout_error()
             if outcome == BUSY:

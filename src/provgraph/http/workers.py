@@ -8,16 +8,25 @@ Rust API only), and a thread cannot be killed. A worker opens the newest checkpo
 since: a checkpoint has no write-ahead log to replay and nobody writes it, unlike a read-only
 open of the live store. A read past its deadline has its worker killed and replaced; the client
 gets the 503 at the deadline.
+
+The server talks to its workers from the event loop, over a socket pair: a request hands its
+task to an idle worker and awaits the answer, with no thread in between (a thread per request,
+and a pipe read in it, cost more than a small query). What crosses is small: a query goes as the
+text the engine runs and its dataset, and comes back as the body Oxigraph serialised.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import dataclasses
 import multiprocessing
 import pickle
+import socket
+import struct
 import threading
 import time
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
@@ -25,13 +34,18 @@ from pathlib import Path
 from typing import Any
 
 from provgraph.http.evaluate import QueryAnswer, answer
-from provgraph.query import PreparedQuery
+from provgraph.query import QueryDataset
 from provgraph.store.snapshots import Snapshots
 
 
 @dataclass(frozen=True)
 class QueryTask:
-    prepared: PreparedQuery
+    """A prepared query as plain values (what crosses to the worker is small: the text the engine
+    runs, not the tokens it was read from)."""
+
+    text: str
+    dataset: QueryDataset
+    base_iri: str | None
     accept: str | None
     max_bytes: int
     deadline: float  # time.time() seconds: comparable across processes
@@ -58,6 +72,9 @@ class CallOutcome:
 BUSY = "busy"
 DIED = "died"
 STOPPED = "stopped"
+
+#: Answers larger than this are unpickled off the event loop.
+_LARGE = 1 << 20
 
 
 def _portable(exc: BaseException) -> BaseException:
@@ -109,10 +126,11 @@ def _serve(conn: Connection, store: str) -> None:
             continue
         try:
             try:
-                prepared = task.prepared
-                raw = pg.backend.query(prepared.text, base_iri=prepared.base_iri, **prepared.dataset.kwargs())  # type: ignore[arg-type]
+                raw = pg.backend.query(task.text, base_iri=task.base_iri, **task.dataset.kwargs())  # type: ignore[arg-type]
             except SyntaxError as exc:
-                raise task.prepared.error(exc) from exc
+                # the server words it against the text as written, which it has and this one has not
+                conn.send(QueryAnswer(400, b"", syntax=(str(exc.msg or exc), exc.lineno, exc.offset)))
+                continue
             except (ValueError, RuntimeError, OSError) as exc:
                 raise QueryError(str(exc)) from exc
             answered = answer(QueryResult(raw), accept=task.accept, max_bytes=task.max_bytes, deadline=task.deadline)
@@ -125,34 +143,80 @@ def _serve(conn: Connection, store: str) -> None:
 
 
 class _Worker:
+    """One worker process and the server's end of its socket. The server talks to it from the event
+    loop (asyncio streams over the socket, in :mod:`multiprocessing.connection`'s framing, which
+    the worker reads and writes with a plain Connection): no thread between a request and its
+    worker."""
+
     def __init__(self, context: Any, store: str) -> None:
-        self.conn, child = context.Pipe()
+        ours, theirs = socket.socketpair()
+        child = Connection(theirs.detach())
         self.process = context.Process(target=_serve, args=(child, store), daemon=True)
         self.process.start()
         child.close()
+        self._socket: socket.socket | None = ours
+        self._reader: asyncio.StreamReader | None = None
+        self._writer: asyncio.StreamWriter | None = None
         self.ready = False
         self.snapshot: Path | None = None  # the checkpoint it has open
         self._lock = threading.Lock()
         self._killed = False
 
-    def wait_ready(self) -> None:
-        if not self.ready and self.conn.poll(60):
-            self.ready = self.conn.recv() == "ready"
+    async def _streams(self) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+        if self._reader is None or self._writer is None:
+            if self._socket is None:
+                raise EOFError("the worker was killed")
+            self._reader, self._writer = await asyncio.open_unix_connection(sock=self._socket)
+            self._socket = None  # the transport owns it now
+        return self._reader, self._writer
+
+    async def wait_ready(self) -> None:
+        """The worker's imports done (a query's deadline must not pay for starting a worker)."""
+        if not self.ready:
+            self.ready = await asyncio.wait_for(self._receive(), 60) == "ready"
+
+    async def exchange(self, message: object) -> Any:
+        _, writer = await self._streams()
+        data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
+        size = len(data)
+        writer.write((struct.pack("!i", size) if size < 0x7FFFFFFF else struct.pack("!iQ", -1, size)) + data)
+        await writer.drain()
+        return await self._receive()
+
+    async def _receive(self) -> Any:
+        reader, _ = await self._streams()
+        (size,) = struct.unpack("!i", await reader.readexactly(4))
+        if size == -1:
+            (size,) = struct.unpack("!Q", await reader.readexactly(8))
+        data = await reader.readexactly(size)
+        if size > _LARGE:
+            return await asyncio.to_thread(pickle.loads, data)
+        return pickle.loads(data)
 
     def kill(self) -> None:
-        # called by the request using it and by close() at shutdown, maybe at the same time
+        # called by the request using it and by close() at shutdown, maybe at the same time and
+        # from another thread: the process is killed here, its transport is left to the loop
         with self._lock:
             if self._killed:
                 return
             self._killed = True
         self.process.kill()
-        self.process.join(timeout=5)
-        with contextlib.suppress(OSError):
-            self.conn.close()
+        threading.Thread(target=self.process.join, args=(5,), daemon=True).start()
+        if self._socket is not None:
+            with contextlib.suppress(OSError):
+                self._socket.close()
+
+    def discard(self) -> None:
+        """Kill it and close its transport (on the event loop)."""
+        self.kill()
+        if self._writer is not None:
+            with contextlib.suppress(Exception):
+                self._writer.close()
 
 
 class QueryPool:
-    """A fixed number of worker processes over the checkpoints of a store."""
+    """A fixed number of worker processes over the checkpoints of a store, used from one event
+    loop."""
 
     def __init__(self, snapshots: Snapshots, size: int) -> None:
         self._snapshots = snapshots
@@ -160,76 +224,122 @@ class QueryPool:
         self._context = multiprocessing.get_context("spawn")
         self._idle: list[_Worker] = [_Worker(self._context, self._store) for _ in range(size)]
         self._all = set(self._idle)  # idle or busy: close() ends them all
+        self._waiting: deque[asyncio.Future[_Worker | None]] = deque()
+        self._loop: asyncio.AbstractEventLoop | None = None
         self._lock = threading.Lock()
-        self._available = threading.Semaphore(size)
         self._closed = False
         self.killed = 0
 
-    def run(self, task: QueryTask | CallTask, timeout: float) -> QueryAnswer | CallOutcome | str | None:
+    async def run(self, task: QueryTask | CallTask, timeout: float) -> QueryAnswer | CallOutcome | str | None:
         """The worker's answer within ``timeout`` seconds (not counting a new worker's start);
         :data:`BUSY` when no worker was free by then, :data:`DIED` when the worker died,
         :data:`STOPPED` when the pool is closed, None when the deadline passed (the worker was
         killed)."""
         queued = time.monotonic()
-        if not self._available.acquire(timeout=timeout):
-            return BUSY
+        worker = await self._take(timeout)
+        if worker is None:
+            return STOPPED if self._closed else BUSY
         # the deadline counts from the request: what it waited for a worker is gone from it
         timeout -= time.monotonic() - queued
         if timeout <= 0.01:  # a worker freed up just at the deadline: no time left to use it
-            self._available.release()
+            self._give(worker)
             return BUSY
-        with self._lock:
-            if self._closed:
-                self._available.release()
-                return STOPPED
-            worker = self._idle.pop()
-        snapshot = self._snapshots.acquire()
-        alive = True
+        snapshot = self._snapshots.acquire(wait=False)
+        if snapshot is None:  # a checkpoint is to be made (a flush): off the event loop
+            snapshot = await asyncio.to_thread(self._snapshots.acquire)
+        alive = False
         try:
-            worker.wait_ready()
+            await worker.wait_ready()
             if isinstance(task, QueryTask):
                 # the time from now: a worker that was still starting must not have eaten it
                 task = dataclasses.replace(task, deadline=time.time() + timeout)
-            worker.conn.send((str(snapshot), task))
-            if worker.conn.poll(timeout):
-                found: QueryAnswer | CallOutcome = worker.conn.recv()
-                return found
-            alive = False
-            self.killed += 1
-            return None
-        except (EOFError, OSError, BrokenPipeError):
-            alive = False  # it died (out of memory?), or the server is stopping: replace it, report it
+            try:
+                found: QueryAnswer | CallOutcome = await asyncio.wait_for(
+                    worker.exchange((str(snapshot), task)), timeout
+                )
+            except TimeoutError:
+                self.killed += 1
+                return None
+            alive = True
+            return found
+        except (EOFError, OSError, asyncio.IncompleteReadError, TimeoutError):
+            # it died (out of memory?), or the server is stopping: replace it, report it
             return STOPPED if self._closed else DIED
         finally:
+            # not alive also when the request was cancelled mid-exchange: what the worker is
+            # doing then is unknown, so it goes
             if alive:
                 previous, worker.snapshot = worker.snapshot, snapshot
                 if previous is not None:
                     self._snapshots.release(previous)
             else:
-                worker.kill()
+                worker.discard()
                 self._snapshots.release(snapshot)
                 if worker.snapshot is not None:
                     self._snapshots.release(worker.snapshot)
-            with self._lock:
-                if not alive:
+                with self._lock:
                     self._all.discard(worker)
                     if not self._closed:
                         worker = _Worker(self._context, self._store)
                         self._all.add(worker)
-                if self._closed:
-                    worker.kill()
-                else:
-                    self._idle.append(worker)
-            self._available.release()
+            if self._closed:
+                worker.discard()
+            else:
+                self._give(worker)
+
+    async def _take(self, timeout: float) -> _Worker | None:
+        """An idle worker, waiting at most ``timeout`` seconds for one (None: none came, or the
+        pool was closed)."""
+        if self._closed:
+            return None
+        if self._loop is None:
+            self._loop = asyncio.get_running_loop()
+        if self._idle:
+            return self._idle.pop()
+        waiter: asyncio.Future[_Worker | None] = self._loop.create_future()
+        self._waiting.append(waiter)
+        try:
+            return await asyncio.wait_for(asyncio.shield(waiter), timeout)
+        except TimeoutError:
+            if waiter.done() and waiter.result() is not None:
+                return waiter.result()  # handed one just at the deadline: the caller gives it back
+            waiter.cancel()
+            return None
+        finally:
+            with contextlib.suppress(ValueError):
+                self._waiting.remove(waiter)
+
+    def _give(self, worker: _Worker) -> None:
+        while self._waiting:
+            waiter = self._waiting.popleft()
+            if not waiter.done():
+                waiter.set_result(worker)
+                return
+        self._idle.append(worker)
 
     def close(self) -> None:
-        """End every worker, busy ones too: a read still waiting for one gets :data:`DIED`."""
+        """End every worker, busy ones too: a read still waiting for one gets :data:`STOPPED`.
+        Callable from any thread."""
         with self._lock:
+            if self._closed:
+                return
             self._closed = True
             workers, self._all = list(self._all), set()
-            self._idle.clear()
         for worker in workers:
             worker.kill()
+        loop = self._loop
+        if loop is not None:
+            with contextlib.suppress(RuntimeError):  # the loop is closed: nobody waits any more
+                loop.call_soon_threadsafe(self._wake_all)
+
+    def _wake_all(self) -> None:
+        while self._waiting:
+            waiter = self._waiting.popleft()
+            if not waiter.done():
+                waiter.set_result(None)
+        for worker in self._idle:
+            worker.discard()
+        self._idle.clear()
 
 
 __all__ = ["BUSY", "DIED", "STOPPED", "CallOutcome", "CallTask", "QueryPool", "QueryTask"]

@@ -20,10 +20,9 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime
 from functools import lru_cache
 from pathlib import Path
-from typing import IO
+from typing import IO, TYPE_CHECKING
 from urllib.parse import unquote, urlsplit
 
-import rdflib
 from pyoxigraph import NamedNode, RdfFormat, Store
 
 from provgraph.errors import (
@@ -55,6 +54,9 @@ from provgraph.resources import shapes_dir
 from provgraph.store import catalog, changes, view
 from provgraph.store.base import Backend
 from provgraph.vocab import CURRENT_VIEW, XSD_NS, activity_iri, document_iri, graph_iri
+
+if TYPE_CHECKING:
+    import rdflib
 
 #: Graphs with more statements than this are written with Oxigraph's bulk loader (not
 #: transactional; the catalog commit keeps the ingest atomic, see ProvGraph.recover).

@@ -35,28 +35,30 @@ import threading
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import rdflib
 from pyoxigraph import RdfFormat, Store
-from pyshacl import validate as shacl_validate
-from pyshacl.graph_abstraction import DataGraph
-from rdflib.namespace import SH
 
 from provgraph.errors import InputError, ProvGraphError
 from provgraph.models import ValidationIssue
 from provgraph.resources import builtin_shape_files
+
+if TYPE_CHECKING:
+    import rdflib
+
+# rdflib and pySHACL are imported by the functions that validate, not with this module: they cost
+# half a second, and commands that never validate (query, serve, ask) should not pay it.
 
 #: Issues kept in a report; validation stops submitting chunks once this many were found.
 MAX_ISSUES = 100
 #: Statements (or passages) per validation chunk.
 CHUNK_STATEMENTS = 2000
 
-_TARGETS = (SH.targetClass, SH.targetNode, SH.targetSubjectsOf, SH.targetObjectsOf, SH.target)
-
 
 def load_shapes(files: Sequence[Path]) -> rdflib.Graph:
     """Parse shape files (Turtle or any RDF syntax rdflib reads) into one hoisted shapes graph."""
+    import rdflib
+
     graph = rdflib.Graph()
     for path in files:
         if not path.is_file():
@@ -71,14 +73,18 @@ def load_shapes(files: Sequence[Path]) -> rdflib.Graph:
 
 def hoist_property_shapes(graph: rdflib.Graph) -> rdflib.Graph:
     """Give each safely hoistable property shape its node shape's targets (see module doc)."""
+    import rdflib
+    from rdflib.namespace import SH
+
+    kinds = (SH.targetClass, SH.targetNode, SH.targetSubjectsOf, SH.targetObjectsOf, SH.target)
     referenced = {o for _, p, o in graph if p != SH.property and isinstance(o, rdflib.term.Node)}
     for node_shape, prop_shape in list(graph.subject_objects(SH.property)):
-        targets = [(p, o) for p in _TARGETS for o in graph.objects(node_shape, p)]
+        targets = [(p, o) for p in kinds for o in graph.objects(node_shape, p)]
         if not targets or node_shape in referenced:
             continue
         if len(list(graph.subjects(SH.property, prop_shape))) != 1:
             continue
-        if any(True for p in _TARGETS for _ in graph.objects(prop_shape, p)):
+        if any(True for p in kinds for _ in graph.objects(prop_shape, p)):
             continue
         if (node_shape, SH.deactivated, rdflib.Literal(True)) in graph:
             continue
@@ -112,6 +118,9 @@ def validate_store(store: Store, shapes: rdflib.Graph) -> tuple[list[ValidationI
 
 
 def _validate_store(store: Store, shapes: rdflib.Graph) -> tuple[list[ValidationIssue], int]:
+    from pyshacl import validate as shacl_validate
+    from pyshacl.graph_abstraction import DataGraph
+
     try:
         conforms, results, _text = shacl_validate(
             DataGraph.from_oxigraph_store(store),
@@ -134,6 +143,8 @@ def validate_ntriples(text: str, shapes: rdflib.Graph) -> tuple[list[ValidationI
 
 
 def _term(node: Any) -> str | None:
+    import rdflib
+
     if node is None:
         return None
     if isinstance(node, rdflib.URIRef):
@@ -144,6 +155,9 @@ def _term(node: Any) -> str | None:
 
 
 def _issues(results: Any) -> tuple[list[ValidationIssue], int]:
+    import rdflib
+    from rdflib.namespace import SH
+
     issues: list[ValidationIssue] = []
     found = list(results.subjects(rdflib.RDF.type, SH.ValidationResult))
     for result in found[:MAX_ISSUES]:
@@ -172,6 +186,8 @@ _worker_shapes: rdflib.Graph | None = None
 
 def _init_worker(shapes_nt: str, parent: int) -> None:
     global _worker_shapes
+    import rdflib
+
     _die_with_parent(parent)
     _worker_shapes = rdflib.Graph().parse(data=shapes_nt, format="nt")
 

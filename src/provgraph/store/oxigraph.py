@@ -56,8 +56,11 @@ class OxigraphBackend:
         return cls(Store(), location=None, read_only=False)
 
     @classmethod
-    def open(cls, path: str | os.PathLike[str], *, read_only: bool = False, lazy: bool = False) -> OxigraphBackend:
-        """Open the store directory ``path``: read-write (created if missing) by default.
+    def open(
+        cls, path: str | os.PathLike[str], *, read_only: bool = False, lazy: bool = False, create: bool = True
+    ) -> OxigraphBackend:
+        """Open the store directory ``path``: read-write (created if missing unless ``create`` is
+        false) by default.
 
         ``lazy`` opens an existing store read-only and takes the write lock at the first write,
         so a process that ends up writing nothing (an ingest refused by SHACL) leaves every file
@@ -66,15 +69,13 @@ class OxigraphBackend:
         root = Path(path)
         db = root / _DB_DIR
         exists = (db / "CURRENT").exists()
+        if not exists and (read_only or not create):
+            raise StoreNotFoundError(f"no provgraph store at {root} (ingest a document to create one, or pass --store)")
         if lazy and not read_only and not exists:
             _check_store_dir(root)
             # Nothing to read yet: an empty view, and nothing created until the first write.
             return cls(Store(), location=root, read_only=False, lazy=True)
         if read_only or (lazy and exists):
-            if not exists:
-                raise StoreNotFoundError(
-                    f"no provgraph store at {root} (ingest a document to create one, or pass --store)"
-                )
             return cls(_open_read_only(db, root), location=root, read_only=read_only, lazy=not read_only)
         return cls(_open_read_write(root), location=root, read_only=False)
 
@@ -351,8 +352,11 @@ def _write_holder(root: Path) -> None:
     }
     with contextlib.suppress(OSError):
         path = root / _HOLDER_FILE
-        path.write_text(json.dumps(info), "utf-8")
-        path.chmod(0o600)
+        # created private (mode 600), never readable by others for a moment before a chmod
+        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(descriptor, "w", encoding="utf-8") as f:
+            f.write(json.dumps(info))
+        path.chmod(0o600)  # a file left by an older version keeps its mode on O_TRUNC
 
 
 def _remove_holder(root: Path) -> None:

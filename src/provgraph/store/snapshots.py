@@ -17,6 +17,7 @@ import contextlib
 import itertools
 import shutil
 import threading
+import typing
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -74,10 +75,25 @@ class Snapshots:
         this once its write is done, so that the first reader after it need not wait)."""
         return self._current(reader=False, hold=False)
 
-    def acquire(self) -> Path:
+    @typing.overload
+    def acquire(self) -> Path: ...
+    @typing.overload
+    def acquire(self, *, wait: bool) -> Path | None: ...
+
+    def acquire(self, *, wait: bool = True) -> Path | None:
         """The newest checkpoint, for a reader to open: counted as open until :meth:`release`.
         While a write runs, or another caller is making a checkpoint, that is the last one made
-        (consistent, a moment old): a reader never waits for a write, nor for a flush."""
+        (consistent, a moment old): a reader never waits for a write, nor for a flush. Without
+        ``wait``, None when a checkpoint would have to be made first (the caller makes it off its
+        event loop)."""
+        if not wait:
+            with self._lock:
+                newest = self._newest
+                if newest is not None and (
+                    newest.generation == self._backend.generation or self._writers or self._making
+                ):
+                    return self._held(newest, True).path
+            return None
         return self._current(reader=True, hold=True).path
 
     def release(self, path: Path) -> None:

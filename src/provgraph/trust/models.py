@@ -11,6 +11,8 @@ from datetime import datetime
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from provgraph.options import ResolutionStrategy
+
 _PG = "https://w3id.org/provgraph/ns#"
 
 
@@ -38,42 +40,6 @@ class FactStatus(enum.StrEnum):
     @property
     def iri(self) -> str:
         return _PG + self.value.capitalize()
-
-
-class ResolutionStrategy(enum.StrEnum):
-    """How a conflict is resolved."""
-
-    #: the most recently edited (statement edit time) or issued (document) value
-    RECENCY = "recency"
-    #: the value of the best source tier (1 best)
-    AUTHORITY = "authority"
-    #: the value stated by the most independent sources
-    MAJORITY = "majority"
-    #: the value whose sources truth discovery estimates most accurate
-    SOURCE_TRUST = "source_trust"
-    #: prefer nothing, show every value
-    SURFACE = "surface"
-
-    @property
-    def iri(self) -> str:
-        return _PG + _STRATEGY_LOCAL[self]
-
-    @classmethod
-    def from_iri(cls, iri: str) -> ResolutionStrategy:
-        local = iri.rsplit("#", 1)[-1]
-        for strategy, name in _STRATEGY_LOCAL.items():
-            if name == local:
-                return strategy
-        raise ValueError(f"not a resolution strategy: <{iri}>")
-
-
-_STRATEGY_LOCAL = {
-    ResolutionStrategy.RECENCY: "Recency",
-    ResolutionStrategy.AUTHORITY: "Authority",
-    ResolutionStrategy.MAJORITY: "Majority",
-    ResolutionStrategy.SOURCE_TRUST: "SourceTrust",
-    ResolutionStrategy.SURFACE: "SurfaceOnly",
-}
 
 
 class ConflictKind(enum.StrEnum):
@@ -198,3 +164,19 @@ class ChainReport(_Model):
     steps: list[ChainStep]
     mode: ChainMode
     confidence: float
+
+
+__all__ = [
+    "ChainMode",
+    "ChainReport",
+    "ChainStep",
+    "Conflict",
+    "ConflictKind",
+    "ConflictValue",
+    "DetectionReport",
+    "FactStatus",
+    "Resolution",
+    "ResolutionStrategy",
+    "ValueClaim",
+    "ValueOutcome",
+]
