@@ -13,11 +13,13 @@ they are brought up to date:
    ontology change for a view that depends on it, a log of another store or no stamp at all make
    it start over (``compute`` with no changes);
 3. the result is written with the new stamp; a store that cannot be written (read-only, or
-   locked by another process) keeps it in memory instead, by store stamp, and readers lay it over
-   the stored view (:func:`pending`).
+   locked by another process) keeps it in memory instead, by store stamp, and :func:`catch_up`
+   returns it for readers to lay over the stored view.
 
 So no view reads the catalog to find out what changed, and an ask on a store of any size pays
-one lookup to know its views are current.
+one lookup to know its views are current (none while the store has not moved since a view was
+last seen current). What one process keeps (the store's stamp, what :func:`memo` computed, the
+results it could not store) is one cache, keyed by the store's stamp.
 """
 
 from __future__ import annotations
@@ -81,6 +83,7 @@ class Derived(Protocol[P]):
 _lock = threading.RLock()
 _stamps: weakref.WeakKeyDictionary[Backend, tuple[int, Stamp]] = weakref.WeakKeyDictionary()
 _memos: weakref.WeakKeyDictionary[Backend, dict[str, tuple[Stamp, object]]] = weakref.WeakKeyDictionary()
+_locks: weakref.WeakKeyDictionary[Backend, dict[str, threading.Lock]] = weakref.WeakKeyDictionary()
 
 
 def stamp(backend: Backend) -> Stamp:
@@ -145,6 +148,19 @@ def catch_up(backend: Backend, view: Derived[P], name: str) -> P | None:
         return found[1]  # type: ignore[return-value]
     if current is not None and current[0] == now:
         return None  # seen current at this store state: a view moves only with the store
+    with _view_lock(backend, name):  # one catch-up of a view at a time in this process
+        return _catch_up(backend, view, name)
+
+
+def _catch_up(backend: Backend, view: Derived[P], name: str) -> P | None:
+    now = stamp(backend)
+    with _lock:
+        memos = _memos.setdefault(backend, {})
+        found, current = memos.get("pending:" + name), memos.get("current:" + name)
+    if found is not None and found[0] == now:
+        return found[1]  # type: ignore[return-value]
+    if current is not None and current[0] == now:
+        return None  # another thread caught up meanwhile
     known = view.stored(backend)
     if known == now:
         _current(backend, name, now)
@@ -175,18 +191,15 @@ def catch_up(backend: Backend, view: Derived[P], name: str) -> P | None:
     return result
 
 
+def _view_lock(backend: Backend, name: str) -> threading.Lock:
+    with _lock:
+        locks = _locks.setdefault(backend, {})
+        return locks.setdefault(name, threading.Lock())
+
+
 def _current(backend: Backend, name: str, at: Stamp) -> None:
     with _lock:
         _memos.setdefault(backend, {})["current:" + name] = (at, None)
-
-
-def pending(backend: Backend, name: str) -> object | None:
-    """What :func:`catch_up` computed for ``name`` and could not store, if it is for the store as
-    it is now."""
-    now = stamp(backend)
-    with _lock:
-        found = _memos.get(backend, {}).get("pending:" + name)
-    return found[1] if found is not None and found[0] == now else None
 
 
 def may_write(backend: Backend) -> bool:
@@ -201,4 +214,4 @@ def may_write(backend: Backend) -> bool:
     return True
 
 
-__all__ = ["Derived", "Stamp", "catch_up", "forget", "may_write", "memo", "pending", "stamp"]
+__all__ = ["Derived", "Stamp", "catch_up", "forget", "may_write", "memo", "stamp"]
