@@ -669,6 +669,9 @@ def _listen(host: str, port: int) -> socket.socket:
         else:
             reason = exc.strerror or str(exc)
         raise InputError(f"cannot listen on {where}: {reason}") from exc
+    # listening now, not when uvicorn's loop starts: a client that reads the announcement and
+    # connects at once is queued by the kernel instead of refused
+    sock.listen(2048)
     sock.set_inheritable(True)
     return sock
 
