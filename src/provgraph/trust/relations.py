@@ -65,6 +65,7 @@ from pyoxigraph import Literal, NamedNode, QuerySolutions
 from rapidfuzz import fuzz, process, utils
 
 from provgraph.store import catalog, derived
+from provgraph.store import view as current_view
 from provgraph.store.base import Backend
 from provgraph.store.changes import Changes
 from provgraph.store.derived import Stamp
@@ -764,22 +765,32 @@ _ENTITY_FILTER = f'FILTER(isIRI(?e) && !STRSTARTS(STR(?e), "{ID_NS}"))'
 
 
 def _shared(backend: Backend, docs: Sequence[_Doc], found: dict[frozenset[str], _Found]) -> None:
-    graphs = {d.graph: d for d in docs}
-    values = " ".join(f"<{g}>" for g in graphs)
-    entities = f"GRAPH ?g {{ {_ENTITIES} }} {_ENTITY_FILTER}"
+    """Every pair of ``docs`` (all the current documents) sharing enough entities. Read from the
+    current view, where a statement's document is its ``prov:wasDerivedFrom``; a store without
+    one lists the current graphs."""
+    by_iri = {d.iri: d for d in docs}
+    if current_view.is_maintained(backend):
+        # no list of graphs: the query would hold every current graph three times
+        entities = f"GRAPH <{CURRENT_VIEW.value}> {{ {_ENTITIES} ?st <{PROV_NS}wasDerivedFrom> ?g }} {_ENTITY_FILTER}"
+        bound = ""
+    else:
+        entities = f"GRAPH ?g {{ {_ENTITIES} }} {_ENTITY_FILTER}"
+        bound = "VALUES ?g { " + " ".join(f"<{d.graph}>" for d in docs) + " }"
     # Entities in 2..MAX documents first (hubs and singletons drop out before the pair join),
-    # then one row per pair of graphs and shared entity, counted by GROUP BY.
+    # then one row per pair of documents and shared entity, counted by GROUP BY.
     query = f"""SELECT ?g1 ?g2 (COUNT(DISTINCT ?e) AS ?n) (GROUP_CONCAT(DISTINCT STR(?e); separator=" ") AS ?es)
 WHERE {{
-  {{ SELECT ?e WHERE {{ VALUES ?g {{ {values} }} {entities} }}
+  {{ SELECT ?e WHERE {{ {bound} {entities} }}
      GROUP BY ?e HAVING (COUNT(DISTINCT ?g) >= 2 && COUNT(DISTINCT ?g) <= {MAX_ENTITY_DOCUMENTS}) }}
-  {{ SELECT DISTINCT ?g1 ?e WHERE {{ VALUES ?g {{ {values} }} {entities} BIND(?g AS ?g1) }} }}
-  {{ SELECT DISTINCT ?g2 ?e WHERE {{ VALUES ?g {{ {values} }} {entities} BIND(?g AS ?g2) }} }}
+  {{ SELECT DISTINCT ?g1 ?e WHERE {{ {bound} {entities} BIND(?g AS ?g1) }} }}
+  {{ SELECT DISTINCT ?g2 ?e WHERE {{ {bound} {entities} BIND(?g AS ?g2) }} }}
   FILTER(STR(?g1) < STR(?g2))
 }} GROUP BY ?g1 ?g2 HAVING (COUNT(DISTINCT ?e) >= {MIN_SHARED_ENTITIES})"""
+    of = by_iri if bound == "" else {d.graph: d for d in docs}
     for row in _select(backend, query):
-        a, b = graphs[row["g1"].value], graphs[row["g2"].value]  # type: ignore[union-attr]
-        _add_shared(found, a, b, row["es"].value.split())  # type: ignore[union-attr]
+        a, b = of.get(row["g1"].value), of.get(row["g2"].value)  # type: ignore[union-attr]
+        if a is not None and b is not None:
+            _add_shared(found, a, b, row["es"].value.split())  # type: ignore[union-attr]
 
 
 def _add_shared(found: dict[frozenset[str], _Found], a: _Doc, b: _Doc, entities: Iterable[str]) -> None:
@@ -891,7 +902,12 @@ def compute(backend: Backend) -> tuple[list[DocumentRelation], list[str]]:
         known = _Known(backend, docs)
         _citations(backend, known, found, citing=None, cited=[])
         _url_statements(backend, known, found, set(), citing=None, cited=docs)
-        _mentions(_passages(backend, docs), docs, found)
+        passages = (
+            _view_passages(backend, {d.iri: d for d in docs})
+            if current_view.is_maintained(backend)
+            else _passages(backend, docs)
+        )
+        _mentions(passages, docs, found)
         _shared(backend, docs, found)
     by_iri = {d.iri: d for d in docs}
     relations = [_assemble(pair, f, by_iri) for pair, f in found.items() if f.evidence]
