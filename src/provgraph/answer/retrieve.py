@@ -223,19 +223,23 @@ class Retriever:
         found = _evidence.about(self._backend, subjects, limit=limit)
         allowed.load(e.graph for e in found)
         found = [e for e in found if allowed.get(e.graph) is not None]
+        self._labels([i for e in found for i in _iris(e.subject, e.predicate, e.object)], allowed)
         found = _trust.annotate(self._backend, found)
         if filters.min_confidence is not None:
             found = [e for e in found if (e.fact_confidence or 0.0) >= filters.min_confidence]
         return found
 
-    def _labels(self, iris: Iterable[str]) -> dict[str, str]:
+    def _labels(self, iris: Iterable[str], allowed: _Allowed) -> dict[str, str]:
+        """Labels of ``iris``, looked up once per retrieval (the facts' all at once)."""
         wanted = list(dict.fromkeys(iris))
-        labels = self._index.labels(wanted)
-        return {iri: labels.get(iri) or local_name(iri) or iri for iri in wanted}
+        missing = [iri for iri in wanted if iri not in allowed.labels]
+        if missing:
+            found = self._index.labels(missing)
+            allowed.labels.update({iri: found.get(iri) or local_name(iri) or iri for iri in missing})
+        return {iri: allowed.labels[iri] for iri in wanted}
 
     def _fact_item(self, e: Evidence, allowed: _Allowed, question: set[str], *, hop: int) -> _Draft:
-        iris = [e.subject, e.predicate] + ([e.object[1:-1]] if e.object.startswith("<") else [])
-        labels = self._labels(iris)
+        labels = self._labels(_iris(e.subject, e.predicate, e.object), allowed)
         subject, predicate = labels[e.subject], labels[e.predicate]
         obj = labels[e.object[1:-1]] if e.object.startswith("<") else term_text(e.object)
         predicate_words = content_words(predicate)
@@ -289,7 +293,7 @@ class Retriever:
                 sides.append(f"{term_text(value.value)} ({', '.join(sources)})")
         if len(sides) < 2:
             return None  # the filters leave one side: no disagreement among the sources searched
-        labels = self._labels([conflict.subject, *conflict.predicates])
+        labels = self._labels([conflict.subject, *conflict.predicates], allowed)
         subject, predicate = labels[conflict.subject], labels[conflict.predicates[0]]
         predicate_words = content_words(predicate)
         overlap = sum(_prefix(w) in question for w in predicate_words) / len(predicate_words) if predicate_words else 0
@@ -322,8 +326,7 @@ class Retriever:
     def _claim_item(self, predicate: str, claim: ValueClaim, allowed: _Allowed) -> _Draft:
         """A statement item for a competing statement the hop-1 facts did not hold (its subject
         is an alias merged by entity resolution)."""
-        iris = [claim.subject, predicate] + ([claim.object[1:-1]] if claim.object.startswith("<") else [])
-        labels = self._labels(iris)
+        labels = self._labels(_iris(claim.subject, predicate, claim.object), allowed)
         obj = labels[claim.object[1:-1]] if claim.object.startswith("<") else term_text(claim.object)
         return _Draft(
             id=evidence_id(EvidenceKind.STATEMENT, claim.graph, claim.statement),
@@ -441,6 +444,8 @@ class _Allowed:
         restricts = bool(filters.documents) or filters.max_tier is not None or filters.issued_after is not None
         self.scope = filters if restricts else None
         self._known: dict[str, Source | None] = {}
+        #: labels looked up in this retrieval
+        self.labels: dict[str, str] = {}
         self._verify = index.stored(backend) != derived.stamp(backend)
 
     def load(self, graphs: Iterable[str]) -> None:
@@ -494,6 +499,11 @@ class _Allowed:
         ]
         self.load(graphs)
         return {s.document for g in graphs if (s := self.get(g)) is not None}
+
+
+def _iris(subject: str, predicate: str, obj: str) -> list[str]:
+    """The terms of a fact a reader wants labels of: subject, predicate and an IRI object."""
+    return [subject, predicate] + ([obj[1:-1]] if obj.startswith("<") else [])
 
 
 def _rows(backend: Backend, query: str) -> QuerySolutions:
