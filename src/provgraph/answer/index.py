@@ -487,12 +487,14 @@ def _entries(backend: Backend, graphs: Sequence[str]) -> Iterable[tuple[str, str
     fact subjects and objects ('name') and passages ('passage'). One query per kind, each with the
     graphs bound inside it: as branches of one UNION joined with the graphs, Oxigraph read the
     label branch over every graph (50-75 ms for one graph at 1,000 documents, 7 ms alone)."""
-    labels = " ".join(f"<{p}>" for p in LABEL_PREDICATES)
+    # each label predicate a constant of its own: from a VALUES of them, Oxigraph read every
+    # graph's labels (1.7 s for 20 graphs at 100,000 documents; 23 ms for 200 like this)
+    labels = " UNION ".join(f"{{ GRAPH ?g {{ ?x <{p}> ?text }} }}" for p in LABEL_PREDICATES)
     for start in range(0, len(graphs), 200):
         chunk = " ".join(f"<{g}>" for g in graphs[start : start + 200])
         queries = {
-            "label": f"""SELECT ?g ?x ?text WHERE {{ VALUES ?g {{ {chunk} }} VALUES ?lp {{ {labels} }}
-  GRAPH ?g {{ ?x ?lp ?text FILTER(isLiteral(?text)) }} }}""",
+            "label": f"""SELECT ?g ?x ?text WHERE {{ VALUES ?g {{ {chunk} }}
+  {{ {labels} }} FILTER(isLiteral(?text)) }}""",
             "passage": f"""SELECT ?g ?x ?text ?pos WHERE {{ VALUES ?g {{ {chunk} }}
   GRAPH ?g {{ ?x a <{PG_NS}Passage> ; <{PG_NS}text> ?text }}
   OPTIONAL {{ VALUES ?g {{ {chunk} }} GRAPH ?g {{ ?x <{PG_NS}startOffset> ?pos }} }} }}""",
