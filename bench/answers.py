@@ -1,7 +1,9 @@
-"""Grounded answers: quality on HotpotQA and DBpedia, latency on a store of 100k facts.
+"""Grounded answers: quality on HotpotQA and DBpedia, latency at 100k facts / 1k documents and
+1M facts / 100k documents.
 
     python bench/answers.py [--hotpot/--no-hotpot] [--cities/--no-cities] [--latency/--no-latency]
-                            [--questions 100] [--facts 100000] [--asks 200]
+                            [--questions 100] [--size 100k|1m|10k ...] [--facts N --docs N]
+                            [--asks 200] [--store DIR]
 
 **HotpotQA** (../shared/data/hotpotqa-dev-100): every paragraph one source document whose passages
 are its sentences; each question asked over its own ten paragraphs (the distractor setting), then
@@ -13,16 +15,30 @@ and precision against the gold supporting facts, and abstention correctness.
 editions): "What is the population of Amsterdam?" must state the disagreement with its sources and
 the preferred value with its rationale. The answer is printed.
 
-**Latency**: a generated store of N facts (entities with names, nine labelled functional
-predicates, in 1,000 documents; 5% of the entities with a second, disagreeing value: conflicts).
-p50/p95 of ``pg.ask`` with the extractive generator, the share of retrieval, generation and
-verification, and the ratio to the raw engine: one pyoxigraph SPARQL query for the facts of the
-same entity, in the same run. Plus peak memory.
+**Latency** (``--size``, repeatable: ``100k`` is 100k facts in 1,000 documents, ``1m`` 1M facts
+in 100,000 documents, ``10k`` 10k in 100): a generated store (entities with names, nine labelled
+functional predicates; 5% of the entities with a second, disagreeing value in another document:
+conflicts). Printed:
+
+- the first ask, which builds the derived views (lexical index, conflict records, relations);
+- p50/p95 of ``pg.ask`` with the extractive generator, the share of retrieval, generation and
+  verification, against the raw engine in the same run: one pyoxigraph SPARQL query for the
+  facts of the same entity (p50/p95 and the ratio);
+- the first ask after ingesting one more document, over the p50 of the others: a document about
+  a new entity (its views catch up with one document), and one that gives an existing entity a
+  disagreeing value (a new conflict: the source accuracies of truth discovery change, and every
+  conflict whose shown resolution that changes is rewritten);
+- peak memory (RSS).
+
+``--store DIR`` keeps the generated store there and reuses it on the next run (the 1M store takes
+about an hour to ingest on a 2-core machine); each run adds its two documents to it.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import random
 import resource
 import statistics
@@ -47,6 +63,7 @@ HOTPOT = SHARED / "hotpotqa-dev-100" / "hotpot_dev_distractor_v1.json"
 CITIES = SHARED / "dbpedia-multilang-cities"
 DBO = "http://dbpedia.org/ontology/"
 GEO = "http://www.w3.org/2003/01/geo/wgs84_pos#"
+RDFS_LABEL = "http://www.w3.org/2000/01/rdf-schema#label"
 POLICY = f"""@prefix owl: <http://www.w3.org/2002/07/owl#> . @prefix pg: <https://w3id.org/provgraph/ns#> .
 <{DBO}populationTotal> a owl:FunctionalProperty ; pg:relativeTolerance 0.01 .
 <{GEO}lat> a owl:FunctionalProperty ; pg:absoluteTolerance 0.01 .
@@ -122,17 +139,18 @@ def _names(n: int, rng: random.Random) -> list[str]:
 
 
 def make_store(
-    path: Path, facts: int, docs: int = 1000, seed: int = 7, conflict_rate: float = 0.05
+    path: Path, facts: int, docs: int = 1000, seed: int = 7, conflict_rate: float = 0.05, *, write: bool = True
 ) -> tuple[Path, Path, list[tuple[str, str]]]:
     """N-Quads of ``facts`` facts (a tenth of them labels) about named entities, one graph per
     document, and a policy declaring the predicates functional. For ``conflict_rate`` of the
-    entities a second document states another value of one predicate: a conflict to report."""
+    entities a second document states another value of one predicate: a conflict to report.
+    Without ``write``, the questions alone (the same ones)."""
     rng = random.Random(seed)
     entities = _names(max(1, facts // 10), rng)
     data = path / "facts.nq"
     ex = "http://bench.example/"
     questions = []
-    with data.open("w", encoding="utf-8") as f:
+    with data.open("w", encoding="utf-8") if write else open(os.devnull, "w") as f:
         for i, name in enumerate(entities):
             graph = f"<http://s{i % 50}.bench.example/doc{i % docs}>"
             e = f"<{ex}entity/{name}>"
@@ -155,57 +173,108 @@ def make_store(
     return data, policy, questions
 
 
-def latency(facts: int, asks: int) -> None:
+SIZES = {"10k": (10_000, 100), "100k": (100_000, 1_000), "1m": (1_000_000, 100_000)}
+#: Documents of each kind ingested one at a time, each followed by an ask.
+AFTER_REPEATS = 3
+
+
+def _ask(pg: ProvGraph, question: str, phases: dict[str, float]) -> tuple[float, bool]:
+    started = time.perf_counter()
+    pack = pg.retrieve(question)
+    retrieval = time.perf_counter() - started
+    steps = respond(pack)
+    phases["retrieval"] += retrieval
+    for k, v in steps.seconds.items():
+        phases[k] += v
+    return retrieval + sum(steps.seconds.values()), not steps.answer.abstained
+
+
+def _one_more(pg: ProvGraph, directory: Path, name: str, records: list[dict[str, str]]) -> float:
+    path = directory / f"{name}.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    started = time.perf_counter()
+    pg.ingest(path, id=name, title=f"one more: {name}", url=f"https://{name}.bench.example/")
+    return time.perf_counter() - started
+
+
+def latency(facts: int, docs: int, asks: int, keep: Path | None) -> None:
     with tempfile.TemporaryDirectory() as tmp:
-        data, policy, questions = make_store(Path(tmp), facts)
-        with ProvGraph.open(Path(tmp) / "store") as pg:
-            started = time.perf_counter()
-            pg.ingest(
-                data,
-                id="bench",
-                title="bench",
-                split=GraphSplit(pattern=r"^(?P<document>http://s\d+\.bench\.example/doc\d+)$"),
-            )
-            ingested = time.perf_counter() - started
-            pg.add_ontology(policy)
-            started = time.perf_counter()
-            pg.retrieve("warm up the index")
-            indexed = time.perf_counter() - started
-            conflicts = len(pg.conflicts())
+        root = keep or Path(tmp)
+        root.mkdir(parents=True, exist_ok=True)
+        store = root / "store"
+        built = (store / "oxigraph" / "CURRENT").exists()
+        data, policy, questions = make_store(root, facts, docs, write=not built)
+        with ProvGraph.open(store) as pg:
+            ingested = None
+            if not built:
+                started = time.perf_counter()
+                pg.ingest(
+                    data,
+                    id="bench",
+                    title="bench",
+                    split=GraphSplit(pattern=r"^(?P<document>http://s\d+\.bench\.example/doc\d+)$"),
+                )
+                ingested = time.perf_counter() - started
+                pg.add_ontology(policy)
+                data.unlink()
             rng = random.Random(3)
-            sample = [rng.choice(questions) for _ in range(asks)]
-            totals: list[float] = []
             phases = {"retrieval": 0.0, "generation": 0.0, "verification": 0.0}
+            first, _ = _ask(pg, rng.choice(questions)[0], phases)  # builds (or catches up) the views
+            conflicts = len(pg.conflicts())
+            sample = [rng.choice(questions) for _ in range(asks)]
+            phases = dict.fromkeys(phases, 0.0)
+            totals: list[float] = []
             raw: list[float] = []
             answered = 0
             for question, entity in sample:
-                started = time.perf_counter()
-                pack = pg.retrieve(question)
-                retrieval = time.perf_counter() - started
-                steps = respond(pack)
-                totals.append(retrieval + sum(steps.seconds.values()))
-                phases["retrieval"] += retrieval
-                for k, v in steps.seconds.items():
-                    phases[k] += v
-                answered += not steps.answer.abstained
+                took, ok = _ask(pg, question, phases)
+                totals.append(took)
+                answered += ok
                 started = time.perf_counter()
                 list(pg.backend.query(f"SELECT ?p ?o WHERE {{ GRAPH ?g {{ <{entity}> ?p ?o }} }}"))  # type: ignore[arg-type]
                 raw.append(time.perf_counter() - started)
+            # one more document, then the first ask after it (three times each): about a new
+            # entity, then giving an existing entity a second value
+            run = f"{int(time.time())}"
+            ex = "http://bench.example/"
+            after: dict[str, list[tuple[float, float]]] = {"new": [], "conflict": []}
+            for i in range(AFTER_REPEATS):
+                name = f"Newcomer{run}x{i}"
+                new_entity = [
+                    {"subject": f"{ex}entity/{name}", "predicate": RDFS_LABEL, "literal": name},
+                    {"subject": f"{ex}entity/{name}", "predicate": f"{ex}population", "literal": "1234"},
+                ]
+                took = _one_more(pg, root, f"new-{run}-{i}", new_entity)
+                after["new"].append((took, _ask(pg, rng.choice(questions)[0], dict(phases))[0]))
+                question, entity = rng.choice(questions)
+                disagreeing = [{"subject": entity, "predicate": f"{ex}population", "literal": "-1"}]
+                took = _one_more(pg, root, f"conflict-{run}-{i}", disagreeing)
+                after["conflict"].append((took, _ask(pg, question, dict(phases))[0]))
+            ordinary = [_ask(pg, rng.choice(questions)[0], dict(phases))[0] for _ in range(20)]
     q = statistics.quantiles(totals, n=100)
     rq = statistics.quantiles(raw, n=100)
+    p50 = statistics.median(ordinary + totals)
     total = sum(phases.values())
-    print(f"\n== Latency: pg.ask (extractive) on {facts:,} facts, {asks} questions ==")
-    print(
-        f"ingest {ingested:.1f} s; first ask (builds the lexical index, conflict records, document relations): "
-        f"{indexed:.2f} s"
-    )
+    print(f"\n== Latency: pg.ask (extractive) on {facts:,} facts in {docs:,} documents, {asks} questions ==")
+    if ingested is not None:
+        print(f"ingest {ingested:.1f} s")
+    print(f"first ask (builds the lexical index, conflict records, document relations): {first:.2f} s")
     print(f"{conflicts:,} conflicts across the documents")
     print(f"pg.ask p50 {q[49] * 1000:.1f} ms, p95 {q[94] * 1000:.1f} ms; answered {answered}/{asks}")
     print("share: " + ", ".join(f"{k} {v / total:.0%}" for k, v in phases.items()))
     print(
-        f"raw engine (one SPARQL query for the entity's facts): p50 {rq[49] * 1000:.2f} ms -> "
-        f"pg.ask is {q[49] / rq[49]:.0f}x at p50"
+        f"raw engine (one SPARQL query for the entity's facts): p50 {rq[49] * 1000:.2f} ms, p95 {rq[94] * 1000:.2f} ms"
+        f" -> pg.ask is {q[49] / rq[49]:.0f}x at p50, {q[94] / rq[94]:.0f}x at p95"
     )
+    for kind, what in (("new", "about a new entity"), ("conflict", "giving an entity a disagreeing value")):
+        ingests = [x for x, _ in after[kind]]
+        asks_after = [y for _, y in after[kind]]
+        print(
+            f"one more document {what} ({AFTER_REPEATS} times): ingest median {statistics.median(ingests):.2f} s; "
+            f"the first ask after it median {statistics.median(asks_after) * 1000:.0f} ms, max "
+            f"{max(asks_after) * 1000:.0f} ms: {(statistics.median(asks_after) - p50) * 1000:+.0f} ms (median) over "
+            "the p50 of the others"
+        )
     print(f"peak memory (RSS): {_rss_mb():.0f} MB")
 
 
@@ -215,15 +284,20 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--cities", action=argparse.BooleanOptionalAction, default=True)
     parser.add_argument("--latency", action=argparse.BooleanOptionalAction, default=True)
     parser.add_argument("--questions", type=int, default=100)
-    parser.add_argument("--facts", type=int, default=100_000)
+    parser.add_argument("--size", action="append", choices=sorted(SIZES), help="store size (repeatable)")
+    parser.add_argument("--facts", type=int, help="facts (instead of --size)")
+    parser.add_argument("--docs", type=int, default=1_000, help="documents, with --facts")
     parser.add_argument("--asks", type=int, default=200)
+    parser.add_argument("--store", type=Path, help="keep the generated store here and reuse it (one --size)")
     args = parser.parse_args(argv)
     if args.hotpot:
         hotpot(args.questions)
     if args.cities:
         cities()
     if args.latency:
-        latency(args.facts, args.asks)
+        sizes = [(args.facts, args.docs)] if args.facts else [SIZES[s] for s in args.size or ["100k"]]
+        for facts, docs in sizes:
+            latency(facts, docs, args.asks, args.store)
     sys.stdout.flush()
 
 

@@ -4,7 +4,7 @@ object is known exactly."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from datetime import datetime
 
 from pyoxigraph import BlankNode, Literal, NamedNode, QuerySolutions
@@ -36,7 +36,7 @@ _QUERY = f"""PREFIX pg: <{PG_NS}>
 PREFIX prov: <{PROV_NS}>
 PREFIX rdf: <{RDF_NS}>
 PREFIX dcterms: <{DCTERMS_NS}>
-SELECT ?st ?fact ?subj ?pred ?o ?g ?status ?v ?d ?key ?title ?url ?tier ?issued ?publisher ?conf ?method ?at
+SELECT ?st ?fact ?subj ?pred ?o ?g ?status ?v ?d ?key ?title ?tier ?conf ?method ?at
 WHERE {{
   {{PATTERN}}
   # the document is the one the catalog says the graph is a version of: never one a graph names
@@ -47,14 +47,14 @@ WHERE {{
         prov:generatedAtTime ?at .
     ?d pg:documentKey ?key ; dcterms:title ?title ; pg:tier ?tier .
   }}
-  # Oxigraph evaluates the right side of an OPTIONAL on its own, over every graph: one per
-  # document is cheap; one per statement (passage, reviewer, original graph) cost 100 ms at 100k
-  # statements, so those are read by _attach_details with the statements bound.
-  OPTIONAL {{ GRAPH ?g {{ ?d pg:sourceUrl ?url }} }}
-  OPTIONAL {{ GRAPH ?g {{ ?d dcterms:issued ?issued }} }}
-  OPTIONAL {{ GRAPH ?g {{ ?d dcterms:publisher ?publisher }} }}
+  # No OPTIONAL here: Oxigraph evaluates the right side of one on its own, over every graph (at
+  # 1,000 documents the document's URL, issue date and publisher as OPTIONALs cost 30 ms a
+  # query, growing with the number of documents): they are read by _attach_documents, and the
+  # passage, reviewer and original graph by _attach_details, with the graphs bound.
 }}
 ORDER BY ?tier DESC(?conf) ?key ?st"""
+#: Document properties read for the graphs found, each one value at most.
+_DOCUMENT = {PG_NS + "sourceUrl": "url", DCTERMS_NS + "issued": "issued", DCTERMS_NS + "publisher": "publisher"}
 
 
 def parse_object(text: str) -> NamedNode | Literal | str:
@@ -119,6 +119,7 @@ def find(
         if key in found:
             continue
         found[key] = _row(row, subject, predicate)
+    _attach_documents(backend, found.values())
     evidence = [Evidence.model_validate(v) for v in found.values()]
     _attach_details(backend, evidence)
     return evidence
@@ -137,6 +138,7 @@ def about(backend: Backend, subjects: Sequence[NamedNode | BlankNode], *, limit:
     for node in subjects:
         if isinstance(node, BlankNode) and (limit is None or len(found) < limit):
             _about(backend, "", node, node, None if limit is None else limit - len(found), found)
+    _attach_documents(backend, found.values())
     evidence = [Evidence.model_validate(v) for v in found.values()]
     _attach_details(backend, evidence)
     return evidence
@@ -187,15 +189,37 @@ def _row(row: object, subject: NamedNode | BlankNode, predicate: NamedNode) -> d
         "document": r["d"].value,  # type: ignore[index]
         "document_key": r["key"].value,  # type: ignore[index]
         "title": r["title"].value,  # type: ignore[index]
-        "url": _value(r["url"]),  # type: ignore[index]
         "tier": int(r["tier"].value),  # type: ignore[index]
-        "issued": _value(r["issued"]),  # type: ignore[index]
-        "publisher": _value(r["publisher"]),  # type: ignore[index]
         "version": int(r["v"].value),  # type: ignore[index]
         "confidence": float(r["conf"].value),  # type: ignore[index]
         "method": ExtractionMethod.from_iri(r["method"].value),  # type: ignore[index]
         "generated_at": _time(r["at"].value),  # type: ignore[index]
     }
+
+
+def _attach_documents(backend: Backend, rows: Iterable[dict[str, object]]) -> None:
+    """Each row's document URL, issue date and publisher (the least value of each, if any), read
+    with the (graph, document) pairs bound."""
+    rows = list(rows)
+    for row in rows:
+        row.update(dict.fromkeys(_DOCUMENT.values()))
+    pairs = sorted({(str(r["graph"]), str(r["document"])) for r in rows})
+    if not pairs:
+        return
+    values = " ".join(f"(<{g}> <{d}>)" for g, d in pairs)
+    props = " ".join(f"<{p}>" for p in _DOCUMENT)
+    result = backend.query(
+        f"SELECT ?g ?d ?k ?x WHERE {{ VALUES (?g ?d) {{ {values} }} VALUES ?k {{ {props} }} GRAPH ?g {{ ?d ?k ?x }} }}"
+    )
+    assert isinstance(result, QuerySolutions)
+    found: dict[tuple[str, str], dict[str, str]] = {}
+    for r in result:
+        key, field = (r["g"].value, r["d"].value), _DOCUMENT[r["k"].value]  # type: ignore[union-attr]
+        value = r["x"].value  # type: ignore[union-attr]
+        if field not in found.setdefault(key, {}) or value < found[key][field]:
+            found[key][field] = value
+    for row in rows:
+        row.update(found.get((str(row["graph"]), str(row["document"])), {}))
 
 
 def _time(text: str) -> datetime:

@@ -46,7 +46,6 @@ from provgraph.store.oxigraph import OxigraphBackend
 from provgraph.trust import engine as _trust
 from provgraph.trust import relations as _relations
 from provgraph.trust.models import ChainMode, ChainReport, Conflict, DetectionReport, ResolutionStrategy
-from provgraph.trust.policy import load as load_policy
 from provgraph.trust.relation_models import DocumentRelation
 from provgraph.update import UpdatePlan, check_policy, plan_update
 from provgraph.vocab import CATALOG_GRAPH, CHANGES_GRAPH, CURRENT_VIEW, PG_NS, document_iri
@@ -770,15 +769,16 @@ WHERE {{ GRAPH <{CATALOG_GRAPH.value}> {{ ?g pg:document ?d ; pg:status ?s ; pg:
 
     def refresh_records(self, records: Collection[DerivedRecords] = tuple(DerivedRecords)) -> bool:
         """Bring ``records`` up to date with the current sources and store them, each only when it
-        is stale (what :meth:`conflicts`, :meth:`related_documents` and :meth:`ask` do first).
+        is behind (what :meth:`conflicts`, :meth:`related_documents` and :meth:`ask` do first):
+        each catches up with the changes since it was stored (:mod:`provgraph.store.derived`).
         True when the store was written. A server runs this in the background after changes, so
-        that readers of a checkpoint find the records current instead of computing them for every
-        answer."""
+        that readers of a checkpoint find the records current instead of computing the catch-up
+        for every answer."""
         generation = self._backend.generation
         if DerivedRecords.CONFLICTS in records:
-            _trust._refresh(self._backend, load_policy(self._backend))
-        if DerivedRecords.RELATIONS in records and _relations.is_stale(self._backend):
-            _relations.refresh(self._backend)
+            _trust.refresh(self._backend)
+        if DerivedRecords.RELATIONS in records:
+            _relations.catch_up(self._backend)
         if DerivedRecords.INDEX in records:
             if self._retriever is None:
                 self._retriever = Retriever(self._backend)

@@ -1,7 +1,9 @@
 """The retriever: a question becomes an evidence pack.
 
 1. The lexical index (:mod:`provgraph.answer.index`) is brought in line with the current
-   sources, so superseded and revoked versions are never searched.
+   sources, so superseded and revoked versions are never searched. What the retriever needs to
+   know of a source (its document, title, tier ...) comes from the index too, for the sources it
+   found only: an ask never reads the catalog.
 2. Entity linking: labels (and IRI local names) whose every content word occurs in the question
    link their entity; longer labels first ("New York City" before "York"). Documents are not
    entities.
@@ -23,16 +25,12 @@ Filters (:class:`~provgraph.answer.models.AskFilters`) restrict the source graph
 
 from __future__ import annotations
 
-import re
-import threading
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
-from datetime import date
 
 from pyoxigraph import BlankNode, NamedNode, QuerySolutions
 
 from provgraph import evidence as _evidence
-from provgraph.answer.index import LexicalIndex, local_name
+from provgraph.answer.index import MAX_TITLE_WORDS, LexicalIndex, Source, local_name
 from provgraph.answer.models import (
     AskFilters,
     EvidenceItem,
@@ -42,13 +40,14 @@ from provgraph.answer.models import (
     UntrustedText,
     evidence_id,
 )
-from provgraph.answer.text import STOP_WORDS, content_words, term_text, tokens, words
+from provgraph.answer.text import content_words, term_text, tokens, words
 from provgraph.models import Evidence
+from provgraph.store import derived
 from provgraph.store.base import Backend
 from provgraph.trust import engine as _trust
 from provgraph.trust import relations as _relations
 from provgraph.trust.models import Conflict, FactStatus, ValueClaim
-from provgraph.vocab import CATALOG_GRAPH, DCTERMS_NS, PG_NS
+from provgraph.vocab import CATALOG_GRAPH, PG_NS
 
 MAX_ENTITIES = 5
 MAX_PASSAGES = 20
@@ -61,21 +60,6 @@ MAX_BRIDGES = 5
 BRIDGE_WEIGHT = 0.6
 #: Weight of the passages of a document whose title the question names.
 TITLE_BOOST = 2.0
-#: Longest title (in words) looked up in a passage.
-MAX_TITLE_WORDS = 8
-
-
-@dataclass(frozen=True)
-class Source:
-    """A current source graph and its document's metadata."""
-
-    graph: str
-    document: str
-    key: str
-    title: str
-    url: str | None
-    tier: int | None
-    issued: str | None
 
 
 def _prefix(word: str) -> str:
@@ -83,14 +67,11 @@ def _prefix(word: str) -> str:
 
 
 class Retriever:
-    """Keeps the lexical index and the source metadata of one store (see the module docstring)."""
+    """Keeps the lexical index of one store (see the module docstring)."""
 
     def __init__(self, backend: Backend, index: LexicalIndex | None = None) -> None:
         self._backend = backend
         self._index = index or LexicalIndex.for_backend(backend)
-        self._lock = threading.Lock()
-        self._sources: tuple[int | None, dict[str, Source]] | None = None
-        self._titles: tuple[int | None, dict[tuple[str, ...], list[Source]]] | None = None
 
     @property
     def index(self) -> LexicalIndex:
@@ -99,75 +80,25 @@ class Retriever:
     def close(self) -> None:
         self._index.close()
 
-    def sources(self) -> dict[str, Source]:
-        """Current source graphs by graph IRI, cached while the store is unchanged."""
-        generation = self._backend.generation
-        with self._lock:
-            if generation is not None and self._sources is not None and self._sources[0] == generation:
-                return self._sources[1]
-        result = self._backend.query(
-            f"""PREFIX pg: <{PG_NS}> PREFIX dcterms: <{DCTERMS_NS}>
-SELECT ?g ?d ?key ?title ?url ?tier ?issued WHERE {{
-  GRAPH <{CATALOG_GRAPH.value}> {{ ?g pg:status pg:Current ; pg:document ?d }}
-  GRAPH ?g {{ ?d pg:documentKey ?key }}
-  OPTIONAL {{ GRAPH ?g {{ ?d dcterms:title ?title }} }}
-  OPTIONAL {{ GRAPH ?g {{ ?d pg:sourceUrl ?url }} }}
-  OPTIONAL {{ GRAPH ?g {{ ?d pg:tier ?tier }} }}
-  OPTIONAL {{ GRAPH ?g {{ ?d dcterms:issued ?issued }} }}
-}}"""
-        )
-        assert isinstance(result, QuerySolutions)
-        found: dict[str, Source] = {}
-        for row in result:
-            graph = row["g"].value  # type: ignore[union-attr]
-            if graph in found:
-                continue
-            key = row["key"].value  # type: ignore[union-attr]
-            found[graph] = Source(
-                graph=graph,
-                document=row["d"].value,  # type: ignore[union-attr]
-                key=key,
-                title=row["title"].value if row["title"] is not None else key,  # type: ignore[union-attr]
-                url=row["url"].value if row["url"] is not None else None,  # type: ignore[union-attr]
-                tier=int(row["tier"].value) if row["tier"] is not None else None,  # type: ignore[union-attr]
-                issued=row["issued"].value if row["issued"] is not None else None,  # type: ignore[union-attr]
-            )
-        with self._lock:
-            self._sources = (generation, found)
-        return found
-
-    def titles(self) -> dict[tuple[str, ...], list[Source]]:
-        """The current documents by title words (see :func:`_titles`), cached with the sources."""
-        generation = self._backend.generation
-        with self._lock:
-            if generation is not None and self._titles is not None and self._titles[0] == generation:
-                return self._titles[1]
-        found = _titles(self.sources())
-        with self._lock:
-            self._titles = (generation, found)
-        return found
-
     def retrieve(self, question: str, *, filters: AskFilters | None = None, limit: int = 30) -> EvidencePack:
         filters = filters or AskFilters()
         self._index.sync(self._backend)
-        sources = self.sources()
-        allowed = _allowed(sources, filters)
-        graphs = sorted(allowed)
+        allowed = _Allowed(self._backend, self._index, filters)
         question_words = content_words(question)
         question_prefixes = {_prefix(w) for w in question_words}
-        documents = {s.document for s in sources.values()}
-        entities = self._link(question_words, graphs, documents)
+        entities = self._link(question_words, allowed)
         items: dict[str, _Draft] = {}
 
         # passages; those of a document the question names by its title weigh more: the
         # document is about what is asked (HotpotQA: sentence precision 48 to 55)
-        titles = self.titles()
-        named = {s.graph for s in _named(question, titles) if s.graph in allowed}
-        hits = self._index.search(question_words, kinds=("passage",), graphs=graphs, limit=MAX_PASSAGES)
+        named = {s.graph for s in allowed.named(question)}
+        hits = self._index.search(question_words, kinds=("passage",), filters=allowed.scope, limit=MAX_PASSAGES)
+        allowed.load(h.graph for h in hits)
+        hits = [h for h in hits if allowed.get(h.graph) is not None]
         scores = [h.score * (TITLE_BOOST if h.graph in named else 1.0) for h in hits]
         best = max(scores, default=0.0) or 1.0
         for hit, score in zip(hits, scores, strict=True):
-            source = allowed[hit.graph]
+            source = allowed.get(hit.graph)
             item = _Draft(
                 id=evidence_id(EvidenceKind.PASSAGE, hit.graph, hit.iri),
                 kind=EvidenceKind.PASSAGE,
@@ -183,8 +114,8 @@ SELECT ?g ?d ?key ?title ?url ?tier ?issued WHERE {{
         parents = sorted(items.values(), key=lambda d: (-d.score, d.id))[:MAX_BRIDGES]
         for parent in parents:
             assert parent.source is not None
-            for source in _named(parent.text, titles):
-                if source.graph not in allowed or source.graph == parent.source.graph:
+            for source in allowed.named(parent.text):
+                if source.graph == parent.source.graph:
                     continue
                 hits = self._index.first_passages(source.graph, 1)
                 hits += self._index.search(question_words, kinds=("passage",), graphs=[source.graph], limit=1)
@@ -229,7 +160,9 @@ SELECT ?g ?d ?key ?title ?url ?tier ?issued WHERE {{
         for entity in entities:
             if entity.iri.startswith("_:"):
                 continue
-            for conflict in _trust.conflicts(self._backend, subject=entity.iri):
+            found_conflicts = _trust.conflicts(self._backend, subject=entity.iri)
+            allowed.load(claim.graph for c in found_conflicts for v in c.values for claim in v.claims)
+            for conflict in found_conflicts:
                 found = self._conflict_item(conflict, statements, allowed, question_prefixes)
                 if found is not None:
                     items.setdefault(found.id, found)
@@ -240,32 +173,36 @@ SELECT ?g ?d ?key ?title ?url ?tier ?issued WHERE {{
         top_documents = list(
             dict.fromkeys(d.source.document for d in sorted(items.values(), key=lambda d: (-d.score, d.id)) if d.source)
         )[:3]
-        allowed_documents = {s.document for s in allowed.values()}
-        for document in top_documents:
-            for relation in _relations.relationships(self._backend, document=document)[:MAX_RELATIONS]:
-                if relation.from_document in allowed_documents and relation.to_document in allowed_documents:
-                    draft = _Draft(
-                        id=evidence_id(EvidenceKind.RELATION, relation.iri),
-                        kind=EvidenceKind.RELATION,
-                        score=round(0.1 * relation.strength, 6),
-                        text=f"{relation.from_title} is related to {relation.to_title} "
-                        f"({', '.join(t.value for t in relation.types)}; strength {relation.strength:.2f}).",
-                        source=None,
-                        fields={"document": relation.from_document, "title": relation.from_title},
-                    )
-                    items.setdefault(draft.id, draft)
+        relations = [
+            r for d in top_documents for r in _relations.relationships(self._backend, document=d)[:MAX_RELATIONS]
+        ]
+        allowed_documents = allowed.documents(d for r in relations for d in (r.from_document, r.to_document))
+        for relation in relations:
+            if relation.from_document in allowed_documents and relation.to_document in allowed_documents:
+                draft = _Draft(
+                    id=evidence_id(EvidenceKind.RELATION, relation.iri),
+                    kind=EvidenceKind.RELATION,
+                    score=round(0.1 * relation.strength, 6),
+                    text=f"{relation.from_title} is related to {relation.to_title} "
+                    f"({', '.join(t.value for t in relation.types)}; strength {relation.strength:.2f}).",
+                    source=None,
+                    fields={"document": relation.from_document, "title": relation.from_title},
+                )
+                items.setdefault(draft.id, draft)
 
         return self._pack(question, items, entities, filters, limit)
 
     # ------------------------------------------------------------------ steps
 
-    def _link(self, question_words: Sequence[str], graphs: Sequence[str], documents: set[str]) -> list[LinkedEntity]:
+    def _link(self, question_words: Sequence[str], allowed: _Allowed) -> list[LinkedEntity]:
         asked = set(question_words)
         asked_prefixes = {_prefix(w) for w in question_words}
-        hits = self._index.search(question_words, kinds=("label", "name"), graphs=graphs, limit=400)
+        hits = self._index.search(question_words, kinds=("label", "name"), filters=allowed.scope, limit=400)
+        allowed.load(h.graph for h in hits)
+        documents = self._index.documents(h.iri for h in hits)
         best: dict[str, tuple[int, float, LinkedEntity]] = {}
         for hit in hits:
-            if hit.iri in documents:
+            if hit.iri in documents or allowed.get(hit.graph) is None:
                 continue
             label_words = content_words(hit.text)
             if not label_words or not all(w in asked or _prefix(w) in asked_prefixes for w in label_words):
@@ -279,24 +216,30 @@ SELECT ?g ?d ?key ?title ?url ?tier ?issued WHERE {{
         return [b[2] for b in ranked[:MAX_ENTITIES]]
 
     def _facts(
-        self, subjects: Sequence[NamedNode | BlankNode], allowed: dict[str, Source], filters: AskFilters, *, limit: int
+        self, subjects: Sequence[NamedNode | BlankNode], allowed: _Allowed, filters: AskFilters, *, limit: int
     ) -> list[Evidence]:
         if not subjects:
             return []
-        found = [e for e in _evidence.about(self._backend, subjects, limit=limit) if e.graph in allowed]
+        found = _evidence.about(self._backend, subjects, limit=limit)
+        allowed.load(e.graph for e in found)
+        found = [e for e in found if allowed.get(e.graph) is not None]
+        self._labels([i for e in found for i in _iris(e.subject, e.predicate, e.object)], allowed)
         found = _trust.annotate(self._backend, found)
         if filters.min_confidence is not None:
             found = [e for e in found if (e.fact_confidence or 0.0) >= filters.min_confidence]
         return found
 
-    def _labels(self, iris: Iterable[str]) -> dict[str, str]:
+    def _labels(self, iris: Iterable[str], allowed: _Allowed) -> dict[str, str]:
+        """Labels of ``iris``, looked up once per retrieval (the facts' all at once)."""
         wanted = list(dict.fromkeys(iris))
-        labels = self._index.labels(wanted)
-        return {iri: labels.get(iri) or local_name(iri) or iri for iri in wanted}
+        missing = [iri for iri in wanted if iri not in allowed.labels]
+        if missing:
+            found = self._index.labels(missing)
+            allowed.labels.update({iri: found.get(iri) or local_name(iri) or iri for iri in missing})
+        return {iri: allowed.labels[iri] for iri in wanted}
 
-    def _fact_item(self, e: Evidence, allowed: dict[str, Source], question: set[str], *, hop: int) -> _Draft:
-        iris = [e.subject, e.predicate] + ([e.object[1:-1]] if e.object.startswith("<") else [])
-        labels = self._labels(iris)
+    def _fact_item(self, e: Evidence, allowed: _Allowed, question: set[str], *, hop: int) -> _Draft:
+        labels = self._labels(_iris(e.subject, e.predicate, e.object), allowed)
         subject, predicate = labels[e.subject], labels[e.predicate]
         obj = labels[e.object[1:-1]] if e.object.startswith("<") else term_text(e.object)
         predicate_words = content_words(predicate)
@@ -308,7 +251,7 @@ SELECT ?g ?d ?key ?title ?url ?tier ?issued WHERE {{
             kind=EvidenceKind.STATEMENT,
             score=round(score * (0.5 if hop == 2 else 1.0), 6),
             text=f"{subject} {predicate} {obj}.",
-            source=allowed[e.graph],
+            source=allowed.get(e.graph),
             hop=hop,
             fields={
                 "statement": e.statement,
@@ -330,7 +273,7 @@ SELECT ?g ?d ?key ?title ?url ?tier ?issued WHERE {{
         self,
         conflict: Conflict,
         statements: dict[tuple[str, str], _Draft],
-        allowed: dict[str, Source],
+        allowed: _Allowed,
         question: set[str],
     ) -> _Draft | None:
         related: list[_Draft] = []
@@ -338,7 +281,7 @@ SELECT ?g ?d ?key ?title ?url ?tier ?issued WHERE {{
         for value in conflict.values:
             drafts = []
             for claim in value.claims:
-                if claim.graph not in allowed:
+                if allowed.get(claim.graph) is None:
                     continue
                 draft = statements.get((claim.statement, claim.graph))
                 if draft is None:
@@ -350,7 +293,7 @@ SELECT ?g ?d ?key ?title ?url ?tier ?issued WHERE {{
                 sides.append(f"{term_text(value.value)} ({', '.join(sources)})")
         if len(sides) < 2:
             return None  # the filters leave one side: no disagreement among the sources searched
-        labels = self._labels([conflict.subject, *conflict.predicates])
+        labels = self._labels([conflict.subject, *conflict.predicates], allowed)
         subject, predicate = labels[conflict.subject], labels[conflict.predicates[0]]
         predicate_words = content_words(predicate)
         overlap = sum(_prefix(w) in question for w in predicate_words) / len(predicate_words) if predicate_words else 0
@@ -380,18 +323,17 @@ SELECT ?g ?d ?key ?title ?url ?tier ?issued WHERE {{
         draft.related_drafts = related
         return draft
 
-    def _claim_item(self, predicate: str, claim: ValueClaim, allowed: dict[str, Source]) -> _Draft:
+    def _claim_item(self, predicate: str, claim: ValueClaim, allowed: _Allowed) -> _Draft:
         """A statement item for a competing statement the hop-1 facts did not hold (its subject
         is an alias merged by entity resolution)."""
-        iris = [claim.subject, predicate] + ([claim.object[1:-1]] if claim.object.startswith("<") else [])
-        labels = self._labels(iris)
+        labels = self._labels(_iris(claim.subject, predicate, claim.object), allowed)
         obj = labels[claim.object[1:-1]] if claim.object.startswith("<") else term_text(claim.object)
         return _Draft(
             id=evidence_id(EvidenceKind.STATEMENT, claim.graph, claim.statement),
             kind=EvidenceKind.STATEMENT,
             score=0.5,
             text=f"{labels[claim.subject]} {labels[predicate]} {obj}.",
-            source=allowed[claim.graph],
+            source=allowed.get(claim.graph),
             hop=1,
             fields={
                 "statement": claim.statement,
@@ -491,55 +433,93 @@ def _mark(item: EvidenceItem, untrusted: UntrustedText | None) -> EvidenceItem:
     return item if untrusted is None else item.model_copy(update={"untrusted": untrusted})
 
 
-def _titles(sources: dict[str, Source]) -> dict[tuple[str, ...], list[Source]]:
-    """Document titles as word tuples, without a trailing qualifier ("Big Stone Gap (film)")."""
-    out: dict[tuple[str, ...], list[Source]] = {}
-    for source in sources.values():
-        title = re.sub(r"\s*\([^)]*\)\s*$", "", source.title)
-        key = tuple(words(title))
-        if key and len(key) <= MAX_TITLE_WORDS and not (len(key) == 1 and key[0] in STOP_WORDS):
-            out.setdefault(key, []).append(source)
-    return out
+class _Allowed:
+    """The sources one retrieval may use: current (indexed) and passing the filters. Looked up in
+    the index for the graphs found, never listed whole. When the index is ahead of the store (a
+    reader of an older checkpoint), a graph must also be current in the store read."""
+
+    def __init__(self, backend: Backend, index: LexicalIndex, filters: AskFilters) -> None:
+        self._backend = backend
+        self._index = index
+        restricts = bool(filters.documents) or filters.max_tier is not None or filters.issued_after is not None
+        self.scope = filters if restricts else None
+        self._known: dict[str, Source | None] = {}
+        #: labels looked up in this retrieval
+        self.labels: dict[str, str] = {}
+        self._verify = index.stored(backend) != derived.stamp(backend)
+
+    def load(self, graphs: Iterable[str]) -> None:
+        wanted = [g for g in dict.fromkeys(graphs) if g not in self._known]
+        if not wanted:
+            return
+        found = self._index.sources(wanted, self.scope)
+        if self._verify and found:
+            found = {g: s for g, s in found.items() if g in _current(self._backend, list(found))}
+        self._known.update({g: found.get(g) for g in wanted})
+
+    def get(self, graph: str) -> Source | None:
+        if graph not in self._known:
+            self.load([graph])
+        return self._known[graph]
+
+    def named(self, text: str) -> list[Source]:
+        """The allowed documents whose title ``text`` contains. A one-word title must be
+        capitalised in the text, so that "winner" does not name the band "Winner"."""
+        written = tokens(text)
+        normal = [words(t)[0] if words(t) else "" for t in written]
+        keys: dict[tuple[str, ...], bool] = {}
+        for i in range(len(normal)):
+            for n in range(1, MAX_TITLE_WORDS + 1):
+                key = tuple(normal[i : i + n])
+                if len(key) < n:
+                    break
+                keys[key] = keys.get(key, False) or n > 1 or written[i][:1].isupper()
+        titles = self._index.named([k for k, ok in keys.items() if ok], self.scope)
+        self.load(s.graph for found in titles.values() for s in found)
+        out: dict[str, Source] = {}
+        for key in keys:
+            for source in titles.get(key, []):
+                if self.get(source.graph) is not None:
+                    out.setdefault(source.graph, source)
+        return list(out.values())
+
+    def documents(self, iris: Iterable[str]) -> set[str]:
+        """Those of the document IRIs ``iris`` with an allowed current source."""
+        wanted = list(dict.fromkeys(iris))
+        if not wanted:
+            return set()
+        values = " ".join(f"<{d}>" for d in wanted)
+        graphs = [
+            r["g"].value  # type: ignore[union-attr]
+            for r in _rows(
+                self._backend,
+                f"""SELECT ?g WHERE {{ VALUES ?d {{ {values} }}
+  GRAPH <{CATALOG_GRAPH.value}> {{ ?g <{PG_NS}document> ?d ; <{PG_NS}status> <{PG_NS}Current> }} }}""",
+            )
+        ]
+        self.load(graphs)
+        return {s.document for g in graphs if (s := self.get(g)) is not None}
 
 
-def _named(text: str, titles: dict[tuple[str, ...], list[Source]]) -> list[Source]:
-    """Documents whose title ``text`` contains. A one-word title must be capitalised in the text,
-    so that "winner" does not name the band "Winner"."""
-    written = tokens(text)
-    normal = [words(t)[0] if words(t) else "" for t in written]
-    found: dict[str, Source] = {}
-    for i in range(len(normal)):
-        for n in range(1, MAX_TITLE_WORDS + 1):
-            key = tuple(normal[i : i + n])
-            if len(key) < n:
-                break
-            if key in titles and (n > 1 or written[i][:1].isupper()):
-                for source in titles[key]:
-                    found.setdefault(source.graph, source)
-    return list(found.values())
+def _iris(subject: str, predicate: str, obj: str) -> list[str]:
+    """The terms of a fact a reader wants labels of: subject, predicate and an IRI object."""
+    return [subject, predicate] + ([obj[1:-1]] if obj.startswith("<") else [])
 
 
-def _allowed(sources: dict[str, Source], filters: AskFilters) -> dict[str, Source]:
-    wanted = set(filters.documents or [])
-    out = {}
-    for graph, s in sources.items():
-        if wanted and s.key not in wanted and s.document not in wanted:
-            continue
-        if filters.max_tier is not None and (s.tier is None or s.tier > filters.max_tier):
-            continue
-        if filters.issued_after is not None and not _issued_on_or_after(s.issued, filters.issued_after):
-            continue
-        out[graph] = s
-    return out
+def _rows(backend: Backend, query: str) -> QuerySolutions:
+    result = backend.query(query)
+    assert isinstance(result, QuerySolutions)
+    return result
 
 
-def _issued_on_or_after(issued: str | None, day: date) -> bool:
-    if not issued:
-        return False
-    try:
-        return date.fromisoformat(issued[:10]) >= day
-    except ValueError:
-        return False
+def _current(backend: Backend, graphs: Sequence[str]) -> set[str]:
+    """Those of ``graphs`` the store's catalog says are current (direct lookups)."""
+    values = " ".join(f"<{g}>" for g in graphs)
+    query = (
+        f"SELECT ?g WHERE {{ VALUES ?g {{ {values} }} "
+        f"GRAPH <{CATALOG_GRAPH.value}> {{ ?g <{PG_NS}status> <{PG_NS}Current> }} }}"
+    )
+    return {r["g"].value for r in _rows(backend, query)}  # type: ignore[union-attr]
 
 
 __all__ = ["Retriever", "Source", "content_words"]

@@ -5,16 +5,20 @@ follow inference chains."""
 from __future__ import annotations
 
 import hashlib
+import json
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from pyoxigraph import DefaultGraph, NamedNode, QuerySolutions
 
-from provgraph.errors import StoreLockedError
 from provgraph.models import Evidence, SourceStatus
-from provgraph.store import catalog
+from provgraph.store import catalog, derived
+from provgraph.store import view as current_view
 from provgraph.store.base import Backend
+from provgraph.store.changes import Changes
+from provgraph.store.derived import Stamp
 from provgraph.trust import conflicts as detection
 from provgraph.trust import records
 from provgraph.trust.confidence import aggregate_by_source, chain_confidence, decay, fact_status, statement_confidence
@@ -31,18 +35,29 @@ from provgraph.trust.models import (
     ValueOutcome,
 )
 from provgraph.trust.policy import Policy, load
-from provgraph.trust.resolve import rank, truth_discovery
-from provgraph.vocab import CONFLICT_GRAPH, ID_NS, ONTOLOGY_GRAPH
+from provgraph.trust.resolve import rank, truth_discovery, value_probabilities
+from provgraph.vocab import CONFLICT_GRAPH, CURRENT_VIEW, ID_NS, ONTOLOGY_GRAPH
 
 #: The strategy of a predicate whose policy names none.
 DEFAULT_STRATEGY = ResolutionStrategy.SOURCE_TRUST
+#: The conflict records' name among the derived views.
+NAME = "conflicts"
 
 
-def input_fingerprint(backend: Backend, policy: Policy) -> str:
-    """What a detection run depends on: the current source graphs and the ontology graph."""
-    graphs = sorted(g.value for g in catalog.current_graphs(backend))
-    parts = [policy.fingerprint, *graphs]
-    return hashlib.sha256("\n".join(parts).encode("utf-8")).hexdigest()
+def policy_of(backend: Backend) -> Policy:
+    """The trust policy of the ontology graph, read once per store state."""
+    return derived.memo(backend, "policy", lambda: load(backend))
+
+
+def _accuracy(votes: Iterable[tuple[tuple[str, ...], ...]]) -> dict[str, float]:
+    """Truth discovery over the items' ``votes`` (:func:`~provgraph.trust.conflicts.votes`) taken
+    in a canonical order: the accuracies are a function of the items alone, so a full run and a
+    catch-up agree to the last bit."""
+    return truth_discovery([[frozenset(v) for v in each] for each in sorted(votes)])
+
+
+def _agreement_iri(item: detection.Item) -> str:
+    return item.iri.replace(f"{ID_NS}conflict/", f"{ID_NS}agreement/")
 
 
 def _value_claim(c: detection.Claim) -> ValueClaim:
@@ -102,13 +117,276 @@ def _to_model(
     )
 
 
+def _trust_signature(votes: tuple[tuple[str, ...], ...], accuracy: dict[str, float]) -> tuple[int, ...]:
+    """What a source-trust resolution's record reads of the accuracies: which values share the
+    highest probability (the preferred one, or the tie its tie-breaks settle). The scores and
+    the figures of the rationale are not stored: they are read with the accuracies of the time
+    (:func:`_live`)."""
+    probs = value_probabilities([frozenset(v) for v in votes], accuracy)
+    top = max(probs)
+    return tuple(i for i, p in enumerate(probs) if p == top)
+
+
+def _changed_by(
+    items: Iterable[str], votes: dict[str, tuple[tuple[str, ...], ...]], old: dict[str, float], new: dict[str, float]
+) -> list[str]:
+    """The source-trust conflicts among ``items`` whose stored resolution changes from accuracies
+    ``old`` to ``new``: decided once per pattern of votes, not per conflict."""
+    decided: dict[tuple[tuple[str, ...], ...], bool] = {}
+    out = []
+    for iri in items:
+        pattern = votes[iri]
+        if pattern not in decided:
+            decided[pattern] = _trust_signature(pattern, old) != _trust_signature(pattern, new)
+        if decided[pattern]:
+            out.append(iri)
+    return out
+
+
 def _strategy_for(item: detection.Item, policy: Policy, forced: ResolutionStrategy | None) -> ResolutionStrategy:
+    return _strategy_of(item.predicates, policy, forced)
+
+
+def _strategy_of(predicates: Sequence[str], policy: Policy, forced: ResolutionStrategy | None) -> ResolutionStrategy:
     if forced is not None:
         return forced
-    for p in item.predicates:
+    for p in predicates:
         if p in policy.strategies:
             return policy.strategies[p]
     return DEFAULT_STRATEGY
+
+
+def _lasting(conflict: Conflict, rationale: str | None) -> Conflict:
+    """A conflict as its record keeps it. Source trust: without the scores and the figures of the
+    rationale (``rationale`` is the rest), which move with the source accuracies whenever any
+    conflict changes: a catch-up would otherwise rewrite most records after any new conflict.
+    They are computed on reading (:func:`_live`), from the stored accuracies."""
+    if conflict.resolution.strategy is not ResolutionStrategy.SOURCE_TRUST or rationale is None:
+        return conflict
+    return conflict.model_copy(
+        update={
+            "values": [v.model_copy(update={"score": None}) for v in conflict.values],
+            "resolution": conflict.resolution.model_copy(update={"rationale": rationale}),
+        }
+    )
+
+
+def _live(backend: Backend, found: list[Conflict], accuracy: dict[str, float]) -> list[Conflict]:
+    """Stored source-trust conflicts with their scores and rationale under ``accuracy``."""
+    trust = [c.iri for c in found if c.resolution.strategy is ResolutionStrategy.SOURCE_TRUST]
+    if not trust:
+        return found
+    states = records.states(backend, trust)
+    out = []
+    for c in found:
+        if c.iri not in states:
+            out.append(c)
+            continue
+        item = detection.item_from_state(states[c.iri])
+        ranked = rank(item, ResolutionStrategy.SOURCE_TRUST, accuracy)
+        values = []
+        for i, v in enumerate(c.values):
+            if ranked.preferred is None:
+                outcome = ValueOutcome.UNRESOLVED
+            else:
+                outcome = ValueOutcome.PREFERRED if i == ranked.preferred else ValueOutcome.REJECTED
+            values.append(v.model_copy(update={"score": ranked.scores[i], "outcome": outcome}))
+        preferred = item.clusters[ranked.preferred].value if ranked.preferred is not None else None
+        resolution = c.resolution.model_copy(update={"rationale": ranked.rationale, "preferred": preferred})
+        out.append(c.model_copy(update={"values": values, "resolution": resolution}))
+    return out
+
+
+@dataclass
+class _Records:
+    """What a catch-up (or a full run, ``reset``) writes: the conflicts to (re)write, the items to
+    take out, the agreements, the source accuracies and entity resolution after it."""
+
+    reset: bool
+    conflicts: list[Conflict]
+    states: dict[str, str]
+    agreements: list[records.Agreement]
+    removed: frozenset[str]
+    accuracy: dict[str, float]
+    mapping: dict[str, str]
+    parameters: dict[str, object]
+    activity: str
+    started: datetime
+    ended: datetime
+    detection: detection.Detection | None = None
+    seconds: dict[str, float] = field(default_factory=dict)
+    #: conflicts (among ``conflicts``) whose resolution alone changed
+    resolved: frozenset[str] = frozenset()
+    #: the rationale each source-trust conflict's record keeps (:func:`_lasting`)
+    lasting: dict[str, str] = field(default_factory=dict)
+
+
+class ConflictRecords:
+    """The conflict records as a derived view (:class:`provgraph.store.derived.Derived`).
+
+    From scratch, every conflict is detected (:func:`provgraph.trust.conflicts.detect`). After
+    a write of sources, the (entity, predicate) keys the added and removed graphs state are
+    detected again, and only those (:func:`provgraph.trust.conflicts.detect_keys`); when that
+    changes what truth discovery reads, the source accuracies are computed again from the stored
+    items, and the conflicts whose source-trust resolution they change are resolved again. A
+    change of what entity resolution reads (a ``sameAs`` link, an alias label) starts over.
+
+    The strategy and the predicates checked are those of the last explicit run, unless given."""
+
+    uses_ontology = True
+
+    def __init__(
+        self,
+        *,
+        strategy: ResolutionStrategy | None = None,
+        predicates: Sequence[str] | None = None,
+        given: bool = False,
+    ) -> None:
+        self._strategy = strategy
+        self._predicates = predicates
+        self._given = given
+
+    def stored(self, backend: Backend) -> Stamp | None:
+        return records.stamp(backend)
+
+    def writable(self, backend: Backend) -> bool:
+        return derived.may_write(backend)
+
+    def _parameters(self, backend: Backend) -> tuple[ResolutionStrategy | None, list[str] | None]:
+        if self._given:
+            return self._strategy, list(self._predicates) if self._predicates is not None else None
+        last = records.last_run(backend)
+        forced, chosen = last.get("strategy"), last.get("predicates")
+        return (
+            ResolutionStrategy(str(forced)) if forced else None,
+            [str(p) for p in chosen] if isinstance(chosen, list) else None,
+        )
+
+    def compute(self, backend: Backend, since: Changes | None) -> _Records:
+        clock = time.perf_counter()
+        started = datetime.now(UTC)
+        policy = policy_of(backend)
+        strategy, predicates = self._parameters(backend)
+        checked = sorted(predicates) if predicates is not None else sorted(policy.functional)
+        parameters: dict[str, object] = {
+            "strategy": strategy.value if strategy else None,
+            "predicate_strategies": {p: s.value for p, s in sorted(policy.strategies.items())},
+            "default_strategy": DEFAULT_STRATEGY.value,
+            "predicates": sorted(predicates) if predicates is not None else None,
+            "checked": checked,
+            "disjoint": [list(pair) for pair in sorted(policy.disjoint)],
+            "tolerances": {p: [t.absolute, t.relative] for p, t in sorted(policy.tolerances.items())},
+        }
+        graphs = sorted(since.added | since.removed) if since is not None else []
+        if since is not None and detection.links_changed(backend, policy, graphs):
+            since = None  # entity resolution may change: every key with it
+        if since is None:
+            found = detection.detect(backend, policy, predicates=predicates, now=started)
+            fresh, removed, mapping = found.items, frozenset[str](), found.entity_map
+            accuracy = _accuracy(detection.votes(i) for i in found.items)
+            first = records.first_detected(backend)
+            again: list[detection.Item] = []
+        else:
+            found = None
+            old_accuracy, mapping = records.stored_state(backend)
+            watched = set(checked) | {p for pair in policy.disjoint for p in pair}
+            keys = detection.touched(backend, graphs, watched, mapping)
+            fresh = detection.detect_keys(backend, policy, keys, mapping, functional=checked, now=started)
+            stored = records.items(backend, keys)
+            removed = frozenset(stored)
+            old = [detection.item_from_state(s) for s in stored.values()]
+            accuracy, again = old_accuracy, []
+            if sorted(detection.votes(i) for i in old) != sorted(detection.votes(i) for i in fresh):
+                # the stored items' votes only: an item is rebuilt if its resolution changes
+                rest = {iri: json.loads(s) for iri, s in records.items(backend).items() if iri not in removed}
+                votes = {iri: detection.state_votes(data) for iri, data in rest.items()}
+                accuracy = _accuracy([*votes.values(), *(detection.votes(i) for i in fresh)])
+                if accuracy != old_accuracy:
+                    trusted = [
+                        iri
+                        for iri, data in rest.items()
+                        if len(data["clusters"]) > 1
+                        and _strategy_of(data["predicates"], policy, strategy) is ResolutionStrategy.SOURCE_TRUST
+                    ]
+                    again = [
+                        detection.item_from_state(json.dumps(rest[iri]))
+                        for iri in _changed_by(trusted, votes, old_accuracy, accuracy)
+                    ]
+            first = records.first_detected(
+                backend, sorted({i.iri for i in fresh if i.is_conflict} | {i.iri for i in again})
+            )
+        clock_resolve = time.perf_counter()
+        digest = hashlib.sha256(f"{started.isoformat()}\n{sorted(removed)}\n{len(fresh)}".encode()).hexdigest()[:32]
+        activity = f"{ID_NS}resolution/{digest}"
+        ended = datetime.now(UTC)
+        written = [i for i in fresh if i.is_conflict] + again
+        lasting = {
+            i.iri: rank(i, ResolutionStrategy.SOURCE_TRUST, accuracy).lasting or ""
+            for i in written
+            if _strategy_for(i, policy, strategy) is ResolutionStrategy.SOURCE_TRUST
+        }
+        conflicts = [
+            _to_model(
+                item,
+                _strategy_for(item, policy, strategy),
+                accuracy,
+                first=first.get(item.iri, started),
+                activity=activity,
+                at=ended,
+            )
+            for item in written
+        ]
+        agreements = [
+            records.Agreement(_agreement_iri(i), i.subject, i.predicates, detection.item_state(i))
+            for i in fresh
+            if not i.is_conflict
+        ]
+        seconds = {
+            **(found.seconds if found is not None else {}),
+            "detect": round(clock_resolve - clock, 3),
+            "resolve": round(time.perf_counter() - clock_resolve, 3),
+        }
+        return _Records(
+            reset=since is None,
+            conflicts=conflicts,
+            states={i.iri: detection.item_state(i) for i in fresh if i.is_conflict},
+            resolved=frozenset(i.iri for i in again),
+            lasting=lasting,
+            agreements=agreements,
+            removed=removed,
+            accuracy=accuracy,
+            mapping=mapping,
+            parameters=parameters,
+            activity=activity,
+            started=started,
+            ended=ended,
+            detection=found,
+            seconds=seconds,
+        )
+
+    def write(self, backend: Backend, result: _Records, target: Stamp) -> None:
+        stored = [_lasting(c, result.lasting.get(c.iri)) for c in result.conflicts]
+        common = {
+            "states": result.states,
+            "agreements": result.agreements,
+            "activity": result.activity,
+            "started": result.started,
+            "ended": result.ended,
+            "parameters": result.parameters,
+            "accuracy": result.accuracy,
+            "mapping": result.mapping,
+            "target": target,
+        }
+        if result.reset:
+            records.write(backend, stored, **common)  # type: ignore[arg-type]
+        else:
+            records.update(
+                backend,
+                removed=sorted(result.removed),
+                conflicts=[c for c in stored if c.iri not in result.resolved],
+                resolved=[c for c in stored if c.iri in result.resolved],
+                **common,  # type: ignore[arg-type]
+            )
 
 
 def run(
@@ -120,77 +398,42 @@ def run(
 ) -> tuple[DetectionReport, list[Conflict]]:
     """Detect every conflict in the current sources, resolve each (``strategy`` for all, else each
     predicate's declared strategy, else :data:`DEFAULT_STRATEGY`), and, when ``store`` and the
-    store is writable, rewrite the conflict records."""
+    store is writable, rewrite the conflict records (later catch-ups keep this strategy and
+    these predicates)."""
     clock = time.perf_counter()
-    started = datetime.now(UTC)
-    policy = load(backend)
-    found = detection.detect(backend, policy, predicates=predicates, now=started)
-    # Truth discovery learns from every multi-valued item, agreements within tolerance included.
-    clock_resolve = time.perf_counter()
-    accuracy = truth_discovery([[frozenset(c.sources) for c in item.clusters] for item in found.items])
-    fingerprint = input_fingerprint(backend, policy)
-    _, first = records.stored_state(backend)
-    activity = f"{ID_NS}resolution/{hashlib.sha256((started.isoformat() + fingerprint).encode()).hexdigest()[:32]}"
-    ended = datetime.now(UTC)
-    models = [
-        _to_model(
-            item,
-            _strategy_for(item, policy, strategy),
-            accuracy,
-            first=first.get(item.iri, started),
-            activity=activity,
-            at=ended,
-        )
-        for item in found.conflicts
-    ]
-    phases = {**found.seconds, "resolve": round(time.perf_counter() - clock_resolve, 3)}
+    view = ConflictRecords(strategy=strategy, predicates=predicates, given=True)
+    writing = store and view.writable(backend)  # first: what is computed must be what is written
+    target = derived.stamp(backend)
+    result = view.compute(backend, None)
     clock_records = time.perf_counter()
-    stored = False
-    if store and not backend.read_only and _may_write(backend):
-        parameters: dict[str, object] = {
-            "strategy": strategy.value if strategy else None,
-            "predicate_strategies": {p: s.value for p, s in sorted(policy.strategies.items())},
-            "default_strategy": DEFAULT_STRATEGY.value,
-            "predicates": sorted(predicates) if predicates is not None else None,
-            "checked": sorted(predicates) if predicates is not None else sorted(policy.functional),
-            "disjoint": [list(pair) for pair in sorted(policy.disjoint)],
-            "tolerances": {p: [t.absolute, t.relative] for p, t in sorted(policy.tolerances.items())},
-        }
-        records.write(
-            backend,
-            models,
-            activity=activity,
-            started=started,
-            ended=ended,
-            parameters=parameters,
-            fingerprint=fingerprint,
-        )
-        stored = True
+    if writing:
+        view.write(backend, result, target)
+        derived.forget(backend, NAME)
+    found = result.detection
+    assert found is not None
+    policy = policy_of(backend)
     report = DetectionReport(
-        conflicts=len(models),
+        conflicts=len(result.conflicts),
         multi_valued=found.multi_valued,
         merged_by_tolerance=found.merged_by_tolerance,
         predicates=sorted(predicates) if predicates is not None else sorted(policy.functional),
         disjoint_pairs=len(policy.disjoint),
         merged_entities=len(found.entity_map),
         strategy=strategy,
-        source_accuracy=dict(sorted(accuracy.items())),
-        activity=activity if stored else None,
+        source_accuracy=dict(sorted(result.accuracy.items())),
+        activity=result.activity if writing else None,
         seconds=round(time.perf_counter() - clock, 3),
-        phases={**phases, "records": round(time.perf_counter() - clock_records, 3)},
-        stored=stored,
+        phases={**result.seconds, "records": round(time.perf_counter() - clock_records, 3)},
+        stored=writing,
     )
-    return report, models
+    return report, sorted(result.conflicts, key=lambda c: c.iri)
 
 
-def _may_write(backend: Backend) -> bool:
-    """Take the write lock if needed; False when another process holds the store (a running
-    server): the records are then computed and returned, not stored."""
-    try:
-        backend.begin_write()
-    except StoreLockedError:
-        return False
-    return True
+def refresh(backend: Backend) -> _Records | None:
+    """Bring the conflict records up to date (:func:`provgraph.store.derived.catch_up`). None when
+    the stored records are current; else (a store that cannot be written) what readers lay over
+    them."""
+    return derived.catch_up(backend, ConflictRecords(), NAME)
 
 
 def _as_item(conflict: Conflict) -> detection.Item:
@@ -227,35 +470,35 @@ def conflicts(
     predicate: str | None = None,
     strategy: ResolutionStrategy | None = None,
 ) -> list[Conflict]:
-    """The conflicts in the current sources. Detection runs first when the records are missing or
-    stale (sources or ontology changed since the last run); a read-only store computes them
-    without storing. With ``strategy``, the values are ranked by it (not stored: use
-    ``ProvGraph.resolve`` to record a strategy)."""
-    policy = load(backend)
-    found = _refresh(backend, policy)
-    if found is not None:  # a read-only store: computed for this answer
-        return _filter(_rerank(found, strategy), subject, predicate)
-    if strategy is not None:
-        return _filter(_rerank(_read(backend, policy), strategy), subject, predicate)
-    return _read(backend, policy, subject=subject, predicate=predicate)
-
-
-def _refresh(backend: Backend, policy: Policy) -> list[Conflict] | None:
-    """Bring the conflict records up to date when sources or the ontology changed since the last
-    run. A store that cannot be written gets the conflicts computed and returned instead."""
-    fingerprint, parameters = records.last_run(backend)
-    if fingerprint == input_fingerprint(backend, policy):
-        return None
-    # re-run as the last run was asked for: the same forced strategy and predicates
-    forced = parameters.get("strategy")
-    chosen = parameters.get("predicates")
-    _, found = run(
-        backend,
-        strategy=ResolutionStrategy(str(forced)) if forced else None,
-        predicates=[str(p) for p in chosen] if isinstance(chosen, list) else None,
-        store=not backend.read_only,
+    """The conflicts in the current sources. The records catch up first with what changed since
+    they were written (:func:`refresh`); a store that cannot be written computes the catch-up
+    and lays it over the stored records. With ``strategy``, the values are ranked by it (not
+    stored: use ``ProvGraph.resolve`` to record a strategy)."""
+    patch = refresh(backend)
+    policy = policy_of(backend)
+    accuracy = (
+        patch.accuracy
+        if patch is not None
+        else derived.memo(backend, "accuracy", lambda: records.stored_state(backend)[0])
     )
-    return found if backend.read_only else None
+    if strategy is not None:
+        found = _live(backend, _read(backend, policy), accuracy)
+        return _filter(_rerank(_overlay(found, patch, None, None), strategy), subject, predicate)
+    found = _live(backend, _read(backend, policy, subject=subject, predicate=predicate), accuracy)
+    return _overlay(found, patch, subject, predicate)
+
+
+def _overlay(
+    stored: list[Conflict], patch: _Records | None, subject: str | None, predicate: str | None
+) -> list[Conflict]:
+    """The stored conflicts as a catch-up that could not be written (``patch``) changes them."""
+    if patch is None:
+        return stored
+    found = {} if patch.reset else {c.iri: c for c in stored if c.iri not in patch.removed}
+    for c in patch.conflicts:
+        found.pop(c.iri, None)
+    found.update({c.iri: c for c in _filter(patch.conflicts, subject, predicate)})
+    return [found[k] for k in sorted(found)]
 
 
 def _read(
@@ -300,13 +543,10 @@ def annotate(backend: Backend, evidence: list[Evidence]) -> list[Evidence]:
     fact's value support it too: they agree, they do not conflict."""
     if not evidence:
         return evidence
-    policy = load(backend)
+    policy = policy_of(backend)
     # a fact is contested when a conflict involves it: the records must be current to say so
-    computed = _refresh(backend, policy)
-    if computed is None:
-        outcomes = records.statement_outcomes(backend, [e.statement for e in evidence])
-    else:
-        outcomes = {claim.statement: v.outcome for c in computed for v in c.values for claim in v.claims}
+    patch = refresh(backend)
+    outcomes = _outcomes(backend, [e.statement for e in evidence], patch)
     now = datetime.now(UTC)
     by_fact: dict[str, list[Evidence]] = {}
     for e in evidence:
@@ -337,6 +577,20 @@ def annotate(backend: Backend, evidence: list[Evidence]) -> list[Evidence]:
         e.model_copy(update={"fact_confidence": annotated[e.fact][0], "fact_status": annotated[e.fact][1]})
         for e in evidence
     ]
+
+
+def _outcomes(backend: Backend, statements: list[str], patch: _Records | None) -> dict[str, ValueOutcome]:
+    """The outcome of the value of each of ``statements`` a conflict involves."""
+    stored = {} if patch is not None and patch.reset else records.statement_outcomes(backend, statements)
+    if patch is None:
+        return {st: outcome for st, (_, outcome) in stored.items()}
+    replaced = patch.removed | {c.iri for c in patch.conflicts}
+    out = {st: outcome for st, (c, outcome) in stored.items() if c not in replaced}
+    wanted = set(statements)
+    for c in patch.conflicts:
+        for v in c.values:
+            out.update({x.statement: v.outcome for x in v.claims if x.statement in wanted})
+    return out
 
 
 def _number(nt: str) -> float | None:
@@ -394,7 +648,10 @@ def chains(
     variables = " ".join(n for n in nodes if n.startswith("?")) or "*"
     iris = " ".join(f"FILTER(isIRI({n}))" for n in nodes if n.startswith("?"))
     query = f"SELECT DISTINCT {variables} WHERE {{ {patterns} {iris} }} LIMIT {int(limit)}"
-    graphs: list[NamedNode | DefaultGraph] = [*catalog.current_graphs(backend)]
+    # the current sources: their view graph where the store keeps one, else the list of them
+    graphs: list[NamedNode | DefaultGraph] = (
+        [CURRENT_VIEW] if current_view.is_maintained(backend) else [*catalog.current_graphs(backend)]
+    )
     result = backend.query(query, default_graph=graphs)
     assert isinstance(result, QuerySolutions)
     reports = []
@@ -435,10 +692,13 @@ def chains(
 __all__ = [
     "CONFLICT_GRAPH",
     "DEFAULT_STRATEGY",
+    "NAME",
     "ONTOLOGY_GRAPH",
+    "ConflictRecords",
     "annotate",
     "chains",
     "conflicts",
-    "input_fingerprint",
+    "policy_of",
+    "refresh",
     "run",
 ]

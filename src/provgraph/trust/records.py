@@ -3,24 +3,37 @@ kind, subject, predicates, competing values (``pg:ConflictValue``: the value, it
 its sources, its outcome and score), the strategy, the preferred value, the rationale, and the
 ``pg:ResolutionActivity`` (a ``prov:Activity`` with its time and parameters) that resolved it.
 
-A run rewrites the graph: dropped, bulk-loaded, then stamped with the fingerprint of its input
-(a reader before the stamp sees no valid records and runs detection itself). Conflict IRIs are
-content-addressed (kind, entity, predicates), so a conflict that persists across runs keeps its
-IRI and its ``pg:firstDetected`` time; one that new data resolved disappears, and a new one
-appears. Source statements are never touched: a losing value is only marked ``pg:Rejected`` here.
+The records are a derived view (:mod:`provgraph.store.derived`), stamped with the store state
+they reflect (``pg:generation`` and ``pg:changeLog`` on the graph). A full run rewrites the graph:
+dropped, bulk-loaded, then stamped (a reader before the stamp sees no valid records and computes
+them itself). After a write of sources, only the items of the (entity, predicate) keys the added
+and removed graphs touch are rewritten (:func:`update`, one transaction), with the conflicts whose
+resolution the new source accuracies change.
+
+For that, each item keeps what resolving it needs (``pg:resolutionInput``: its values and their
+claims, as JSON), items whose values agree within tolerance are kept too
+(``pg:ToleranceAgreement``: truth discovery learns from them), and the graph keeps the source
+accuracies (``pg:sourceAccuracy``) and the entity resolution (``pg:entityMap``) of the last run.
+
+Conflict IRIs are content-addressed (kind, entity, predicates), so a conflict that persists across
+runs keeps its IRI and its ``pg:firstDetected`` time; one that new data resolved disappears, and a
+new one appears. Source statements are never touched: a losing value is only marked
+``pg:Rejected`` here.
 """
 
 from __future__ import annotations
 
 import json
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
 from pyoxigraph import Literal, NamedNode, QuerySolutions, RdfFormat, parse, serialize
 
 from provgraph.store.base import Backend
+from provgraph.store.derived import Stamp
 from provgraph.trust.models import (
     Conflict,
     ConflictKind,
@@ -34,6 +47,8 @@ from provgraph.vocab import CONFLICT_GRAPH, PG_NS, PROV_NS, RDF_NS, XSD_NS
 
 _G = f"<{CONFLICT_GRAPH.value}>"
 _TYPE = f"<{RDF_NS}type>"
+#: Bumped when what the records hold changes: records of another version are rebuilt.
+VERSION = 2
 
 
 def _lit(value: str | float, datatype: str | None = None) -> str:
@@ -50,81 +65,275 @@ def _pg(local: str) -> str:
     return f"<{PG_NS}{local}>"
 
 
-def last_run(backend: Backend) -> tuple[str | None, dict[str, object]]:
-    """The input fingerprint (None: never run) and the parameters of the last run."""
+def last_run(backend: Backend) -> dict[str, object]:
+    """The parameters of the last run (empty: never run)."""
     result = backend.query(
-        f"""SELECT ?f ?params WHERE {{ GRAPH {_G} {{ {_G} {_pg("inputFingerprint")} ?f ;
-        <{PROV_NS}wasGeneratedBy> ?act . ?act {_pg("parameters")} ?params }} }}"""
+        f"""SELECT ?params WHERE {{ GRAPH {_G} {{ {_G} <{PROV_NS}wasGeneratedBy> ?act .
+  ?act {_pg("parameters")} ?params }} }}"""
     )
     assert isinstance(result, QuerySolutions)
     for row in result:
-        return row["f"].value, json.loads(row["params"].value)  # type: ignore[union-attr]
-    return None, {}
+        return json.loads(row["params"].value)  # type: ignore[no-any-return,union-attr]
+    return {}
 
 
-def stored_state(backend: Backend) -> tuple[str | None, dict[str, datetime]]:
-    """The input fingerprint of the last run (None: never run) and each conflict's first detection."""
-    fingerprint, _ = last_run(backend)
-    first: dict[str, datetime] = {}
-    result = backend.query(f"SELECT ?c ?t WHERE {{ GRAPH {_G} {{ ?c {_pg('firstDetected')} ?t }} }}")
+def stamp(backend: Backend) -> Stamp | None:
+    """The store state the records reflect; None when there are none, or of another version."""
+    result = backend.query(
+        f"""SELECT ?n ?log ?v WHERE {{ GRAPH {_G} {{ {_G} {_pg("generation")} ?n ; {_pg("changeLog")} ?log ;
+  {_pg("recordsVersion")} ?v }} }}"""
+    )
     assert isinstance(result, QuerySolutions)
     for row in result:
-        first[row["c"].value] = datetime.fromisoformat(row["t"].value.replace("Z", "+00:00"))  # type: ignore[union-attr]
-    return fingerprint, first
+        if int(row["v"].value) != VERSION:  # type: ignore[union-attr]
+            return None
+        return Stamp(row["log"].value, int(row["n"].value))  # type: ignore[union-attr]
+    return None
+
+
+def stored_state(backend: Backend) -> tuple[dict[str, float], dict[str, str]]:
+    """The source accuracies and the entity resolution of the records (empty: none)."""
+    result = backend.query(
+        f"""SELECT ?acc ?map WHERE {{ GRAPH {_G} {{ {_G} {_pg("sourceAccuracy")} ?acc ; {_pg("entityMap")} ?map }} }}"""
+    )
+    assert isinstance(result, QuerySolutions)
+    for row in result:
+        return json.loads(row["acc"].value), json.loads(row["map"].value)  # type: ignore[union-attr]
+    return {}, {}
+
+
+def first_detected(backend: Backend, conflicts: Sequence[str] | None = None) -> dict[str, datetime]:
+    """When each stored conflict (of ``conflicts``, or every one) was first detected."""
+    if conflicts is not None and not conflicts:
+        return {}
+    first: dict[str, datetime] = {}
+    chunks = [None] if conflicts is None else [conflicts[i : i + 500] for i in range(0, len(conflicts), 500)]
+    for chunk in chunks:
+        bound = "" if chunk is None else f"VALUES ?c {{ {' '.join(f'<{c}>' for c in chunk)} }}"
+        query = f"SELECT ?c ?t WHERE {{ {bound} GRAPH {_G} {{ ?c {_pg('firstDetected')} ?t }} }}"
+        for row in _solutions(backend, query):
+            first[row["c"].value] = datetime.fromisoformat(row["t"].value.replace("Z", "+00:00"))  # type: ignore[union-attr]
+    return first
+
+
+def items(backend: Backend, keys: Iterable[tuple[str, str]] | None = None) -> dict[str, str]:
+    """The stored items (conflicts and agreements) of the (entity, predicate) ``keys``, or every
+    one: their IRI and resolution input (JSON)."""
+    found: dict[str, str] = {}
+    wanted = None if keys is None else sorted(set(keys))
+    if wanted is None:
+        query = f"SELECT ?c ?state WHERE {{ GRAPH {_G} {{ ?c {_pg('resolutionInput')} ?state }} }}"
+        for row in _solutions(backend, query):
+            found[row["c"].value] = row["state"].value  # type: ignore[union-attr]
+        return found
+    for i in range(0, len(wanted), 400):
+        bound = " ".join(f"(<{e}> <{p}>)" for e, p in wanted[i : i + 400])
+        query = f"""SELECT ?c ?state WHERE {{ VALUES (?e ?p) {{ {bound} }} GRAPH {_G} {{
+  {{ ?c {_pg("conflictSubject")} ?e ; {_pg("conflictPredicate")} ?p }}
+  UNION {{ ?c {_pg("agreementSubject")} ?e ; {_pg("agreementPredicate")} ?p }}
+  ?c {_pg("resolutionInput")} ?state }} }}"""
+        for row in _solutions(backend, query):
+            found[row["c"].value] = row["state"].value  # type: ignore[union-attr]
+    return found
+
+
+@dataclass(frozen=True)
+class Agreement:
+    """An item whose values all agree within tolerance: no conflict, but truth discovery learns
+    from it."""
+
+    iri: str
+    subject: str
+    predicates: tuple[str, ...]
+    state: str
+
+
+def _graph_lines(
+    *,
+    activity: str,
+    started: datetime,
+    ended: datetime,
+    parameters: dict[str, object],
+    accuracy: dict[str, float],
+    mapping: dict[str, str],
+) -> list[str]:
+    return [
+        f"{_G} {_TYPE} {_pg('ConflictGraph')} ; <{PROV_NS}wasGeneratedBy> <{activity}> ;"
+        f" {_pg('sourceAccuracy')} {_lit(json.dumps(accuracy, sort_keys=True))} ;"
+        f" {_pg('entityMap')} {_lit(json.dumps(mapping, sort_keys=True))} .",
+        f"<{activity}> {_TYPE} {_pg('ResolutionActivity')} , <{PROV_NS}Activity> ;"
+        f" <{PROV_NS}startedAtTime> {_dt(started)} ; <{PROV_NS}endedAtTime> {_dt(ended)} ;"
+        f" {_pg('parameters')} {_lit(json.dumps(parameters, sort_keys=True))} .",
+    ]
+
+
+def _stamp_line(target: Stamp) -> str:
+    return (
+        f"{_G} {_pg('generation')} {_lit(str(target.generation), XSD_NS + 'integer')} ;"
+        f" {_pg('changeLog')} {_lit(target.log)} ;"
+        f" {_pg('recordsVersion')} {_lit(str(VERSION), XSD_NS + 'integer')} ."
+    )
+
+
+def _conflict_lines(c: Conflict, state: str, *, activity: str, started: datetime) -> list[str]:
+    node = f"<{c.iri}>"
+    lines = [
+        f"{node} {_TYPE} {_pg('Conflict')} ; {_pg('conflictKind')} <{c.kind.iri}> ;"
+        f" {_pg('conflictSubject')} <{c.subject}> ; {_pg('strategy')} <{c.resolution.strategy.iri}> ;"
+        f" {_pg('rationale')} {_lit(c.resolution.rationale)} ; <{PROV_NS}wasGeneratedBy> <{activity}> ;"
+        f" {_pg('firstDetected')} {_dt(c.first_detected or started)} ; {_pg('resolutionInput')} {_lit(state)} ."
+    ]
+    lines += [f"{node} {_pg('conflictPredicate')} <{p}> ." for p in c.predicates]
+    lines += [f"{node} {_pg('mergedEntity')} <{m}> ." for m in c.merged_subjects]
+    for i, v in enumerate(c.values):
+        vnode = f"<{c.iri}/value/{i}>"
+        lines.append(
+            f"{node} {_pg('hasValue')} {vnode} . {vnode} {_TYPE} {_pg('ConflictValue')} ;"
+            f" {_pg('value')} {v.value} ; {_pg('valuePredicate')} <{v.predicate}> ;"
+            f" {_pg('outcome')} <{v.outcome.iri}> ."
+        )
+        if v.score is not None and v.score == v.score and abs(v.score) != float("inf"):
+            lines.append(f"{vnode} {_pg('score')} {_lit(float(v.score))} .")
+        if v.outcome is ValueOutcome.PREFERRED:
+            lines.append(f"{node} {_pg('preferredValue')} {vnode} .")
+        lines += [f"{vnode} {_pg('competingStatement')} <{x.statement}> ." for x in v.claims]
+        lines += [f"{vnode} {_pg('sourceKey')} {_lit(s)} ." for s in v.sources]
+    return lines
+
+
+def _agreement_lines(a: Agreement) -> list[str]:
+    node = f"<{a.iri}>"
+    return [
+        f"{node} {_TYPE} {_pg('ToleranceAgreement')} ; {_pg('agreementSubject')} <{a.subject}> ;"
+        f" {_pg('resolutionInput')} {_lit(a.state)} ."
+    ] + [f"{node} {_pg('agreementPredicate')} <{p}> ." for p in a.predicates]
 
 
 def write(
     backend: Backend,
     conflicts: Sequence[Conflict],
     *,
+    states: dict[str, str],
+    agreements: Sequence[Agreement],
     activity: str,
     started: datetime,
     ended: datetime,
     parameters: dict[str, object],
-    fingerprint: str,
+    accuracy: dict[str, float],
+    mapping: dict[str, str],
+    target: Stamp,
 ) -> None:
-    """Replace the conflict graph with ``conflicts``."""
-    lines = [
-        f"{_G} {_TYPE} {_pg('ConflictGraph')} ; <{PROV_NS}wasGeneratedBy> <{activity}> .",
-        f"<{activity}> {_TYPE} {_pg('ResolutionActivity')} , <{PROV_NS}Activity> ;"
-        f" <{PROV_NS}startedAtTime> {_dt(started)} ; <{PROV_NS}endedAtTime> {_dt(ended)} ;"
-        f" {_pg('parameters')} {_lit(json.dumps(parameters, sort_keys=True))} .",
-    ]
+    """Replace the conflict graph with ``conflicts`` (``states``: each one's resolution input)
+    and ``agreements``, stamped ``target``."""
+    lines = _graph_lines(
+        activity=activity, started=started, ended=ended, parameters=parameters, accuracy=accuracy, mapping=mapping
+    )
     for c in conflicts:
-        node = f"<{c.iri}>"
-        lines.append(
-            f"{node} {_TYPE} {_pg('Conflict')} ; {_pg('conflictKind')} <{c.kind.iri}> ;"
-            f" {_pg('conflictSubject')} <{c.subject}> ; {_pg('strategy')} <{c.resolution.strategy.iri}> ;"
-            f" {_pg('rationale')} {_lit(c.resolution.rationale)} ; <{PROV_NS}wasGeneratedBy> <{activity}> ;"
-            f" {_pg('firstDetected')} {_dt(c.first_detected or started)} ."
-        )
-        lines += [f"{node} {_pg('conflictPredicate')} <{p}> ." for p in c.predicates]
-        lines += [f"{node} {_pg('mergedEntity')} <{m}> ." for m in c.merged_subjects]
-        for i, v in enumerate(c.values):
-            vnode = f"<{c.iri}/value/{i}>"
-            lines.append(
-                f"{node} {_pg('hasValue')} {vnode} . {vnode} {_TYPE} {_pg('ConflictValue')} ;"
-                f" {_pg('value')} {v.value} ; {_pg('valuePredicate')} <{v.predicate}> ;"
-                f" {_pg('outcome')} <{v.outcome.iri}> ."
-            )
-            if v.score is not None and v.score == v.score and abs(v.score) != float("inf"):
-                lines.append(f"{vnode} {_pg('score')} {_lit(float(v.score))} .")
-            if v.outcome is ValueOutcome.PREFERRED:
-                lines.append(f"{node} {_pg('preferredValue')} {vnode} .")
-            lines += [f"{vnode} {_pg('competingStatement')} <{x.statement}> ." for x in v.claims]
-            lines += [f"{vnode} {_pg('sourceKey')} {_lit(s)} ." for s in v.sources]
+        lines += _conflict_lines(c, states[c.iri], activity=activity, started=started)
+    for a in agreements:
+        lines += _agreement_lines(a)
     body = "\n".join(lines)
     quads = parse(f"{_G} {{\n{body}\n}}\n".encode(), format=RdfFormat.TRIG)
     # Not one transaction: SPARQL INSERT DATA was 5x slower, and a transactional load 3x slower,
-    # than the bulk loader at 1M facts. The fingerprint is written last, in its own step: if the
-    # process dies before, the graph has none and the next read runs detection again.
+    # than the bulk loader at 1M facts. The stamp is written last, in its own step: if the
+    # process dies before, the graph has none and the next read computes the records again.
     backend.update(f"DROP SILENT GRAPH {_G}")
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "conflicts.nq"
         with path.open("wb") as f:
             serialize(quads, f, format=RdfFormat.N_QUADS)
         backend.load_quads(path, bulk=True)
-    backend.update(f"INSERT DATA {{ GRAPH {_G} {{ {_G} {_pg('inputFingerprint')} {_lit(fingerprint)} }} }}")
+    backend.update(f"INSERT DATA {{ GRAPH {_G} {{ {_stamp_line(target)} }} }}")
+
+
+def update(
+    backend: Backend,
+    *,
+    removed: Sequence[str],
+    conflicts: Sequence[Conflict],
+    resolved: Sequence[Conflict],
+    states: dict[str, str],
+    agreements: Sequence[Agreement],
+    activity: str,
+    started: datetime,
+    ended: datetime,
+    parameters: dict[str, object],
+    accuracy: dict[str, float],
+    mapping: dict[str, str],
+    target: Stamp,
+) -> None:
+    """In one transaction: take out the items ``removed``, write ``conflicts`` (``states``: each
+    one's resolution input) and ``agreements``, rewrite the resolution of the conflicts
+    ``resolved`` (their values' outcomes and scores, the preferred value, the rationale), store
+    the new accuracies and the stamp ``target``, and drop the resolution activities no record
+    names any more."""
+    out = " ".join(f"<{c}>" for c in sorted(set(removed) | {c.iri for c in conflicts}))
+    again = " ".join(f"<{c.iri}>" for c in resolved)
+    lines = _graph_lines(
+        activity=activity, started=started, ended=ended, parameters=parameters, accuracy=accuracy, mapping=mapping
+    )
+    lines.append(_stamp_line(target))
+    for c in conflicts:
+        lines += _conflict_lines(c, states[c.iri], activity=activity, started=started)
+    for a in agreements:
+        lines += _agreement_lines(a)
+    for c in resolved:
+        lines += _resolution_lines(c, activity=activity)
+    was = f"<{PROV_NS}wasGeneratedBy>"
+    own = " ".join(_pg(p) for p in ("generation", "changeLog", "recordsVersion", "sourceAccuracy", "entityMap"))
+    # the activities the replaced records name: those no record names afterwards go too
+    old = f"""SELECT DISTINCT ?a WHERE {{ GRAPH {_G} {{
+  {{ VALUES ?c {{ {out} {again} }} ?c {was} ?a }} UNION {{ {_G} {was} ?a }} }} }}"""
+    activities = " ".join(f"<{r['a'].value}>" for r in _solutions(backend, old))  # type: ignore[union-attr]
+    operations = []
+    if out:
+        operations += [
+            f"DELETE {{ GRAPH {_G} {{ ?v ?p ?o }} }} WHERE {{ VALUES ?c {{ {out} }} "
+            f"GRAPH {_G} {{ ?c {_pg('hasValue')} ?v . ?v ?p ?o }} }}",
+            f"DELETE {{ GRAPH {_G} {{ ?c ?p ?o }} }} WHERE {{ VALUES ?c {{ {out} }} GRAPH {_G} {{ ?c ?p ?o }} }}",
+        ]
+    if again:
+        operations += [
+            f"DELETE {{ GRAPH {_G} {{ ?v ?p ?o }} }} WHERE {{ VALUES ?c {{ {again} }} "
+            f"VALUES ?p {{ {_pg('outcome')} {_pg('score')} }} GRAPH {_G} {{ ?c {_pg('hasValue')} ?v . ?v ?p ?o }} }}",
+            f"DELETE {{ GRAPH {_G} {{ ?c ?p ?o }} }} WHERE {{ VALUES ?c {{ {again} }} "
+            f"VALUES ?p {{ {_pg('rationale')} {_pg('preferredValue')} {was} }} GRAPH {_G} {{ ?c ?p ?o }} }}",
+        ]
+    operations += [
+        f"DELETE {{ GRAPH {_G} {{ {_G} ?p ?o }} }} WHERE {{ VALUES ?p {{ {own} {was} }} GRAPH {_G} {{ {_G} ?p ?o }} }}",
+        "INSERT DATA { GRAPH " + _G + " {\n" + "\n".join(lines) + "\n} }",
+    ]
+    if activities:
+        operations.append(
+            f"""DELETE {{ GRAPH {_G} {{ ?a ?p ?o }} }} WHERE {{ VALUES ?a {{ {activities} }} GRAPH {_G} {{ ?a ?p ?o
+  FILTER NOT EXISTS {{ ?x {was} ?a }} }} }}"""
+        )
+    backend.update(" ;\n".join(operations))
+
+
+def _resolution_lines(c: Conflict, *, activity: str) -> list[str]:
+    """The triples of a conflict's record that its resolution decides."""
+    node = f"<{c.iri}>"
+    lines = [f"{node} {_pg('rationale')} {_lit(c.resolution.rationale)} ; <{PROV_NS}wasGeneratedBy> <{activity}> ."]
+    for i, v in enumerate(c.values):
+        vnode = f"<{c.iri}/value/{i}>"
+        lines.append(f"{vnode} {_pg('outcome')} <{v.outcome.iri}> .")
+        if v.score is not None and v.score == v.score and abs(v.score) != float("inf"):
+            lines.append(f"{vnode} {_pg('score')} {_lit(float(v.score))} .")
+        if v.outcome is ValueOutcome.PREFERRED:
+            lines.append(f"{node} {_pg('preferredValue')} {vnode} .")
+    return lines
+
+
+def states(backend: Backend, conflicts: Sequence[str]) -> dict[str, str]:
+    """The resolution input (JSON) of each of the stored ``conflicts``."""
+    out: dict[str, str] = {}
+    for i in range(0, len(conflicts), 500):
+        values = " ".join(f"<{c}>" for c in conflicts[i : i + 500])
+        query = f"SELECT ?c ?s WHERE {{ VALUES ?c {{ {values} }} GRAPH {_G} {{ ?c {_pg('resolutionInput')} ?s }} }}"
+        for row in _solutions(backend, query):
+            out[row["c"].value] = row["s"].value  # type: ignore[union-attr]
+    return out
 
 
 def conflict_iris(backend: Backend, *, subject: str | None = None, predicate: str | None = None) -> list[str] | None:
@@ -212,9 +421,12 @@ WHERE {{ {bound} GRAPH {_G} {{
             found["claims"].append(claims[o])  # type: ignore[attr-defined]
     # activity times in a query of their own: an OPTIONAL for them in the query above made
     # Oxigraph evaluate it a thousand times slower
+    acts = " ".join(sorted({f"<{h['act']}>" for h in heads.values()}))
     ended = {
         r["a"].value: datetime.fromisoformat(r["t"].value.replace("Z", "+00:00"))  # type: ignore[union-attr]
-        for r in _solutions(backend, f"SELECT ?a ?t WHERE {{ GRAPH {_G} {{ ?a <{PROV_NS}endedAtTime> ?t }} }}")
+        for r in _solutions(
+            backend, f"SELECT ?a ?t WHERE {{ VALUES ?a {{ {acts} }} GRAPH {_G} {{ ?a <{PROV_NS}endedAtTime> ?t }} }}"
+        )
     }
     merged = _merged(backend, list(heads))
     predicates = _predicates(backend, list(heads))
@@ -307,17 +519,35 @@ def _predicates(backend: Backend, conflicts: list[str]) -> dict[str, list[str]]:
     return _multi(backend, conflicts, "conflictPredicate")
 
 
-def statement_outcomes(backend: Backend, statements: Sequence[str]) -> dict[str, ValueOutcome]:
-    """For statements a stored conflict involves, the outcome of their value."""
+def statement_outcomes(backend: Backend, statements: Sequence[str]) -> dict[str, tuple[str, ValueOutcome]]:
+    """For statements a stored conflict involves, the conflict and the outcome of their value."""
     if not statements:
         return {}
     values = " ".join(f"<{s}>" for s in statements)
     result = backend.query(
-        f"SELECT ?st ?o WHERE {{ VALUES ?st {{ {values} }} GRAPH {_G} {{ ?v {_pg('competingStatement')} ?st ;"
-        f" {_pg('outcome')} ?o }} }}"
+        f"SELECT ?st ?c ?o WHERE {{ VALUES ?st {{ {values} }} GRAPH {_G} {{ ?v {_pg('competingStatement')} ?st ;"
+        f" {_pg('outcome')} ?o . ?c {_pg('hasValue')} ?v }} }}"
     )
     assert isinstance(result, QuerySolutions)
-    return {r["st"].value: ValueOutcome(r["o"].value.rsplit("#", 1)[-1].lower()) for r in result}  # type: ignore[union-attr]
+    return {
+        r["st"].value: (r["c"].value, ValueOutcome(r["o"].value.rsplit("#", 1)[-1].lower()))  # type: ignore[union-attr]
+        for r in result
+    }
 
 
-__all__ = ["last_run", "read", "statement_outcomes", "stored_state", "write"]
+__all__ = [
+    "VERSION",
+    "Agreement",
+    "competing_statements",
+    "conflict_iris",
+    "first_detected",
+    "items",
+    "last_run",
+    "read",
+    "stamp",
+    "statement_outcomes",
+    "states",
+    "stored_state",
+    "update",
+    "write",
+]

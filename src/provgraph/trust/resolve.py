@@ -33,11 +33,14 @@ PRIOR_WEIGHT = 2.0
 @dataclass(frozen=True)
 class Ranked:
     """The outcome of resolving one item: the preferred cluster index (None: no preference),
-    each cluster's score, and the rationale."""
+    each cluster's score, and the rationale. ``lasting``: for source trust, the rationale
+    without the figures that move with every change of the source accuracies (what the
+    conflict records store)."""
 
     preferred: int | None
     scores: list[float]
     rationale: str
+    lasting: str | None = None
 
 
 def truth_discovery(
@@ -59,23 +62,44 @@ def truth_discovery(
     - ``A(s) = (sum of P(v) over the values s states + weight * prior) / (claims of s + weight)``,
       the prior keeping a source seen twice from looking perfect.
     """
-    sources = {s for values in items for v in values for s in v}
-    accuracy = dict.fromkeys(sources, prior)
+    names = sorted({s for values in items for v in values for s in v})
+    index = {s: i for i, s in enumerate(names)}
+    # sources as numbers; items that vote alike (the same sources behind each value) counted
+    # once with their number, in a fixed order; what does not change between rounds computed
+    # once: an item's false values (ln n of the vote) and how many values each source states
+    alike: dict[tuple[tuple[int, ...], ...], int] = {}
+    for values in items:
+        if values:
+            key = tuple(tuple(sorted(index[s] for s in v)) for v in values)
+            alike[key] = alike.get(key, 0) + 1
+    encoded = sorted(alike)
+    times = [alike[k] for k in encoded]
+    ln_false = [math.log(max(1, len(pattern) - 1)) for pattern in encoded]
+    counts = [0] * len(names)
+    for pattern, n in zip(encoded, times, strict=True):
+        for value in pattern:
+            for i in value:
+                counts[i] += n
+    accuracy = [prior] * len(names)
     for _ in range(iterations):
-        totals = dict.fromkeys(sources, 0.0)
-        counts = dict.fromkeys(sources, 0)
-        for values in items:
-            probs = value_probabilities(values, accuracy)
-            for v, p in zip(values, probs, strict=True):
-                for s in v:
-                    totals[s] += p
-                    counts[s] += 1
-        new = {s: min(0.99, max(0.01, (totals[s] + weight * prior) / (counts[s] + weight))) for s in sources}
-        delta = max((abs(new[s] - accuracy[s]) for s in sources), default=0.0)
+        # vote of a source: ln(n * A / (1 - A)) = ln n + ln(A / (1 - A))
+        votes = [math.log(a / (1 - a)) for a in accuracy]
+        totals = [0.0] * len(names)
+        for pattern, ln_n, n in zip(encoded, ln_false, times, strict=True):
+            scores = [sum(votes[i] for i in value) + ln_n * len(value) for value in pattern]
+            top = max(scores)
+            exp = [math.exp(x - top) for x in scores]
+            total = sum(exp)
+            for value, e in zip(pattern, exp, strict=True):
+                p = n * e / total
+                for i in value:
+                    totals[i] += p
+        new = [min(0.99, max(0.01, (totals[i] + weight * prior) / (counts[i] + weight))) for i in range(len(names))]
+        delta = max((abs(a - b) for a, b in zip(new, accuracy, strict=True)), default=0.0)
         accuracy = new
         if delta < epsilon:
             break
-    return accuracy
+    return dict(zip(names, accuracy, strict=True))
 
 
 def value_probabilities(values: Sequence[frozenset[str]], accuracy: Mapping[str, float]) -> list[float]:
@@ -159,16 +183,20 @@ def rank(item: Item, strategy: ResolutionStrategy, accuracy: Mapping[str, float]
     probs = value_probabilities([frozenset(c.sources) for c in clusters], accuracy)
     best, tied = _pick(probs, conf, tiers)
     if best is None:
-        return Ranked(None, probs, "source trust: the values' sources are equally trusted; no preference")
+        why = "source trust: the values' sources are equally trusted; no preference"
+        return Ranked(None, probs, why, why)
     trusted = ", ".join(
         f"{s} {accuracy.get(s, PRIOR_ACCURACY):.2f}"
         for s in sorted(clusters[best].sources, key=lambda s: -accuracy.get(s, PRIOR_ACCURACY))[:4]
     )
+    tie = ", tie broken by confidence" if tied else ""
     return Ranked(
         best,
         probs,
         f"source trust: {_describe(clusters, best)} has probability {probs[best]:.2f}; "
-        f"estimated accuracy of its sources: {trusted}" + (", tie broken by confidence" if tied else ""),
+        f"estimated accuracy of its sources: {trusted}" + tie,
+        f"source trust: {_describe(clusters, best)} is the most probable value given the estimated accuracy "
+        "of every source" + tie,
     )
 
 

@@ -1,0 +1,217 @@
+"""Derived views of the current sources, kept up to date from the change log (:mod:`.changes`).
+
+The lexical index, the conflict records and the document relations are functions of the current
+source graphs (the conflict records of the ontology too). Each implements :class:`Derived` and keeps,
+with its data, the :class:`Stamp` of the store state it reflects. :func:`catch_up` is the one way
+they are brought up to date:
+
+1. the store's stamp is read (one triple, and not even that while this process is the only
+   writer and wrote nothing since: :func:`stamp` is cached by the backend's write generation);
+2. equal to the view's: nothing to do. Otherwise the changes since the view's generation
+   (:func:`.changes.since`: the source graphs added and removed, by direct lookups) go to the
+   view's ``compute``, which recomputes only what those graphs touch; a reset (a restore), an
+   ontology change for a view that depends on it, a log of another store or no stamp at all make
+   it start over (``compute`` with no changes);
+3. the result is written with the new stamp; a store that cannot be written (read-only, or
+   locked by another process) keeps it in memory instead, by store stamp, and :func:`catch_up`
+   returns it for readers to lay over the stored view.
+
+So no view reads the catalog to find out what changed, and an ask on a store of any size pays
+one lookup to know its views are current (none while the store has not moved since a view was
+last seen current). What one process keeps (the store's stamp, what :func:`memo` computed, the
+results it could not store) is one cache, keyed by the store's stamp.
+"""
+
+from __future__ import annotations
+
+import threading
+import weakref
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Protocol, TypeVar
+
+from pyoxigraph import QuerySolutions
+
+from provgraph.errors import ReadOnlyStoreError, StoreLockedError
+from provgraph.store import changes as change_log
+from provgraph.store.base import Backend
+from provgraph.store.changes import Changes
+from provgraph.vocab import CHANGES_GRAPH, ID_NS, PG, PROV_NS
+
+_LOG = str(CHANGES_GRAPH)
+_FIRST = f"<{ID_NS}change/1>"
+
+P = TypeVar("P")
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Stamp:
+    """A state of the store's current sources: the change log it belongs to (the time of the log's
+    first entry: a restored store starts a log of its own) and the generation in that log."""
+
+    log: str
+    generation: int
+
+
+class Derived(Protocol[P]):
+    """A view derived from the current sources (see the module docstring). ``P`` is what
+    ``compute`` returns: the changes to make to the stored view, or the whole view."""
+
+    #: Whether an ontology change makes the view start over.
+    uses_ontology: bool
+
+    def stored(self, backend: Backend) -> Stamp | None:
+        """The stamp the stored view reflects; None when there is none (never built, or built by
+        another version of provgraph)."""
+        ...
+
+    def compute(self, backend: Backend, since: Changes | None) -> P:
+        """What the view becomes after ``since`` (the changes after its stamp), or the whole view
+        when ``since`` is None. Reads only what the changed graphs touch."""
+        ...
+
+    def writable(self, backend: Backend) -> bool:
+        """Whether :meth:`write` may run now (taking the store's write lock if needed)."""
+        ...
+
+    def write(self, backend: Backend, result: P, target: Stamp) -> None:
+        """Store ``result`` and ``target`` as the view's stamp."""
+        ...
+
+
+_lock = threading.RLock()
+_stamps: weakref.WeakKeyDictionary[Backend, tuple[int, Stamp]] = weakref.WeakKeyDictionary()
+_memos: weakref.WeakKeyDictionary[Backend, dict[str, tuple[Stamp, object]]] = weakref.WeakKeyDictionary()
+_locks: weakref.WeakKeyDictionary[Backend, dict[str, threading.Lock]] = weakref.WeakKeyDictionary()
+
+
+def stamp(backend: Backend) -> Stamp:
+    """The store's stamp. Cached while this process is the only writer and has written nothing
+    since (the backend's :attr:`~provgraph.store.base.Backend.generation` is unchanged)."""
+    written = backend.generation
+    if written is not None:
+        with _lock:
+            cached = _stamps.get(backend)
+        if cached is not None and cached[0] == written:
+            return cached[1]
+    result = backend.query(
+        f"""SELECT ?n ?t WHERE {{
+  OPTIONAL {{ GRAPH {_LOG} {{ {_LOG} {PG.generation} ?n }} }}
+  OPTIONAL {{ GRAPH {_LOG} {{ {_FIRST} <{PROV_NS}generatedAtTime> ?t }} }} }}"""
+    )
+    assert isinstance(result, QuerySolutions)
+    generation, log = 0, ""
+    for row in result:
+        if row["n"] is not None:
+            generation = max(generation, int(row["n"].value))  # type: ignore[union-attr]
+        if row["t"] is not None:
+            log = row["t"].value  # type: ignore[union-attr]
+    found = Stamp(log, generation)
+    if written is not None and backend.generation == written:
+        with _lock:
+            _stamps[backend] = (written, found)
+    return found
+
+
+def memo(backend: Backend, name: str, compute: Callable[[], T]) -> T:
+    """``compute()``, kept until the store's stamp changes: for what is read on every ask and
+    changes only with the sources or the ontology (the trust policy, for one)."""
+    now = stamp(backend)
+    with _lock:
+        found = _memos.get(backend, {}).get(name)
+    if found is not None and found[0] == now:
+        return found[1]  # type: ignore[return-value]
+    value = compute()
+    with _lock:
+        _memos.setdefault(backend, {})[name] = (now, value)
+    return value
+
+
+def forget(backend: Backend, name: str) -> None:
+    """Drop what :func:`memo` or :func:`catch_up` keeps under ``name`` (after a write of the view
+    outside :func:`catch_up`, such as an explicit full run)."""
+    with _lock:
+        for key in (name, "pending:" + name, "current:" + name):
+            _memos.get(backend, {}).pop(key, None)
+
+
+def catch_up(backend: Backend, view: Derived[P], name: str) -> P | None:
+    """Bring ``view`` up to the store's current sources (see the module docstring). None when the
+    stored view is current (after writing it if it was not); else, on a store that cannot be
+    written, the view's ``compute`` result that readers must lay over the stored view."""
+    now = stamp(backend)
+    with _lock:
+        memos = _memos.setdefault(backend, {})
+        found, current = memos.get("pending:" + name), memos.get("current:" + name)
+    if found is not None and found[0] == now:
+        return found[1]  # type: ignore[return-value]
+    if current is not None and current[0] == now:
+        return None  # seen current at this store state: a view moves only with the store
+    with _view_lock(backend, name):  # one catch-up of a view at a time in this process
+        return _catch_up(backend, view, name)
+
+
+def _catch_up(backend: Backend, view: Derived[P], name: str) -> P | None:
+    now = stamp(backend)
+    with _lock:
+        memos = _memos.setdefault(backend, {})
+        found, current = memos.get("pending:" + name), memos.get("current:" + name)
+    if found is not None and found[0] == now:
+        return found[1]  # type: ignore[return-value]
+    if current is not None and current[0] == now:
+        return None  # another thread caught up meanwhile
+    known = view.stored(backend)
+    if known == now:
+        _current(backend, name, now)
+        return None
+    writable = view.writable(backend)
+    if writable:  # the write lock may have just been taken: what was read may be stale
+        now, known = stamp(backend), view.stored(backend)
+        if known == now:
+            _current(backend, name, now)
+            return None
+    since: Changes | None = None
+    if known is not None and known.log == now.log:
+        if known.generation > now.generation:
+            return None  # a reader of an older checkpoint, of a view another process moved on
+        since = change_log.since(backend, known.generation, until=now.generation)
+        if since.reset or (since.ontology and view.uses_ontology):
+            since = None
+    result = view.compute(backend, since)
+    if writable:
+        try:
+            view.write(backend, result, now)
+            _current(backend, name, now)
+            return None
+        except (StoreLockedError, ReadOnlyStoreError):
+            pass
+    with _lock:
+        _memos.setdefault(backend, {})["pending:" + name] = (now, result)
+    return result
+
+
+def _view_lock(backend: Backend, name: str) -> threading.Lock:
+    with _lock:
+        locks = _locks.setdefault(backend, {})
+        return locks.setdefault(name, threading.Lock())
+
+
+def _current(backend: Backend, name: str, at: Stamp) -> None:
+    with _lock:
+        _memos.setdefault(backend, {})["current:" + name] = (at, None)
+
+
+def may_write(backend: Backend) -> bool:
+    """Whether derived records may be written into the store now: not read-only, and the write
+    lock taken (False when another process, a running server, holds it)."""
+    if backend.read_only:
+        return False
+    try:
+        backend.begin_write()
+    except StoreLockedError:
+        return False
+    return True
+
+
+__all__ = ["Derived", "Stamp", "catch_up", "forget", "may_write", "memo", "stamp"]
