@@ -6,25 +6,17 @@ provgraph writes: not the holder file, a message, a log line or a command line o
 from __future__ import annotations
 
 import os
-import queue
-import re
-import signal
 import socket
-import subprocess
-import sys
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
 
-from helpers import EXAMPLES, ROOT, run_cli
+from helpers import EXAMPLES, ServeProcess, run_cli
 from provgraph import ProvGraph
 
 SECRET = "s3cret-token-never-shown-7f1c"
-#: Seconds a server gets to start on a loaded machine: a deadline, not a measurement.
-START_DEADLINE = 120
 
 
 def _env(**extra: str) -> dict[str, str]:
@@ -32,43 +24,8 @@ def _env(**extra: str) -> dict[str, str]:
     return {**env, **extra}
 
 
-class Served:
-    """A `provgraph serve` process on a free port, its stderr read as it comes."""
-
-    def __init__(self, store: Path, *args: str, env: dict[str, str]) -> None:
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "provgraph", "serve", "--store", str(store), "--port", "0", *args],
-            cwd=ROOT,
-            env=env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        self.lines: queue.Queue[str] = queue.Queue()
-        self.stderr: list[str] = []
-        threading.Thread(target=self._read, daemon=True).start()
-        announced = self._next_line()
-        found = re.search(r"on (http://127\.0\.0\.1:\d+)/sparql", announced)
-        assert found, announced
-        self.url = found.group(1)
-
-    def _read(self) -> None:
-        assert self.process.stderr is not None
-        for line in self.process.stderr:
-            self.lines.put(line)
-        self.lines.put("")
-
-    def _next_line(self) -> str:
-        line = self.lines.get(timeout=START_DEADLINE)
-        self.stderr.append(line)
-        return line
-
-    def stop(self) -> int:
-        self.process.send_signal(signal.SIGTERM)
-        code = self.process.wait(timeout=60)
-        while self._next_line() != "":
-            pass
-        return code
+class Served(ServeProcess):
+    """`provgraph serve` as helpers start it, and the command lines of its processes."""
 
     def command_lines(self) -> list[str]:
         """The command lines (as `ps` shows them) of the server and every process it started."""
@@ -94,12 +51,12 @@ def store(tmp_path: Path) -> Path:
 @pytest.fixture(params=["environment", "token-file"])
 def served(request: pytest.FixtureRequest, store: Path, tmp_path: Path) -> Iterator[Served]:
     if request.param == "environment":
-        server = Served(store, env=_env(PROVGRAPH_TOKEN=SECRET))
+        server = Served(store, env={"PROVGRAPH_TOKEN": SECRET})
     else:
         token_file = tmp_path / "token"
         token_file.write_text(SECRET + "\n", encoding="utf-8")
         token_file.chmod(0o600)
-        server = Served(store, "--token-file", str(token_file), env=_env())
+        server = Served(store, "--token-file", str(token_file))
     try:
         yield server
     finally:
