@@ -1,16 +1,18 @@
-"""Ingest throughput: N facts of JSON Lines through the full path (parse, reify, SHACL, write),
-against plain pyoxigraph bulk load of the same final quads, measured in the same run.
+"""Ingest cost: provgraph's full ingest path against a raw bulk load of the same quads, in one run.
 
-    python bench/ingest.py [--facts 100000] [--sizes 25000,100000]
+    python bench/ingest.py [--sizes 10000,100000,1000000] [--docs-per 10,100]
 
-Each measurement runs in a fresh process so peak memory (max RSS) is its own. Prints facts/s,
-the ratio to the raw load, and peak memory (max RSS) for each size:
+For each size N (facts) and each N/k documents (k from --docs-per: facts per document), an
+N-Quads file of N facts, one named graph per document, goes through ``ProvGraph.ingest`` with
+``--split-graphs`` (parse, guard, reify, SHACL validation of every statement, spool, bulk load,
+current view, catalog, change log) into a fresh store. Every quad the store then holds (source
+graphs, the current view pgid:current, the catalog, the change log) is dumped as N-Quads and
+loaded into another fresh store with plain pyoxigraph ``Store.bulk_load``: the raw engine doing
+the least work that leaves the same data on disk. Each runs in its own process, so its CPU time
+(all threads, plus any worker processes) and peak memory (max RSS) are its own.
 
-- pipeline MB: the ingest process once everything is read, reified and validated, before the
-  write (the streaming part: should stay flat in N);
-- worker MB: the largest SHACL worker process;
-- pg peak MB: the ingest process at the end, including Oxigraph's bulk loader;
-- raw peak MB: plain pyoxigraph bulk-loading the same quads.
+Printed: wall and CPU seconds of each and their ratios (provgraph / raw), peak RSS of each, and
+how each cost grows per 10x facts (same number of documents) and per 10x documents (same facts).
 """
 
 from __future__ import annotations
@@ -28,59 +30,58 @@ from pathlib import Path
 # bench/http.py would shadow the standard library's http package for a script run from bench/
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
 
+SPLIT = r"^(?P<document>http://bench\.example/doc\d+)$"
 
-def make_jsonl(path: Path, n: int, seed: int = 7) -> None:
+
+def make_nquads(path: Path, facts: int, docs: int, seed: int = 7) -> None:
+    """``facts`` facts about entities (five each), half of them integer literals, half links,
+    spread over ``docs`` named graphs."""
     rng = random.Random(seed)
+    xsd_integer = "<http://www.w3.org/2001/XMLSchema#integer>"
     with path.open("w", encoding="utf-8") as f:
-        for i in range(n):
-            record: dict[str, object] = {
-                "subject": f"http://example.org/entity/{i // 5}",
-                "predicate": f"http://example.org/p{i % 20}",
-                "confidence": round(rng.uniform(0.5, 1.0), 3),
-            }
+        for i in range(facts):
+            graph = f"<http://bench.example/doc{i % docs}>"
+            subject = f"<http://example.org/entity/{i // 5}>"
+            predicate = f"<http://example.org/p{i % 20}>"
             if i % 2:
-                record["literal"] = str(rng.randint(0, 10**6))
-                record["datatype"] = "xsd:integer"
+                obj = f'"{rng.randint(0, 10**6)}"^^{xsd_integer}'
             else:
-                record["object"] = f"http://example.org/entity/{rng.randint(0, n)}"
-            f.write(json.dumps(record) + "\n")
+                obj = f"<http://example.org/entity/{rng.randint(0, facts)}>"
+            f.write(f"{subject} {predicate} {obj} {graph} .\n")
 
 
-def _peak_mb() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+def _usage() -> dict[str, float]:
+    me = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return {
+        "cpu": me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime,
+        "peak_mb": max(me.ru_maxrss, kids.ru_maxrss) / 1024,
+    }
 
 
-def child_provgraph(jsonl: str, store: str, dump: str) -> None:
-    from provgraph import ExportFormat, ExtractionMethod, ProvGraph
+def child_provgraph(data: str, store: str, dump: str) -> None:
+    from pyoxigraph import RdfFormat, Store
 
-    before_write: list[float] = []
+    from provgraph import GraphSplit, ProvGraph
 
-    def progress(phase: str, done: int, _total: int) -> None:
-        if phase == "writing" and done == 0:  # everything read, reified and validated
-            before_write.append(_peak_mb())
-
+    before = _usage()
+    started = time.perf_counter()
     with ProvGraph.open(store) as pg:
-        started = time.perf_counter()
-        report = pg.ingest(
-            jsonl,
-            progress=progress,
-            title="bench",
-            url="https://example.org/bench",
-            tier=3,
-            method=ExtractionMethod.LLM_EXTRACTION,
-        )
-        seconds = time.perf_counter() - started
-        peak = _peak_mb()
-        workers = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-        with open(dump, "wb") as f:  # the final quads, for the raw load
-            pg.export(format=ExportFormat.NQUADS, output=f)
+        report = pg.ingest(data, id="bench", title="bench", split=GraphSplit(pattern=SPLIT))
+    seconds = time.perf_counter() - started
+    after = _usage()
+    # Everything the store holds, as the raw load's input (opened with plain pyoxigraph).
+    raw = Store.read_only(str(Path(store) / "oxigraph"))
+    raw.dump(output=dump, format=RdfFormat.N_QUADS)
+    quads = len(raw)
+    del raw
     result = {
         "seconds": seconds,
-        "quads": report.quads,
+        "cpu": after["cpu"] - before["cpu"],
+        "peak_mb": after["peak_mb"],
+        "quads": quads,
         "statements": report.statements,
-        "peak_mb": peak,
-        "pipeline_mb": before_write[0] if before_write else peak,
-        "worker_mb": workers,
+        "documents": len(report.documents),
     }
     print(json.dumps(result))
 
@@ -88,12 +89,15 @@ def child_provgraph(jsonl: str, store: str, dump: str) -> None:
 def child_raw(dump: str, store: str) -> None:
     from pyoxigraph import RdfFormat, Store
 
-    s = Store(store)
+    before = _usage()
     started = time.perf_counter()
+    s = Store(store)
     s.bulk_load(path=dump, format=RdfFormat.N_QUADS)
     s.flush()
+    del s
     seconds = time.perf_counter() - started
-    print(json.dumps({"seconds": seconds, "peak_mb": _peak_mb()}))
+    after = _usage()
+    print(json.dumps({"seconds": seconds, "cpu": after["cpu"] - before["cpu"], "peak_mb": after["peak_mb"]}))
 
 
 def _run(*args: str) -> dict[str, float]:
@@ -104,20 +108,42 @@ def _run(*args: str) -> dict[str, float]:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def measure(n: int) -> dict[str, float]:
+def measure(facts: int, docs: int) -> dict[str, float]:
     with tempfile.TemporaryDirectory(prefix="provgraph-bench-") as tmp:
         root = Path(tmp)
-        jsonl = root / "facts.jsonl"
-        make_jsonl(jsonl, n)
-        full = _run("--child-provgraph", str(jsonl), str(root / "store"), str(root / "dump.nq"))
+        data = root / "facts.nq"
+        make_nquads(data, facts, docs)
+        pg = _run("--child-provgraph", str(data), str(root / "store"), str(root / "dump.nq"))
         raw = _run("--child-raw", str(root / "dump.nq"), str(root / "raw"))
-    return {"facts": n, **{f"pg_{k}": v for k, v in full.items()}, **{f"raw_{k}": v for k, v in raw.items()}}
+    return {
+        "facts": facts,
+        "docs": docs,
+        **{f"pg_{k}": v for k, v in pg.items()},
+        **{f"raw_{k}": v for k, v in raw.items()},
+    }
+
+
+def _growth(results: dict[tuple[int, int], dict[str, float]]) -> list[str]:
+    lines = []
+    for (facts, docs), r in sorted(results.items()):
+        for label, key in (("10x facts", (facts * 10, docs)), ("10x docs", (facts, docs * 10))):
+            s = results.get(key)
+            if s is None:
+                continue
+            grows = {k: s[k] / r[k] for k in r if k.startswith(("pg_", "raw_")) and isinstance(r[k], float) and r[k]}
+            lines.append(
+                f"{label:>9} {facts:>9}/{docs:<7} -> {key[0]:>9}/{key[1]:<7} "
+                f"pg wall x{grows['pg_seconds']:>5.1f}  raw wall x{grows['raw_seconds']:>5.1f}  "
+                f"pg cpu x{grows['pg_cpu']:>5.1f}  raw cpu x{grows['raw_cpu']:>5.1f}  "
+                f"pg peak x{grows['pg_peak_mb']:>4.2f}  raw peak x{grows['raw_peak_mb']:>4.2f}"
+            )
+    return lines
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--facts", type=int, default=100_000)
-    parser.add_argument("--sizes", help="comma-separated sizes, to show memory against N")
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
+    parser.add_argument("--sizes", default="10000,100000", help="comma-separated numbers of facts")
+    parser.add_argument("--docs-per", default="10,100", help="comma-separated facts per document")
     args, rest = parser.parse_known_args()
     if rest and rest[0] == "--child-provgraph":
         child_provgraph(*rest[1:4])
@@ -125,20 +151,28 @@ def main() -> None:
     if rest and rest[0] == "--child-raw":
         child_raw(*rest[1:3])
         return
-    sizes = [int(s) for s in args.sizes.split(",")] if args.sizes else [args.facts]
+    sizes = [int(s) for s in args.sizes.split(",")]
+    per = sorted({int(k) for k in args.docs_per.split(",")}, reverse=True)
     print(
-        f"{'facts':>9} {'quads':>10} {'provgraph s':>12} {'facts/s':>9} {'raw load s':>11} {'ratio':>6} "
-        f"{'pipeline MB':>12} {'worker MB':>10} {'pg peak MB':>11} {'raw peak MB':>12}"
+        f"{'facts':>9} {'docs':>7} {'quads':>9} | {'pg wall':>8} {'raw wall':>8} {'ratio':>6} | "
+        f"{'pg cpu':>8} {'raw cpu':>8} {'ratio':>6} | {'pg peak MB':>10} {'raw peak MB':>11}"
     )
+    results: dict[tuple[int, int], dict[str, float]] = {}
     for n in sizes:
-        r = measure(n)
-        ratio = r["pg_seconds"] / r["raw_seconds"]
-        print(
-            f"{n:>9} {int(r['pg_quads']):>10} {r['pg_seconds']:>12.2f} {n / r['pg_seconds']:>9.0f} "
-            f"{r['raw_seconds']:>11.2f} {ratio:>5.2f}x {r['pg_pipeline_mb']:>12.0f} {r['pg_worker_mb']:>10.0f} "
-            f"{r['pg_peak_mb']:>11.0f} {r['raw_peak_mb']:>12.0f}",
-            flush=True,
-        )
+        for k in per:
+            docs = max(1, n // k)
+            r = measure(n, docs)
+            results[(n, docs)] = r
+            print(
+                f"{n:>9} {docs:>7} {int(r['pg_quads']):>9} | {r['pg_seconds']:>8.2f} {r['raw_seconds']:>8.2f} "
+                f"{r['pg_seconds'] / r['raw_seconds']:>5.2f}x | {r['pg_cpu']:>8.2f} {r['raw_cpu']:>8.2f} "
+                f"{r['pg_cpu'] / r['raw_cpu']:>5.2f}x | {r['pg_peak_mb']:>10.0f} {r['raw_peak_mb']:>11.0f}",
+                flush=True,
+            )
+    growth = _growth(results)
+    if growth:
+        print("\nGrowth (provgraph and raw, same run):")
+        print("\n".join(growth))
 
 
 if __name__ == "__main__":

@@ -1,12 +1,48 @@
 from __future__ import annotations
 
+import inspect
 from collections.abc import Iterator
 from pathlib import Path
 
+import httpx
+import httpx._config
 import pytest
 
-from helpers import SHARED_DATA
+from helpers import find_browser
 from provgraph import ProvGraph
+
+# The servers the tests talk to are on 127.0.0.1 and answer in milliseconds, but a loaded machine
+# can take seconds for one answer (a first /openapi.json took over 5 s, httpx's default). Every
+# httpx call of the tests waits up to a minute unless it says otherwise: a broken server still
+# fails, and none of the tests is about how long an answer takes. httpx's functions and Client
+# share this one default object; the check keeps that true on a newer httpx.
+_DEFAULT_TIMEOUT = httpx._config.DEFAULT_TIMEOUT_CONFIG
+assert inspect.signature(httpx.request).parameters["timeout"].default is _DEFAULT_TIMEOUT
+assert inspect.signature(httpx.Client).parameters["timeout"].default is _DEFAULT_TIMEOUT
+_DEFAULT_TIMEOUT.connect = _DEFAULT_TIMEOUT.read = _DEFAULT_TIMEOUT.write = _DEFAULT_TIMEOUT.pool = 60.0
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--require-browser",
+        action="store_true",
+        default=False,
+        help="fail, rather than skip, the tests that drive Debian's headless Chromium when chromium or "
+        "chromedriver is missing (CI installs them and sets this)",
+    )
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    # Checked here rather than only in the fixture: a skip raised by a hook is reported where it was
+    # raised, so every browser test's skip folds into one summary line (a fixture's names each test).
+    if "browser_binaries" in getattr(item, "fixturenames", ()):
+        find_browser(required=item.config.getoption("--require-browser"))
+
+
+@pytest.fixture(scope="session")
+def browser_binaries(request: pytest.FixtureRequest) -> tuple[Path, Path]:
+    """Paths of Debian's chromium and chromedriver (skips, or fails under --require-browser)."""
+    return find_browser(required=request.config.getoption("--require-browser"))
 
 
 @pytest.fixture
@@ -14,10 +50,3 @@ def pg() -> Iterator[ProvGraph]:
     graph = ProvGraph.memory()
     yield graph
     graph.close()
-
-
-@pytest.fixture
-def shared_data() -> Path:
-    if not SHARED_DATA.is_dir():
-        pytest.skip("the shared data sets (../shared/data beside the project) are not present")
-    return SHARED_DATA

@@ -5,11 +5,14 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
+import signal
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
+
+import pytest
 
 from provgraph import ExportFormat, ProvGraph
 from provgraph.http import ServerSettings
@@ -19,7 +22,28 @@ ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "data"
 EXAMPLES = DATA / "examples"
 DBPEDIA = DATA / "dbpedia"
-SHARED_DATA = ROOT.parent / "shared" / "data"
+TEST_DATA = ROOT / "tests" / "data"  # small real data sets vendored for the tests, each with its source
+
+
+#: Seconds allowed for a server (in a thread or its own process) to start, and to stop: it takes
+#: about one; the margin is for a loaded machine, and only a broken server uses it up.
+SERVER_START = 120.0
+
+#: The Debian packages the browser tests need, as the skip message names them.
+BROWSER_PACKAGES = "apt-get install chromium chromium-driver"
+
+
+def find_browser(*, required: bool, which: Callable[[str], str | None] = shutil.which) -> tuple[Path, Path]:
+    """Debian's ``chromium`` and ``chromedriver`` on PATH; otherwise the test skips with one line
+    naming the packages to install, or fails when ``required`` (``--require-browser``, as CI runs)."""
+    chromium, driver = which("chromium"), which("chromedriver")
+    if chromium is not None and driver is not None:
+        return Path(chromium), Path(driver)
+    missing = " and ".join(name for name, found in (("chromium", chromium), ("chromedriver", driver)) if not found)
+    message = f"{missing} not found on PATH: {BROWSER_PACKAGES} (Debian) to run the browser tests"
+    if required:
+        pytest.fail(f"{message}; --require-browser is set", pytrace=False)
+    pytest.skip(message)
 
 
 def population_value(
@@ -70,6 +94,71 @@ def run_cli(
     )
 
 
+class ServeProcess:
+    """`provgraph serve` in its own process, on a port the system picks (``--port 0``), its stderr
+    read as it comes (a full pipe would block the server). Ready when it announces its URL: it
+    listens before that, so there is nothing to poll."""
+
+    def __init__(self, store: Path, *args: str, env: dict[str, str] | None = None) -> None:
+        import queue
+        import re
+        import threading
+
+        inherited = {k: v for k, v in os.environ.items() if k not in ("PROVGRAPH_STORE", "PROVGRAPH_TOKEN")}
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "provgraph", "serve", "--store", str(store), "--port", "0", *args],
+            cwd=ROOT,
+            env={**inherited, **(env or {})},
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        self.pid = self.process.pid
+        self._lines: queue.Queue[str] = queue.Queue()
+        self.stderr: list[str] = []
+        threading.Thread(target=self._read, daemon=True).start()
+        while True:
+            line = self._next_line()
+            if not line:
+                self.process.wait(timeout=SERVER_START)
+                raise AssertionError(f"provgraph serve exited ({self.process.returncode}): {''.join(self.stderr)}")
+            found = re.search(r" on (http://127\.0\.0\.1:\d+)/sparql", line)
+            if found:
+                self.url = found.group(1)
+                return
+
+    def _read(self) -> None:
+        assert self.process.stderr is not None
+        for line in self.process.stderr:
+            self._lines.put(line)
+        self._lines.put("")  # end of output: the process has closed its stderr
+
+    def _next_line(self) -> str:
+        line = self._lines.get(timeout=SERVER_START)
+        self.stderr.append(line)
+        return line
+
+    def stop(self, signum: int = signal.SIGTERM) -> int:
+        """Send ``signum``, wait for the exit and the rest of stderr; the exit code."""
+        self.process.send_signal(signum)
+        code = self.process.wait(timeout=SERVER_START)
+        while self._next_line():
+            pass
+        return code
+
+    def text(self) -> str:
+        return "".join(self.stderr)
+
+    def __enter__(self) -> ServeProcess:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+
+
 @contextlib.contextmanager
 def live_server(graph: ProvGraph, settings: ServerSettings | None = None) -> Iterator[str]:
     """A real uvicorn server on 127.0.0.1 serving ``graph``; yields its base URL."""
@@ -81,22 +170,26 @@ def live_server(graph: ProvGraph, settings: ServerSettings | None = None) -> Ite
 
     from provgraph.http import create_app
 
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    config = uvicorn.Config(
-        create_app(graph, settings or ServerSettings()), host="127.0.0.1", port=port, log_level="warning"
-    )
+    # The socket is bound here and handed to uvicorn: no other process (another xdist worker)
+    # can take the port between choosing it and serving on it.
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    port = listener.getsockname()[1]
+    config = uvicorn.Config(create_app(graph, settings or ServerSettings()), log_level="warning")
     server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [listener]}, daemon=True)
     thread.start()
-    deadline = time.monotonic() + 20
+    # uvicorn says when it serves by a flag, not an event: look at it often, and allow a loaded
+    # machine all the time it needs (only a server that cannot start waits this long).
+    deadline = time.monotonic() + SERVER_START
     while not server.started:
         if time.monotonic() > deadline or not thread.is_alive():
+            listener.close()
             raise RuntimeError("the test server did not start")
-        time.sleep(0.02)
+        time.sleep(0.01)
     try:
         yield f"http://127.0.0.1:{port}"
     finally:
         server.should_exit = True
-        thread.join(timeout=20)
+        thread.join(timeout=SERVER_START)
+        listener.close()

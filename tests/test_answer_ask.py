@@ -8,7 +8,7 @@ import json
 import httpx
 import pytest
 
-from helpers import DBPEDIA, ROOT, live_server, run_cli
+from helpers import DBPEDIA, ROOT, TEST_DATA, live_server, run_cli
 from provgraph import GraphSplit, ProvGraph
 from provgraph.answer.models import (
     AnswerConfidence,
@@ -165,9 +165,9 @@ def test_detailed_answer_carries_the_cited_evidence(capitals):
     assert {e.id for e in answer.evidence} == {c.id for c in answer.citations}
 
 
-def test_cli_eval_on_hotpotqa(shared_data):
-    data = shared_data / "hotpotqa-dev-100" / "hotpot_dev_distractor_v1.json"
-    result = run_cli("eval", str(data), "--limit", "10", "--json")
+def test_cli_eval_on_hotpotqa():
+    data = TEST_DATA / "hotpotqa-dev-10" / "hotpot_dev_distractor_v1.json"
+    result = run_cli("eval", str(data), "--json")
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout)
     with_gold, without = report["with_gold"], report["without_gold"]

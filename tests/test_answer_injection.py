@@ -151,7 +151,7 @@ def test_obedient_model_never_gets_an_injection_verified(
         )
 
     server.respond_with(obey)
-    model = OpenAIGenerator(OpenAISettings(model="obedient", base_url=server.url + "/v1", max_retries=0, timeout=10))
+    model = OpenAIGenerator(OpenAISettings(model="obedient", base_url=server.url + "/v1", max_retries=0, timeout=60))
     result = pg.ask(QUESTION, generator=model)
     assert len(server.requests) == 1 and result.generator == "openai:obedient"
     _assert_not_stated(result, case, injected)
@@ -216,7 +216,7 @@ def test_a_genuine_fact_stated_by_a_model_is_verified(tmp_path: Path, server: Fa
                 )
             )
         )
-        model = OpenAIGenerator(OpenAISettings(model="m", base_url=server.url + "/v1", max_retries=0, timeout=10))
+        model = OpenAIGenerator(OpenAISettings(model="m", base_url=server.url + "/v1", max_retries=0, timeout=60))
         result = pg.ask("What does aspirin reduce?", generator=model)
     assert [(c.text, c.verified) for c in result.claims] == [("Aspirin reduces fever.", True)]
     assert result.answer_summary == "Aspirin reduces fever."

@@ -148,7 +148,8 @@ def server() -> Iterator[FakeLLMServer]:
 
 
 def generator(server: FakeLLMServer, **settings: Any) -> OpenAIGenerator:
-    options: dict[str, Any] = {"model": "test-model", "base_url": server.url + "/v1", "max_retries": 0, "timeout": 5}
+    # a loopback server answers at once: the timeout is for a machine that is very busy
+    options: dict[str, Any] = {"model": "test-model", "base_url": server.url + "/v1", "max_retries": 0, "timeout": 60}
     return OpenAIGenerator(OpenAISettings(**(options | settings)))
 
 
@@ -334,7 +335,9 @@ def test_bad_api_key(server: FakeLLMServer) -> None:
 
 
 def test_timeout(server: FakeLLMServer) -> None:
-    server.always(completion(GOOD.model_dump_json(), delay=2.0))
+    # the reply would come after a minute (the server lets it go when it stops): the client's
+    # half-second timeout passes first however busy the machine is
+    server.always(completion(GOOD.model_dump_json(), delay=60.0))
     with pytest.raises(GenerationError, match="timeout"):
         generator(server, timeout=0.5, max_retries=0).generate(PACK)
     assert len(server.requests) == 1

@@ -39,7 +39,14 @@ from provgraph.ingest.records import Assertion, PassageSpec
 from provgraph.ingest.reify import DocumentMeta, GraphBuilder, xsd_datetime
 from provgraph.ingest.text import split_passages
 from provgraph.ingest.trix import is_trix
-from provgraph.ingest.validate import CHUNK_STATEMENTS, MAX_ISSUES, ChunkValidator, load_shapes, validate_store
+from provgraph.ingest.validate import (
+    CHUNK_STATEMENTS,
+    MAX_ISSUES,
+    ChunkValidator,
+    load_shapes,
+    validate_lines,
+    validate_store,
+)
 from provgraph.models import (
     DocumentOutcome,
     DocumentReport,
@@ -58,9 +65,11 @@ from provgraph.vocab import CURRENT_VIEW, XSD_NS, activity_iri, document_iri, gr
 if TYPE_CHECKING:
     import rdflib
 
+    from provgraph.ingest.shacl import CompiledShapes
+
 #: Graphs with more statements than this are written with Oxigraph's bulk loader (not
 #: transactional; the catalog commit keeps the ingest atomic, see ProvGraph.recover).
-BULK_THRESHOLD = 10_000
+BULK_THRESHOLD = 250
 
 #: progress(phase, done, total): phase is "reading", "validating" or "writing".
 ProgressCallback = Callable[[str, int, int], None]
@@ -77,6 +86,21 @@ def document_shapes() -> rdflib.Graph:
 @lru_cache(maxsize=1)
 def catalog_shapes() -> rdflib.Graph:
     return load_shapes([shapes_dir() / name for name in CATALOG_SHAPES])
+
+
+@lru_cache(maxsize=1)
+def document_checks() -> CompiledShapes | None:
+    """The document shapes compiled (see provgraph.ingest.shacl); None would mean pySHACL."""
+    from provgraph.ingest.shacl import compile_shapes  # imports rdflib: only when validating
+
+    return compile_shapes(document_shapes())
+
+
+@lru_cache(maxsize=1)
+def catalog_checks() -> CompiledShapes | None:
+    from provgraph.ingest.shacl import compile_shapes
+
+    return compile_shapes(catalog_shapes())
 
 
 @dataclass(frozen=True)
@@ -195,8 +219,13 @@ def _run(
 
     remove_stale_spools()
     with tempfile.TemporaryDirectory(prefix=f"{SPOOL_PREFIX}{os.getpid()}-") as tmp:
-        spool_path = Path(tmp) / "ingest.nq"
-        with source.open("rb") as raw, spool_path.open("w", encoding="utf-8") as spool:
+        spool_path, view_path = Path(tmp) / "ingest.nq", Path(tmp) / "view.nq"
+        with (
+            source.open("rb") as raw,
+            spool_path.open("w", encoding="utf-8") as quads,
+            view_path.open("w", encoding="utf-8") as view_quads,
+        ):
+            spool = _Spool(quads, view_quads)
             if raw.read(3) != b"\xef\xbb\xbf":  # a UTF-8 byte order mark is not content
                 raw.seek(0)
             stream = _Counting(raw, source.stat().st_size, progress)
@@ -214,11 +243,11 @@ def _run(
         entries = [_entry(b, now) for b in built]
         update = catalog.commit_update(entries) if entries else None
         if update is not None and validation.conforms:
-            validation = _merge(validation, _validate_catalog(backend, entries, update))
+            validation = _merge(validation, _validate_catalog(backend, entries))
         if not validation.conforms and not dry_run:
             raise ValidationFailedError(validation, file=file)
         if not dry_run and update is not None:
-            _write(backend, built, spool_path, update, progress)
+            _write(backend, built, (spool_path, view_path), update, progress)
 
     reports = [
         DocumentReport(
@@ -453,6 +482,24 @@ def _unchanged(doc: _Document, state: catalog.CurrentVersion) -> DocumentReport:
     )
 
 
+class _Spool:
+    """Where the quads of the new graphs go, as N-Quads: each source graph's, and the same
+    triples in the current view, in a second file. Written as they are built, the two files are
+    what the bulk loader reads, the second after the first (so a quad is never in the view
+    before it is in its source graph)."""
+
+    _VIEW_END = f" {CURRENT_VIEW} .\n"
+
+    def __init__(self, quads: IO[str], view: IO[str]) -> None:
+        self._quads = quads
+        self._view = view
+
+    def write(self, lines: list[str], end: str) -> None:
+        """Lines (N-Triples without the final " .") of the graph whose quads end with ``end``."""
+        self._quads.write(end.join(lines) + end)
+        self._view.write(self._VIEW_END.join(lines) + self._VIEW_END)
+
+
 class _Assembler:
     """Feeds one document's items through a GraphBuilder into the spool and the validator."""
 
@@ -461,7 +508,7 @@ class _Assembler:
         doc: _Document,
         state: catalog.CurrentVersion,
         now: datetime,
-        spool: IO[str],
+        spool: _Spool,
         validator: ChunkValidator,
     ) -> None:
         self.doc = doc
@@ -473,7 +520,7 @@ class _Assembler:
         self.header = self.builder.header()
         self.spool = spool
         self._end = f" <{self.graph.value}> .\n"
-        spool.write(self._end.join(self.header) + self._end)
+        spool.write(self.header, self._end)
         self.validator = validator
         self.quads = len(self.header)
         self._chunk: list[str] = []
@@ -497,7 +544,7 @@ class _Assembler:
                 # citation, so the passage is validated again too (same result, small cost)
                 self._context[ref] = self.builder.passage_lines(ref)
         if lines:
-            self.spool.write(self._end.join(lines) + self._end)
+            self.spool.write(lines, self._end)
             self.quads += len(lines)
             self._chunk.extend(lines)
         if self._in_chunk >= CHUNK_STATEMENTS or len(self._chunk) >= CHUNK_STATEMENTS * 14:
@@ -529,7 +576,7 @@ class _Assembler:
 
 
 def _build_streaming(
-    backend: Backend, doc: _Document, items: Iterator[_Item], now: datetime, spool: IO[str], file: str
+    backend: Backend, doc: _Document, items: Iterator[_Item], now: datetime, spool: _Spool, file: str
 ) -> tuple[list[_Built], list[DocumentReport], ValidationReport]:
     state = _plan(backend, [doc])[doc.meta.key]
     if state.graph is not None and state.fingerprint == doc.fingerprint:
@@ -537,7 +584,7 @@ def _build_streaming(
         if not any(True for _ in items):
             raise EmptyInputError("nothing to ingest in the file", file=file)
         return [], [_unchanged(doc, state)], ValidationReport(conforms=True, issue_count=0)
-    with ChunkValidator(_shapes_for_chunks()) as validator:
+    with ChunkValidator(_shapes_for_chunks(), checks=document_checks()) as validator:
         assembler = _Assembler(doc, state, now, spool, validator)
         count = 0
         for assertion, graph, passage in items:
@@ -624,12 +671,12 @@ def _canonical_hash(assertions: list[Assertion], metadata_hash: str) -> str:
 
 
 def _build_split(
-    backend: Backend, docs: list[_Document], now: datetime, spool: IO[str]
+    backend: Backend, docs: list[_Document], now: datetime, spool: _Spool
 ) -> tuple[list[_Built], list[DocumentReport], ValidationReport]:
     states = _plan(backend, docs)
     built: list[_Built] = []
     skipped: list[DocumentReport] = []
-    with ChunkValidator(_shapes_for_chunks()) as validator:
+    with ChunkValidator(_shapes_for_chunks(), checks=document_checks()) as validator:
         for doc in docs:
             state = states[doc.meta.key]
             if state.graph is not None and state.fingerprint == doc.fingerprint:
@@ -690,9 +737,14 @@ def _user_shapes(
     )
 
 
-def _validate_catalog(backend: Backend, entries: list[catalog.NewVersion], update: str) -> ValidationReport:
-    preview = catalog.preview(backend, {e.document.value: e.document for e in entries}.values(), update)
-    issues, count = validate_store(preview, catalog_shapes())
+def _validate_catalog(backend: Backend, entries: list[catalog.NewVersion]) -> ValidationReport:
+    checks = catalog_checks()
+    if checks is None:  # pySHACL reads a store
+        preview = Store()
+        preview.load("".join(f"{line} .\n" for line in catalog.preview(backend, entries)), RdfFormat.N_TRIPLES)
+        issues, count = validate_store(preview, catalog_shapes())
+    else:
+        issues, count = validate_lines(catalog.preview(backend, entries), checks)
     return ValidationReport(
         conforms=count == 0,
         issues=issues,
@@ -733,7 +785,14 @@ def _entry(b: _Built, now: datetime) -> catalog.NewVersion:
 # ---------------------------------------------------------------------- writing
 
 
-def _write(backend: Backend, built: list[_Built], spool: Path, update: str, progress: ProgressCallback | None) -> None:
+def _write(
+    backend: Backend,
+    built: list[_Built],
+    spool: tuple[Path, Path],
+    update: str,
+    progress: ProgressCallback | None,
+) -> None:
+    """Write the spool (the graphs' quads, then their copy in the current view) and commit."""
     if backend.begin_write():
         # The plan was made on a read-only view; check it still holds now that we hold the lock.
         catalog.remove_orphans(backend)
@@ -753,7 +812,7 @@ def _write(backend: Backend, built: list[_Built], spool: Path, update: str, prog
     after = [view.retire(previous), changes.record(added=[b.graph.value for b in built], removed=previous)]
     if sum(b.statements for b in built) <= BULK_THRESHOLD:
         # Graphs, current view and catalog in one SPARQL update: one transaction, all or nothing.
-        operations = [update, _insert_data(spool, built), *after]
+        operations = [update, _insert_data(spool[0], built), *after]
         backend.update(" ;\n".join(op for op in operations if op))
         if progress is not None:
             progress("writing", total, total)
@@ -761,7 +820,7 @@ def _write(backend: Backend, built: list[_Built], spool: Path, update: str, prog
     graphs = [b.graph.value for b in built]
     try:
         backend.update(view.pending(graphs))
-        backend.load_quads(_with_view_copy(spool), bulk=True)
+        backend.load_quads(spool, bulk=True)
         backend.update(" ;\n".join(op for op in (update, *after, view.committed(graphs)) if op))  # the commit point
     except BaseException as exc:
         try:  # not committed: take the graphs out of the view and the store again
@@ -775,22 +834,6 @@ def _write(backend: Backend, built: list[_Built], spool: Path, update: str, prog
         raise ProvGraphError(f"writing the store failed; nothing was committed: {exc}") from exc
     if progress is not None:
         progress("writing", total, total)
-
-
-def _with_view_copy(spool: Path) -> Path:
-    """The spool followed by a copy of its quads in the current view, as one file: the bulk loader
-    gives a blank node label one node per call only, and loads a file in order, so a quad in the
-    view is never loaded before its source graph's."""
-    combined = spool.with_name("with-view.nq")
-    view_graph = f" {CURRENT_VIEW} .\n"
-    with spool.open(encoding="utf-8") as source, combined.open("w", encoding="utf-8") as out:
-        for line in source:
-            out.write(line)
-        source.seek(0)
-        for line in source:
-            head, _, _ = line.rstrip("\n").rpartition(" <")
-            out.write(head + view_graph)
-    return combined
 
 
 def _insert_data(spool: Path, built: list[_Built]) -> str:

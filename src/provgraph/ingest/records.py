@@ -6,6 +6,7 @@ reifier writes and hashes, so readers convert once and nothing converts back.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 
@@ -72,6 +73,8 @@ class LiteralCanonicalizer:
         datatype = literal.datatype.value
         if literal.language is not None or datatype in _KEPT_AS_IS:
             return str(literal)
+        if datatype == _INTEGER and _CANONICAL_INTEGER.fullmatch(literal.value):
+            return str(literal)  # the common case, without a round trip (Oxigraph keeps it so)
         key = (literal.value, datatype)
         found = self._cache.get(key)
         if found is None:
@@ -83,6 +86,11 @@ class LiteralCanonicalizer:
                 self._cache[key] = found
         return found
 
+
+_INTEGER = "http://www.w3.org/2001/XMLSchema#integer"
+#: An xsd:integer lexical form Oxigraph stores unchanged (no sign on zero, no leading zeros;
+#: out of its range it keeps any lexical form as it is).
+_CANONICAL_INTEGER = re.compile(r"0|-?[1-9][0-9]*")
 
 _KEPT_AS_IS = frozenset(
     {

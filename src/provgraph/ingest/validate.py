@@ -1,6 +1,9 @@
-"""SHACL validation with pyshacl, designed for throughput without giving up completeness.
+"""SHACL validation, designed for throughput without giving up completeness.
 
-Three things make it fast enough to validate every statement of a large document:
+The built-in shapes are compiled to Python checks that give pySHACL's results
+(:mod:`provgraph.ingest.shacl`): a statement costs about 50 us of CPU there against about 430 in
+pySHACL. Shapes that do not compile (the user's, ``--shapes``) go to pySHACL, and
+three things make that fast enough to validate every statement of a large document:
 
 1. **Hoisting.** pyshacl re-evaluates a node shape's ``sh:property`` shapes once per focus node,
    rebuilding their constraint objects each time. A property shape that only one node shape
@@ -46,6 +49,8 @@ from provgraph.resources import builtin_shape_files
 if TYPE_CHECKING:
     import rdflib
 
+    from provgraph.ingest.shacl import CompiledShapes
+
 # rdflib and pySHACL are imported by the functions that validate, not with this module: they cost
 # half a second, and commands that never validate (query, serve, ask) should not pay it.
 
@@ -53,6 +58,8 @@ if TYPE_CHECKING:
 MAX_ISSUES = 100
 #: Statements (or passages) per validation chunk.
 CHUNK_STATEMENTS = 2000
+#: With compiled shapes, chunks validated in this process before a worker takes over.
+LOCAL_CHUNKS = 5
 
 
 def load_shapes(files: Sequence[Path]) -> rdflib.Graph:
@@ -142,6 +149,19 @@ def validate_ntriples(text: str, shapes: rdflib.Graph) -> tuple[list[ValidationI
     return validate_store(store, shapes)
 
 
+def validate_lines(lines: Sequence[str], checks: CompiledShapes) -> tuple[list[ValidationIssue], int]:
+    """Validate the graph of ``lines`` (N-Triples without the final " .") with compiled shapes;
+    return (at most MAX_ISSUES issues, number of issues), as :func:`validate_store` does."""
+    with _quiet_rdflib():
+        found = checks.validate(lines)
+    found.sort(key=_order)
+    return found[:MAX_ISSUES], len(found)
+
+
+def _order(issue: ValidationIssue) -> tuple[str, str, str]:
+    return issue.focus_node, issue.path or "", issue.message
+
+
 def _term(node: Any) -> str | None:
     import rdflib
 
@@ -175,21 +195,50 @@ def _issues(results: Any) -> tuple[list[ValidationIssue], int]:
                 constraint=str(value(result, SH.sourceConstraintComponent) or "").rsplit("#", 1)[-1] or None,
             )
         )
-    issues.sort(key=lambda i: (i.focus_node, i.path or "", i.message))
+    issues.sort(key=_order)
     return issues, len(found)
 
 
 # ---------------------------------------------------------------------- worker pool
 
 _worker_shapes: rdflib.Graph | None = None
+_worker_checks: CompiledShapes | None = None
+_BLANK = "urn:provgraph:shapes-blank-node:"
 
 
-def _init_worker(shapes_nt: str, parent: int) -> None:
-    global _worker_shapes
+def _shapes_text(shapes: rdflib.Graph) -> str:
+    """The shapes as N-Triples for a worker, blank nodes written as IRIs so the worker gives them
+    the same labels (a result names its source shape, often a blank node)."""
     import rdflib
 
+    named = rdflib.Graph()
+    for triple in shapes:
+        named.add(tuple(rdflib.URIRef(_BLANK + str(t)) if isinstance(t, rdflib.BNode) else t for t in triple))  # type: ignore[arg-type]
+    return named.serialize(format="nt")
+
+
+def _shapes_from_text(text: str) -> rdflib.Graph:
+    import rdflib
+
+    shapes = rdflib.Graph()
+    for triple in rdflib.Graph().parse(data=text, format="nt"):
+        shapes.add(
+            tuple(
+                rdflib.BNode(t[len(_BLANK) :]) if isinstance(t, rdflib.URIRef) and t.startswith(_BLANK) else t
+                for t in triple
+            )  # type: ignore[arg-type]
+        )
+    return shapes
+
+
+def _init_worker(shapes_text: str, parent: int, compiled: bool) -> None:
+    global _worker_shapes, _worker_checks
+    from provgraph.ingest.shacl import compile_shapes
+
     _die_with_parent(parent)
-    _worker_shapes = rdflib.Graph().parse(data=shapes_nt, format="nt")
+    _worker_shapes = _shapes_from_text(shapes_text)
+    if compiled:
+        _worker_checks = compile_shapes(_worker_shapes)
 
 
 #: How often a worker checks that the process that started it is still there.
@@ -220,21 +269,29 @@ def _watch_parent(parent: int) -> None:
 
 def _validate_in_worker(text: str) -> tuple[list[dict[str, Any]], int]:
     assert _worker_shapes is not None
-    issues, count = validate_ntriples(text, _worker_shapes)
+    if _worker_checks is not None:
+        issues, count = validate_lines(text.split("\n"), _worker_checks)
+    else:
+        issues, count = validate_ntriples(text, _worker_shapes)
     return [i.model_dump() for i in issues], count
 
 
 class ChunkValidator:
     """Validates the chunks of one ingest with the built-in shapes; use as a context manager.
 
-    Chunks are validated in this process until a second one arrives; from then on a pool of
-    worker processes (one per core) takes them, at most two per worker in flight so memory
-    stays bounded.
+    Chunks are validated in this process until a second one arrives (with ``checks``, the shapes
+    compiled: until LOCAL_CHUNKS have been); from then on a pool of worker processes takes them,
+    at most two per worker in flight so memory stays bounded. With ``checks`` one worker keeps up
+    with the ingest and takes the checks off its core; with pySHACL there is one per core.
     """
 
-    def __init__(self, shapes: rdflib.Graph, *, workers: int | None = None) -> None:
+    def __init__(
+        self, shapes: rdflib.Graph, *, workers: int | None = None, checks: CompiledShapes | None = None
+    ) -> None:
         self._shapes = shapes
-        self._workers = workers if workers is not None else max(1, min(2, os.cpu_count() or 1))
+        self._checks = checks
+        cores = max(1, min(2, os.cpu_count() or 1))
+        self._workers = workers if workers is not None else (min(cores, 1 if checks is not None else 2))
         self._pool: cf.ProcessPoolExecutor | None = None
         self._pending: list[cf.Future[tuple[list[dict[str, Any]], int]]] = []
         self._first: str | None = None
@@ -273,17 +330,30 @@ class ChunkValidator:
             self._submit_buffer()
 
     def _submit_buffer(self) -> None:
-        if self._buffer:
+        if self._buffer and self._checks is not None:
+            self.submit("\n".join(self._buffer))
+        elif self._buffer:
             self.submit(" .\n".join(self._buffer) + " .\n")
         self._buffer = []
         self._weight = 0
 
+    def _here(self, text: str) -> tuple[list[ValidationIssue], int]:
+        """Validate a chunk in this process."""
+        if self._checks is not None:
+            return validate_lines(text.split("\n"), self._checks)
+        return validate_ntriples(text, self._shapes)
+
     def submit(self, text: str) -> None:
+        """Validate a chunk: N-Triples, or with ``checks`` lines without the final " ."."""
         if self.issue_count >= MAX_ISSUES:
             return  # enough to show; do not spend minutes finding more
         self.chunks += 1
-        if self._workers <= 1:
-            self._collect(validate_ntriples(text, self._shapes))
+        if self._workers < 1 or (self._workers == 1 and self._checks is None):
+            self._collect(self._here(text))
+            return
+        if self._checks is not None and self._pool is None and self.chunks <= LOCAL_CHUNKS:
+            # a worker costs half a second of CPU to start: only worth it for a large ingest
+            self._collect(self._here(text))
             return
         if self._first is None and self._pool is None:
             self._first = text  # maybe the only chunk: no pool needed
@@ -294,7 +364,7 @@ class ChunkValidator:
                 max_workers=self._workers,
                 mp_context=context,
                 initializer=_init_worker,
-                initargs=(self._shapes.serialize(format="nt"), os.getpid()),
+                initargs=(_shapes_text(self._shapes), os.getpid(), self._checks is not None),
             )
             self._started_pool = True
             assert self._first is not None
@@ -307,7 +377,7 @@ class ChunkValidator:
     def finish(self) -> None:
         self._submit_buffer()
         if self._first is not None:
-            self._collect(validate_ntriples(self._first, self._shapes))
+            self._collect(self._here(self._first))
             self._first = None
         while self._pending:
             self._drain_one()
@@ -338,6 +408,7 @@ __all__ = [
     "builtin_shapes",
     "hoist_property_shapes",
     "load_shapes",
+    "validate_lines",
     "validate_ntriples",
     "validate_store",
 ]

@@ -80,8 +80,9 @@ class Backend(Protocol):
 
     def named_graphs(self) -> Iterator[NamedNode | BlankNode]: ...
 
-    def load_quads(self, nquads: Path, *, bulk: bool) -> None:
-        """Write the quads of an N-Quads file. ``bulk`` trades the transaction for speed (the
+    def load_quads(self, nquads: Path | Sequence[Path], *, bulk: bool) -> None:
+        """Write the quads of an N-Quads file (or of several, read in order as one: a blank node
+        label names one node across them). ``bulk`` trades the transaction for speed (the
         caller then commits through the catalog, and removes the graphs if writing fails)."""
         ...
 

@@ -91,30 +91,40 @@ SELECT ?key ?g ?v ?status ?fp WHERE {{
     return found
 
 
-def commit_update(entries: Sequence[NewVersion]) -> str:
-    """One SPARQL update (one transaction) recording new versions and superseding old ones."""
-    deletes: list[str] = []
-    inserts: list[str] = [f"{_CAT} a pg:Catalog ."]
-    xsd_int = XSD_NS + "integer"
+def entry_triples(entries: Sequence[NewVersion]) -> list[str]:
+    """The triples :func:`commit_update` inserts, as N-Triples lines without the final " ."."""
+    cat, rdf_type, xsd_int = f"<{CATALOG_GRAPH.value}>", f"<{RDF_NS}type>", XSD_NS + "integer"
+    pg, prov = f"<{PG_NS}", f"<{PROV_NS}"
+    lines = [f"{cat} {rdf_type} {pg}Catalog>"]
     for e in entries:
         g, d = f"<{e.graph.value}>", f"<{e.document.value}>"
         if e.previous is not None:
-            p = f"<{e.previous.value}>"
-            deletes.append(f"{p} pg:status pg:Current .")
-            inserts.append(f"{p} pg:status pg:Superseded .")
+            lines.append(f"<{e.previous.value}> {pg}status> {pg}Superseded>")
         if e.revision_of is not None:
-            inserts.append(f"{g} prov:wasRevisionOf <{e.revision_of.value}> .")
-        inserts += [
-            f"{_CAT} pg:hasSourceGraph {g} .",
-            f"{g} a pg:SourceGraph , prov:Entity ; pg:document {d} ;",
-            f"  pg:version {_lit(str(e.version), xsd_int)} ; pg:status pg:Current ;",
-            f"  pg:contentHash {_lit(e.content_hash)} ; pg:fingerprint {_lit(e.fingerprint)} ;",
-            f"  prov:generatedAtTime {_lit(e.ingested_at, XSD_NS + 'dateTime')} ;",
-            f"  prov:wasGeneratedBy <{e.activity.value}> ;",
-            f"  pg:statementCount {_lit(str(e.statements), xsd_int)} ;",
-            f"  pg:passageCount {_lit(str(e.passages), xsd_int)} .",
-            f"{d} a pg:SourceDocument ; pg:documentKey {_lit(e.key)} ; dcterms:title {_lit(e.title)} .",
+            lines.append(f"{g} {prov}wasRevisionOf> <{e.revision_of.value}>")
+        lines += [
+            f"{cat} {pg}hasSourceGraph> {g}",
+            f"{g} {rdf_type} {pg}SourceGraph>",
+            f"{g} {rdf_type} {prov}Entity>",
+            f"{g} {pg}document> {d}",
+            f"{g} {pg}version> {_lit(str(e.version), xsd_int)}",
+            f"{g} {pg}status> {pg}Current>",
+            f"{g} {pg}contentHash> {_lit(e.content_hash)}",
+            f"{g} {pg}fingerprint> {_lit(e.fingerprint)}",
+            f"{g} {prov}generatedAtTime> {_lit(e.ingested_at, XSD_NS + 'dateTime')}",
+            f"{g} {prov}wasGeneratedBy> <{e.activity.value}>",
+            f"{g} {pg}statementCount> {_lit(str(e.statements), xsd_int)}",
+            f"{g} {pg}passageCount> {_lit(str(e.passages), xsd_int)}",
+            f"{d} {rdf_type} {pg}SourceDocument>",
+            f"{d} {pg}documentKey> {_lit(e.key)}",
+            f"{d} <{DCTERMS_NS}title> {_lit(e.title)}",
         ]
+    return lines
+
+
+def commit_update(entries: Sequence[NewVersion]) -> str:
+    """One SPARQL update (one transaction) recording new versions and superseding old ones."""
+    deletes = [f"<{e.previous.value}> pg:status pg:Current ." for e in entries if e.previous is not None]
     # Titles may change between versions; the catalog keeps the newest.
     titles = " ".join(f"<{e.document.value}>" for e in entries if e.revision_of is not None)
     update = _PREFIXES
@@ -124,7 +134,7 @@ WHERE {{ VALUES ?d {{ {titles} }} GRAPH {_CAT} {{ ?d dcterms:title ?t }} }} ;
 """
     if deletes:
         update += "DELETE DATA { GRAPH " + _CAT + " {\n" + "\n".join(deletes) + "\n} } ;\n"
-    update += "INSERT DATA { GRAPH " + _CAT + " {\n" + "\n".join(inserts) + "\n} }"
+    update += "INSERT DATA { GRAPH " + _CAT + " {\n" + " .\n".join(entry_triples(entries)) + " .\n} }"
     return update
 
 
@@ -138,17 +148,24 @@ INSERT DATA {{ GRAPH {_CAT} {{
     )
 
 
-def preview(backend: Backend, documents: Iterable[NamedNode], update: str) -> Store:
-    """An in-memory copy of the catalog entries of ``documents`` with ``update`` applied: what
-    the catalog will say of them, for validation before the real commit."""
-    values = " ".join(f"<{d.value}>" for d in documents)
+def preview(backend: Backend, entries: Sequence[NewVersion]) -> list[str]:
+    """What the catalog will say of the documents of ``entries`` once they are committed, as
+    N-Triples lines without the final " .", for validation before the real commit. A document
+    with earlier versions gets its catalog entries read and the commit applied to them in memory;
+    a new document has none, and its lines are the ones the commit inserts."""
+    fresh = [e for e in entries if e.revision_of is None and e.previous is None]
+    known = [e for e in entries if e.revision_of is not None or e.previous is not None]
+    lines = entry_triples(fresh)
+    if not known:
+        return lines
+    values = " ".join(sorted({f"<{e.document.value}>" for e in known}))
     query = (
         _PREFIXES
         + f"""
 CONSTRUCT {{ ?s ?p ?o }} WHERE {{
   VALUES ?d {{ {values} }}
   GRAPH {_CAT} {{
-    {{ ?s pg:document ?d . ?s ?p ?o }} UNION {{ BIND(?d AS ?s) ?s ?p ?o }}
+    {{ ?s pg:document ?d . ?s ?p ?o }} UNION {{ ?d ?p ?o BIND(?d AS ?s) }}
   }}
 }}"""
     )
@@ -156,10 +173,11 @@ CONSTRUCT {{ ?s ?p ?o }} WHERE {{
     triples = backend.query(query)
     assert isinstance(triples, QueryTriples)
     scratch.extend(Quad(t.subject, t.predicate, t.object, CATALOG_GRAPH) for t in triples)
-    scratch.update(update)
-    flat = Store()
-    flat.load(scratch.dump(format=RdfFormat.N_TRIPLES, from_graph=CATALOG_GRAPH), RdfFormat.N_TRIPLES)
-    return flat
+    scratch.update(commit_update(known))
+    dumped = scratch.dump(format=RdfFormat.N_TRIPLES, from_graph=CATALOG_GRAPH)
+    assert dumped is not None
+    text = dumped.decode("utf-8")
+    return lines + [line[:-2] for line in text.splitlines()]
 
 
 def current_graphs(backend: Backend) -> list[NamedNode]:

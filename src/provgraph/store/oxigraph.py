@@ -16,10 +16,11 @@ import sys
 import time
 from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime
+from itertools import islice
 from pathlib import Path
-from typing import IO
+from typing import IO, cast
 
-from pyoxigraph import BlankNode, DefaultGraph, Literal, NamedNode, Quad, RdfFormat, Store, Variable, serialize
+from pyoxigraph import BlankNode, DefaultGraph, Literal, NamedNode, Quad, RdfFormat, Store, Variable, parse, serialize
 
 from provgraph.errors import (
     ProvGraphError,
@@ -31,7 +32,9 @@ from provgraph.errors import (
 from provgraph.store.base import GraphName, QueryResults
 
 _DB_DIR = "oxigraph"
-#: Quads per call of Oxigraph's bulk loader (see ``OxigraphBackend._bulk_load``).
+#: Bytes of N-Quads per call of Oxigraph's bulk loader (see ``OxigraphBackend._bulk_load``).
+BULK_BYTES = 16 << 20
+#: Quads per call of Oxigraph's bulk loader once the input has blank nodes.
 BULK_CHUNK = 50_000
 _HOLDER_FILE = "holder.json"
 
@@ -171,37 +174,42 @@ class OxigraphBackend:
     def named_graphs(self) -> Iterator[NamedNode | BlankNode]:
         return self._store.named_graphs()
 
-    def load_quads(self, nquads: Path, *, bulk: bool) -> None:
+    def load_quads(self, nquads: Path | Sequence[Path], *, bulk: bool) -> None:
+        files = [nquads] if isinstance(nquads, Path) else list(nquads)
         with self._writing():
             try:
-                if bulk:
-                    self._bulk_load(nquads)
-                else:
-                    self._store.load(path=str(nquads), format=RdfFormat.N_QUADS)
+                with _Concatenated(files) as concatenated:
+                    stream = cast(IO[bytes], concatenated)  # read() is all a parser calls
+                    if bulk:
+                        self._bulk_load(stream)
+                    else:
+                        self._store.load(stream, format=RdfFormat.N_QUADS)
             except (OSError, SyntaxError) as exc:
                 raise StoreError(f"writing the store failed: {exc}") from exc
 
-    def _bulk_load(self, nquads: Path) -> None:
-        """Oxigraph's bulk loader, fed ``BULK_CHUNK`` quads at a time: it holds what it is given
-        in memory (625k quads in one call: +538 MB; in chunks of 50k: +49 MB, and faster). A
-        blank node label names one node only within one call, so a file with any is loaded whole."""
-        blank = False
-        with nquads.open("rb") as f:
-            tail = b""
-            for block in iter(lambda: f.read(1 << 20), b""):
-                if b"_:" in tail + block:  # the tail: a label split between two blocks
-                    blank = True
-                    break
-                tail = block[-1:]
-        if blank:
-            self._store.bulk_load(path=str(nquads), format=RdfFormat.N_QUADS)
-            return
-        with nquads.open("rb") as f:
-            while True:
-                lines = [line for _, line in zip(range(BULK_CHUNK), f, strict=False)]
-                if not lines:
-                    break
-                self._store.bulk_load(b"".join(lines), format=RdfFormat.N_QUADS)
+    def _bulk_load(self, stream: IO[bytes]) -> None:
+        """Oxigraph's bulk loader, fed a block at a time: it holds what one call is given in
+        memory (625k quads in one call: +538 MB; in blocks of 16 MiB, about 64k quads: flat, and
+        within 15% of the CPU of one call). A blank node label names one node only within one
+        call of the loader, so from the first block with a blank node on, one parser reads the
+        rest and gives each label one fresh node throughout, fed ``BULK_CHUNK`` quads at a time."""
+        rest = b""
+        while block := stream.read(BULK_BYTES):
+            block = rest + block
+            cut = block.rfind(b"\n") + 1
+            head, rest = block[:cut], block[cut:]
+            if b"_:" in head:
+                self._bulk_extend(cast(IO[bytes], _Prefixed(head + rest, stream)))
+                return
+            if head:
+                self._store.bulk_load(head, format=RdfFormat.N_QUADS)
+        if rest:
+            self._bulk_extend(cast(IO[bytes], _Prefixed(rest, stream)))
+
+    def _bulk_extend(self, stream: IO[bytes]) -> None:
+        quads = parse(stream, format=RdfFormat.N_QUADS, rename_blank_nodes=True)
+        while chunk := list(islice(quads, BULK_CHUNK)):
+            self._store.bulk_extend(chunk)
 
     def load_dataset(self, source: Path | IO[bytes], fmt: RdfFormat) -> None:
         with self._writing():
@@ -276,6 +284,55 @@ class OxigraphBackend:
             raise ProvGraphError("the store is closed")
         if self._lazy:
             self.begin_write()
+
+
+class _Concatenated:
+    """Files read one after the other as one binary stream (all a parser calls is ``read``)."""
+
+    def __init__(self, files: Sequence[Path]) -> None:
+        self._files = list(files)
+        self._current: IO[bytes] | None = None
+
+    def __enter__(self) -> _Concatenated:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._current is not None:
+            self._current.close()
+            self._current = None
+
+    def read(self, size: int = -1) -> bytes:
+        while True:
+            if self._current is None:
+                if not self._files:
+                    return b""
+                self._current = self._files.pop(0).open("rb")
+            data = self._current.read(size)
+            if data or size == 0:
+                return data
+            self._current.close()
+            self._current = None
+
+    def readable(self) -> bool:
+        return True
+
+
+class _Prefixed:
+    """``head``, then the rest of ``stream``."""
+
+    def __init__(self, head: bytes, stream: IO[bytes]) -> None:
+        self._head = head
+        self._stream = stream
+
+    def read(self, size: int = -1) -> bytes:
+        if self._head:
+            data = self._head if size < 0 else self._head[:size]
+            self._head = self._head[len(data) :]
+            return data
+        return self._stream.read(size)
+
+    def readable(self) -> bool:
+        return True
 
 
 def _check_store_dir(root: Path) -> None:
