@@ -270,7 +270,8 @@ def latency(facts: int, docs: int, asks: int, keep: Path | None) -> None:
         ingests = [x for x, _ in after[kind]]
         asks_after = [y for _, y in after[kind]]
         print(
-            f"one more document {what} ({AFTER_REPEATS} times): ingest median {statistics.median(ingests):.2f} s; "
+            f"one more document {what} ({AFTER_REPEATS} times): ingest median "
+            f"{statistics.median(ingests) * 1000:.0f} ms; "
             f"the first ask after it median {statistics.median(asks_after) * 1000:.0f} ms, max "
             f"{max(asks_after) * 1000:.0f} ms: {(statistics.median(asks_after) - p50) * 1000:+.0f} ms (median) over "
             "the p50 of the others"

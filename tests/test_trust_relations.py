@@ -13,9 +13,9 @@ from pyoxigraph import QuerySolutions
 
 from helpers import live_server, run_cli
 from provgraph import DocumentRelation, NotFoundError, ProvGraph, RelationType
-from provgraph.store import catalog
+from provgraph.store import catalog, changes
 from provgraph.trust import relations
-from provgraph.vocab import RELATIONS_GRAPH
+from provgraph.vocab import CURRENT_VIEW, RELATIONS_GRAPH
 
 GUIDE = """@prefix ex: <http://example.org/> .
 ex:aspirin ex:contraindicatedFor ex:reye-syndrome ; ex:treats ex:headache .
@@ -232,13 +232,13 @@ SELECT ?type ?strength ?directed ?ctype ?count ?text ?in ?res WHERE {{ GRAPH <{R
         "1",
     )
     assert row["in"] == corpus["review"] and row["res"] == found[0].evidence[0].resource
-    # the activity used exactly the current source graphs
+    # the activity read the current sources (their view graph) in the state the stamp names
     used = _select(
         pg,
-        f"SELECT ?g WHERE {{ GRAPH <{RELATIONS_GRAPH.value}> {{ ?a a <{PG}RelationActivity> ; "
-        f"<http://www.w3.org/ns/prov#used> ?g }} }}",
+        f"SELECT ?g ?n WHERE {{ GRAPH <{RELATIONS_GRAPH.value}> {{ ?a a <{PG}RelationActivity> ; "
+        f"<http://www.w3.org/ns/prov#used> ?g . ?r <{PG}generation> ?n }} }}",
     )
-    assert {r["g"] for r in used} == {g.value for g in pg.current_graphs()}
+    assert {(r["g"], int(r["n"])) for r in used} == {(CURRENT_VIEW.value, changes.generation(pg.backend))}
     # read back from the store: the same relations
     assert not relations.is_stale(pg.backend)
     assert pg.related_documents() == found

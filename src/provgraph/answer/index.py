@@ -225,11 +225,17 @@ class LexicalIndex:
             if result.reset:
                 for table in ("entries", "sources", "titles", "inspected"):
                     self._db.execute(f"DELETE FROM {table}")
-            indexed = {g for (g,) in self._db.execute("SELECT graph FROM sources")} if not result.reset else set()
             for graph in result.removed:
                 for table in ("entries", "sources", "titles", "inspected"):
                     self._db.execute(f"DELETE FROM {table} WHERE graph = ?", (graph,))
-                indexed.discard(graph)
+            # what another process indexed meanwhile is skipped: looked up graph by graph (the
+            # whole list would cost as much as the number of documents)
+            indexed = {
+                s.graph
+                for s in result.sources
+                if not result.reset
+                and self._db.execute("SELECT 1 FROM sources WHERE graph = ?", (s.graph,)).fetchone() is not None
+            }
             fresh = [s for s in result.sources if s.graph not in indexed]
             keep = {s.graph for s in fresh}
             self._db.executemany(

@@ -82,8 +82,13 @@ def _to_model(
     first: datetime | None,
     activity: str | None,
     at: datetime | None,
+    lasting: dict[str, str] | None = None,
 ) -> Conflict:
+    """The conflict ``item`` resolved by ``strategy``; ``lasting`` receives the rationale its
+    record keeps, for source trust (:func:`_lasting`)."""
     ranked = rank(item, strategy, accuracy)
+    if lasting is not None and ranked.lasting is not None:
+        lasting[item.iri] = ranked.lasting
     values = []
     for i, cl in enumerate(item.clusters):
         if ranked.preferred is None:
@@ -320,11 +325,7 @@ class ConflictRecords:
         activity = f"{ID_NS}resolution/{digest}"
         ended = datetime.now(UTC)
         written = [i for i in fresh if i.is_conflict] + again
-        lasting = {
-            i.iri: rank(i, ResolutionStrategy.SOURCE_TRUST, accuracy).lasting or ""
-            for i in written
-            if _strategy_for(i, policy, strategy) is ResolutionStrategy.SOURCE_TRUST
-        }
+        lasting: dict[str, str] = {}
         conflicts = [
             _to_model(
                 item,
@@ -333,6 +334,7 @@ class ConflictRecords:
                 first=first.get(item.iri, started),
                 activity=activity,
                 at=ended,
+                lasting=lasting,
             )
             for item in written
         ]

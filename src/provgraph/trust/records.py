@@ -293,14 +293,19 @@ def update(
             f"DELETE {{ GRAPH {_G} {{ ?c ?p ?o }} }} WHERE {{ VALUES ?c {{ {out} }} GRAPH {_G} {{ ?c ?p ?o }} }}",
         ]
     if again:
-        operations += [
-            f"DELETE {{ GRAPH {_G} {{ ?v ?p ?o }} }} WHERE {{ VALUES ?c {{ {again} }} "
-            f"VALUES ?p {{ {_pg('outcome')} {_pg('score')} }} GRAPH {_G} {{ ?c {_pg('hasValue')} ?v . ?v ?p ?o }} }}",
-            f"DELETE {{ GRAPH {_G} {{ ?c ?p ?o }} }} WHERE {{ VALUES ?c {{ {again} }} "
-            f"VALUES ?p {{ {_pg('rationale')} {_pg('preferredValue')} {was} }} GRAPH {_G} {{ ?c ?p ?o }} }}",
-        ]
+        # each property a constant of its own, with the conflicts bound: from a VALUES of the
+        # properties, Oxigraph read them over the whole graph (360 ms for 300 conflicts of 5,000)
+        bound = f"VALUES ?c {{ {again} }}"
+        for p in (_pg("outcome"), _pg("score")):
+            pattern = f"?c {_pg('hasValue')} ?v . ?v {p} ?o"
+            operations.append(f"DELETE {{ GRAPH {_G} {{ ?v {p} ?o }} }} WHERE {{ {bound} GRAPH {_G} {{ {pattern} }} }}")
+        for p in (_pg("rationale"), _pg("preferredValue"), was):
+            operations.append(f"DELETE {{ GRAPH {_G} {{ ?c {p} ?o }} }} WHERE {{ {bound} GRAPH {_G} {{ ?c {p} ?o }} }}")
     operations += [
-        f"DELETE {{ GRAPH {_G} {{ {_G} ?p ?o }} }} WHERE {{ VALUES ?p {{ {own} {was} }} GRAPH {_G} {{ {_G} ?p ?o }} }}",
+        # the graph's own triples read by its subject, filtered: a VALUES of properties would be
+        # read over the whole graph
+        f"DELETE {{ GRAPH {_G} {{ {_G} ?p ?o }} }} WHERE {{ GRAPH {_G} {{ {_G} ?p ?o }} "
+        f"FILTER(?p IN ({', '.join([*own.split(), was])})) }}",
         "INSERT DATA { GRAPH " + _G + " {\n" + "\n".join(lines) + "\n} }",
     ]
     if activities:
