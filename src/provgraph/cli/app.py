@@ -566,7 +566,7 @@ def serve(
             help="Worker processes that run reads, killed at the deadline (0: threads in this process, which "
             "answer 503 at the deadline but finish their computation).",
         ),
-    ] = 2,
+    ] = 4,
     allow_service: Annotated[
         list[str] | None,
         typer.Option(
@@ -713,7 +713,9 @@ def _serve(store: Path, listener: socket.socket, *, secret: str | None, **option
             err.print(f"provgraph serving {store} on http://{where}/sparql ({mode})")
             # On SIGTERM/SIGINT requests get a few seconds to finish, not the query timeout: a read
             # still computing in a thread is abandoned, one in a worker process is killed.
-            config = uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=SHUTDOWN_GRACE)
+            config = uvicorn.Config(
+                app, log_level="warning", access_log=False, timeout_graceful_shutdown=SHUTDOWN_GRACE
+            )
             Server(config).run(sockets=[listener])
         finally:
             reader.close()

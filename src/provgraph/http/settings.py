@@ -24,7 +24,7 @@ class ServerSettings(BaseModel):
     )
     max_concurrent_queries: int = Field(default=8, gt=0, description="queries evaluated at once")
     query_workers: int = Field(
-        default=2, ge=0, description="worker processes for queries on an on-disk store (0: threads, not killable)"
+        default=4, ge=0, description="worker processes for queries on an on-disk store (0: threads, not killable)"
     )
     default_view: DatasetView = Field(default=DatasetView.CURRENT, description="default graph of queries")
     federation: bool = Field(default=False, description="allow SERVICE calls (to service_allow only)")

@@ -20,7 +20,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from provgraph.errors import ProvGraphError
 from provgraph.graph import ProvGraph
 from provgraph.http.auth import require
-from provgraph.http.errors import HttpError, error_response, status_of
+from provgraph.http.errors import HttpError, error_response, internal_error, status_of
 from provgraph.http.evaluate import TIMEOUT, TOO_LARGE, QueryAnswer, answer
 from provgraph.http.openapi import SPARQL_RESPONSES
 from provgraph.http.reads import Reader, busy_error, stopping_error
@@ -167,7 +167,8 @@ def sparql_router(pg: ProvGraph, settings: ServerSettings, reader: Reader) -> AP
             del result  # pyoxigraph results belong to the thread that made them: drop them here
         finally:
             slots.release()
-        return _respond(answered, settings)
+        answered = _checked(answered, settings)
+        return Response(answered.body, media_type=answered.media_type)
 
     def run_update(request: Request, update: str, params: dict[str, list[str]]) -> Response:
         require(request, settings, write=True)
@@ -297,6 +298,14 @@ async def _prepare(
 async def _run_in_worker(
     settings: ServerSettings, reader: Reader, prepared: PreparedQuery, accept: str | None, started: float
 ) -> Response:
+    answered = await _evaluate(settings, reader, prepared, accept, started)
+    return Response(answered.body, media_type=answered.media_type)
+
+
+async def _evaluate(
+    settings: ServerSettings, reader: Reader, prepared: PreparedQuery, accept: str | None, started: float
+) -> QueryAnswer:
+    """The worker's 200 answer to ``prepared``; any other outcome as the HttpError to send."""
     pool = reader.pool
     assert pool is not None
     timeout = settings.query_timeout - (time.monotonic() - started)
@@ -306,7 +315,6 @@ async def _run_in_worker(
         base_iri=prepared.base_iri,
         accept=accept,
         max_bytes=settings.max_result_bytes,
-        deadline=time.time() + timeout,
     )
     answered = await pool.run(task, timeout=timeout)
     if answered == BUSY:
@@ -321,26 +329,65 @@ async def _run_in_worker(
         error = SyntaxError(message)
         error.lineno, error.offset = line, column
         raise prepared.error(error)
-    return _respond(answered, settings)
+    return _checked(answered, settings)
 
 
 #: The parameters of a query by GET (the SPARQL protocol's, and the view).
 _GET_PARAMETERS = frozenset({"query", "default-graph-uri", "named-graph-uri", "view", "union-default-graph"})
+#: How many query strings and base IRIs the fast path remembers.
+_REMEMBERED = 1024
 
 
 class QueryFastPath:
     """ASGI middleware answering ``GET /sparql?query=...`` straight from a query worker, ahead of
-    FastAPI's routing, request objects and dependency machinery (about half of a small query's
-    cost in the server's process). It takes only requests it answers exactly as the route does:
-    reads that need no token, with parameters the route accepts; anything else, and any error
-    found before the query reaches a worker (a parameter given twice, a text the guards refuse),
-    goes on to the app, which words it."""
+    FastAPI's middleware, routing, request objects and dependency machinery (most of a small
+    query's cost in the server's process). It takes only requests it answers exactly as the route
+    does: reads that need no token, with parameters the route accepts, answered 200; anything
+    else, and any error found before or after the worker (a parameter given twice, a text the
+    guards refuse, a deadline), goes on to the app or is worded as the app words it."""
 
     def __init__(self, app: ASGIApp, pg: ProvGraph, settings: ServerSettings, reader: Reader) -> None:
         self.app = app
         self.pg = pg
         self.settings = settings
         self.reader = reader
+        # query strings and base IRIs seen before (clients repeat their queries): reading them
+        # again is a measurable part of a small query's cost
+        self._parsed: dict[bytes, dict[str, list[str]] | None] = {}
+        self._bases: dict[tuple[object, ...], str] = {}
+
+    def _params(self, query_string: bytes) -> dict[str, list[str]] | None:
+        """The request's parameters when this path takes it (None: the app answers it)."""
+        try:
+            return self._parsed[query_string]
+        except KeyError:
+            pass
+        try:
+            params: dict[str, list[str]] | None = _params(parse_qsl(query_string.decode(), keep_blank_values=True))
+        except UnicodeDecodeError:
+            params = None
+        if params is not None and (
+            "query" not in params
+            or "update" in params
+            or not params.keys() <= _GET_PARAMETERS
+            or any(len(params[k]) > 1 for k in ("query", "view", "union-default-graph") if k in params)
+        ):
+            params = None
+        if len(self._parsed) >= _REMEMBERED:
+            self._parsed.clear()
+        self._parsed[query_string] = params
+        return params
+
+    def _base(self, scope: Scope, host: bytes) -> str:
+        """The request's URL without its query string, as ``str(request.url)`` gives it."""
+        key = (scope["scheme"], scope.get("server"), scope.get("root_path", ""), scope["path"], host)
+        found = self._bases.get(key)
+        if found is None:
+            found = str(URL(scope={**scope, "query_string": b""}))
+            if len(self._bases) >= _REMEMBERED:
+                self._bases.clear()
+            self._bases[key] = found
+        return found
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if (
@@ -352,45 +399,54 @@ class QueryFastPath:
         ):
             await self.app(scope, receive, send)
             return
-        try:
-            pairs = parse_qsl(scope["query_string"].decode(), keep_blank_values=True)
-        except UnicodeDecodeError:
-            await self.app(scope, receive, send)
-            return
-        params = _params(pairs)
-        query = params.get("query")
-        if (
-            query is None
-            or "update" in params
-            or not params.keys() <= _GET_PARAMETERS
-            or any(len(params[k]) > 1 for k in ("query", "view", "union-default-graph") if k in params)
-        ):
+        params = self._params(scope["query_string"])
+        if params is None:
             await self.app(scope, receive, send)
             return
         accept = None
+        host = b""
         for name, value in scope["headers"]:
             if name == b"accept":
                 accept = value.decode("latin-1")
-        base_iri = str(URL(scope=scope)).split("?", 1)[0]
+            elif name == b"host":
+                host = value
         started = time.monotonic()
         try:
-            prepared = await _prepare(self.pg, self.settings, self.reader, query[0], params, base_iri)
+            prepared = await _prepare(
+                self.pg, self.settings, self.reader, params["query"][0], params, self._base(scope, host)
+            )
         except (HttpError, ProvGraphError):
             await self.app(scope, receive, send)  # the route words it
             return
         try:
-            response = await _run_in_worker(self.settings, self.reader, prepared, accept, started)
+            answered = await _evaluate(self.settings, self.reader, prepared, accept, started)
         except HttpError as exc:
-            response = error_response(scope["path"], exc.status, exc.message, headers=exc.headers)
-        except ProvGraphError as exc:
-            if status_of(exc) == 500:
-                raise
-            response = PlainTextResponse(str(exc) + "\n", status_code=status_of(exc))
+            response: Response = error_response(scope["path"], exc.status, exc.message, headers=exc.headers)
+        except Exception as exc:  # worded as the app's handlers word it (errors.install)
+            if isinstance(exc, ProvGraphError) and status_of(exc) != 500:
+                response = PlainTextResponse(str(exc) + "\n", status_code=status_of(exc))
+            else:
+                response = internal_error(Request(scope), exc)
+        else:
+            # what Response(body, media_type=...) sends, without building one
+            await send(
+                {
+                    "type": "http.response.start",
+                    "status": 200,
+                    "headers": [
+                        (b"content-length", str(len(answered.body)).encode()),
+                        (b"content-type", answered.media_type.encode("latin-1")),
+                    ],
+                }
+            )
+            await send({"type": "http.response.body", "body": answered.body})
+            return
         await response(scope, receive, send)
 
 
-def _respond(answered: QueryAnswer | None, settings: ServerSettings) -> Response:
-    """The HTTP response for an evaluated query (``None``: it was stopped at the deadline)."""
+def _checked(answered: QueryAnswer | None, settings: ServerSettings) -> QueryAnswer:
+    """An evaluated query's answer when it is a 200; else the HttpError to send (``None``: it was
+    stopped at the deadline)."""
     if answered is None or (answered.status == 503 and answered.body == TIMEOUT):
         raise HttpError(
             503,
@@ -402,7 +458,7 @@ def _respond(answered: QueryAnswer | None, settings: ServerSettings) -> Response
         )
     if answered.status != 200:
         raise HttpError(answered.status, answered.body.decode("utf-8", errors="replace").strip())
-    return Response(answered.body, media_type=answered.media_type)
+    return answered
 
 
 __all__ = ["QueryFastPath", "sparql_router"]

@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import dataclasses
 import multiprocessing
+import os
 import pickle
 import socket
 import struct
@@ -48,7 +48,6 @@ class QueryTask:
     base_iri: str | None
     accept: str | None
     max_bytes: int
-    deadline: float  # time.time() seconds: comparable across processes
 
 
 @dataclass(frozen=True)
@@ -65,6 +64,42 @@ class CallTask:
 class CallOutcome:
     value: Any = None
     error: BaseException | None = None
+
+
+def _to_wire(task: QueryTask | CallTask) -> object:
+    """A query task as a tuple of plain values: pickling a dataclass names its class, which the
+    other side looks up, a measurable part of a small query's trip."""
+    if isinstance(task, CallTask):
+        return task
+    dataset = task.dataset
+    return (
+        task.text,
+        dataset.default_graph,
+        dataset.named_graphs,
+        dataset.union,
+        task.base_iri,
+        task.accept,
+        task.max_bytes,
+    )
+
+
+def _from_wire(message: Any) -> QueryTask | CallTask:
+    if isinstance(message, CallTask):
+        return message
+    text, default_graph, named_graphs, union, base_iri, accept, max_bytes = message
+    return QueryTask(text, QueryDataset(default_graph, named_graphs, union), base_iri, accept, max_bytes)
+
+
+def _answer_to_wire(answered: QueryAnswer | CallOutcome) -> object:
+    if isinstance(answered, CallOutcome):
+        return answered
+    return (answered.status, answered.body, answered.media_type, answered.syntax)
+
+
+def _answer_from_wire(message: Any) -> QueryAnswer | CallOutcome:
+    if isinstance(message, CallOutcome):
+        return message
+    return QueryAnswer(*message)
 
 
 #: What :meth:`QueryPool.run` returns when no worker was free by the deadline, when the worker
@@ -90,21 +125,61 @@ def _portable(exc: BaseException) -> BaseException:
     return exc
 
 
-def _serve(conn: Connection, store: str) -> None:
-    """The worker's loop: one (checkpoint, task) in, one answer out."""
+class _Channel:
+    """The worker's end of its socket, in the framing the server reads and writes
+    (:mod:`multiprocessing.connection`'s): a message is read with one system call when it fits
+    the buffer (a Connection makes two, the length and then the message)."""
+
+    def __init__(self, conn: Connection) -> None:
+        self._socket = socket.socket(fileno=os.dup(conn.fileno()))
+        conn.close()
+        self._buffer = bytearray()
+
+    def recv(self) -> Any:
+        buffer = self._buffer
+        while True:
+            if len(buffer) >= 4:
+                (size,) = struct.unpack_from("!i", buffer)
+                start = 4
+                if size == -1 and len(buffer) >= 12:
+                    (size,), start = struct.unpack_from("!Q", buffer, 4), 12
+                if size >= 0 and len(buffer) >= start + size:
+                    data = bytes(buffer[start : start + size])
+                    del buffer[: start + size]
+                    return pickle.loads(data)
+            chunk = self._socket.recv(1 << 16)
+            if not chunk:
+                raise EOFError
+            buffer += chunk
+
+    def send(self, message: object) -> None:
+        data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
+        size = len(data)
+        if size < 1 << 16:
+            self._socket.sendall(struct.pack("!i", size) + data)
+        else:  # not copied into one buffer
+            self._socket.sendall(struct.pack("!i", size) if size < 0x7FFFFFFF else struct.pack("!iQ", -1, size))
+            self._socket.sendall(data)
+
+
+def _serve(connection: Connection, store: str) -> None:
+    """The worker's loop: one (checkpoint, deadline, task) in, one answer out."""
     from provgraph.errors import QueryError
     from provgraph.graph import ProvGraph
     from provgraph.query import QueryResult
     from provgraph.store.oxigraph import OxigraphBackend
 
+    conn = _Channel(connection)
     pg: ProvGraph | None = None
     opened = ""
     conn.send("ready")  # imports done: a query's deadline must not pay for starting a worker
     while True:
         try:
-            snapshot, task = conn.recv()
+            # the deadline in time.time() seconds (comparable across processes); None for a call
+            snapshot, deadline, wired = conn.recv()
         except EOFError:
             return
+        task = _from_wire(wired)
         answered: QueryAnswer | CallOutcome
         try:
             if pg is None or snapshot != opened:
@@ -115,7 +190,7 @@ def _serve(conn: Connection, store: str) -> None:
                 opened = snapshot
         except Exception as exc:
             failed = QueryAnswer(500, f"opening the store failed: {exc}".encode())
-            conn.send(failed if isinstance(task, QueryTask) else CallOutcome(error=_portable(exc)))
+            conn.send(_answer_to_wire(failed) if isinstance(task, QueryTask) else CallOutcome(error=_portable(exc)))
             continue
         if isinstance(task, CallTask):
             try:
@@ -129,17 +204,17 @@ def _serve(conn: Connection, store: str) -> None:
                 raw = pg.backend.query(task.text, base_iri=task.base_iri, **task.dataset.kwargs())  # type: ignore[arg-type]
             except SyntaxError as exc:
                 # the server words it against the text as written, which it has and this one has not
-                conn.send(QueryAnswer(400, b"", syntax=(str(exc.msg or exc), exc.lineno, exc.offset)))
+                conn.send(_answer_to_wire(QueryAnswer(400, b"", syntax=(str(exc.msg or exc), exc.lineno, exc.offset))))
                 continue
             except (ValueError, RuntimeError, OSError) as exc:
                 raise QueryError(str(exc)) from exc
-            answered = answer(QueryResult(raw), accept=task.accept, max_bytes=task.max_bytes, deadline=task.deadline)
+            answered = answer(QueryResult(raw), accept=task.accept, max_bytes=task.max_bytes, deadline=deadline)
             del raw
         except QueryError as exc:
             answered = QueryAnswer(400, str(exc).encode())
         except Exception as exc:  # the worker must answer; the router makes this a 500
             answered = QueryAnswer(500, f"evaluating the query failed: {exc}".encode())
-        conn.send(answered)
+        conn.send(_answer_to_wire(answered))
 
 
 class _Worker:
@@ -215,14 +290,17 @@ class _Worker:
 
 
 class QueryPool:
-    """A fixed number of worker processes over the checkpoints of a store, used from one event
+    """Up to ``size`` worker processes over the checkpoints of a store, used from one event
     loop."""
 
     def __init__(self, snapshots: Snapshots, size: int) -> None:
         self._snapshots = snapshots
         self._store = str(snapshots.root.parent)
         self._context = multiprocessing.get_context("spawn")
-        self._idle: list[_Worker] = [_Worker(self._context, self._store) for _ in range(size)]
+        self._size = size
+        # two start with the server; the others when the load needs them (a server that is not
+        # busy, and each server a test suite starts, costs two processes, not the whole pool)
+        self._idle: list[_Worker] = [_Worker(self._context, self._store) for _ in range(min(size, 2))]
         self._all = set(self._idle)  # idle or busy: close() ends them all
         self._waiting: deque[asyncio.Future[_Worker | None]] = deque()
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -250,13 +328,14 @@ class QueryPool:
         alive = False
         try:
             await worker.wait_ready()
-            if isinstance(task, QueryTask):
-                # the time from now: a worker that was still starting must not have eaten it
-                task = dataclasses.replace(task, deadline=time.time() + timeout)
+            # the time from now: a worker that was still starting must not have eaten it
+            deadline = time.time() + timeout
             try:
-                found: QueryAnswer | CallOutcome = await asyncio.wait_for(
-                    worker.exchange((str(snapshot), task)), timeout
-                )
+                # asyncio.timeout, not wait_for: no task per request
+                async with asyncio.timeout(timeout):
+                    found: QueryAnswer | CallOutcome = _answer_from_wire(
+                        await worker.exchange((str(snapshot), deadline, _to_wire(task)))
+                    )
             except TimeoutError:
                 self.killed += 1
                 return None
@@ -296,6 +375,11 @@ class QueryPool:
             self._loop = asyncio.get_running_loop()
         if self._idle:
             return self._idle.pop()
+        with self._lock:
+            if not self._closed and len(self._all) < self._size:
+                worker = _Worker(self._context, self._store)
+                self._all.add(worker)
+                return worker
         waiter: asyncio.Future[_Worker | None] = self._loop.create_future()
         self._waiting.append(waiter)
         try:
