@@ -6,7 +6,9 @@ stuck ones wait on an event that is never set: nothing depends on the machine's 
 
 from __future__ import annotations
 
+import concurrent.futures
 import json
+import multiprocessing
 import signal
 import threading
 import time
@@ -112,6 +114,23 @@ def test_on_disk_a_read_past_the_deadline_has_its_worker_killed_and_the_next_rea
         # one worker, one slot: had the query gone on, these would wait for it or find the server busy
         listed = client.get("/sources")
         assert listed.status_code == 200 and [s["title"] for s in listed.json()] == ["Aspirin facts"]
+
+
+def test_on_disk_the_pool_starts_two_workers_and_grows_to_its_size_under_load(disk):
+    _fill(disk)
+    settings = ServerSettings(query_timeout=3.0, query_workers=3, max_concurrent_queries=3)
+    with live_server(disk, settings) as url:
+        workers = [p for p in multiprocessing.active_children() if p.name.startswith("SpawnProcess")]
+        assert len(workers) == 2
+        # three runaway queries at once: each has a worker of its own (a third one started for
+        # it), so each is stopped at its deadline; with two workers the third would find the
+        # server busy
+        with concurrent.futures.ThreadPoolExecutor(3) as threads:
+            answers = list(
+                threads.map(lambda _: httpx.get(f"{url}/sparql", params={"query": SLOW}, timeout=120), range(3))
+            )
+        assert [a.status_code for a in answers] == [503, 503, 503]
+        assert all("timeout" in a.text for a in answers), [a.text for a in answers]
 
 
 def test_on_disk_an_upload_is_seen_by_the_next_query_and_checkpoints_do_not_pile_up(disk, tmp_path):
