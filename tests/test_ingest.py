@@ -12,6 +12,7 @@ from helpers import EXAMPLES
 from provgraph import (
     DocumentOutcome,
     ExtractionMethod,
+    GraphSplit,
     InputFormat,
     ProvGraph,
     SourceStatus,
@@ -306,3 +307,33 @@ def test_progress_is_reported(pg, tmp_path):
     assert "reading" in phases and "writing" in phases
     reading = [(d, t) for p, d, t in seen if p == "reading"]
     assert reading[-1][0] == reading[-1][1] == Path(EXAMPLES / "aspirin.ttl").stat().st_size
+
+
+def test_split_graphs_in_any_order_each_document_gets_its_own_facts_and_the_rest_stays_in_the_file(tmp_path):
+    # graphs interleaved (a, b, a), one unmatched graph and a default-graph triple: the
+    # assertions are grouped by document whatever their order in the file
+    source = tmp_path / "mixed.nq"
+    source.write_text(
+        f'<{EX}s1> <{EX}p> "a1" <{EX}doc/a> .\n'
+        f'<{EX}s2> <{EX}p> "b1" <{EX}doc/b> .\n'
+        f'<{EX}s3> <{EX}p> "rest" <{EX}other> .\n'
+        f'<{EX}s4> <{EX}p> "a2" <{EX}doc/a> .\n'
+        f'<{EX}s5> <{EX}p> "default" .\n'
+    )
+    with ProvGraph.memory() as pg:
+        report = pg.ingest(source, split=GraphSplit(pattern=rf"^(?P<document>{EX}doc/\w+)$"), id="mixed")
+        by_key = {d.key: d for d in report.documents}
+        assert sorted(by_key) == [f"{EX}doc/a", f"{EX}doc/b", "mixed"]
+        assert {k: d.statements for k, d in by_key.items()} == {f"{EX}doc/a": 2, f"{EX}doc/b": 1, "mixed": 2}
+        values = {
+            k: {o for _, _, o in asserted(pg, by_key[k].graph)}
+            for k in by_key  # type: ignore[arg-type]
+        }
+        assert values == {
+            f"{EX}doc/a": {'"a1"', '"a2"'},
+            f"{EX}doc/b": {'"b1"'},
+            "mixed": {'"rest"', '"default"'},
+        }
+        # the same file again: every document is unchanged (same content hashes)
+        again = pg.ingest(source, split=GraphSplit(pattern=rf"^(?P<document>{EX}doc/\w+)$"), id="mixed")
+        assert {d.outcome for d in again.documents} == {DocumentOutcome.UNCHANGED}

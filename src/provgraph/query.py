@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import functools
 import io
 import re
 from collections.abc import Iterator
@@ -152,15 +153,21 @@ class QueryDataset:
     union: bool = False
 
     def kwargs(self) -> dict[str, object]:
-        """Keyword arguments of :meth:`provgraph.store.base.Backend.query`."""
-        out: dict[str, object] = {}
-        if self.union:
-            out["union_default_graph"] = True
-        if self.default_graph is not None:
-            out["default_graph"] = [DefaultGraph() if g is None else NamedNode(g) for g in self.default_graph]
-        if self.named_graphs is not None:
-            out["named_graphs"] = [NamedNode(g) for g in self.named_graphs]
-        return out
+        """Keyword arguments of :meth:`provgraph.store.base.Backend.query` (to be unpacked, not
+        changed: the same datasets come back with every query, and so does this dict)."""
+        return _dataset_kwargs(self)
+
+
+@functools.lru_cache(maxsize=256)
+def _dataset_kwargs(dataset: QueryDataset) -> dict[str, object]:
+    out: dict[str, object] = {}
+    if dataset.union:
+        out["union_default_graph"] = True
+    if dataset.default_graph is not None:
+        out["default_graph"] = tuple(DefaultGraph() if g is None else NamedNode(g) for g in dataset.default_graph)
+    if dataset.named_graphs is not None:
+        out["named_graphs"] = tuple(NamedNode(g) for g in dataset.named_graphs)
+    return out
 
 
 @dataclass(frozen=True)

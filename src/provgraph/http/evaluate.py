@@ -4,6 +4,7 @@ stops it). Used alike by the threads and by the worker processes that evaluate q
 
 from __future__ import annotations
 
+import functools
 import io
 import time
 import traceback
@@ -85,7 +86,7 @@ def answer(result: QueryResult, *, accept: str | None, max_bytes: int, deadline:
     """Serialise ``result`` in the format ``accept`` prefers, within ``max_bytes`` and before
     ``deadline`` (seconds since the epoch). Never raises for what a client can cause."""
     types = RDF_TYPES if result.kind == "graph" else RESULT_TYPES
-    chosen = choose(accept, list(types))
+    chosen = _chosen(accept, result.kind == "graph")
     if chosen is None:
         message = f"none of the acceptable media types ({accept}) can hold this result: {', '.join(types)}"
         return QueryAnswer(406, message.encode())
@@ -102,6 +103,12 @@ def answer(result: QueryResult, *, accept: str | None, max_bytes: int, deadline:
             return QueryAnswer(400, str(exc).encode())
         raise
     return QueryAnswer(200, sink.buffer.getvalue(), MEDIA_TYPE_OF[fmt])
+
+
+@functools.lru_cache(maxsize=256)
+def _chosen(accept: str | None, graph: bool) -> str | None:
+    """The media type to answer ``accept`` with (clients send the same few Accept headers)."""
+    return choose(accept, list(RDF_TYPES if graph else RESULT_TYPES))
 
 
 __all__ = ["TIMEOUT", "TOO_LARGE", "LimitExceeded", "QueryAnswer", "answer", "capture"]

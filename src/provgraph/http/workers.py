@@ -217,11 +217,64 @@ def _serve(connection: Connection, store: str) -> None:
         conn.send(_answer_to_wire(answered))
 
 
+class _Link(asyncio.Protocol):
+    """The server's end of a worker's socket, on the event loop: messages in
+    :mod:`multiprocessing.connection`'s framing (what the worker's :class:`_Channel` reads and
+    writes), each handed to the one request waiting for it. A protocol, not asyncio streams: a
+    stream's reads and drain are several awaits per message, a measurable part of a small
+    query's cost in the server's process."""
+
+    def __init__(self) -> None:
+        self.transport: asyncio.Transport | None = None
+        self._buffer = bytearray()
+        self._messages: deque[bytes] = deque()
+        self._waiter: asyncio.Future[None] | None = None
+        self._lost = False
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.Transport)
+        self.transport = transport
+
+    def data_received(self, data: bytes) -> None:
+        buffer = self._buffer
+        buffer += data
+        while len(buffer) >= 4:
+            (size,) = struct.unpack_from("!i", buffer)
+            start = 4
+            if size == -1:
+                if len(buffer) < 12:
+                    return
+                (size,), start = struct.unpack_from("!Q", buffer, 4), 12
+            if len(buffer) < start + size:
+                return
+            self._messages.append(bytes(memoryview(buffer)[start : start + size]))
+            del buffer[: start + size]
+            self._wake()
+
+    def connection_lost(self, _exc: Exception | None) -> None:
+        self._lost = True
+        self._wake()
+
+    def _wake(self) -> None:
+        if self._waiter is not None and not self._waiter.done():
+            self._waiter.set_result(None)
+
+    async def receive(self) -> bytes:
+        while not self._messages:
+            if self._lost:
+                raise EOFError("the worker's socket closed")
+            self._waiter = asyncio.get_running_loop().create_future()
+            try:
+                await self._waiter
+            finally:
+                self._waiter = None
+        return self._messages.popleft()
+
+
 class _Worker:
     """One worker process and the server's end of its socket. The server talks to it from the event
-    loop (asyncio streams over the socket, in :mod:`multiprocessing.connection`'s framing, which
-    the worker reads and writes with a plain Connection): no thread between a request and its
-    worker."""
+    loop (a :class:`_Link` over the socket; the worker reads and writes it with a
+    :class:`_Channel`): no thread between a request and its worker."""
 
     def __init__(self, context: Any, store: str) -> None:
         ours, theirs = socket.socketpair()
@@ -230,20 +283,19 @@ class _Worker:
         self.process.start()
         child.close()
         self._socket: socket.socket | None = ours
-        self._reader: asyncio.StreamReader | None = None
-        self._writer: asyncio.StreamWriter | None = None
+        self._link: _Link | None = None
         self.ready = False
         self.snapshot: Path | None = None  # the checkpoint it has open
         self._lock = threading.Lock()
         self._killed = False
 
-    async def _streams(self) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
-        if self._reader is None or self._writer is None:
+    async def _linked(self) -> _Link:
+        if self._link is None:
             if self._socket is None:
                 raise EOFError("the worker was killed")
-            self._reader, self._writer = await asyncio.open_unix_connection(sock=self._socket)
+            _, self._link = await asyncio.get_running_loop().create_unix_connection(_Link, sock=self._socket)
             self._socket = None  # the transport owns it now
-        return self._reader, self._writer
+        return self._link
 
     async def wait_ready(self) -> None:
         """The worker's imports done (a query's deadline must not pay for starting a worker)."""
@@ -251,20 +303,16 @@ class _Worker:
             self.ready = await asyncio.wait_for(self._receive(), 60) == "ready"
 
     async def exchange(self, message: object) -> Any:
-        _, writer = await self._streams()
+        link = await self._linked()
         data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
         size = len(data)
-        writer.write((struct.pack("!i", size) if size < 0x7FFFFFFF else struct.pack("!iQ", -1, size)) + data)
-        await writer.drain()
+        assert link.transport is not None
+        link.transport.write((struct.pack("!i", size) if size < 0x7FFFFFFF else struct.pack("!iQ", -1, size)) + data)
         return await self._receive()
 
     async def _receive(self) -> Any:
-        reader, _ = await self._streams()
-        (size,) = struct.unpack("!i", await reader.readexactly(4))
-        if size == -1:
-            (size,) = struct.unpack("!Q", await reader.readexactly(8))
-        data = await reader.readexactly(size)
-        if size > _LARGE:
+        data = await (await self._linked()).receive()
+        if len(data) > _LARGE:
             return await asyncio.to_thread(pickle.loads, data)
         return pickle.loads(data)
 
@@ -284,9 +332,9 @@ class _Worker:
     def discard(self) -> None:
         """Kill it and close its transport (on the event loop)."""
         self.kill()
-        if self._writer is not None:
+        if self._link is not None and self._link.transport is not None:
             with contextlib.suppress(Exception):
-                self._writer.close()
+                self._link.transport.close()
 
 
 class QueryPool:

@@ -11,8 +11,10 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import pickle
 import re
 import shutil
+import sqlite3
 import tempfile
 import time
 from collections.abc import Callable, Iterator
@@ -148,7 +150,6 @@ class _Document:
 
     meta: DocumentMeta
     fingerprint: str
-    assertions: list[Assertion] = field(default_factory=list)  # split mode only
     passages: list[PassageSpec] = field(default_factory=list)
 
 
@@ -232,9 +233,10 @@ def _run(
             guard = InputGuard(file, path=source, lenient=options.lenient)
             items = _read(stream, fmt, file=file, base=options.base, guard=guard)
             if options.split is not None:
-                documents, metadata_guard = _split(items, options, main_meta, fingerprint_base, file)
-                guard.ill_typed += metadata_guard.ill_typed if metadata_guard is not None else 0
-                built, skipped, validation = _build_split(backend, documents, now, spool)
+                with _Groups(Path(tmp) / "groups.sqlite3") as groups:
+                    documents, metadata_guard = _split(items, options, main_meta, fingerprint_base, file, groups)
+                    guard.ill_typed += metadata_guard.ill_typed if metadata_guard is not None else 0
+                    built, skipped, validation = _build_split(backend, documents, now, spool, groups)
             else:
                 doc = _Document(main_meta, _fingerprint(content_hash, fingerprint_base))
                 built, skipped, validation = _build_streaming(backend, doc, items, now, spool, file)
@@ -599,9 +601,67 @@ def _build_streaming(
     return built, [], _chunk_report(validator, built, doc.meta.key)
 
 
+class _Groups:
+    """The assertions of a split input, grouped by document on disk (a table in the ingest's
+    spool directory), so that the memory of an ingest does not grow with the number of facts:
+    an input's graphs may come in any order, and a document is built from all of its
+    assertions at once."""
+
+    _BATCH = 10_000
+
+    def __init__(self, path: Path) -> None:
+        self._db = sqlite3.connect(path)
+        self._db.execute("PRAGMA journal_mode = OFF")
+        self._db.execute("PRAGMA synchronous = OFF")
+        # rest: 1 for the assertions no pattern matched (the file's own document, built last)
+        self._db.execute("CREATE TABLE a (seq INTEGER PRIMARY KEY, rest INTEGER, key TEXT, data BLOB)")
+        self._batch: list[tuple[int, str, bytes]] = []
+        self._indexed = False
+
+    def __enter__(self) -> _Groups:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self._db.close()
+
+    def add(self, key: str | None, assertion: Assertion) -> None:
+        self._batch.append((0 if key else 1, key or "", pickle.dumps(assertion, protocol=pickle.HIGHEST_PROTOCOL)))
+        if len(self._batch) >= self._BATCH:
+            self._flush()
+
+    def _flush(self) -> None:
+        self._db.executemany("INSERT INTO a (rest, key, data) VALUES (?, ?, ?)", self._batch)
+        self._batch = []
+
+    def grouped(self) -> Iterator[tuple[str | None, list[Assertion]]]:
+        """Each document's key (None: the rest) and its assertions in input order: the keys in
+        sorted order, the rest last."""
+        self._flush()
+        if not self._indexed:
+            self._db.execute("CREATE INDEX a_key ON a (rest, key, seq)")
+            self._indexed = True
+        current: tuple[int, str] | None = None
+        assertions: list[Assertion] = []
+        for rest, key, data in self._db.execute("SELECT rest, key, data FROM a ORDER BY rest, key, seq"):
+            if (rest, key) != current:
+                if current is not None:
+                    yield (None if current[0] else current[1]), assertions
+                current, assertions = (rest, key), []
+            assertions.append(pickle.loads(data))
+        if current is not None:
+            yield (None if current[0] else current[1]), assertions
+
+
 def _split(
-    items: Iterator[_Item], options: IngestOptions, main: DocumentMeta, fingerprint_base: str, file: str
+    items: Iterator[_Item],
+    options: IngestOptions,
+    main: DocumentMeta,
+    fingerprint_base: str,
+    file: str,
+    groups: _Groups,
 ) -> tuple[list[_Document], InputGuard | None]:
+    """The documents of a split input, in the order :meth:`_Groups.grouped` gives their
+    assertions (which go to ``groups``, not into the documents)."""
     assert options.split is not None
     pattern = re.compile(options.split.pattern)
     metadata: dict[str, list[tuple[str, str]]] = {}
@@ -613,8 +673,6 @@ def _split(
         )
         metadata_hash = _file_hash(Path(options.split.metadata))
     type_iri = "<http://www.w3.org/1999/02/22-rdf-syntax-ns#type>"
-    groups: dict[str, list[Assertion]] = {}
-    rest: list[Assertion] = []
     count = 0
     for assertion, graph, _passage in items:
         if assertion is None:
@@ -629,11 +687,14 @@ def _split(
                 if not key:
                     raise InputError("the --split-graphs pattern needs a group naming the document", file=file)
             assertion.extra = [(p, o) for p, o in metadata.get(graph, ()) if p != type_iri]
-        (groups.setdefault(key, []) if key else rest).append(assertion)
+        groups.add(key, assertion)
     if count == 0:
         raise EmptyInputError("nothing to ingest: no triples in the file", file=file)
     docs: list[_Document] = []
-    for key, assertions in sorted(groups.items()):
+    for key, assertions in groups.grouped():
+        if key is None:  # the assertions no pattern matched: the file's own document, last
+            docs.append(_Document(main, _fingerprint(main.content_hash, fingerprint_base)))
+            continue
         try:
             NamedNode(key)
             url = key if key.startswith(("http://", "https://")) else None
@@ -641,9 +702,7 @@ def _split(
             url = None
         content = _canonical_hash(assertions, metadata_hash)
         meta = replace(main, key=key, title=_title_for(key), url=url, content_hash=content)
-        docs.append(_Document(meta, _fingerprint(content, fingerprint_base), assertions))
-    if rest:
-        docs.append(_Document(main, _fingerprint(main.content_hash, fingerprint_base), rest))
+        docs.append(_Document(meta, _fingerprint(content, fingerprint_base)))
     keys = [d.meta.key for d in docs]
     if len(set(keys)) != len(keys):
         raise InputError("a split document has the same identity as the file's own document; pass --id", file=file)
@@ -671,22 +730,21 @@ def _canonical_hash(assertions: list[Assertion], metadata_hash: str) -> str:
 
 
 def _build_split(
-    backend: Backend, docs: list[_Document], now: datetime, spool: _Spool
+    backend: Backend, docs: list[_Document], now: datetime, spool: _Spool, groups: _Groups
 ) -> tuple[list[_Built], list[DocumentReport], ValidationReport]:
     states = _plan(backend, docs)
     built: list[_Built] = []
     skipped: list[DocumentReport] = []
     with ChunkValidator(_shapes_for_chunks(), checks=document_checks()) as validator:
-        for doc in docs:
+        for doc, (_key, assertions) in zip(docs, groups.grouped(), strict=True):
             state = states[doc.meta.key]
             if state.graph is not None and state.fingerprint == doc.fingerprint:
                 skipped.append(_unchanged(doc, state))
                 continue
             assembler = _Assembler(doc, state, now, spool, validator)
-            for assertion in doc.assertions:
+            for assertion in assertions:
                 assembler.add(assertion, None)
             built.append(assembler.close())
-            doc.assertions = []
         validator.finish()
     return built, skipped, _chunk_report(validator, built, None)
 
