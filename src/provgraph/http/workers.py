@@ -26,6 +26,7 @@ import socket
 import struct
 import threading
 import time
+import typing
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -147,7 +148,10 @@ class _Channel:
                     data = bytes(buffer[start : start + size])
                     del buffer[: start + size]
                     return pickle.loads(data)
-            chunk = self._socket.recv(1 << 16)
+            try:
+                chunk = self._socket.recv(1 << 16)
+            except ConnectionResetError:
+                chunk = b""  # the server is gone (or killed this worker's link): as at its end
             if not chunk:
                 raise EOFError
             buffer += chunk
@@ -232,8 +236,8 @@ class _Link(asyncio.Protocol):
         self._lost = False
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        assert isinstance(transport, asyncio.Transport)
-        self.transport = transport
+        # uvloop's transports do not derive from asyncio.Transport; they do what it does
+        self.transport = typing.cast(asyncio.Transport, transport)
 
     def data_received(self, data: bytes) -> None:
         buffer = self._buffer
