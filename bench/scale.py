@@ -51,7 +51,7 @@ PLANS: dict[str, list[list[str]]] = {
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description="The scale benchmarks (ingest, queries and HTTP, asks) in one run.")
     size = parser.add_mutually_exclusive_group()
     size.add_argument("--quick", action="store_true", help="smallest sizes only")
     size.add_argument("--full", action="store_true", help="also 1,000,000 facts")
