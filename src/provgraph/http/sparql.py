@@ -373,9 +373,10 @@ class QueryFastPath:
             or any(len(params[k]) > 1 for k in ("query", "view", "union-default-graph") if k in params)
         ):
             params = None
-        if len(self._parsed) >= _REMEMBERED:
-            self._parsed.clear()
-        self._parsed[query_string] = params
+        if len(query_string) <= INLINE_PREPARE:  # a bounded cache: long texts are read each time
+            if len(self._parsed) >= _REMEMBERED:
+                self._parsed.clear()
+            self._parsed[query_string] = params
         return params
 
     def _base(self, scope: Scope, host: bytes) -> str:

@@ -179,7 +179,7 @@ def _serve(connection: Connection, store: str) -> None:
     conn.send("ready")  # imports done: a query's deadline must not pay for starting a worker
     while True:
         try:
-            # the deadline in time.time() seconds (comparable across processes); None for a call
+            # the deadline in time.time() seconds: comparable across processes
             snapshot, deadline, wired = conn.recv()
         except EOFError:
             return
@@ -251,7 +251,8 @@ class _Link(asyncio.Protocol):
                 (size,), start = struct.unpack_from("!Q", buffer, 4), 12
             if len(buffer) < start + size:
                 return
-            self._messages.append(bytes(memoryview(buffer)[start : start + size]))
+            with memoryview(buffer) as view:  # released before the buffer is cut
+                self._messages.append(bytes(view[start : start + size]))
             del buffer[: start + size]
             self._wake()
 
