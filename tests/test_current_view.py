@@ -93,7 +93,8 @@ def test_queries_see_the_current_sources_and_graph_variables_not_the_view(pg, tm
     pg.ingest(EXAMPLES / "aspirin.ttl", id="aspirin", title="Aspirin", tier=2)
     pg.ingest(EXAMPLES / "facts.jsonl", id="trial", title="Trial")
     prepared = pg.prepare("SELECT * WHERE { ?s ?p ?o }")
-    assert prepared.dataset.default_graph == (None, CURRENT_VIEW.value)  # two graphs, however many documents
+    # one graph however many documents; the store's own default graph joins it once it holds anything
+    assert prepared.dataset.default_graph == (CURRENT_VIEW.value,)
     listed = [str(g) for g in pg.query("SELECT DISTINCT ?g WHERE { GRAPH ?g { ?s ?p ?o } }").rows()]
     assert CURRENT_VIEW.value not in " ".join(listed) and len(listed) == 4  # two sources, catalog, change log
     counted = pg.query("SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?g { } }").rows()[0]["n"]
@@ -108,6 +109,17 @@ def test_queries_see_the_current_sources_and_graph_variables_not_the_view(pg, tm
     own = [*pg.current_graphs(), CATALOG_GRAPH]
     assert stats.quads == sum(len(_triples(pg, g)) for g in own)
     assert _triples(pg, CHANGES_GRAPH)
+
+
+def test_a_plain_update_to_the_default_graph_is_in_the_current_view(pg):
+    pg.ingest(EXAMPLES / "aspirin.ttl", id="aspirin", title="Aspirin")
+    pg.update(f'INSERT DATA {{ <{EX}note> <{EX}says> "hello" }}')
+    assert pg.prepare("SELECT * WHERE { ?s ?p ?o }").dataset.default_graph == (None, CURRENT_VIEW.value)
+    rows = pg.query(f"SELECT ?o WHERE {{ <{EX}note> <{EX}says> ?o }}").rows()
+    assert [r["o"].value for r in rows] == ["hello"]  # type: ignore[union-attr]
+    assert bool(pg.query(f"ASK {{ <{EX}aspirin> ?p ?o }}"))  # and the sources still
+    pg.update(f'DELETE DATA {{ <{EX}note> <{EX}says> "hello" }}')
+    assert pg.prepare("SELECT * WHERE { ?s ?p ?o }").dataset.default_graph == (CURRENT_VIEW.value,)
 
 
 def test_a_superseded_version_is_history_not_view(pg, tmp_path):
