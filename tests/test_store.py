@@ -149,3 +149,19 @@ def test_bulk_load_in_chunks_loads_every_quad_and_keeps_blank_nodes_whole(tmp_pa
     )
     # one blank node: split into chunks, "_:x" would have become several nodes
     assert blanks[0]["n"].value == ("0" if blank is None else "1")
+
+
+@pytest.mark.parametrize("query", ["SELECT * WHERE { ?s ?p ?o } LIMIT 5", "ASK { ?s ?p ?o }", "SELECT ?x WHERE { }"])
+def test_query_results_serialise_alike_as_bytes_and_to_a_file(query):
+    # serialize() without a file takes pyoxigraph's bytes; with one, pyoxigraph writes to it
+    import io
+
+    from provgraph import ResultFormat
+
+    with ProvGraph.memory() as pg:
+        pg.ingest(EXAMPLES / "aspirin.ttl")
+        for fmt in (f for f in ResultFormat if f is not ResultFormat.TABLE):
+            written = io.BytesIO()
+            pg.query(query).serialize(fmt, written)
+            assert pg.query(query).serialize(fmt) == written.getvalue(), fmt
+            assert written.getvalue()
