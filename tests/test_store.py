@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import subprocess
 import sys
 import textwrap
@@ -9,7 +10,7 @@ import textwrap
 import pytest
 
 from helpers import EXAMPLES, ROOT, run_cli
-from provgraph import ProvGraph, ReadOnlyStoreError, StoreLockedError, StoreNotFoundError
+from provgraph import ProvGraph, ReadOnlyStoreError, ResultFormat, StoreLockedError, StoreNotFoundError
 from provgraph.store import oxigraph as oxigraph_store
 from provgraph.store.base import Backend
 from provgraph.store.oxigraph import OxigraphBackend
@@ -154,10 +155,6 @@ def test_bulk_load_in_chunks_loads_every_quad_and_keeps_blank_nodes_whole(tmp_pa
 @pytest.mark.parametrize("query", ["SELECT * WHERE { ?s ?p ?o } LIMIT 5", "ASK { ?s ?p ?o }", "SELECT ?x WHERE { }"])
 def test_query_results_serialise_alike_as_bytes_and_to_a_file(query):
     # serialize() without a file takes pyoxigraph's bytes; with one, pyoxigraph writes to it
-    import io
-
-    from provgraph import ResultFormat
-
     with ProvGraph.memory() as pg:
         pg.ingest(EXAMPLES / "aspirin.ttl")
         for fmt in (f for f in ResultFormat if f is not ResultFormat.TABLE):
