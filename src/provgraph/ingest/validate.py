@@ -291,7 +291,7 @@ class ChunkValidator:
         self._shapes = shapes
         self._checks = checks
         cores = max(1, min(2, os.cpu_count() or 1))
-        self._workers = workers if workers is not None else (min(cores, 1 if checks is not None else 2))
+        self._workers = workers if workers is not None else (1 if checks is not None else cores)
         self._pool: cf.ProcessPoolExecutor | None = None
         self._pending: list[cf.Future[tuple[list[dict[str, Any]], int]]] = []
         self._first: str | None = None

@@ -140,27 +140,32 @@ def catch_up(backend: Backend, view: Derived[P], name: str) -> P | None:
     """Bring ``view`` up to the store's current sources (see the module docstring). None when the
     stored view is current (after writing it if it was not); else, on a store that cannot be
     written, the view's ``compute`` result that readers must lay over the stored view."""
-    now = stamp(backend)
-    with _lock:
-        memos = _memos.setdefault(backend, {})
-        found, current = memos.get("pending:" + name), memos.get("current:" + name)
-    if found is not None and found[0] == now:
-        return found[1]  # type: ignore[return-value]
-    if current is not None and current[0] == now:
-        return None  # seen current at this store state: a view moves only with the store
+    settled, pending = _memoized(backend, name, stamp(backend))
+    if settled:
+        return pending  # type: ignore[return-value]
     with _view_lock(backend, name):  # one catch-up of a view at a time in this process
         return _catch_up(backend, view, name)
 
 
-def _catch_up(backend: Backend, view: Derived[P], name: str) -> P | None:
-    now = stamp(backend)
+def _memoized(backend: Backend, name: str, now: Stamp) -> tuple[bool, object]:
+    """(True, what to return) when this process already knows the view at store state ``now``:
+    the pending result laid over a read-only store, or None for a current view (a view moves
+    only with the store); (False, None) when it must be caught up."""
     with _lock:
         memos = _memos.setdefault(backend, {})
         found, current = memos.get("pending:" + name), memos.get("current:" + name)
     if found is not None and found[0] == now:
-        return found[1]  # type: ignore[return-value]
+        return True, found[1]
     if current is not None and current[0] == now:
-        return None  # another thread caught up meanwhile
+        return True, None
+    return False, None
+
+
+def _catch_up(backend: Backend, view: Derived[P], name: str) -> P | None:
+    now = stamp(backend)
+    settled, pending = _memoized(backend, name, now)  # another thread may have caught up meanwhile
+    if settled:
+        return pending  # type: ignore[return-value]
     known = view.stored(backend)
     if known == now:
         _current(backend, name, now)
