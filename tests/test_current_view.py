@@ -6,13 +6,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pyoxigraph import DefaultGraph, Literal, NamedNode, Quad
+from pyoxigraph import DefaultGraph, Literal, NamedNode, Quad, RdfFormat
 
 from helpers import EXAMPLES
 from provgraph import DatasetView, ExportFormat, ProvGraph
 from provgraph.ingest import pipeline
-from provgraph.store import view
-from provgraph.vocab import CATALOG_GRAPH, CHANGES_GRAPH, CURRENT_VIEW, PG
+from provgraph.store import catalog, view
+from provgraph.vocab import CATALOG_GRAPH, CHANGES_GRAPH, CURRENT_VIEW, PG, PROV_NS
 
 EX = "http://example.org/"
 
@@ -67,6 +67,87 @@ def test_a_bulk_written_document_goes_into_the_view(pg, tmp_path, monkeypatch):
     assert pg.query("ASK { ?s ?p ?o FILTER(?o = 0) }").__bool__() is False  # the first version left
 
 
+def _catalog(pg: ProvGraph) -> set[tuple[str, str, str]]:
+    """The catalog's triples with what differs between two runs of the same ingests (times,
+    activity IRIs) blanked."""
+    varying = {f"<{PROV_NS}generatedAtTime>", f"<{PROV_NS}wasGeneratedBy>"}
+    return {(s, p, "*" if p in varying else o) for s, p, o in _triples(pg, CATALOG_GRAPH)}
+
+
+def test_the_bulk_path_commits_the_catalog_the_one_transaction_path_does(tmp_path, monkeypatch):
+    """A large ingest loads its catalog entries ahead of the commit and commits only their
+    statuses: the catalog it leaves is the one a single transaction leaves, for new documents
+    and for new versions (superseded status, replaced title, wasRevisionOf)."""
+    one = _write(tmp_path / "one.ttl", "".join(f"<{EX}s{i}> <{EX}p> {i} .\n" for i in range(5)))
+    two = _write(tmp_path / "two.ttl", "".join(f"<{EX}s{i}> <{EX}p> {i + 1} .\n" for i in range(5)))
+    catalogs = []
+    for threshold in (10**6, 0):
+        monkeypatch.setattr(pipeline, "BULK_THRESHOLD", threshold)
+        with ProvGraph.memory() as pg:
+            pg.ingest(one, id="one", title="First title")
+            pg.ingest(two, id="two", title="Other")
+            pg.ingest(two, id="one", title="Second title")
+            _assert_view_is_the_union_of_current_sources(pg)
+            assert not pg.query(f"ASK {{ GRAPH <{CATALOG_GRAPH.value}> {{ ?c <{PG.pendingView.value}> ?g }} }}")
+            catalogs.append(_catalog(pg))
+            titles = {s.key: (s.title, [v.status.value for v in s.versions]) for s in pg.sources()}
+            assert titles == {"one": ("Second title", ["current", "superseded"]), "two": ("Other", ["current"])}
+    assert catalogs[0] == catalogs[1]
+
+
+def test_an_ingest_stopped_before_its_commit_leaves_no_catalog_entry(tmp_path):
+    """What the bulk path stages in the catalog before its commit (a new document's entry, a new
+    version's entry) is taken out when the store is next opened for writing."""
+    store = tmp_path / "store"
+    with ProvGraph.open(store) as pg:
+        pg.ingest(EXAMPLES / "aspirin.ttl", id="aspirin", title="Aspirin")
+        before, sources = _catalog(pg), pg.sources()
+        (known,) = sources
+        staged = [
+            catalog.NewVersion(
+                document=NamedNode(f"{EX}doc/new"),
+                key="new",
+                title="New",
+                graph=NamedNode(ORPHAN),
+                activity=NamedNode(f"{EX}activity/1"),
+                version=1,
+                content_hash="0" * 64,
+                fingerprint="f",
+                ingested_at="2026-01-01T00:00:00Z",
+                statements=1,
+                passages=0,
+                previous=None,
+                revision_of=None,
+            ),
+            catalog.NewVersion(
+                document=NamedNode(known.document),
+                key="aspirin",
+                title="Renamed",
+                graph=NamedNode(ORPHAN.replace("0000", "0001")),
+                activity=NamedNode(f"{EX}activity/2"),
+                version=2,
+                content_hash="1" * 64,
+                fingerprint="g",
+                ingested_at="2026-01-01T00:00:00Z",
+                statements=1,
+                passages=0,
+                previous=NamedNode(known.current_graph or ""),
+                revision_of=NamedNode(known.current_graph or ""),
+            ),
+        ]
+        pg.backend.update(view.pending([e.graph.value for e in staged]))
+        lines = "".join(f"{line} <{CATALOG_GRAPH.value}> .\n" for line in catalog.staged_triples(staged))
+        pg.backend._store.load(lines.encode(), format=RdfFormat.N_QUADS)  # type: ignore[attr-defined]
+        assert _catalog(pg) != before
+        assert pg.sources() == sources  # not committed: no reader takes the entries for versions
+    with ProvGraph.open(store) as pg:
+        assert _catalog(pg) == before
+        assert pg.sources() == sources
+
+
+ORPHAN = "https://w3id.org/provgraph/id/doc/0000/v1"
+
+
 def test_an_ingest_stopped_between_write_and_commit_leaves_nothing_in_the_view(tmp_path):
     """What a process killed after the bulk load and before the commit leaves (the graph, its
     quads in the view, the pending mark) is taken out when the store is next opened for writing."""
@@ -74,7 +155,7 @@ def test_an_ingest_stopped_between_write_and_commit_leaves_nothing_in_the_view(t
     with ProvGraph.open(store) as pg:
         pg.ingest(EXAMPLES / "aspirin.ttl", id="aspirin", title="Aspirin")
         before = _triples(pg, CURRENT_VIEW)
-        orphan = "https://w3id.org/provgraph/id/doc/0000/v1"
+        orphan = ORPHAN
         quad = (NamedNode(f"{EX}stray"), NamedNode(f"{EX}p"), Literal("half-written"))
         pg.backend.update(view.pending([orphan]))
         store_ = pg.backend._store  # type: ignore[attr-defined]  # what the bulk loader would have written

@@ -176,6 +176,18 @@ def test_query_syntax_error_has_a_position(seeded):
     assert f"line 3, column {caught.value.column}" in str(caught.value)
 
 
+def test_a_commit_failing_after_the_bulk_load_leaves_nothing_behind(seeded, monkeypatch):
+    """The bulk path has loaded the graphs, their view copies and staged catalog entries when its
+    commit fails: all of it goes, and the store is as it was."""
+    from provgraph.ingest import pipeline
+    from provgraph.store import catalog
+
+    monkeypatch.setattr(pipeline, "BULK_THRESHOLD", 0)
+    monkeypatch.setattr(catalog, "commit_staged_update", lambda _: "INSERT DATA { not sparql")
+    error = unchanged_after(seeded, lambda: seeded.ingest(EXAMPLES / "facts.jsonl", id="aspirin"))
+    assert str(error).startswith("writing the store failed; nothing was committed")
+
+
 @pytest.mark.parametrize("bulk", [False, True], ids=["one-transaction", "bulk-then-commit"])
 def test_a_failed_write_leaves_no_graph_behind(seeded, monkeypatch, bulk):
     from provgraph.ingest import pipeline

@@ -62,7 +62,7 @@ from provgraph.models import (
 from provgraph.resources import shapes_dir
 from provgraph.store import catalog, changes, view
 from provgraph.store.base import Backend
-from provgraph.vocab import CURRENT_VIEW, XSD_NS, activity_iri, document_iri, graph_iri
+from provgraph.vocab import CATALOG_GRAPH, CURRENT_VIEW, XSD_NS, activity_iri, document_iri, graph_iri
 
 if TYPE_CHECKING:
     import rdflib
@@ -243,13 +243,12 @@ def _run(
 
         validation = _user_shapes(validation, built, spool_path, options.shapes)
         entries = [_entry(b, now) for b in built]
-        update = catalog.commit_update(entries) if entries else None
-        if update is not None and validation.conforms:
+        if entries and validation.conforms:
             validation = _merge(validation, _validate_catalog(backend, entries))
         if not validation.conforms and not dry_run:
             raise ValidationFailedError(validation, file=file)
-        if not dry_run and update is not None:
-            _write(backend, built, (spool_path, view_path), update, progress)
+        if not dry_run and entries:
+            _write(backend, built, entries, (spool_path, view_path), progress)
 
     reports = [
         DocumentReport(
@@ -846,8 +845,8 @@ def _entry(b: _Built, now: datetime) -> catalog.NewVersion:
 def _write(
     backend: Backend,
     built: list[_Built],
+    entries: list[catalog.NewVersion],
     spool: tuple[Path, Path],
-    update: str,
     progress: ProgressCallback | None,
 ) -> None:
     """Write the spool (the graphs' quads, then their copy in the current view) and commit."""
@@ -870,16 +869,20 @@ def _write(
     after = [view.retire(previous), changes.record(added=[b.graph.value for b in built], removed=previous)]
     if sum(b.statements for b in built) <= BULK_THRESHOLD:
         # Graphs, current view and catalog in one SPARQL update: one transaction, all or nothing.
-        operations = [update, _insert_data(spool[0], built), *after]
+        operations = [catalog.commit_update(entries), _insert_data(spool[0], built), *after]
         backend.update(" ;\n".join(op for op in operations if op))
         if progress is not None:
             progress("writing", total, total)
         return
     graphs = [b.graph.value for b in built]
+    staged = spool[0].with_name("catalog.nq")
+    with staged.open("w", encoding="utf-8") as out:
+        out.writelines(f"{line} {CATALOG_GRAPH} .\n" for line in catalog.staged_triples(entries))
     try:
         backend.update(view.pending(graphs))
-        backend.load_quads(spool, bulk=True)
-        backend.update(" ;\n".join(op for op in (update, *after, view.committed(graphs)) if op))  # the commit point
+        backend.load_quads((*spool, staged), bulk=True)
+        commit = catalog.commit_staged_update(entries)
+        backend.update(" ;\n".join(op for op in (commit, *after, view.committed(graphs)) if op))  # the commit point
     except BaseException as exc:
         try:  # not committed: take the graphs out of the view and the store again
             view.recover(backend)

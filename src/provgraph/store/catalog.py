@@ -1,10 +1,11 @@
 """The catalog graph: which source graphs exist, which document and version each is, and its
 status. It is the commit point of every ingest: a source graph is part of the store once the
-catalog names it (see :func:`commit`)."""
+catalog gives it a ``pg:status`` (see :func:`commit_update`; a large ingest loads the rest of its
+entries ahead of the commit, :func:`staged_triples`)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -91,39 +92,87 @@ SELECT ?key ?g ?v ?status ?fp WHERE {{
     return found
 
 
-def entry_triples(entries: Sequence[NewVersion]) -> list[str]:
-    """The triples :func:`commit_update` inserts, as N-Triples lines without the final " ."."""
+def _status_lines(e: NewVersion) -> list[str]:
+    """The lines that make an entry committed: without a ``pg:status`` no reader of the catalog
+    takes a version for part of the store."""
+    pg = f"<{PG_NS}"
+    lines = [f"<{e.graph.value}> {pg}status> {pg}Current>"]
+    if e.previous is not None:
+        lines.append(f"<{e.previous.value}> {pg}status> {pg}Superseded>")
+    return lines
+
+
+def _version_lines(e: NewVersion) -> list[str]:
     cat, rdf_type, xsd_int = f"<{CATALOG_GRAPH.value}>", f"<{RDF_NS}type>", XSD_NS + "integer"
     pg, prov = f"<{PG_NS}", f"<{PROV_NS}"
-    lines = [f"{cat} {rdf_type} {pg}Catalog>"]
+    g = f"<{e.graph.value}>"
+    revision = [f"{g} {prov}wasRevisionOf> <{e.revision_of.value}>"] if e.revision_of is not None else []
+    return [
+        *revision,
+        f"{cat} {pg}hasSourceGraph> {g}",
+        f"{g} {rdf_type} {pg}SourceGraph>",
+        f"{g} {rdf_type} {prov}Entity>",
+        f"{g} {pg}document> <{e.document.value}>",
+        f"{g} {pg}version> {_lit(str(e.version), xsd_int)}",
+        f"{g} {pg}contentHash> {_lit(e.content_hash)}",
+        f"{g} {pg}fingerprint> {_lit(e.fingerprint)}",
+        f"{g} {prov}generatedAtTime> {_lit(e.ingested_at, XSD_NS + 'dateTime')}",
+        f"{g} {prov}wasGeneratedBy> <{e.activity.value}>",
+        f"{g} {pg}statementCount> {_lit(str(e.statements), xsd_int)}",
+        f"{g} {pg}passageCount> {_lit(str(e.passages), xsd_int)}",
+    ]
+
+
+def _document_lines(e: NewVersion) -> list[str]:
+    d = f"<{e.document.value}>"
+    return [
+        f"{d} <{RDF_NS}type> <{PG_NS}SourceDocument>",
+        f"{d} <{PG_NS}documentKey> {_lit(e.key)}",
+        f"{d} <{DCTERMS_NS}title> {_lit(e.title)}",
+    ]
+
+
+_CATALOG_TYPE = f"<{CATALOG_GRAPH.value}> <{RDF_NS}type> <{PG_NS}Catalog>"
+
+
+def entry_triples(entries: Sequence[NewVersion]) -> list[str]:
+    """The triples :func:`commit_update` inserts, as N-Triples lines without the final " ."."""
+    lines = [_CATALOG_TYPE]
     for e in entries:
-        g, d = f"<{e.graph.value}>", f"<{e.document.value}>"
-        if e.previous is not None:
-            lines.append(f"<{e.previous.value}> {pg}status> {pg}Superseded>")
-        if e.revision_of is not None:
-            lines.append(f"{g} {prov}wasRevisionOf> <{e.revision_of.value}>")
-        lines += [
-            f"{cat} {pg}hasSourceGraph> {g}",
-            f"{g} {rdf_type} {pg}SourceGraph>",
-            f"{g} {rdf_type} {prov}Entity>",
-            f"{g} {pg}document> {d}",
-            f"{g} {pg}version> {_lit(str(e.version), xsd_int)}",
-            f"{g} {pg}status> {pg}Current>",
-            f"{g} {pg}contentHash> {_lit(e.content_hash)}",
-            f"{g} {pg}fingerprint> {_lit(e.fingerprint)}",
-            f"{g} {prov}generatedAtTime> {_lit(e.ingested_at, XSD_NS + 'dateTime')}",
-            f"{g} {prov}wasGeneratedBy> <{e.activity.value}>",
-            f"{g} {pg}statementCount> {_lit(str(e.statements), xsd_int)}",
-            f"{g} {pg}passageCount> {_lit(str(e.passages), xsd_int)}",
-            f"{d} {rdf_type} {pg}SourceDocument>",
-            f"{d} {pg}documentKey> {_lit(e.key)}",
-            f"{d} <{DCTERMS_NS}title> {_lit(e.title)}",
-        ]
+        lines += _status_lines(e) + _version_lines(e) + _document_lines(e)
     return lines
 
 
 def commit_update(entries: Sequence[NewVersion]) -> str:
     """One SPARQL update (one transaction) recording new versions and superseding old ones."""
+    return _commit(entries, entry_triples(entries))
+
+
+def staged_triples(entries: Sequence[NewVersion]) -> Iterator[str]:
+    """What a large ingest loads into the catalog ahead of its commit (with the bulk loader, not
+    in a transaction), as N-Triples lines without the final " .": every line of
+    :func:`entry_triples` but the statuses, and a revised document's title, which the commit
+    replaces. :func:`commit_staged_update` then writes three triples per document where
+    :func:`commit_update` writes seventeen: Oxigraph holds a transaction in memory, about 3 KB per
+    triple (measured: 20,000 documents took 900 MB to commit whole)."""
+    yield _CATALOG_TYPE
+    for e in entries:
+        yield from _version_lines(e)
+        if e.revision_of is None:  # a new document: nothing in the catalog names it yet
+            yield from _document_lines(e)
+
+
+def commit_staged_update(entries: Sequence[NewVersion]) -> str:
+    """The commit of entries whose :func:`staged_triples` are loaded: one transaction."""
+    lines: list[str] = []
+    for e in entries:
+        lines += _status_lines(e)
+        if e.revision_of is not None:
+            lines += _document_lines(e)
+    return _commit(entries, lines)
+
+
+def _commit(entries: Sequence[NewVersion], lines: list[str]) -> str:
     deletes = [f"<{e.previous.value}> pg:status pg:Current ." for e in entries if e.previous is not None]
     # Titles may change between versions; the catalog keeps the newest.
     titles = " ".join(f"<{e.document.value}>" for e in entries if e.revision_of is not None)
@@ -134,8 +183,26 @@ WHERE {{ VALUES ?d {{ {titles} }} GRAPH {_CAT} {{ ?d dcterms:title ?t }} }} ;
 """
     if deletes:
         update += "DELETE DATA { GRAPH " + _CAT + " {\n" + "\n".join(deletes) + "\n} } ;\n"
-    update += "INSERT DATA { GRAPH " + _CAT + " {\n" + " .\n".join(entry_triples(entries)) + " .\n} }"
+    update += "INSERT DATA { GRAPH " + _CAT + " {\n" + " .\n".join(lines) + " .\n} }"
     return update
+
+
+def discard_staged(graphs: Iterable[str]) -> str:
+    """A SPARQL update operation taking out of the catalog what :func:`staged_triples` loaded for
+    ``graphs`` (versions never committed), with the documents no committed version names."""
+    values = " ".join(f"<{g}>" for g in sorted(set(graphs)))
+    if not values:
+        return ""
+    return f"""DELETE {{ GRAPH {_CAT} {{ ?d ?p ?o }} }}
+WHERE {{
+  VALUES ?g {{ {values} }}
+  GRAPH {_CAT} {{
+    ?g <{PG_NS}document> ?d . ?d ?p ?o
+    FILTER NOT EXISTS {{ ?other <{PG_NS}document> ?d ; <{PG_NS}status> ?s }}
+  }}
+}} ;
+DELETE {{ GRAPH {_CAT} {{ ?g ?p ?o . {_CAT} <{PG_NS}hasSourceGraph> ?g }} }}
+WHERE {{ VALUES ?g {{ {values} }} GRAPH {_CAT} {{ ?g ?p ?o FILTER NOT EXISTS {{ ?g <{PG_NS}status> ?s }} }} }}"""
 
 
 def revoke_update(graph: NamedNode, at: str) -> str:
@@ -186,7 +253,9 @@ def current_graphs(backend: Backend) -> list[NamedNode]:
 
 
 def catalogued_graphs(backend: Backend) -> set[str]:
-    query = _PREFIXES + f"SELECT ?g WHERE {{ GRAPH {_CAT} {{ ?g a pg:SourceGraph }} }}"
+    """Every committed version (an entry a large ingest staged but never committed has no
+    status)."""
+    query = _PREFIXES + f"SELECT DISTINCT ?g WHERE {{ GRAPH {_CAT} {{ ?g pg:status ?status }} }}"
     return {row["g"].value for row in _select(backend, query)}
 
 
@@ -290,12 +359,15 @@ __all__ = [
     "CurrentVersion",
     "NewVersion",
     "catalogued_graphs",
+    "commit_staged_update",
     "commit_update",
     "current_graphs",
+    "discard_staged",
     "lookup",
     "orphan_graphs",
     "preview",
     "remove_orphans",
     "revoke_update",
     "sources",
+    "staged_triples",
 ]

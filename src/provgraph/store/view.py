@@ -11,8 +11,9 @@ view the triples no other current source states.
 
 Every change to the view is made in the same transaction as the catalog change it follows, except
 for a large ingest (written with the bulk loader, which is not transactional): its graph is marked
-``pg:pendingView`` in the catalog before its quads go into the view, and the commit clears the
-mark. :func:`recover` takes out of the view the quads of a pending graph the catalog never named.
+``pg:pendingView`` in the catalog before its quads (and its staged catalog entry) are loaded, and
+the commit clears the mark. :func:`recover` takes out of the view, and out of the catalog, what a
+pending graph the catalog never committed left.
 
 The view is derived: it is left out of exports and rebuilt from the source graphs after a restore
 or when a store made before it existed is first opened for writing (:func:`ensure`).
@@ -22,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from provgraph.store import catalog
 from provgraph.store.base import Backend
 from provgraph.vocab import CATALOG_GRAPH, CURRENT_VIEW, PG
 
@@ -82,18 +84,18 @@ def ensure(backend: Backend, *, writing: bool) -> None:
 
 
 def recover(backend: Backend) -> list[str]:
-    """Finish what a writer that stopped left: pending graphs the catalog names are committed
-    (their marks cleared); the quads of those it does not name come out of the view. Returns the
-    graphs whose quads were taken out."""
+    """Finish what a writer that stopped left: pending graphs the catalog committed (gave a
+    status) have their marks cleared; the quads of the others come out of the view and their
+    staged entries out of the catalog. Returns the graphs whose quads were taken out."""
     rows = backend.query(
         f"""SELECT ?g ?known WHERE {{ GRAPH {_CAT} {{ {_CAT} {PG.pendingView} ?g
-  OPTIONAL {{ ?g a {PG.SourceGraph} BIND(true AS ?known) }} }} }}"""
+  OPTIONAL {{ ?g {PG.status} ?status BIND(true AS ?known) }} }} }}"""
     )
     pending_graphs: list[tuple[str, bool]] = [(r["g"].value, r["known"] is not None) for r in rows]  # type: ignore[index,union-attr]
     if not pending_graphs:
         return []
     orphans = [g for g, known in pending_graphs if not known]
-    operations = [retire(orphans)] if orphans else []
+    operations = [retire(orphans), catalog.discard_staged(orphans)] if orphans else []
     operations.append(committed(g for g, _ in pending_graphs))
     backend.update(" ;\n".join(operations))
     return orphans
