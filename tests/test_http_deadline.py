@@ -9,6 +9,7 @@ from __future__ import annotations
 import concurrent.futures
 import json
 import multiprocessing
+import os
 import signal
 import threading
 import time
@@ -122,6 +123,12 @@ def test_on_disk_the_pool_starts_two_workers_and_grows_to_its_size_under_load(di
     with live_server(disk, settings) as url:
         workers = [p for p in multiprocessing.active_children() if p.name.startswith("SpawnProcess")]
         assert len(workers) == 2
+        if hasattr(os, "SCHED_BATCH"):  # scheduled so that waking them does not preempt the server
+            # set as each worker starts, which may still be going on: a generous deadline
+            deadline = time.monotonic() + 60
+            while {os.sched_getscheduler(w.pid) for w in workers if w.pid} != {os.SCHED_BATCH}:
+                assert time.monotonic() < deadline, "the workers were not scheduled as batch work"
+                time.sleep(0.05)
         # three runaway queries at once: each has a worker of its own (a third one started for
         # it), so each is stopped at its deadline; with two workers the third would find the
         # server busy

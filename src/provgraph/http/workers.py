@@ -166,6 +166,17 @@ class _Channel:
             self._socket.sendall(data)
 
 
+def _yield_on_wake_up() -> None:
+    """Schedule this process as batch work (Linux's SCHED_BATCH; same share of the CPU, no
+    priority change): waking it no longer preempts the process that woke it. Each request wakes
+    a worker from the server's process, which then lost its core in the middle of its write;
+    measured with 4 connections on 2 cores, the trivial query's requests/s rose 10-25%."""
+    policy = getattr(os, "SCHED_BATCH", None)
+    if policy is not None and hasattr(os, "sched_setscheduler"):
+        with contextlib.suppress(OSError):
+            os.sched_setscheduler(0, policy, os.sched_param(0))
+
+
 def _serve(connection: Connection, store: str) -> None:
     """The worker's loop: one (checkpoint, deadline, task) in, one answer out."""
     from provgraph.errors import QueryError
@@ -173,6 +184,7 @@ def _serve(connection: Connection, store: str) -> None:
     from provgraph.query import QueryResult
     from provgraph.store.oxigraph import OxigraphBackend
 
+    _yield_on_wake_up()
     conn = _Channel(connection)
     pg: ProvGraph | None = None
     opened = ""
