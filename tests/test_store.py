@@ -162,3 +162,23 @@ def test_query_results_serialise_alike_as_bytes_and_to_a_file(query):
             pg.query(query).serialize(fmt, written)
             assert pg.query(query).serialize(fmt) == written.getvalue(), fmt
             assert written.getvalue()
+
+
+def test_a_read_only_open_reads_the_store_as_it_was_opened(tmp_path):
+    """Why a read-only backend's generation is fixed (and what it reads cached): RocksDB opened
+    read-only does not see what a writer commits afterwards, flushed and compacted or not."""
+    store = tmp_path / "store"
+    with ProvGraph.open(store) as writer:
+        writer.ingest(EXAMPLES / "aspirin.ttl", id="aspirin", title="Aspirin")
+        reader = ProvGraph.open(store, read_only=True)
+        before = [s.key for s in reader.sources()]
+        count = "SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }"
+        counted = reader.query(count).rows()[0]["n"]
+        writer.ingest(EXAMPLES / "facts.jsonl", id="trial", title="Trial")
+        writer.backend.optimize()
+        assert reader.backend.generation == 0
+        assert [s.key for s in reader.sources()] == before == ["aspirin"]
+        assert reader.query(count).rows()[0]["n"] == counted
+        reader.close()
+    with ProvGraph.open(store, read_only=True) as again:  # a new open sees the write
+        assert sorted(s.key for s in again.sources()) == ["aspirin", "trial"]

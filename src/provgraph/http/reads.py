@@ -112,7 +112,8 @@ class Reader:
             settings.query_workers
             and isinstance(backend, OxigraphBackend)
             and backend.location is not None
-            and backend.generation is not None  # this process writes the store
+            and not backend.read_only
+            and backend.generation is not None  # this process writes the store (not lazily)
         ):
             self.snapshots = Snapshots(backend)
             self.pool = QueryPool(self.snapshots, settings.query_workers)

@@ -36,8 +36,9 @@ class Backend(Protocol):
 
     @property
     def generation(self) -> int | None:
-        """Changes with every write through this backend; None when another process may write
-        meanwhile, so what was read cannot be cached."""
+        """Changes with every write through this backend; fixed for a backend that reads a
+        store as it was when opened; None when what it reads may change otherwise, so what was
+        read cannot be cached."""
         ...
 
     @property

@@ -84,10 +84,9 @@ class OxigraphBackend:
 
     @classmethod
     def open_snapshot(cls, path: str | os.PathLike[str], *, store: Path) -> OxigraphBackend:
-        """Open a checkpoint made by :meth:`checkpoint` read-only. Nobody writes a checkpoint, so
-        unlike a read-only open of a live store its :attr:`generation` is fixed and what is read
-        may be cached. ``store`` is the store directory it was made from, the :attr:`location`
-        of the files kept beside the data (the lexical index)."""
+        """Open a checkpoint made by :meth:`checkpoint` read-only (its :attr:`generation` is
+        fixed, as a read-only open's). ``store`` is the store directory it was made from, the
+        :attr:`location` of the files kept beside the data (the lexical index)."""
         snapshot = Path(path)
         backend = cls(_open_read_only(snapshot, snapshot), location=store, read_only=True)
         backend._immutable = True
@@ -259,11 +258,14 @@ class OxigraphBackend:
 
     @property
     def generation(self) -> int | None:
-        """A number that changes with every write made through this backend, or None when another
-        process may write meanwhile (a read-only or not yet locked open), so nothing may be cached."""
-        if self._immutable:
+        """A number that changes with every write made through this backend, or None when what
+        it reads may change under it (a lazy open, which reopens the store when it first writes),
+        so nothing may be cached. A read-only open is fixed at 0: RocksDB opened read-only reads
+        the store as it was when opened, whatever another process writes afterwards (a test holds
+        pyoxigraph to it); caching there saved 12 microseconds a query, a third of a small one."""
+        if self._immutable or self._read_only:
             return 0
-        return None if self._read_only or self._lazy else self._generation
+        return None if self._lazy else self._generation
 
     @contextlib.contextmanager
     def _writing(self) -> Iterator[None]:

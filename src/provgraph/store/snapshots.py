@@ -38,7 +38,7 @@ class Snapshots:
 
     def __init__(self, backend: OxigraphBackend) -> None:
         location = backend.location
-        if location is None or backend.generation is None:
+        if location is None or backend.read_only or backend.generation is None:
             raise ValueError("checkpoints need an on-disk store this process writes")
         self._backend = backend
         self._root = location / SNAPSHOT_DIR
