@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import re
+
 import pyoxigraph
 import rdflib
 from rdflib.namespace import OWL, RDF, RDFS
 
-from provgraph.resources import ontology_file
+from helpers import ROOT
+from provgraph.resources import ontology_file, shapes_dir
 from provgraph.vocab import PG, PG_NS
 
 PROV = rdflib.Namespace("http://www.w3.org/ns/prov#")
@@ -79,3 +82,31 @@ def test_required_terms_are_present():
         "Unknown",
     ]:
         assert PG_NS + name in defined, name
+
+
+# pg: terms as the code writes them in SPARQL and Turtle text: with the prefix, after the
+# namespace in an f-string ({PG_NS}x, {pg}x>) or concatenated, or as the full IRI.
+_TERM_IN_TEXT = re.compile(
+    r"(?<![\w:])pg:([A-Za-z_][\w-]*)"
+    r"|\{PG_NS\}([A-Za-z_]\w*)"
+    r'|PG_NS \+ "([A-Za-z_]\w*)"'
+    r"|\{pg\}([A-Za-z_]\w*)>"
+    r"|" + re.escape(PG_NS) + r"([A-Za-z_]\w*)"
+)
+
+
+def test_every_pg_term_in_sparql_and_turtle_text_is_defined_in_the_ontology():
+    """A misspelt pg: term in a query matches nothing and fails silently; the ontology is the
+    list of the terms there are."""
+    defined = {t[len(PG_NS) :] for t in _defined_terms(_ontology())}
+    files = [p for p in (ROOT / "src").rglob("*") if p.suffix in (".py", ".ttl", ".html", ".js")]
+    files += sorted(shapes_dir().glob("*.ttl"))
+    used: dict[str, list[str]] = {}
+    for path in files:
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            for match in _TERM_IN_TEXT.finditer(line):
+                term = next(group for group in match.groups() if group)
+                used.setdefault(term, []).append(f"{path.relative_to(ROOT)}:{number}")
+    assert len(used) > 60  # the scan reads the code's text (a pattern that matched nothing would pass)
+    unknown = {term: places[:3] for term, places in used.items() if term not in defined}
+    assert unknown == {}
