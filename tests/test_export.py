@@ -10,7 +10,7 @@ import rdflib
 from rdflib.compare import isomorphic
 
 from helpers import DBPEDIA, EXAMPLES
-from provgraph import ExportFormat, GraphSplit, NotFoundError, ProvGraph, UnsupportedFormatError
+from provgraph import ExportFormat, GraphSplit, NotFoundError, ProvGraph, StoreNotEmptyError, UnsupportedFormatError
 
 
 @pytest.fixture
@@ -118,5 +118,7 @@ def test_single_graph_formats_need_a_graph(filled):
 def test_restore_needs_an_empty_store(filled, tmp_path):
     path = tmp_path / "all.nq"
     path.write_bytes(filled.export(format=ExportFormat.NQUADS) or b"")
-    with pytest.raises(Exception, match="empty store"):
+    before = filled.export(format=ExportFormat.NQUADS)
+    with pytest.raises(StoreNotEmptyError, match="restore needs an empty store; this one has data"):
         filled.restore(path)
+    assert filled.export(format=ExportFormat.NQUADS) == before

@@ -67,6 +67,7 @@ EXPECTED = {
     "SourceVersion",
     "StoreError",
     "StoreLockedError",
+    "StoreNotEmptyError",
     "StoreNotFoundError",
     "StoreStats",
     "UnsupportedFormatError",

@@ -11,6 +11,7 @@
     ├── StoreError                 the store cannot be opened or written
     │   ├── StoreLockedError       another process holds the store (names the holder)
     │   ├── StoreNotFoundError     no store at the given path
+    │   ├── StoreNotEmptyError     a restore into a store that holds data
     │   └── ReadOnlyStoreError     a write on a store opened read-only
     ├── WriteRefusedError          a write that would bypass provenance (source graphs, the catalog)
     ├── NotFoundError              an unknown document, graph or statement
@@ -126,6 +127,10 @@ class StoreNotFoundError(StoreError):
     """There is no provgraph store at the given path."""
 
 
+class StoreNotEmptyError(StoreError):
+    """A restore into a store that already holds data (a restore never merges)."""
+
+
 class ReadOnlyStoreError(StoreError):
     """A write was attempted on a store opened read-only."""
 
@@ -153,6 +158,7 @@ __all__ = [
     "ReadOnlyStoreError",
     "StoreError",
     "StoreLockedError",
+    "StoreNotEmptyError",
     "StoreNotFoundError",
     "UnsupportedFormatError",
     "ValidationFailedError",

@@ -19,7 +19,13 @@ from provgraph.answer.base import Generator
 from provgraph.answer.models import AskFilters, Detail, EvidencePack, GeneratorKind, GroundedAnswer
 from provgraph.answer.pipeline import build_generator, respond
 from provgraph.answer.retrieve import Retriever
-from provgraph.errors import InputError, NotFoundError, ProvGraphError, QueryError, UnsupportedFormatError
+from provgraph.errors import (
+    InputError,
+    NotFoundError,
+    QueryError,
+    StoreNotEmptyError,
+    UnsupportedFormatError,
+)
 from provgraph.ingest import pipeline
 from provgraph.ingest.guard import check_json_depth, check_xml
 from provgraph.ingest.rdf import RDF_FORMATS as _INPUT_RDF
@@ -655,7 +661,7 @@ WHERE {{ GRAPH <{CATALOG_GRAPH.value}> {{ ?g pg:document ?d ; pg:status ?s ; pg:
         if fmt is None or fmt not in (InputFormat.TRIG, InputFormat.NQUADS, InputFormat.JSONLD):
             raise UnsupportedFormatError("restore reads trig, nquads or jsonld dumps", file=str(source))
         if any(True for _ in self._backend.quads()):
-            raise ProvGraphError("restore needs an empty store; this one has data")
+            raise StoreNotEmptyError("restore needs an empty store; this one has data")
         if not source.is_file():
             raise InputError("no such file", file=str(source))
         try:
