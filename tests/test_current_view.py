@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from pyoxigraph import DefaultGraph, Literal, NamedNode, Quad, RdfFormat
 
 from helpers import EXAMPLES
@@ -95,7 +96,8 @@ def test_the_bulk_path_commits_the_catalog_the_one_transaction_path_does(tmp_pat
     assert catalogs[0] == catalogs[1]
 
 
-def test_an_ingest_stopped_before_its_commit_leaves_no_catalog_entry(tmp_path):
+@pytest.mark.parametrize("reopen", ["read-write open", "lazy open, then a write"])
+def test_an_ingest_stopped_before_its_commit_leaves_no_catalog_entry(tmp_path, reopen):
     """What the bulk path stages in the catalog before its commit (a new document's entry, a new
     version's entry) is taken out when the store is next opened for writing."""
     store = tmp_path / "store"
@@ -137,12 +139,24 @@ def test_an_ingest_stopped_before_its_commit_leaves_no_catalog_entry(tmp_path):
         ]
         pg.backend.update(view.pending([e.graph.value for e in staged]))
         lines = "".join(f"{line} <{CATALOG_GRAPH.value}> .\n" for line in catalog.staged_triples(staged))
-        pg.backend._store.load(lines.encode(), format=RdfFormat.N_QUADS)  # type: ignore[attr-defined]
+        stray = "".join(f'<{EX}stray> <{EX}p> "half-written" <{g}> .\n' for g in (ORPHAN, CURRENT_VIEW.value))
+        pg.backend._store.load((lines + stray).encode(), format=RdfFormat.N_QUADS)  # type: ignore[attr-defined]
         assert _catalog(pg) != before
         assert pg.sources() == sources  # not committed: no reader takes the entries for versions
-    with ProvGraph.open(store) as pg:
-        assert _catalog(pg) == before
-        assert pg.sources() == sources
+    if reopen == "read-write open":
+        with ProvGraph.open(store) as pg:
+            assert _catalog(pg) == before
+            assert pg.sources() == sources
+            _assert_view_is_the_union_of_current_sources(pg)
+        return
+    # the command line opens lazily (no recovery at open) and takes the lock at its first write
+    with ProvGraph.open(store, lazy_lock=True) as pg:
+        pg.ingest(EXAMPLES / "facts.jsonl", id="trial", title="Trial")
+        assert {s.key for s in pg.sources()} == {"aspirin", "trial"}
+        assert {s for s, _, _ in _catalog(pg)}.isdisjoint({f"<{e.graph.value}>" for e in staged})
+        assert f"<{EX}doc/new>" not in {s for s, _, _ in _catalog(pg)}
+        _assert_view_is_the_union_of_current_sources(pg)
+        assert not pg.query(f"ASK {{ GRAPH <{CATALOG_GRAPH.value}> {{ ?c <{PG.pendingView.value}> ?g }} }}")
 
 
 ORPHAN = "https://w3id.org/provgraph/id/doc/0000/v1"

@@ -852,6 +852,10 @@ def _write(
     """Write the spool (the graphs' quads, then their copy in the current view) and commit."""
     if backend.begin_write():
         # The plan was made on a read-only view; check it still holds now that we hold the lock.
+        # First finish what a stopped writer left (as a read-write open does): its pending
+        # graphs out of the view and their staged entries out of the catalog, before the
+        # orphan graphs whose quads that reads go.
+        view.recover(backend)
         catalog.remove_orphans(backend)
         docs = {b.doc.meta.key: b.document for b in built}
         now_state = catalog.lookup(backend, docs.keys(), docs)
