@@ -209,6 +209,25 @@ def test_passages_answer_what_no_fact_states():
         assert not any("label" in c.text or "Reye" in c.text for c in treats.claims)
 
 
+def test_passages_of_the_document_a_question_names_come_first(tmp_path) -> None:
+    """A question that names a document by its title is about that document: its passage must
+    rank first even though another document's passage matches the question's words a little
+    better (it says "copper" twice), as it does when no title is named."""
+    harbor = tmp_path / "harbor.md"
+    harbor.write_text("Copper prices rose in the spring.\n", encoding="utf-8")
+    mining = tmp_path / "mining.md"
+    mining.write_text("Copper prices and copper output rose.\n", encoding="utf-8")
+    with ProvGraph.memory() as pg:
+        pg.ingest(harbor, title="Harbor Report", id="harbor")
+        pg.ingest(mining, title="Mining Digest", id="mining")
+
+        def ranked(question: str) -> list[str | None]:
+            return [i.title for i in pg.retrieve(question).items if i.kind is EvidenceKind.PASSAGE]
+
+        assert ranked("Did copper prices rise?") == ["Mining Digest", "Harbor Report"]
+        assert ranked("What does the Harbor Report say about copper prices?") == ["Harbor Report", "Mining Digest"]
+
+
 # ---------------------------------------------------------------------- blank nodes, citations in order
 
 WIDGET = """@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> . @prefix ex: <http://example.org/> .

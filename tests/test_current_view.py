@@ -55,6 +55,42 @@ def test_new_documents_versions_and_revocations_keep_the_view_exact(pg, tmp_path
     assert _triples(pg, CURRENT_VIEW) == set()
 
 
+@pytest.mark.parametrize("lazy_lock", [False, True], ids=["locked", "lazy-lock"])
+def test_one_open_store_shows_every_write_in_its_next_reads(tmp_path: Path, lazy_lock: bool) -> None:
+    """current_graphs() and the default view are cached between writes on a store this process
+    writes (a server keeps one open all its life): each new document, new version and revocation
+    must show in the very next read of the same open store, and so must a plain SPARQL update,
+    whether it holds the write lock from the start or takes it at its first write (``lazy_lock``,
+    as the command line opens stores)."""
+    store = tmp_path / "store"
+    with ProvGraph.open(store) as pg:
+        pg.ingest(_write(tmp_path / "a.ttl", f"<{EX}a> <{EX}p> 1 ."), id="a")
+
+    with ProvGraph.open(store, lazy_lock=lazy_lock) as pg:
+
+        def seen() -> list[tuple[str, str]]:
+            """The facts a default-view query finds, once current_graphs() is checked against
+            the catalog's current version of each unrevoked source."""
+            current = sorted(s.current_graph for s in pg.sources() if s.current_graph)
+            assert sorted(g.value for g in pg.current_graphs()) == current
+            rows = pg.query(f"SELECT ?s ?o WHERE {{ ?s <{EX}p> ?o }} ORDER BY ?s ?o").rows()
+            return [(r["s"].value, r["o"].value) for r in rows]  # type: ignore[union-attr]
+
+        assert seen() == [(f"{EX}a", "1")]
+        pg.ingest(_write(tmp_path / "b.ttl", f"<{EX}b> <{EX}p> 1 ."), id="b")
+        assert seen() == [(f"{EX}a", "1"), (f"{EX}b", "1")]
+        pg.ingest(_write(tmp_path / "a.ttl", f"<{EX}a> <{EX}p> 2 ."), id="a")
+        assert seen() == [(f"{EX}a", "2"), (f"{EX}b", "1")]
+        pg.revoke("b")
+        assert seen() == [(f"{EX}a", "2")]
+        assert len(pg.current_graphs()) == 1
+        # a plain SPARQL update writes the store's own default graph, which joins the view
+        pg.update(f"INSERT DATA {{ <{EX}c> <{EX}p> 3 }}")
+        assert seen() == [(f"{EX}a", "2"), (f"{EX}c", "3")]
+        pg.update(f"DELETE DATA {{ <{EX}c> <{EX}p> 3 }}")
+        assert seen() == [(f"{EX}a", "2")]
+
+
 def test_a_bulk_written_document_goes_into_the_view(pg, tmp_path, monkeypatch):
     monkeypatch.setattr(pipeline, "BULK_THRESHOLD", 2)  # the bulk loader's path, on small data
     first = _write(

@@ -176,6 +176,32 @@ def test_detection_runs_again_by_itself_after_new_sources(capitals, tmp_path):
     assert sorted(v.value for v in c.values) == ['"3"', '"4"']
 
 
+def test_a_chain_of_close_numbers_is_still_a_disagreement(pg: ProvGraph, tmp_path) -> None:
+    """A tolerance is measured from the smallest value of a group, not from its neighbour: 100,
+    104, 108 and 112 each lie within 5% of the next, yet 100 and 112 are 12% apart. Chaining them
+    would merge all four into one value and hide that disagreement."""
+    _write(
+        tmp_path / "policy.ttl",
+        f"""@prefix owl: <{OWL}> . @prefix pg: <https://w3id.org/provgraph/ns#> .
+<{EX}weight> a owl:FunctionalProperty ; pg:relativeTolerance 0.05 .
+""",
+    )
+    pg.add_ontology(tmp_path / "policy.ttl")
+    for name, value in (("a", "100"), ("b", "104"), ("c", "108"), ("d", "112")):
+        record: dict[str, object] = {
+            "subject": EX + "parcel",
+            "predicate": EX + "weight",
+            "literal": value,
+            "datatype": "xsd:integer",
+        }
+        pg.ingest(jsonl(tmp_path / f"{name}.jsonl", [record]), url=f"https://{name}.example/parcel", title=name)
+    found = pg.conflicts(subject=EX + "parcel")
+    # each group spans at most 5% of its smallest value: {100, 104} and {108, 112}
+    assert [[sorted(v.sources) for v in c.values] for c in found] == [
+        [["a.example", "b.example"], ["c.example", "d.example"]]
+    ]
+
+
 def _write(path, text: str):
     path.write_text(text, encoding="utf-8")
     return path

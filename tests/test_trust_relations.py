@@ -12,7 +12,7 @@ import pytest
 from pyoxigraph import QuerySolutions
 
 from helpers import live_server, run_cli
-from provgraph import DocumentRelation, NotFoundError, ProvGraph, RelationType
+from provgraph import DocumentRelation, GraphSplit, NotFoundError, ProvGraph, RelationType
 from provgraph.store import catalog, changes
 from provgraph.trust import relations
 from provgraph.vocab import CURRENT_VIEW, RELATIONS_GRAPH
@@ -143,6 +143,35 @@ def test_one_shared_entity_or_generic_words_make_no_edge(pg, corpus):
     assert not [r for r in found if {r.from_document, r.to_document} & unrelated]
     assert pg.related_documents("pain-a") == []
     assert pg.related_documents("gen-y") == []
+
+
+def test_an_entity_in_more_than_max_entity_documents_links_none_of_them(pg: ProvGraph, tmp_path: Path) -> None:
+    """A hub entity (a country, a registry) stated by every document of a large corpus would link
+    each pair of them and bury the real links; past MAX_ENTITY_DOCUMENTS documents it counts for
+    nothing, in the first computation and when a later document states it too. The count is
+    fixed (one past the cut-off of 50), not read from the constant, so that raising it fails here."""
+    ex = "http://example.org/"
+    hubs = f"<{ex}partOf> <{ex}hub> ; <{ex}listedIn> <{ex}registry> ."
+    many = 51
+    trig = tmp_path / "hub.trig"
+    trig.write_text(
+        "".join(
+            # documents 0 and 1 also share two entities of their own: the one real link
+            f"<urn:hub:doc{i}> {{ <{ex}item{i}> {hubs} {f'<{ex}x> <{ex}near> <{ex}y> .' if i < 2 else ''} }}\n"
+            for i in range(many)
+        ),
+        "utf-8",
+    )
+    pg.ingest(trig, title="Hub corpus", split=GraphSplit(pattern=r"^(urn:hub:doc\d+)$"))
+    found = pg.related_documents()
+    assert [(r.from_key, r.to_key, r.type, sorted(e.resource or "" for e in r.evidence)) for r in found] == [
+        ("urn:hub:doc0", "urn:hub:doc1", RelationType.SHARED_ENTITIES, [f"{ex}x", f"{ex}y"])
+    ]
+    late = tmp_path / "late.ttl"
+    late.write_text(f"<{ex}item-late> {hubs}\n", "utf-8")
+    pg.ingest(late, title="Late entry", id="late")
+    assert pg.related_documents("late") == []
+    assert pg.related_documents() == found
 
 
 def test_strength_bands_keep_the_kinds_in_order():
