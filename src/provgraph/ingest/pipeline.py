@@ -880,9 +880,9 @@ def _write(
         return
     graphs = [b.graph.value for b in built]
     staged = spool[0].with_name("catalog.nq")
-    with staged.open("w", encoding="utf-8") as out:
-        out.writelines(f"{line} {CATALOG_GRAPH} .\n" for line in catalog.staged_triples(entries))
     try:
+        with staged.open("w", encoding="utf-8") as out:
+            out.writelines(f"{line} {CATALOG_GRAPH} .\n" for line in catalog.staged_triples(entries))
         backend.update(view.pending(graphs))
         backend.load_quads((*spool, staged), bulk=True)
         commit = catalog.commit_staged_update(entries)
