@@ -30,6 +30,10 @@ def _assert_view_is_the_union_of_current_sources(pg: ProvGraph) -> None:
     assert view.is_maintained(pg.backend)
 
 
+def _has_pending_marks(pg: ProvGraph) -> bool:
+    return bool(pg.query(f"ASK {{ GRAPH <{CATALOG_GRAPH.value}> {{ ?c <{PG.pendingView.value}> ?g }} }}"))
+
+
 def _write(path: Path, text: str) -> Path:
     path.write_text(text, encoding="utf-8")
     return path
@@ -125,11 +129,31 @@ def test_the_bulk_path_commits_the_catalog_the_one_transaction_path_does(tmp_pat
             pg.ingest(two, id="two", title="Other")
             pg.ingest(two, id="one", title="Second title")
             _assert_view_is_the_union_of_current_sources(pg)
-            assert not pg.query(f"ASK {{ GRAPH <{CATALOG_GRAPH.value}> {{ ?c <{PG.pendingView.value}> ?g }} }}")
+            assert not _has_pending_marks(pg)
             catalogs.append(_catalog(pg))
             titles = {s.key: (s.title, [v.status.value for v in s.versions]) for s in pg.sources()}
             assert titles == {"one": ("Second title", ["current", "superseded"]), "two": ("Other", ["current"])}
     assert catalogs[0] == catalogs[1]
+
+
+def _new_version(document: NamedNode, key: str, graph: NamedNode, *, previous: NamedNode | None) -> catalog.NewVersion:
+    """A catalog entry as an ingest builds it: version 1 of a new document, or the next version
+    of the one whose current version is ``previous``."""
+    return catalog.NewVersion(
+        document=document,
+        key=key,
+        title=key.title(),
+        graph=graph,
+        activity=NamedNode(f"{graph.value}/activity"),
+        version=1 if previous is None else 2,
+        content_hash=key[0] * 64,
+        fingerprint=key,
+        ingested_at="2026-01-01T00:00:00Z",
+        statements=1,
+        passages=0,
+        previous=previous,
+        revision_of=previous,
+    )
 
 
 @pytest.mark.parametrize("reopen", ["read-write open", "lazy open, then a write"])
@@ -142,35 +166,12 @@ def test_an_ingest_stopped_before_its_commit_leaves_no_catalog_entry(tmp_path, r
         before, sources = _catalog(pg), pg.sources()
         (known,) = sources
         staged = [
-            catalog.NewVersion(
-                document=NamedNode(f"{EX}doc/new"),
-                key="new",
-                title="New",
-                graph=NamedNode(ORPHAN),
-                activity=NamedNode(f"{EX}activity/1"),
-                version=1,
-                content_hash="0" * 64,
-                fingerprint="f",
-                ingested_at="2026-01-01T00:00:00Z",
-                statements=1,
-                passages=0,
-                previous=None,
-                revision_of=None,
-            ),
-            catalog.NewVersion(
-                document=NamedNode(known.document),
-                key="aspirin",
-                title="Renamed",
-                graph=NamedNode(ORPHAN.replace("0000", "0001")),
-                activity=NamedNode(f"{EX}activity/2"),
-                version=2,
-                content_hash="1" * 64,
-                fingerprint="g",
-                ingested_at="2026-01-01T00:00:00Z",
-                statements=1,
-                passages=0,
+            _new_version(NamedNode(f"{EX}doc/new"), "new", NamedNode(ORPHAN), previous=None),
+            _new_version(
+                NamedNode(known.document),
+                "aspirin",
+                NamedNode(ORPHAN.replace("0000", "0001")),
                 previous=NamedNode(known.current_graph or ""),
-                revision_of=NamedNode(known.current_graph or ""),
             ),
         ]
         pg.backend.update(view.pending([e.graph.value for e in staged]))
@@ -192,7 +193,7 @@ def test_an_ingest_stopped_before_its_commit_leaves_no_catalog_entry(tmp_path, r
         assert {s for s, _, _ in _catalog(pg)}.isdisjoint({f"<{e.graph.value}>" for e in staged})
         assert f"<{EX}doc/new>" not in {s for s, _, _ in _catalog(pg)}
         _assert_view_is_the_union_of_current_sources(pg)
-        assert not pg.query(f"ASK {{ GRAPH <{CATALOG_GRAPH.value}> {{ ?c <{PG.pendingView.value}> ?g }} }}")
+        assert not _has_pending_marks(pg)
 
 
 ORPHAN = "https://w3id.org/provgraph/id/doc/0000/v1"
@@ -217,7 +218,7 @@ def test_an_ingest_stopped_between_write_and_commit_leaves_nothing_in_the_view(t
     with ProvGraph.open(store) as pg:  # recovery runs on a read-write open
         assert _triples(pg, CURRENT_VIEW) == before
         _assert_view_is_the_union_of_current_sources(pg)
-        assert not pg.query(f"ASK {{ GRAPH <{CATALOG_GRAPH.value}> {{ ?c <{PG.pendingView.value}> ?g }} }}")
+        assert not _has_pending_marks(pg)
 
 
 def test_queries_see_the_current_sources_and_graph_variables_not_the_view(pg, tmp_path):

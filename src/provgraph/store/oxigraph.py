@@ -49,7 +49,6 @@ class OxigraphBackend:
         self._lazy = lazy  # open read-only for now; take the write lock at the first write
         self._closed = False
         self._generation = 0
-        self._immutable = False  # a snapshot: nobody writes it, so its generation never changes
 
     # ------------------------------------------------------------------ opening
 
@@ -88,9 +87,7 @@ class OxigraphBackend:
         fixed, as a read-only open's). ``store`` is the store directory it was made from, the
         :attr:`location` of the files kept beside the data (the lexical index)."""
         snapshot = Path(path)
-        backend = cls(_open_read_only(snapshot, snapshot), location=store, read_only=True)
-        backend._immutable = True
-        return backend
+        return cls(_open_read_only(snapshot, snapshot), location=store, read_only=True)
 
     def checkpoint(self, target: str | os.PathLike[str]) -> None:
         """A consistent copy of the store as of now in the new directory ``target``, openable with
@@ -263,7 +260,7 @@ class OxigraphBackend:
         so nothing may be cached. A read-only open is fixed at 0: RocksDB opened read-only reads
         the store as it was when opened, whatever another process writes afterwards (a test holds
         pyoxigraph to it); caching there saved 12 microseconds a query, a third of a small one."""
-        if self._immutable or self._read_only:
+        if self._read_only:
             return 0
         return None if self._lazy else self._generation
 
