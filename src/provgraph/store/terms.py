@@ -9,7 +9,7 @@ date. A backend that is not Oxigraph (a remote SPARQL engine) builds the same te
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from datetime import datetime
 from typing import cast
 
@@ -21,6 +21,17 @@ from provgraph.errors import StoreError
 Term = NamedNode | BlankNode | Literal
 #: Where a quad sits: a named graph, or the store's own default graph.
 GraphName = NamedNode | BlankNode | DefaultGraph
+
+
+def sparql_term(term: Term | str) -> str:
+    """A term as SPARQL text (a ``str`` is an IRI), escaped as the engine reads it: the one way a
+    term enters a query template (see :func:`sparql_terms`)."""
+    return str(NamedNode(term)) if isinstance(term, str) else str(term)
+
+
+def sparql_terms(terms: Iterable[Term | str]) -> str:
+    """Terms as a space-separated SPARQL list, for a ``VALUES`` block or an ``IN (...)``."""
+    return " ".join(sparql_term(t) for t in terms)
 
 
 def parse_datetime(text: str) -> datetime:
@@ -140,4 +151,6 @@ __all__ = [
     "parse",
     "parse_datetime",
     "serialize",
+    "sparql_term",
+    "sparql_terms",
 ]
