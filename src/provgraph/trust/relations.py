@@ -63,9 +63,9 @@ import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from string import Template
 from typing import TypeVar
 
-from pyoxigraph import Literal, NamedNode, QuerySolutions
 from rapidfuzz import fuzz, process, utils
 
 from provgraph.store import catalog, derived
@@ -73,15 +73,14 @@ from provgraph.store import view as current_view
 from provgraph.store.base import Backend
 from provgraph.store.changes import Changes
 from provgraph.store.derived import Stamp
+from provgraph.store.terms import Literal, NamedNode, Row, Term, parse_datetime, sparql_term, sparql_terms
 from provgraph.trust.relation_models import DocumentRelation, RelationEvidence, RelationType
 from provgraph.vocab import (
-    CATALOG_GRAPH,
     CURRENT_VIEW,
     DCTERMS_NS,
     ID_NS,
     PG_NS,
-    PROV_NS,
-    RDF_NS,
+    PREFIXES,
     RELATIONS_GRAPH,
     SOFTWARE_AGENT,
     XSD_NS,
@@ -99,6 +98,8 @@ _CITO_CITING = """agreesWith cites citesAsAuthority citesAsDataSource citesAsEvi
     providesDataFor providesExcerptFor providesMethodFor providesQuotationFor qualifies refutes repliesTo retracts
     reviews ridicules speculatesOn supports updates usesConclusionsFrom usesDataFrom usesMethodIn""".split()
 CITATION_PREDICATES = (DCTERMS_NS + "references", *(CITO_NS + name for name in _CITO_CITING))
+#: The citing properties as a SPARQL list, for the ``$predicates`` of the citation queries.
+_PREDICATES = sparql_terms(CITATION_PREDICATES)
 
 #: rapidfuzz ``partial_ratio`` (0..100) a passage needs to mention a title.
 TITLE_THRESHOLD = 90.0
@@ -205,12 +206,6 @@ class _Found:
             by_key[key] = item
 
 
-def _select(backend: Backend, query: str) -> QuerySolutions:
-    result = backend.query(query)
-    assert isinstance(result, QuerySolutions)
-    return result
-
-
 def _chunks(items: Sequence[T], size: int = 400) -> Iterator[Sequence[T]]:
     for i in range(0, len(items), size):
         yield items[i : i + size]
@@ -226,37 +221,38 @@ def _documents(backend: Backend) -> list[_Doc]:
     return docs
 
 
+_IDENTIFIERS = Template("""SELECT ?g ?id WHERE { VALUES ?g { $graphs }
+  GRAPH pgid:catalog { ?g pg:document ?d }
+  GRAPH ?g { ?d dcterms:identifier ?id } }""")
+
+
 def _add_identifiers(backend: Backend, docs: Sequence[_Doc]) -> None:
     by_graph = {d.graph: d for d in docs}
     for chunk in _chunks(sorted(by_graph)):
-        values = " ".join(f"<{g}>" for g in chunk)
-        query = f"""SELECT ?g ?id WHERE {{ VALUES ?g {{ {values} }}
-  GRAPH <{CATALOG_GRAPH.value}> {{ ?g <{PG_NS}document> ?d }}
-  GRAPH ?g {{ ?d <{DCTERMS_NS}identifier> ?id }} }}"""
-        for row in _select(backend, query):
-            by_graph[row["g"].value].identifiers.add(row["id"].value)  # type: ignore[union-attr]
+        for row in backend.stream(_IDENTIFIERS.substitute(graphs=sparql_terms(chunk))):
+            by_graph[row.value("g")].identifiers.add(row.value("id"))
+
+
+# direct lookups, a property per query
+_GRAPH_DOCUMENTS = Template("""SELECT ?g ?d ?key ?title WHERE { VALUES ?g { $graphs }
+  GRAPH pgid:catalog { ?g pg:document ?d }
+  GRAPH ?g { ?d pg:documentKey ?key ; dcterms:title ?title } }""")
+_GRAPH_URLS = Template("""SELECT ?g ?url WHERE { VALUES ?g { $graphs }
+  GRAPH pgid:catalog { ?g pg:document ?d } GRAPH ?g { ?d pg:sourceUrl ?url } }""")
 
 
 def _docs_of(backend: Backend, graphs: Iterable[str]) -> dict[str, _Doc]:
-    """The document of each of ``graphs`` (any status) as that graph describes it, by graph:
-    direct lookups, a property per query."""
+    """The document of each of ``graphs`` (any status) as that graph describes it, by graph."""
     wanted = sorted(set(graphs))
     out: dict[str, _Doc] = {}
     for chunk in _chunks(wanted):
-        values = " ".join(f"<{g}>" for g in chunk)
-        query = f"""SELECT ?g ?d ?key ?title WHERE {{ VALUES ?g {{ {values} }}
-  GRAPH <{CATALOG_GRAPH.value}> {{ ?g <{PG_NS}document> ?d }}
-  GRAPH ?g {{ ?d <{PG_NS}documentKey> ?key ; <{DCTERMS_NS}title> ?title }} }}"""
-        for row in _select(backend, query):
-            g = row["g"].value  # type: ignore[union-attr]
-            out.setdefault(g, _Doc(row["d"].value, row["key"].value, row["title"].value, None, g))  # type: ignore[union-attr]
-        for row in _select(
-            backend,
-            f"""SELECT ?g ?url WHERE {{ VALUES ?g {{ {values} }}
-  GRAPH <{CATALOG_GRAPH.value}> {{ ?g <{PG_NS}document> ?d }} GRAPH ?g {{ ?d <{PG_NS}sourceUrl> ?url }} }}""",
-        ):
-            if row["g"].value in out:  # type: ignore[union-attr]
-                out[row["g"].value].url = row["url"].value  # type: ignore[union-attr]
+        values = sparql_terms(chunk)
+        for row in backend.stream(_GRAPH_DOCUMENTS.substitute(graphs=values)):
+            g = row.value("g")
+            out.setdefault(g, _Doc(row.value("d"), row.value("key"), row.value("title"), None, g))
+        for row in backend.stream(_GRAPH_URLS.substitute(graphs=values)):
+            if (doc := out.get(row.value("g"))) is not None:
+                doc.url = row.value("url")
     _add_identifiers(backend, list(out.values()))
     return out
 
@@ -276,24 +272,37 @@ def _variants(value: str) -> set[str]:
 
 
 def _lit(value: str | float | int | bool, datatype: str | None = None) -> str:
+    """A literal as SPARQL text."""
     if isinstance(value, bool):
-        return str(Literal(value))
+        return sparql_term(Literal(value))
     if isinstance(value, float):
-        return str(Literal(repr(value), datatype=NamedNode(XSD_NS + "double")))
+        return sparql_term(Literal(repr(value), datatype=NamedNode(XSD_NS + "double")))
     if isinstance(value, int):
-        return str(Literal(str(value), datatype=NamedNode(XSD_NS + "integer")))
-    return str(Literal(value) if datatype is None else Literal(value, datatype=NamedNode(datatype)))
+        return sparql_term(Literal(str(value), datatype=NamedNode(XSD_NS + "integer")))
+    return sparql_term(Literal(value) if datatype is None else Literal(value, datatype=NamedNode(datatype)))
+
+
+def _iri(value: str) -> NamedNode | None:
+    """``value`` as an IRI, or None when it is not one (no scheme, characters an IRI may not hold)."""
+    try:
+        return NamedNode(value)
+    except ValueError:
+        return None
 
 
 def _forms(value: str) -> list[str]:
-    """The RDF terms that name a document by the string ``value`` in a citation or a statement:
-    the IRI (when it is one), the plain literal and the ``xsd:anyURI`` literal."""
+    """The RDF terms that name a document by the string ``value`` in a citation or a statement,
+    as SPARQL text: the IRI (when it is one), the plain literal and the ``xsd:anyURI`` literal."""
     out = [_lit(value), _lit(value, XSD_NS + "anyURI")]
-    try:
-        out.append(str(NamedNode(value)))
-    except ValueError:
-        pass
+    iri = _iri(value)
+    if iri is not None:
+        out.append(sparql_term(iri))
     return out
+
+
+def _pairs(pairs: Iterable[tuple[str, str]]) -> str:
+    """(document IRI, term as SPARQL text) pairs as the rows of a two-variable ``VALUES``."""
+    return " ".join(f"({sparql_term(d)} {t})" for d, t in pairs)
 
 
 def _string(term: object) -> str | None:
@@ -306,6 +315,23 @@ def _string(term: object) -> str | None:
 
 
 _STRINGS = (XSD_NS + "string", XSD_NS + "anyURI")
+
+
+_CURRENT_GRAPHS = Template("""SELECT ?g WHERE { VALUES ?g { $graphs }
+  GRAPH pgid:catalog { ?g pg:status pg:Current } }""")
+_CURRENT_GRAPHS_OF = Template("""SELECT ?g WHERE { VALUES ?d { $documents }
+  GRAPH pgid:catalog { ?g pg:document ?d ; pg:status pg:Current } }""")
+# one query per property, each a constant: a UNION of them, or their VALUES, made Oxigraph read
+# them over the whole store (15 s at 100,000 documents)
+_CURRENT_BY_KEY = Template("""SELECT ?g WHERE { VALUES ?k { $keys }
+  GRAPH pgid:catalog { ?d pg:documentKey ?k }
+  GRAPH pgid:catalog { ?g pg:document ?d ; pg:status pg:Current } }""")
+_CURRENT_BY_IDENTIFIER = Template("""SELECT ?g WHERE { VALUES ?x { $terms }
+  GRAPH pgid:current { ?d dcterms:identifier ?x }
+  GRAPH pgid:catalog { ?g pg:document ?d ; pg:status pg:Current } }""")
+_CURRENT_BY_URL = Template("""SELECT ?g WHERE { VALUES ?x { $terms }
+  GRAPH pgid:current { ?d pg:sourceUrl ?x }
+  GRAPH pgid:catalog { ?g pg:document ?d ; pg:status pg:Current } }""")
 
 
 class _Known:
@@ -344,15 +370,8 @@ class _Known:
         if wanted and not self._complete:
             current = set()
             for chunk in _chunks(wanted):
-                values = " ".join(f"<{g}>" for g in chunk)
-                current |= {
-                    r["g"].value  # type: ignore[union-attr]
-                    for r in _select(
-                        self._backend,
-                        f"""SELECT ?g WHERE {{ VALUES ?g {{ {values} }}
-  GRAPH <{CATALOG_GRAPH.value}> {{ ?g <{PG_NS}status> <{PG_NS}Current> }} }}""",
-                    )
-                }
+                query = _CURRENT_GRAPHS.substitute(graphs=sparql_terms(chunk))
+                current |= {r.value("g") for r in self._backend.stream(query)}
             self.add(_docs_of(self._backend, current).values())
         for g in wanted:
             self._by_graph.setdefault(g, None)
@@ -365,16 +384,10 @@ class _Known:
         if wanted and not self._complete:
             graphs = []
             for chunk in _chunks(wanted):
-                values = " ".join(f"<{d}>" for d in chunk if _iri_ok(f"<{d}>"))
+                values = sparql_terms(iri for d in chunk if (iri := _iri(d)) is not None)
                 if values:
-                    graphs += [
-                        r["g"].value  # type: ignore[union-attr]
-                        for r in _select(
-                            self._backend,
-                            f"""SELECT ?g WHERE {{ VALUES ?d {{ {values} }}
-  GRAPH <{CATALOG_GRAPH.value}> {{ ?g <{PG_NS}document> ?d ; <{PG_NS}status> <{PG_NS}Current> }} }}""",
-                        )
-                    ]
+                    query = _CURRENT_GRAPHS_OF.substitute(documents=values)
+                    graphs += [r.value("g") for r in self._backend.stream(query)]
             self.graphs(graphs)
         return {d: self.by_iri[d] for d in iris if d in self.by_iri}
 
@@ -386,24 +399,18 @@ class _Known:
         wanted = sorted({v for v in values if v not in self._refs_seen})
         if wanted:
             candidates = sorted({c for v in wanted for c in _variants(v)})
-            iris = [c for c in candidates if _iri_ok(f"<{c}>") and ":" in c]
+            iris = [c for c in candidates if _iri(c) is not None]
             graphs: set[str] = set()
-            current = f"GRAPH <{CATALOG_GRAPH.value}> {{ ?g <{PG_NS}document> ?d ; <{PG_NS}status> <{PG_NS}Current> }}"
             for chunk in _chunks(candidates):
                 keys = " ".join(_lit(c) for c in chunk)
                 terms = " ".join(t for c in chunk for t in _forms(c))
-                # one query per property, each a constant: a UNION of them, or their VALUES, made
-                # Oxigraph read them over the whole store (15 s at 100,000 documents)
-                queries = [
-                    f"SELECT ?g WHERE {{ VALUES ?k {{ {keys} }} "
-                    f"GRAPH <{CATALOG_GRAPH.value}> {{ ?d <{PG_NS}documentKey> ?k }} {current} }}"
-                ] + [
-                    f"SELECT ?g WHERE {{ VALUES ?x {{ {terms} }} "
-                    f"GRAPH <{CURRENT_VIEW.value}> {{ ?d <{p}> ?x }} {current} }}"
-                    for p in (DCTERMS_NS + "identifier", PG_NS + "sourceUrl")
-                ]
+                queries = (
+                    _CURRENT_BY_KEY.substitute(keys=keys),
+                    _CURRENT_BY_IDENTIFIER.substitute(terms=terms),
+                    _CURRENT_BY_URL.substitute(terms=terms),
+                )
                 for query in queries:
-                    graphs |= {r["g"].value for r in _select(self._backend, query)}  # type: ignore[union-attr]
+                    graphs |= {r.value("g") for r in self._backend.stream(query)}
             self.documents(iris)
             self.graphs(graphs)
             for v in wanted:
@@ -425,15 +432,7 @@ class _Known:
             graphs: set[str] = set()
             for chunk in _chunks(candidates):
                 terms = " ".join(_lit(c, XSD_NS + "anyURI") for c in chunk)
-                graphs |= {
-                    r["g"].value  # type: ignore[union-attr]
-                    for r in _select(
-                        self._backend,
-                        f"""SELECT ?g WHERE {{ VALUES ?u {{ {terms} }}
-  GRAPH <{CURRENT_VIEW.value}> {{ ?d <{PG_NS}sourceUrl> ?u }}
-  GRAPH <{CATALOG_GRAPH.value}> {{ ?g <{PG_NS}document> ?d ; <{PG_NS}status> <{PG_NS}Current> }} }}""",
-                    )
-                }
+                graphs |= {r.value("g") for r in self._backend.stream(_CURRENT_BY_URL.substitute(terms=terms))}
             self.graphs(graphs)
             for v in wanted:
                 self._urls_seen[v] = []
@@ -448,6 +447,24 @@ class _Known:
 # ---------------------------------------------------------------------- citations
 
 
+#: A citing triple found: (citing graph, subject, predicate, object, the cited document).
+_Citation = tuple[str, Term, Term, Term, _Doc]
+
+# every pattern has its predicate or object bound, so Oxigraph reads the citation triples from
+# its indexes instead of scanning the store
+_CITATIONS_OF = Template("""SELECT ?g ?s ?p ?o ?target WHERE { VALUES ?p { $predicates }
+  VALUES (?target ?o) { $targets } GRAPH ?g { ?s ?p ?o } }""")
+# the citing side: every citation triple of the store (few: their predicate is bound), or those
+# of the citing graphs
+_CITATIONS = Template("SELECT ?g ?s ?p ?o WHERE { VALUES ?p { $predicates } GRAPH ?g { ?s ?p ?o } }")
+_CITATIONS_IN = Template(
+    "SELECT ?g ?s ?p ?o WHERE { VALUES ?g { $graphs } VALUES ?p { $predicates } GRAPH ?g { ?s ?p ?o } }"
+)
+# the statements of the citing triples (every one: a triple stated twice is one citation)
+_CITATION_STATEMENTS = Template("""SELECT ?g ?st ?s ?p ?o WHERE { VALUES ?g { $graphs } VALUES ?p { $predicates }
+  GRAPH ?g { ?st rdf:predicate ?p ; rdf:subject ?s ; rdf:object ?o } }""")
+
+
 def _citations(
     backend: Backend,
     known: _Known,
@@ -458,47 +475,12 @@ def _citations(
 ) -> None:
     """Citations by the documents ``citing`` (None: any document) of any document, and of the
     documents ``cited`` by any document; then the statements about a document's URL, likewise."""
-    predicates = " ".join(f"<{p}>" for p in CITATION_PREDICATES)
-    # (citing graph, s, p, o, target): every pattern has its predicate or object bound, so
-    # Oxigraph reads the citation triples from its indexes instead of scanning the store
-    rows: list[tuple[str, object, object, object, _Doc]] = []
-    pairs = sorted({(d.iri, t) for d in cited for r in _refs(d) for t in _forms(r)})
-    for chunk in _chunks(pairs, 2000):
-        values = " ".join(f"(<{d}> {t})" for d, t in chunk)
-        for r in _select(
-            backend,
-            f"""SELECT ?g ?s ?p ?o ?target WHERE {{ VALUES ?p {{ {predicates} }} VALUES (?target ?o) {{ {values} }}
-  GRAPH ?g {{ ?s ?p ?o }} }}""",
-        ):
-            rows.append((r["g"].value, r["s"], r["p"], r["o"], known.by_iri[r["target"].value]))  # type: ignore[union-attr]
+    rows = _cited(backend, known, cited)
     if citing is None or citing:
-        # the citing side: every citation triple of the store (few: their predicate is bound), or
-        # those of the ``citing`` graphs
-        bound = "" if citing is None else "VALUES ?g { " + " ".join(f"<{d.graph}>" for d in citing) + " }"
-        out = [
-            (r["g"].value, r["s"], r["p"], r["o"])  # type: ignore[union-attr]
-            for r in _select(
-                backend, f"SELECT ?g ?s ?p ?o WHERE {{ {bound} VALUES ?p {{ {predicates} }} GRAPH ?g {{ ?s ?p ?o }} }}"
-            )
-        ]
-        named = known.by_ref(s for *_, o in out if (s := _string(o)) is not None)
-        for g, s, p, o in out:
-            text = _string(o)
-            for target in named.get(text, []) if text is not None else []:
-                rows.append((g, s, p, o, target))
+        rows += _citing(backend, known, citing)
     graphs = known.graphs(g for g, *_ in rows)
     rows = [row for row in rows if row[0] in graphs]
-    # the statements of the citing triples (every one: a triple stated twice is one citation)
-    statements: dict[tuple[str, str], list[str]] = {}
-    cited_graphs = sorted({g for g, *_ in rows})
-    for part in _chunks(cited_graphs):
-        values = " ".join(f"<{g}>" for g in part)
-        for r in _select(
-            backend,
-            f"""SELECT ?g ?st ?s ?p ?o WHERE {{ VALUES ?g {{ {values} }} VALUES ?p {{ {predicates} }}
-  GRAPH ?g {{ ?st <{RDF_NS}predicate> ?p ; <{RDF_NS}subject> ?s ; <{RDF_NS}object> ?o }} }}""",
-        ):
-            statements.setdefault((r["g"].value, f"{r['s']} {r['p']} {r['o']}"), []).append(r["st"].value)  # type: ignore[union-attr]
+    statements = _citation_statements(backend, sorted({g for g, *_ in rows}))
     seen: set[str] = set()
     for g, subject, p, o, target in sorted(
         rows, key=lambda row: (row[0], str(row[1]), str(row[2]), str(row[3]), row[4].iri)
@@ -520,6 +502,51 @@ def _citations(
     _url_statements(backend, known, found, seen, citing=citing, cited=cited)
 
 
+def _cited(backend: Backend, known: _Known, cited: Sequence[_Doc]) -> list[_Citation]:
+    """The citing triples of any graph whose object names one of ``cited``."""
+    rows: list[_Citation] = []
+    pairs = sorted({(d.iri, t) for d in cited for r in _refs(d) for t in _forms(r)})
+    for chunk in _chunks(pairs, 2000):
+        query = _CITATIONS_OF.substitute(predicates=_PREDICATES, targets=_pairs(chunk))
+        for r in backend.stream(query):
+            rows.append((r.value("g"), r["s"], r["p"], r["o"], known.by_iri[r.value("target")]))
+    return rows
+
+
+def _citing(backend: Backend, known: _Known, citing: Sequence[_Doc] | None) -> list[_Citation]:
+    """The citing triples of the graphs of ``citing`` (None: of every graph) whose object names
+    a current document."""
+    if citing is None:
+        query = _CITATIONS.substitute(predicates=_PREDICATES)
+    else:
+        query = _CITATIONS_IN.substitute(predicates=_PREDICATES, graphs=sparql_terms(d.graph for d in citing))
+    out = [(r.value("g"), r["s"], r["p"], r["o"]) for r in backend.stream(query)]
+    named = known.by_ref(v for *_, o in out if (v := _string(o)) is not None)
+    rows: list[_Citation] = []
+    for g, s, p, o in out:
+        text = _string(o)
+        for target in named.get(text, []) if text is not None else []:
+            rows.append((g, s, p, o, target))
+    return rows
+
+
+def _citation_statements(backend: Backend, graphs: Sequence[str]) -> dict[tuple[str, str], list[str]]:
+    """The statements of the citing triples of ``graphs``, by graph and triple (as text)."""
+    statements: dict[tuple[str, str], list[str]] = {}
+    for part in _chunks(graphs):
+        query = _CITATION_STATEMENTS.substitute(predicates=_PREDICATES, graphs=sparql_terms(part))
+        for r in backend.stream(query):
+            statements.setdefault((r.value("g"), f"{r['s']} {r['p']} {r['o']}"), []).append(r.value("st"))
+    return statements
+
+
+# The URL as an IRI or a literal, bound, so the object and subject indexes answer.
+_URL_STATEMENTS_OF = Template("""SELECT DISTINCT ?g ?st ?x ?target WHERE { VALUES (?target ?x) { $targets }
+  GRAPH ?g { { ?st rdf:object ?x } UNION { ?st rdf:subject ?x } } }""")
+_STATEMENT_TERMS_IN = Template("""SELECT DISTINCT ?g ?st ?x WHERE { VALUES ?g { $graphs }
+  GRAPH ?g { { ?st rdf:object ?x } UNION { ?st rdf:subject ?x } } }""")
+
+
 def _url_statements(
     backend: Backend,
     known: _Known,
@@ -530,42 +557,10 @@ def _url_statements(
     cited: Sequence[_Doc],
 ) -> None:
     """Statements of one document about another's URL (e.g. JSON Lines facts whose object is it):
-    a citation too. The URL as an IRI or a literal, bound, so the object and subject indexes answer."""
-    rows: list[tuple[str, str, object, _Doc]] = []  # (graph, statement, term, target)
-    terms = sorted(
-        {
-            (d.iri, t)
-            for d in cited
-            if d.url
-            for u in {d.url, d.url.rstrip("/"), d.url.rstrip("/") + "/"}
-            for t in _forms(u)
-            if _iri_ok(t)
-        }
-    )
-    for chunk in _chunks(terms, 2000):
-        values = " ".join(f"(<{d}> {t})" for d, t in chunk)
-        for r in _select(
-            backend,
-            f"""SELECT DISTINCT ?g ?st ?x ?target WHERE {{ VALUES (?target ?x) {{ {values} }}
-  GRAPH ?g {{ {{ ?st <{RDF_NS}object> ?x }} UNION {{ ?st <{RDF_NS}subject> ?x }} }} }}""",
-        ):
-            rows.append((r["g"].value, r["st"].value, r["x"], known.by_iri[r["target"].value]))  # type: ignore[union-attr]
+    a citation too."""
+    rows = _about_urls_of(backend, known, cited)
     if citing is not None and citing:
-        values = " ".join(f"<{d.graph}>" for d in citing)
-        out = [
-            (r["g"].value, r["st"].value, r["x"])  # type: ignore[union-attr]
-            for r in _select(
-                backend,
-                f"""SELECT DISTINCT ?g ?st ?x WHERE {{ VALUES ?g {{ {values} }}
-  GRAPH ?g {{ {{ ?st <{RDF_NS}object> ?x }} UNION {{ ?st <{RDF_NS}subject> ?x }} }} }}""",
-            )
-        ]
-        named = known.by_url(s for *_, x in out if (s := _string(x)) is not None)
-        for g, st, x in out:
-            text = _string(x)
-            for target in named.get(text, []) if text is not None else []:
-                if _iri_ok(str(x)):
-                    rows.append((g, st, x, target))
+        rows += _about_urls_in(backend, known, citing)
     graphs = known.graphs(g for g, *_ in rows)
     rows = [row for row in rows if row[0] in graphs]
     if citing is not None:
@@ -584,18 +579,51 @@ def _url_statements(
         found.setdefault(frozenset((citer.iri, target.iri)), _Found()).add(item, st)
 
 
+def _about_urls_of(backend: Backend, known: _Known, cited: Sequence[_Doc]) -> list[tuple[str, str, Term, _Doc]]:
+    """(graph, statement, URL term, document) of the statements of any graph about the URL of
+    one of ``cited``."""
+    rows: list[tuple[str, str, Term, _Doc]] = []
+    terms = sorted(
+        {
+            (d.iri, t)
+            for d in cited
+            if d.url
+            for u in {d.url, d.url.rstrip("/"), d.url.rstrip("/") + "/"}
+            for t in _forms(u)
+        }
+    )
+    for chunk in _chunks(terms, 2000):
+        for r in backend.stream(_URL_STATEMENTS_OF.substitute(targets=_pairs(chunk))):
+            rows.append((r.value("g"), r.value("st"), r["x"], known.by_iri[r.value("target")]))
+    return rows
+
+
+def _about_urls_in(backend: Backend, known: _Known, citing: Sequence[_Doc]) -> list[tuple[str, str, Term, _Doc]]:
+    """(graph, statement, URL term, document) of the statements of the graphs of ``citing``
+    about the URL of a current document."""
+    query = _STATEMENT_TERMS_IN.substitute(graphs=sparql_terms(d.graph for d in citing))
+    out = [(r.value("g"), r.value("st"), r["x"]) for r in backend.stream(query)]
+    named = known.by_url(s for *_, x in out if (s := _string(x)) is not None)
+    rows: list[tuple[str, str, Term, _Doc]] = []
+    for g, st, x in out:
+        text = _string(x)
+        for target in named.get(text, []) if text is not None else []:
+            if _iri_ok(str(x)):
+                rows.append((g, st, x, target))
+    return rows
+
+
+_STATED_CITATIONS = Template("""SELECT ?g ?st ?o WHERE { VALUES ?st { $statements } VALUES ?p { $predicates }
+  GRAPH ?g { ?st rdf:predicate ?p ; rdf:object ?o } }""")
+
+
 def _citing_statements(backend: Backend, known: _Known, statements: Sequence[str], graphs: dict[str, _Doc]) -> set[str]:
     """Those of ``statements`` that state a citation of a document other than their own."""
-    predicates = " ".join(f"<{p}>" for p in CITATION_PREDICATES)
-    out: list[tuple[str, str, object]] = []
+    out: list[tuple[str, str, Term]] = []
     for chunk in _chunks(sorted(set(statements))):
-        values = " ".join(f"<{s}>" for s in chunk)
-        for r in _select(
-            backend,
-            f"""SELECT ?g ?st ?o WHERE {{ VALUES ?st {{ {values} }} VALUES ?p {{ {predicates} }}
-  GRAPH ?g {{ ?st <{RDF_NS}predicate> ?p ; <{RDF_NS}object> ?o }} }}""",
-        ):
-            out.append((r["g"].value, r["st"].value, r["o"]))  # type: ignore[union-attr]
+        query = _STATED_CITATIONS.substitute(predicates=_PREDICATES, statements=sparql_terms(chunk))
+        for r in backend.stream(query):
+            out.append((r.value("g"), r.value("st"), r["o"]))
     named = known.by_ref(s for *_, o in out if (s := _string(o)) is not None)
     citing = set()
     for g, st, o in out:
@@ -607,7 +635,8 @@ def _citing_statements(backend: Backend, known: _Known, statements: Sequence[str
 
 
 def _iri_ok(term: str) -> bool:
-    # a URL with characters an IRI may not hold (spaces, quotes) is only looked up as a literal
+    # a term of the store may be an IRI with characters an IRI may not hold (spaces, quotes: data
+    # parsed leniently); it is not taken for a document's URL
     return not term.startswith("<") or not any(c in term[1:-1] for c in ' <>"{}|\\^`')
 
 
@@ -751,52 +780,66 @@ def _mentions(
                 )
 
 
+_PASSAGES_IN = Template("""SELECT ?g ?p ?text WHERE { VALUES ?g { $graphs }
+  GRAPH ?g { ?p a pg:Passage ; pg:text ?text } }""")
+
+
 def _passages(backend: Backend, docs: Sequence[_Doc]) -> list[tuple[_Doc, str, str]]:
     """The passages of ``docs`` (their current graphs)."""
     graphs = {d.graph: d for d in docs}
     out = []
     for chunk in _chunks(sorted(graphs)):
-        values = " ".join(f"<{g}>" for g in chunk)
-        query = f"""SELECT ?g ?p ?text WHERE {{ VALUES ?g {{ {values} }}
-  GRAPH ?g {{ ?p a <{PG_NS}Passage> ; <{PG_NS}text> ?text }} }}"""
-        out += [(graphs[r["g"].value], r["p"].value, r["text"].value) for r in _select(backend, query)]  # type: ignore[union-attr]
+        query = _PASSAGES_IN.substitute(graphs=sparql_terms(chunk))
+        out += [(graphs[r.value("g")], r.value("p"), r.value("text")) for r in backend.stream(query)]
     return sorted(out, key=lambda x: (x[0].graph, x[1]))
 
 
 # ---------------------------------------------------------------------- shared entities
 
-_ENTITIES = f"""{{ ?st <{RDF_NS}subject> ?e }}
-      UNION {{ ?st <{RDF_NS}object> ?e ; <{RDF_NS}predicate> ?p FILTER(?p != <{RDF_NS}type>) }}"""
-_ENTITY_FILTER = f'FILTER(isIRI(?e) && !STRSTARTS(STR(?e), "{ID_NS}"))'
+# Fragments of the entity queries, joined to them once, below: the entities ?e a statement ?st
+# is about (its subject or object, not the class of an rdf:type), and those that count (IRIs,
+# not provgraph's own under pgid:).
+_ENTITIES = """{ ?st rdf:subject ?e }
+      UNION { ?st rdf:object ?e ; rdf:predicate ?p FILTER(?p != rdf:type) }"""
+_ENTITY_FILTER = 'FILTER(isIRI(?e) && !STRSTARTS(STR(?e), "https://w3id.org/provgraph/id/"))'
+# the entities of ?g: a document, in the current view; or one of the graphs $graphs
+_VIEW_ENTITIES = "GRAPH pgid:current { " + _ENTITIES + " ?st prov:wasDerivedFrom ?g } " + _ENTITY_FILTER
+_GRAPH_ENTITIES = "VALUES ?g { $graphs } GRAPH ?g { " + _ENTITIES + " } " + _ENTITY_FILTER
+# Entities in 2..$max_documents documents first (hubs and singletons drop out before the pair
+# join), then one row per pair of documents and shared entity, counted by GROUP BY; $entities
+# binds ?g and its entities ?e.
+_SHARED_PAIRS = Template("""SELECT ?g1 ?g2 (COUNT(DISTINCT ?e) AS ?n)
+  (GROUP_CONCAT(DISTINCT STR(?e); separator=" ") AS ?es)
+WHERE {
+  { SELECT ?e WHERE { $entities }
+     GROUP BY ?e HAVING (COUNT(DISTINCT ?g) >= 2 && COUNT(DISTINCT ?g) <= $max_documents) }
+  { SELECT DISTINCT ?g1 ?e WHERE { $entities BIND(?g AS ?g1) } }
+  { SELECT DISTINCT ?g2 ?e WHERE { $entities BIND(?g AS ?g2) } }
+  FILTER(STR(?g1) < STR(?g2))
+} GROUP BY ?g1 ?g2 HAVING (COUNT(DISTINCT ?e) >= $min_shared)""")
+# no list of graphs in the view: the query would hold every current graph three times
+_SHARED_IN_VIEW = Template(_SHARED_PAIRS.safe_substitute(entities=_VIEW_ENTITIES))
+_SHARED_IN_GRAPHS = Template(_SHARED_PAIRS.safe_substitute(entities=_GRAPH_ENTITIES))
 
 
 def _shared(backend: Backend, docs: Sequence[_Doc], found: dict[frozenset[str], _Found]) -> None:
     """Every pair of ``docs`` (all the current documents) sharing enough entities. Read from the
     current view, where a statement's document is its ``prov:wasDerivedFrom``; a store without
     one lists the current graphs."""
-    by_iri = {d.iri: d for d in docs}
+    limits = {
+        "max_documents": sparql_term(Literal(MAX_ENTITY_DOCUMENTS)),
+        "min_shared": sparql_term(Literal(MIN_SHARED_ENTITIES)),
+    }
     if current_view.is_maintained(backend):
-        # no list of graphs: the query would hold every current graph three times
-        entities = f"GRAPH <{CURRENT_VIEW.value}> {{ {_ENTITIES} ?st <{PROV_NS}wasDerivedFrom> ?g }} {_ENTITY_FILTER}"
-        bound = ""
+        query = _SHARED_IN_VIEW.substitute(limits)
+        of = {d.iri: d for d in docs}
     else:
-        entities = f"GRAPH ?g {{ {_ENTITIES} }} {_ENTITY_FILTER}"
-        bound = "VALUES ?g { " + " ".join(f"<{d.graph}>" for d in docs) + " }"
-    # Entities in 2..MAX documents first (hubs and singletons drop out before the pair join),
-    # then one row per pair of documents and shared entity, counted by GROUP BY.
-    query = f"""SELECT ?g1 ?g2 (COUNT(DISTINCT ?e) AS ?n) (GROUP_CONCAT(DISTINCT STR(?e); separator=" ") AS ?es)
-WHERE {{
-  {{ SELECT ?e WHERE {{ {bound} {entities} }}
-     GROUP BY ?e HAVING (COUNT(DISTINCT ?g) >= 2 && COUNT(DISTINCT ?g) <= {MAX_ENTITY_DOCUMENTS}) }}
-  {{ SELECT DISTINCT ?g1 ?e WHERE {{ {bound} {entities} BIND(?g AS ?g1) }} }}
-  {{ SELECT DISTINCT ?g2 ?e WHERE {{ {bound} {entities} BIND(?g AS ?g2) }} }}
-  FILTER(STR(?g1) < STR(?g2))
-}} GROUP BY ?g1 ?g2 HAVING (COUNT(DISTINCT ?e) >= {MIN_SHARED_ENTITIES})"""
-    of = by_iri if bound == "" else {d.graph: d for d in docs}
-    for row in _select(backend, query):
-        a, b = of.get(row["g1"].value), of.get(row["g2"].value)  # type: ignore[union-attr]
+        query = _SHARED_IN_GRAPHS.substitute(limits, graphs=sparql_terms(d.graph for d in docs))
+        of = {d.graph: d for d in docs}
+    for row in backend.stream(query):
+        a, b = of.get(row.value("g1")), of.get(row.value("g2"))
         if a is not None and b is not None:
-            _add_shared(found, a, b, row["es"].value.split())  # type: ignore[union-attr]
+            _add_shared(found, a, b, row.value("es").split())
 
 
 def _add_shared(found: dict[frozenset[str], _Found], a: _Doc, b: _Doc, entities: Iterable[str]) -> None:
@@ -812,16 +855,19 @@ def _add_shared(found: dict[frozenset[str], _Found], a: _Doc, b: _Doc, entities:
         )
 
 
+_ENTITIES_IN = Template("SELECT DISTINCT ?g ?e WHERE { " + _GRAPH_ENTITIES + " }")
+_STATING = Template(
+    "SELECT DISTINCT ?e ?d WHERE { VALUES ?e { $entities }\n"
+    "  GRAPH pgid:current { " + _ENTITIES + " ?st prov:wasDerivedFrom ?d } }"
+)
+
+
 def _entities_of(backend: Backend, graphs: Sequence[str]) -> dict[str, set[str]]:
     """The entities each of ``graphs`` states (subject or object of a statement, not a class)."""
     out: dict[str, set[str]] = {}
     for chunk in _chunks(sorted(set(graphs))):
-        values = " ".join(f"<{g}>" for g in chunk)
-        for r in _select(
-            backend,
-            f"SELECT DISTINCT ?g ?e WHERE {{ VALUES ?g {{ {values} }} GRAPH ?g {{ {_ENTITIES} }} {_ENTITY_FILTER} }}",
-        ):
-            out.setdefault(r["g"].value, set()).add(r["e"].value)  # type: ignore[union-attr]
+        for r in backend.stream(_ENTITIES_IN.substitute(graphs=sparql_terms(chunk))):
+            out.setdefault(r.value("g"), set()).add(r.value("e"))
     return out
 
 
@@ -829,11 +875,8 @@ def _stating(backend: Backend, entities: Iterable[str]) -> dict[str, set[str]]:
     """The current documents stating each of ``entities``, read from the current view."""
     out: dict[str, set[str]] = {}
     for chunk in _chunks(sorted(set(entities))):
-        values = " ".join(f"<{e}>" for e in chunk)
-        query = f"""SELECT DISTINCT ?e ?d WHERE {{ VALUES ?e {{ {values} }}
-  GRAPH <{CURRENT_VIEW.value}> {{ {_ENTITIES} ?st <{PROV_NS}wasDerivedFrom> ?d }} }}"""
-        for r in _select(backend, query):
-            out.setdefault(r["e"].value, set()).add(r["d"].value)  # type: ignore[union-attr]
+        for r in backend.stream(_STATING.substitute(entities=sparql_terms(chunk))):
+            out.setdefault(r.value("e"), set()).add(r.value("d"))
     return out
 
 
@@ -920,38 +963,37 @@ def compute(backend: Backend) -> tuple[list[DocumentRelation], list[str]]:
     return _sorted(relations), sorted(d.graph for d in docs)
 
 
+_VIEW_DOCUMENTS = """SELECT ?d ?key ?title WHERE { GRAPH pgid:current { ?d a pg:SourceDocument ;
+  pg:documentKey ?key ; dcterms:title ?title } }"""
+_VIEW_URLS = "SELECT ?d ?x WHERE { GRAPH pgid:current { ?d pg:sourceUrl ?x } }"
+_VIEW_IDENTIFIERS = "SELECT ?d ?x WHERE { GRAPH pgid:current { ?d dcterms:identifier ?x } }"
+
+
 def _view_documents(backend: Backend) -> list[_Doc]:
     """Every current document, read from the current view (no graph: not needed for mentions)."""
-    view = f"<{CURRENT_VIEW.value}>"
     docs: dict[str, _Doc] = {}
-    for r in _select(
-        backend,
-        f"""SELECT ?d ?key ?title WHERE {{ GRAPH {view} {{ ?d a <{PG_NS}SourceDocument> ;
-  <{PG_NS}documentKey> ?key ; <{DCTERMS_NS}title> ?title }} }}""",
-    ):
-        d = r["d"].value  # type: ignore[union-attr]
-        docs.setdefault(d, _Doc(d, r["key"].value, r["title"].value, None, ""))  # type: ignore[union-attr]
-    for prop in ("sourceUrl", "identifier"):
-        iri = PG_NS + prop if prop == "sourceUrl" else DCTERMS_NS + prop
-        for r in _select(backend, f"SELECT ?d ?x WHERE {{ GRAPH {view} {{ ?d <{iri}> ?x }} }}"):
-            doc = docs.get(r["d"].value)  # type: ignore[union-attr]
-            if doc is None:
-                continue
-            if prop == "sourceUrl":
-                doc.url = r["x"].value  # type: ignore[union-attr]
-            else:
-                doc.identifiers.add(r["x"].value)  # type: ignore[union-attr]
+    for r in backend.stream(_VIEW_DOCUMENTS):
+        d = r.value("d")
+        docs.setdefault(d, _Doc(d, r.value("key"), r.value("title"), None, ""))
+    for r in backend.stream(_VIEW_URLS):
+        if (doc := docs.get(r.value("d"))) is not None:
+            doc.url = r.value("x")
+    for r in backend.stream(_VIEW_IDENTIFIERS):
+        if (doc := docs.get(r.value("d"))) is not None:
+            doc.identifiers.add(r.value("x"))
     return sorted(docs.values(), key=lambda d: d.iri)
+
+
+_VIEW_PASSAGES = """SELECT ?d ?p ?text WHERE { GRAPH pgid:current {
+  ?p a pg:Passage ; pg:text ?text ; pg:inDocument ?d } }"""
 
 
 def _view_passages(backend: Backend, docs: dict[str, _Doc]) -> list[tuple[_Doc, str, str]]:
     """Every passage of the current sources, read from the current view."""
-    query = f"""SELECT ?d ?p ?text WHERE {{ GRAPH <{CURRENT_VIEW.value}> {{
-  ?p a <{PG_NS}Passage> ; <{PG_NS}text> ?text ; <{PG_NS}inDocument> ?d }} }}"""
     out = [
-        (docs[r["d"].value], r["p"].value, r["text"].value)  # type: ignore[union-attr]
-        for r in _select(backend, query)
-        if r["d"].value in docs  # type: ignore[union-attr]
+        (doc, r.value("p"), r.value("text"))
+        for r in backend.stream(_VIEW_PASSAGES)
+        if (doc := docs.get(r.value("d"))) is not None
     ]
     return sorted(out, key=lambda x: (x[0].iri, x[1]))
 
@@ -985,6 +1027,9 @@ class _Relations:
     used: list[str]
 
 
+_ANY_PASSAGE = "ASK { GRAPH pgid:current { ?p a pg:Passage } }"
+
+
 def _catch_up(backend: Backend, since: Changes) -> _Relations:
     """The relations of the documents ``since`` changed, and of those whose relations it may
     change: documents stating an entity that became or stopped being a hub, and documents with a
@@ -1007,7 +1052,7 @@ def _catch_up(backend: Backend, since: Changes) -> _Relations:
             focus.update(known.documents(after if len(after) <= MAX_ENTITY_DOCUMENTS else before & after))
     passages: list[tuple[_Doc, str, str]] = []
     everyone: list[_Doc] = []
-    if bool(backend.query(f"ASK {{ GRAPH <{CURRENT_VIEW.value}> {{ ?p a <{PG_NS}Passage> }} }}")):
+    if backend.ask(_ANY_PASSAGE):
         # mentions: every passage against the changed documents' names and titles (the cost
         # grows with the passages of the store)
         everyone = _view_documents(backend)
@@ -1032,20 +1077,18 @@ def _catch_up(backend: Backend, since: Changes) -> _Relations:
 
 
 # ---------------------------------------------------------------------- the relations graph
-
-_G = f"<{RELATIONS_GRAPH.value}>"
-
-
-def _pg(local: str) -> str:
-    return f"<{PG_NS}{local}>"
+#
+# The relations graph is written as data (INSERT DATA of the lines below, in provgraph's
+# prefixes) and read and cleaned by the constant queries beside the functions.
 
 
-def _prov(local: str) -> str:
-    return f"<{PROV_NS}{local}>"
+def _xsd_datetime(when: datetime) -> str:
+    """``when`` in UTC as an ``xsd:dateTime`` lexical form, as the store keeps it."""
+    return when.astimezone(UTC).isoformat().replace("+00:00", "Z")
 
 
 def _dt(when: datetime) -> str:
-    return _lit(when.astimezone(UTC).isoformat().replace("+00:00", "Z"), XSD_NS + "dateTime")
+    return _lit(_xsd_datetime(when), XSD_NS + "dateTime")
 
 
 def _component(relation: DocumentRelation, kind: RelationType) -> str:
@@ -1053,50 +1096,54 @@ def _component(relation: DocumentRelation, kind: RelationType) -> str:
 
 
 def _relation_lines(r: DocumentRelation, a: str) -> list[str]:
-    node = f"<{r.iri}>"
+    node = sparql_term(r.iri)
     lines = [
-        f"{node} a {_pg('DocumentRelation')} , {_prov('Entity')} ; {_pg('fromDocument')} <{r.from_document}> ;"
-        f" {_pg('toDocument')} <{r.to_document}> ; {_pg('relationType')} <{r.type.iri}> ;"
-        f" {_pg('strength')} {_lit(r.strength)} ; {_pg('directed')} {_lit(r.directed)} ;"
-        f" {_prov('wasGeneratedBy')} {a} ."
+        f"{node} a pg:DocumentRelation , prov:Entity ; pg:fromDocument {sparql_term(r.from_document)} ;"
+        f" pg:toDocument {sparql_term(r.to_document)} ; pg:relationType {sparql_term(r.type.iri)} ;"
+        f" pg:strength {_lit(r.strength)} ; pg:directed {_lit(r.directed)} ; prov:wasGeneratedBy {a} ."
     ]
     for kind in r.types:
-        comp = f"<{_component(r, kind)}>"
+        comp = sparql_term(_component(r, kind))
         lines.append(
-            f"{node} {_pg('hasComponent')} {comp} . {comp} a {_pg('RelationComponent')} ;"
-            f" {_pg('relationType')} <{kind.iri}> ; {_pg('strength')} {_lit(r.strengths[kind])} ;"
-            f" {_pg('evidenceCount')} {_lit(r.counts[kind])} ."
+            f"{node} pg:hasComponent {comp} . {comp} a pg:RelationComponent ;"
+            f" pg:relationType {sparql_term(kind.iri)} ; pg:strength {_lit(r.strengths[kind])} ;"
+            f" pg:evidenceCount {_lit(r.counts[kind])} ."
         )
         for i, e in enumerate(x for x in r.evidence if x.type is kind):
-            ev = f"<{_component(r, kind)}/{i}>"
-            lines.append(
-                f"{comp} {_pg('hasEvidence')} {ev} . {ev} a {_pg('RelationEvidence')} ;"
-                f" {_pg('evidenceText')} {_lit(e.text)} ."
-            )
+            ev = sparql_term(f"{_component(r, kind)}/{i}")
+            lines.append(f"{comp} pg:hasEvidence {ev} . {ev} a pg:RelationEvidence ; pg:evidenceText {_lit(e.text)} .")
             if e.found_in is not None:
-                lines.append(f"{ev} {_pg('foundIn')} <{e.found_in}> .")
+                lines.append(f"{ev} pg:foundIn {sparql_term(e.found_in)} .")
             if e.resource is not None:
-                lines.append(f"{ev} {_pg('evidenceResource')} <{e.resource}> .")
+                lines.append(f"{ev} pg:evidenceResource {sparql_term(e.resource)} .")
             if e.score is not None:
-                lines.append(f"{ev} {_pg('matchScore')} {_lit(float(e.score))} .")
+                lines.append(f"{ev} pg:matchScore {_lit(float(e.score))} .")
     return lines
 
 
 def _activity_lines(a: str, started: datetime, ended: datetime, used: Sequence[str]) -> list[str]:
     lines = [
-        f"{_G} a {_pg('RelationGraph')} ; {_prov('wasGeneratedBy')} {a} .",
-        f"{a} a {_pg('RelationActivity')} , {_prov('Activity')} ; {_prov('startedAtTime')} {_dt(started)} ;"
-        f" {_prov('endedAtTime')} {_dt(ended)} ; {_prov('wasAssociatedWith')} <{SOFTWARE_AGENT.value}> ;"
-        f" {_pg('relationParameters')} {_lit(json.dumps(parameters(), sort_keys=True))} .",
+        f"pgid:relations a pg:RelationGraph ; prov:wasGeneratedBy {a} .",
+        f"{a} a pg:RelationActivity , prov:Activity ; prov:startedAtTime {_dt(started)} ;"
+        f" prov:endedAtTime {_dt(ended)} ; prov:wasAssociatedWith {sparql_term(SOFTWARE_AGENT)} ;"
+        f" pg:relationParameters {_lit(json.dumps(parameters(), sort_keys=True))} .",
     ]
-    return lines + [f"{a} {_prov('used')} <{g}> ." for g in used]
+    return lines + [f"{a} prov:used {sparql_term(g)} ." for g in used]
 
 
 def _stamp_line(target: Stamp) -> str:
     return (
-        f"{_G} {_pg('generation')} {_lit(target.generation)} ; {_pg('changeLog')} {_lit(target.log)} ;"
-        f" {_pg('recordsVersion')} {_lit(ALGORITHM_VERSION)} ."
+        f"pgid:relations pg:generation {_lit(target.generation)} ; pg:changeLog {_lit(target.log)} ;"
+        f" pg:recordsVersion {_lit(ALGORITHM_VERSION)} ."
     )
+
+
+def _insert(lines: Sequence[str]) -> str:
+    """The update that writes ``lines`` (triples in provgraph's prefixes) to the relations graph."""
+    return "INSERT DATA { GRAPH pgid:relations {\n" + "\n".join(lines) + "\n} }"
+
+
+_DROP = "DROP SILENT GRAPH pgid:relations"
 
 
 def write(
@@ -1110,14 +1157,36 @@ def write(
     target: Stamp | None = None,
 ) -> None:
     """Replace the relations graph with ``relations`` in one transaction (stamped ``target``)."""
-    a = f"<{activity}>"
+    a = sparql_term(activity)
     lines = _activity_lines(a, started, ended, used)
     if target is not None:
         lines.append(_stamp_line(target))
     for r in relations:
         lines += _relation_lines(r, a)
-    body = "\n".join(lines)
-    backend.update(f"DROP SILENT GRAPH {_G} ;\nINSERT DATA {{ GRAPH {_G} {{\n{body}\n}} }}")
+    backend.update(_DROP + " ;\n" + _insert(lines), prefixes=PREFIXES)
+
+
+# the activities of the graph and of the relations of $documents: those the update may orphan
+_ACTIVITIES_OF = Template("""SELECT DISTINCT ?act WHERE { GRAPH pgid:relations {
+  { pgid:relations prov:wasGeneratedBy ?act }
+  UNION { VALUES ?d { $documents } { ?r pg:fromDocument ?d } UNION { ?r pg:toDocument ?d } ?r prov:wasGeneratedBy ?act }
+} }""")
+# the relations of $documents: their evidence, their components, themselves
+_DELETE_RELATIONS_OF = Template("""DELETE { GRAPH pgid:relations { ?ev ?p ?o } } WHERE { VALUES ?d { $documents }
+  GRAPH pgid:relations { { ?r pg:fromDocument ?d } UNION { ?r pg:toDocument ?d }
+  ?r pg:hasComponent ?c . ?c pg:hasEvidence ?ev . ?ev ?p ?o } } ;
+DELETE { GRAPH pgid:relations { ?c ?p ?o } } WHERE { VALUES ?d { $documents }
+  GRAPH pgid:relations { { ?r pg:fromDocument ?d } UNION { ?r pg:toDocument ?d } ?r pg:hasComponent ?c . ?c ?p ?o } } ;
+DELETE { GRAPH pgid:relations { ?r ?p ?o } } WHERE { VALUES ?d { $documents }
+  GRAPH pgid:relations { { ?r pg:fromDocument ?d } UNION { ?r pg:toDocument ?d } ?r ?p ?o } }""")
+# the graph's own triples read by its subject, filtered: a VALUES of properties would be read
+# over the whole graph
+_DELETE_STAMP = """DELETE { GRAPH pgid:relations { pgid:relations ?p ?o } }
+WHERE { GRAPH pgid:relations { pgid:relations ?p ?o }
+  FILTER(?p IN (pg:generation, pg:changeLog, pg:recordsVersion, prov:wasGeneratedBy)) }"""
+# those of the activities $activities that no relation names any more
+_DELETE_ACTIVITIES = Template("""DELETE { GRAPH pgid:relations { ?a ?p ?o } } WHERE { VALUES ?a { $activities }
+  GRAPH pgid:relations { ?a ?p ?o FILTER NOT EXISTS { ?x prov:wasGeneratedBy ?a } } }""")
 
 
 def update(
@@ -1133,63 +1202,33 @@ def update(
 ) -> None:
     """In one transaction: take out the relations of the documents ``replaced``, write
     ``relations`` and the stamp ``target``, and drop the activities no relation names any more."""
-    a = f"<{activity}>"
-    docs = " ".join(f"<{d}>" for d in sorted(set(replaced)))
-    was = _prov("wasGeneratedBy")
-    old = [
-        f"<{r['act'].value}>"  # type: ignore[union-attr]
-        for r in _select(
-            backend,
-            f"""SELECT DISTINCT ?act WHERE {{ GRAPH {_G} {{ {{ {_G} {was} ?act }} UNION {{ VALUES ?d {{ {docs} }}
-  {{ ?r {_pg("fromDocument")} ?d }} UNION {{ ?r {_pg("toDocument")} ?d }} ?r {was} ?act }} }} }}""",
-        )
-    ]
+    a = sparql_term(activity)
+    docs = sparql_terms(sorted(set(replaced)))
+    old = [r["act"] for r in backend.stream(_ACTIVITIES_OF.substitute(documents=docs))]
     lines = [*_activity_lines(a, started, ended, used), _stamp_line(target)]
     for r in relations:
         lines += _relation_lines(r, a)
-    relations_of = (
-        f"VALUES ?d {{ {docs} }} GRAPH {_G} {{ {{ ?r {_pg('fromDocument')} ?d }} UNION {{ ?r {_pg('toDocument')} ?d }}"
-    )
-    own = " ".join(_pg(p) for p in ("generation", "changeLog", "recordsVersion"))
-    operations = []
-    if docs:
-        operations += [
-            f"""DELETE {{ GRAPH {_G} {{ ?ev ?p ?o }} }} WHERE {{ {relations_of}
-  ?r {_pg("hasComponent")} ?c . ?c {_pg("hasEvidence")} ?ev . ?ev ?p ?o }} }}""",
-            f"DELETE {{ GRAPH {_G} {{ ?c ?p ?o }} }} WHERE {{ {relations_of} "
-            f"?r {_pg('hasComponent')} ?c . ?c ?p ?o }} }}",
-            f"""DELETE {{ GRAPH {_G} {{ ?r ?p ?o }} }} WHERE {{ {relations_of} ?r ?p ?o }} }}""",
-        ]
-    operations += [
-        # the graph's own triples read by its subject, filtered: a VALUES of properties would be
-        # read over the whole graph
-        f"DELETE {{ GRAPH {_G} {{ {_G} ?p ?o }} }} WHERE {{ GRAPH {_G} {{ {_G} ?p ?o }} "
-        f"FILTER(?p IN ({', '.join([*own.split(), was])})) }}",
-        "INSERT DATA { GRAPH " + _G + " {\n" + "\n".join(lines) + "\n} }",
-    ]
+    operations = [_DELETE_RELATIONS_OF.substitute(documents=docs)] if docs else []
+    operations += [_DELETE_STAMP, _insert(lines)]
     if old:
-        operations.append(
-            f"""DELETE {{ GRAPH {_G} {{ ?a ?p ?o }} }} WHERE {{ VALUES ?a {{ {" ".join(old)} }} GRAPH {_G} {{ ?a ?p ?o
-  FILTER NOT EXISTS {{ ?x {was} ?a }} }} }}"""
-        )
-    backend.update(" ;\n".join(operations))
+        operations.append(_DELETE_ACTIVITIES.substitute(activities=sparql_terms(old)))
+    backend.update(" ;\n".join(operations), prefixes=PREFIXES)
+
+
+_STAMP = """SELECT ?n ?log ?v ?params WHERE { GRAPH pgid:relations {
+  pgid:relations pg:generation ?n ; pg:changeLog ?log ; pg:recordsVersion ?v ; prov:wasGeneratedBy ?act .
+  ?act pg:relationParameters ?params } }"""
 
 
 def stamp(backend: Backend) -> Stamp | None:
     """The store state the stored relations reflect; None when there are none, or they were
     computed by another version of the algorithm or with other parameters."""
-    rows = list(
-        _select(
-            backend,
-            f"""SELECT ?n ?log ?v ?params WHERE {{ GRAPH {_G} {{ {_G} {_pg("generation")} ?n ; {_pg("changeLog")} ?log ;
-  {_pg("recordsVersion")} ?v ; {_prov("wasGeneratedBy")} ?act . ?act {_pg("relationParameters")} ?params }} }}""",
-        )
-    )
-    if not rows or int(rows[0]["v"].value) != ALGORITHM_VERSION:  # type: ignore[union-attr]
+    rows = backend.select(_STAMP)
+    if not rows or rows[0].integer("v") != ALGORITHM_VERSION:
         return None
-    if json.loads(rows[0]["params"].value) != json.loads(json.dumps(parameters())):  # type: ignore[union-attr]
+    if json.loads(rows[0].value("params")) != json.loads(json.dumps(parameters())):
         return None
-    return Stamp(rows[0]["log"].value, int(rows[0]["n"].value))  # type: ignore[union-attr]
+    return Stamp(rows[0].value("log"), rows[0].integer("n"))
 
 
 def is_stale(backend: Backend) -> bool:
@@ -1197,120 +1236,145 @@ def is_stale(backend: Backend) -> bool:
     return stamp(backend) != derived.stamp(backend)
 
 
-def _bound(variable: str, iris: Sequence[str] | None) -> str:
-    return "" if iris is None else f"VALUES {variable} {{ {' '.join(f'<{i}>' for i in iris)} }}"
+# Reading is one query per level (relations, their components, their evidence, its details),
+# each with the nodes of the level above bound (``..._OF``, their ``$nodes``; reading every
+# relation, nothing is bound): as OPTIONALs of one query, Oxigraph evaluated each over the whole graph (20 ms for 83
+# relations, growing with the store).
+_RELATION_HEADS = """?r a pg:DocumentRelation ; pg:fromDocument ?a ; pg:toDocument ?b ;
+       pg:relationType ?type ; pg:strength ?strength ; pg:directed ?directed ;
+       prov:wasGeneratedBy ?act"""
+_RELATIONS = "SELECT ?r ?a ?b ?type ?strength ?directed ?act WHERE { GRAPH pgid:relations {\n" + _RELATION_HEADS + "}}"
+# the document bound first: a FILTER after the join would read every relation of the store. It
+# is written in, not substituted: the engine plans a join before it knows what a substitution
+# binds, and starting from every relation, read 3 times slower (50 documents of 7,000 relations)
+_RELATIONS_OF = Template(
+    "SELECT ?r ?a ?b ?type ?strength ?directed ?act WHERE { GRAPH pgid:relations {\n"
+    "  { ?r pg:fromDocument $document } UNION { ?r pg:toDocument $document }\n" + _RELATION_HEADS + " } }"
+)
+# keys and titles of the documents the relations name, not of every document
+_NAMES_OF = Template("""SELECT ?d ?key ?title WHERE { VALUES ?d { $documents }
+  GRAPH pgid:catalog { ?d pg:documentKey ?key ; dcterms:title ?title } }""")
+_ENDS = "SELECT ?act ?end WHERE { GRAPH pgid:relations { ?act prov:endedAtTime ?end } }"
+_ENDS_OF = Template(
+    "SELECT ?act ?end WHERE { VALUES ?act { $nodes } GRAPH pgid:relations { ?act prov:endedAtTime ?end } }"
+)
+_COMPONENTS = """SELECT ?r ?c ?ctype ?cs ?cn WHERE { GRAPH pgid:relations { ?r pg:hasComponent ?c .
+  ?c pg:relationType ?ctype ; pg:strength ?cs ; pg:evidenceCount ?cn } }"""
+_COMPONENTS_OF = Template("""SELECT ?r ?c ?ctype ?cs ?cn WHERE { VALUES ?r { $nodes } GRAPH pgid:relations {
+  ?r pg:hasComponent ?c . ?c pg:relationType ?ctype ; pg:strength ?cs ; pg:evidenceCount ?cn } }""")
+_EVIDENCE = "SELECT ?c ?ev ?text WHERE { GRAPH pgid:relations { ?c pg:hasEvidence ?ev . ?ev pg:evidenceText ?text } }"
+_EVIDENCE_OF = Template("""SELECT ?c ?ev ?text WHERE { VALUES ?c { $nodes }
+  GRAPH pgid:relations { ?c pg:hasEvidence ?ev . ?ev pg:evidenceText ?text } }""")
+_DETAILS = """SELECT ?ev ?k ?x WHERE { VALUES ?k { pg:foundIn pg:evidenceResource pg:matchScore }
+  GRAPH pgid:relations { ?ev ?k ?x } }"""
+_DETAILS_OF = Template("""SELECT ?ev ?k ?x WHERE { VALUES ?ev { $nodes }
+  VALUES ?k { pg:foundIn pg:evidenceResource pg:matchScore } GRAPH pgid:relations { ?ev ?k ?x } }""")
+_FOUND_IN, _RESOURCE, _SCORE = (PG_NS + "foundIn", PG_NS + "evidenceResource", PG_NS + "matchScore")
+
+#: The components of each relation: kind -> (strength, evidence count), by relation IRI.
+_Components = dict[str, dict[RelationType, tuple[float, int]]]
+#: The evidence of each relation: (kind, position, evidence), by relation IRI and evidence IRI.
+_Evidence = dict[str, dict[str, tuple[RelationType, int, RelationEvidence]]]
+
+
+def _level(backend: Backend, every: str, of: Template, nodes: Sequence[str] | None) -> Iterator[Row]:
+    """The rows of a level: of every node (``every``), or of ``nodes`` (``of``)."""
+    if nodes is None:
+        return backend.stream(every)
+    return backend.stream(of.substitute(nodes=sparql_terms(nodes)))
 
 
 def read(backend: Backend, *, document: str | None = None) -> list[DocumentRelation]:
-    """The stored relations (of ``document``, an IRI), strongest first.
-
-    One query per level (relations, their components, their evidence, its details), each with
-    the nodes of the level above bound: as OPTIONALs of one query, Oxigraph evaluated each over
-    the whole graph (20 ms for 83 relations, growing with the store)."""
-    first = ""
-    if document is not None:
-        # bound first: a FILTER after the join would read every relation of the store
-        d = NamedNode(document)
-        first = f"{{ ?r {_pg('fromDocument')} {d} }} UNION {{ ?r {_pg('toDocument')} {d} }}"
-    heads_query = f"""SELECT ?r ?a ?b ?type ?strength ?directed ?act WHERE {{ GRAPH {_G} {{
-    {first}
-    ?r a {_pg("DocumentRelation")} ; {_pg("fromDocument")} ?a ; {_pg("toDocument")} ?b ;
-       {_pg("relationType")} ?type ; {_pg("strength")} ?strength ; {_pg("directed")} ?directed ;
-       {_prov("wasGeneratedBy")} ?act }} }}"""
-    rows = list(_select(backend, heads_query))
-    if not rows:
+    """The stored relations (of ``document``, an IRI), strongest first."""
+    if document is None:
+        heads = backend.select(_RELATIONS)
+    else:
+        heads = backend.select(_RELATIONS_OF.substitute(document=sparql_term(document)))
+    if not heads:
         return []
-    every = document is None  # every relation: nothing to bind
-    relations = None if every else sorted({r["r"].value for r in rows})  # type: ignore[union-attr]
-    # keys and titles of the documents the relations name, not of every document
-    names: dict[str, tuple[str, str]] = {}
-    documents = {r[v].value for r in rows for v in ("a", "b")}  # type: ignore[union-attr]
-    for chunk in _chunks(sorted(documents)):
-        for row in _select(
-            backend,
-            f"""SELECT ?d ?key ?title WHERE {{ {_bound("?d", chunk)} GRAPH <{CATALOG_GRAPH.value}> {{
-  ?d {_pg("documentKey")} ?key ; <{DCTERMS_NS}title> ?title }} }}""",
-        ):
-            names[row["d"].value] = (row["key"].value, row["title"].value)  # type: ignore[union-attr]
-    activities = None if every else sorted({r["act"].value for r in rows})  # type: ignore[union-attr]
-    ended = {
-        r["act"].value: datetime.fromisoformat(r["end"].value.replace("Z", "+00:00"))  # type: ignore[union-attr]
-        for r in _select(
-            backend,
-            f"SELECT ?act ?end WHERE {{ {_bound('?act', activities)} "
-            f"GRAPH {_G} {{ ?act {_prov('endedAtTime')} ?end }} }}",
-        )
-    }
-    components: dict[str, dict[RelationType, tuple[float, int]]] = {}
-    kinds_of: dict[str, tuple[str, RelationType]] = {}
-    for row in _select(
-        backend,
-        f"""SELECT ?r ?c ?ctype ?cs ?cn WHERE {{ {_bound("?r", relations)} GRAPH {_G} {{ ?r {_pg("hasComponent")} ?c .
-  ?c {_pg("relationType")} ?ctype ; {_pg("strength")} ?cs ; {_pg("evidenceCount")} ?cn }} }}""",
-    ):
-        r, kind = row["r"].value, RelationType.from_iri(row["ctype"].value)  # type: ignore[union-attr]
-        components.setdefault(r, {})[kind] = (float(row["cs"].value), int(row["cn"].value))  # type: ignore[union-attr]
-        kinds_of[row["c"].value] = (r, kind)  # type: ignore[union-attr]
-    texts: dict[str, tuple[str, str]] = {}
-    for row in _select(
-        backend,
-        f"""SELECT ?c ?ev ?text WHERE {{ {_bound("?c", None if every else sorted(kinds_of))} GRAPH {_G} {{
-  ?c {_pg("hasEvidence")} ?ev . ?ev {_pg("evidenceText")} ?text }} }}""",
-    ):
-        texts[row["ev"].value] = (row["c"].value, row["text"].value)  # type: ignore[union-attr]
-    details: dict[str, dict[str, object]] = {}
-    props = {_pg("foundIn"): "in", _pg("evidenceResource"): "res", _pg("matchScore"): "score"}
-    for row in _select(
-        backend,
-        f"""SELECT ?ev ?k ?x WHERE {{ {_bound("?ev", None if every else sorted(texts))}
-  VALUES ?k {{ {" ".join(props)} }} GRAPH {_G} {{ ?ev ?k ?x }} }}""",
-    ):
-        details.setdefault(row["ev"].value, {})[props[str(row["k"])]] = row["x"].value  # type: ignore[union-attr]
-    evidence: dict[str, dict[str, tuple[RelationType, int, RelationEvidence]]] = {}
-    for ev, (c, text) in texts.items():
-        if c not in kinds_of:
-            continue
-        r, kind = kinds_of[c]
-        found = details.get(ev, {})
-        item = RelationEvidence(
-            type=kind,
-            found_in=found.get("in"),  # type: ignore[arg-type]
-            text=text,
-            resource=found.get("res"),  # type: ignore[arg-type]
-            score=float(found["score"]) if "score" in found else None,  # type: ignore[arg-type]
-        )
-        evidence.setdefault(r, {})[ev] = (kind, int(ev.rsplit("/", 1)[-1]), item)
+    bound = document is not None  # else every relation: nothing to bind
+    names = _names_of(backend, {r.value(v) for r in heads for v in ("a", "b")})
+    activities = sorted({r.value("act") for r in heads}) if bound else None
+    ended = {r.value("act"): r.moment("end") for r in _level(backend, _ENDS, _ENDS_OF, activities)}
+    components, kinds_of = _components(backend, sorted({r.value("r") for r in heads}) if bound else None)
+    evidence = _evidence(backend, kinds_of, bound=bound)
     out = []
-    for row in rows:
-        r = row["r"].value  # type: ignore[union-attr]
-        a, b = row["a"].value, row["b"].value  # type: ignore[union-attr]
+    for row in heads:
+        r, a, b = row.value("r"), row.value("a"), row.value("b")
         if a not in names or b not in names or r not in components:
             continue  # as the catalog join did: a relation to a document the catalog lacks
         kinds = sorted(components[r], key=lambda k: k.rank)
         items = sorted(evidence.get(r, {}).values(), key=lambda x: (x[0].rank, x[1]))
         out.append(
-            DocumentRelation.model_validate(
-                {
-                    "iri": r,
-                    "from_document": a,
-                    "from_key": names[a][0],
-                    "from_title": names[a][1],
-                    "to_document": b,
-                    "to_key": names[b][0],
-                    "to_title": names[b][1],
-                    "type": RelationType.from_iri(row["type"].value),  # type: ignore[union-attr]
-                    "strength": float(row["strength"].value),  # type: ignore[union-attr]
-                    "directed": row["directed"].value == "true",  # type: ignore[union-attr]
-                    "activity": row["act"].value,  # type: ignore[union-attr]
-                    "computed_at": ended.get(row["act"].value),  # type: ignore[union-attr]
-                    "types": kinds,
-                    "strengths": {k: components[r][k][0] for k in kinds},
-                    "counts": {k: components[r][k][1] for k in kinds},
-                    "evidence": [item for _, _, item in items],
-                }
+            DocumentRelation(
+                iri=r,
+                from_document=a,
+                from_key=names[a][0],
+                from_title=names[a][1],
+                to_document=b,
+                to_key=names[b][0],
+                to_title=names[b][1],
+                type=RelationType.from_iri(row.value("type")),
+                strength=row.number("strength"),
+                directed=row.value("directed") == "true",
+                activity=row.value("act"),
+                computed_at=ended.get(row.value("act")),
+                types=kinds,
+                strengths={k: components[r][k][0] for k in kinds},
+                counts={k: components[r][k][1] for k in kinds},
+                evidence=[item for _, _, item in items],
             )
         )
     return _sorted(out)
+
+
+def _names_of(backend: Backend, documents: Iterable[str]) -> dict[str, tuple[str, str]]:
+    """The key and title of each of ``documents``, by IRI."""
+    names: dict[str, tuple[str, str]] = {}
+    for chunk in _chunks(sorted(documents)):
+        for row in backend.stream(_NAMES_OF.substitute(documents=sparql_terms(chunk))):
+            names[row.value("d")] = (row.value("key"), row.value("title"))
+    return names
+
+
+def _components(
+    backend: Backend, relations: Sequence[str] | None
+) -> tuple[_Components, dict[str, tuple[str, RelationType]]]:
+    """The components of ``relations`` (None: of every relation), and the relation and kind of
+    each component, by component IRI."""
+    components: _Components = {}
+    kinds_of: dict[str, tuple[str, RelationType]] = {}
+    for row in _level(backend, _COMPONENTS, _COMPONENTS_OF, relations):
+        r, kind = row.value("r"), RelationType.from_iri(row.value("ctype"))
+        components.setdefault(r, {})[kind] = (row.number("cs"), row.integer("cn"))
+        kinds_of[row.value("c")] = (r, kind)
+    return components, kinds_of
+
+
+def _evidence(backend: Backend, kinds_of: dict[str, tuple[str, RelationType]], *, bound: bool) -> _Evidence:
+    """The evidence of the components ``kinds_of`` (``bound``: of those alone, else of every one)."""
+    texts: dict[str, tuple[str, str]] = {}
+    for row in _level(backend, _EVIDENCE, _EVIDENCE_OF, sorted(kinds_of) if bound else None):
+        texts[row.value("ev")] = (row.value("c"), row.value("text"))
+    details: dict[str, dict[str, str]] = {}
+    for row in _level(backend, _DETAILS, _DETAILS_OF, sorted(texts) if bound else None):
+        details.setdefault(row.value("ev"), {})[row.value("k")] = row.value("x")
+    evidence: _Evidence = {}
+    for ev, (c, text) in texts.items():
+        if c not in kinds_of:
+            continue
+        r, kind = kinds_of[c]
+        found = details.get(ev, {})
+        score = found.get(_SCORE)
+        item = RelationEvidence(
+            type=kind,
+            found_in=found.get(_FOUND_IN),
+            text=text,
+            resource=found.get(_RESOURCE),
+            score=float(score) if score is not None else None,
+        )
+        evidence.setdefault(r, {})[ev] = (kind, int(ev.rsplit("/", 1)[-1]), item)
+    return evidence
 
 
 # ---------------------------------------------------------------------- operations
@@ -1388,7 +1452,7 @@ def refresh(backend: Backend) -> list[DocumentRelation]:
 
 def _stored_time(when: datetime) -> datetime:
     # as the store keeps it (millisecond xsd:dateTime), so a refresh and a later read agree
-    return datetime.fromisoformat(_dt(when).split('"')[1].replace("Z", "+00:00"))
+    return parse_datetime(_xsd_datetime(when))
 
 
 def catch_up(backend: Backend) -> _Relations | None:
