@@ -12,8 +12,6 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO
 
-from pyoxigraph import BlankNode, DefaultGraph, Literal, NamedNode, QuerySolutions, RdfFormat, parse, serialize
-
 from provgraph import evidence as _evidence
 from provgraph.answer.base import Generator
 from provgraph.answer.models import AskFilters, Detail, EvidencePack, GeneratorKind, GroundedAnswer
@@ -50,12 +48,13 @@ from provgraph.store import catalog, changes
 from provgraph.store import view as current_view
 from provgraph.store.base import Backend
 from provgraph.store.oxigraph import OxigraphBackend
+from provgraph.store.terms import BlankNode, DefaultGraph, Literal, NamedNode, RdfFormat, parse, serialize
 from provgraph.trust import engine as _trust
 from provgraph.trust import relations as _relations
 from provgraph.trust.models import ChainMode, ChainReport, Conflict, DetectionReport, ResolutionStrategy
 from provgraph.trust.relation_models import DocumentRelation
 from provgraph.update import UpdatePlan, check_policy, plan_update
-from provgraph.vocab import CATALOG_GRAPH, CHANGES_GRAPH, CURRENT_VIEW, PG_NS, document_iri
+from provgraph.vocab import CATALOG_GRAPH, CHANGES_GRAPH, CURRENT_VIEW, PREFIXES, document_iri
 
 #: Where ``ProvGraph.open()`` looks when given no path: $PROVGRAPH_STORE, else ./provgraph-data.
 DEFAULT_STORE_ENV = "PROVGRAPH_STORE"
@@ -64,6 +63,16 @@ DEFAULT_STORE_DIR = "provgraph-data"
 #: the query page, pipelines), and reading a text as the engine will (the guards' lexer) costs
 #: more than Oxigraph takes to answer a small query.
 PREPARED_CACHE_SIZE = 512
+
+#: Documents, versions, current versions and their statements, as the catalog counts them.
+STATS = """SELECT (COUNT(DISTINCT ?d) AS ?docs) (COUNT(?g) AS ?graphs) (SUM(IF(?s = pg:Current, 1, 0)) AS ?current)
+       (SUM(IF(?s = pg:Current, ?n, 0)) AS ?statements)
+WHERE { GRAPH pgid:catalog { ?g pg:document ?d ; pg:status ?s ; pg:statementCount ?n } }"""
+#: The quads an export holds: the view and the change log are the store's own.
+EXPORTED_QUADS = """SELECT (COUNT(*) AS ?n)
+WHERE { GRAPH ?g { ?s ?p ?o } FILTER(?g NOT IN (pgid:current, pgid:changes)) }"""
+#: Whether the named graph ``?g`` exists (it may be empty).
+GRAPH_EXISTS = "ASK { GRAPH ?g {} }"
 
 
 def default_store_path() -> Path:
@@ -251,7 +260,9 @@ class ProvGraph:
         current_view.ensure(self._backend, writing=True)
         revoked = catalog.revoke_update(NamedNode(info.current_graph), xsd_datetime(datetime.now(UTC)))
         retired = current_view.retire([info.current_graph])
-        self._backend.update(f"{revoked} ;\n{retired} ;\n{changes.record(removed=[info.current_graph])}")
+        self._backend.update(
+            f"{revoked} ;\n{retired} ;\n{changes.record(removed=[info.current_graph])}", prefixes=PREFIXES
+        )
         return self.source(info.document)
 
     # ------------------------------------------------------------------ reading
@@ -446,7 +457,7 @@ class ProvGraph:
         store's own default graph, which always exists."""
         if graph is None:
             return True
-        return bool(self._backend.query(f"ASK {{ GRAPH {_graph_node(graph)} {{}} }}"))
+        return self._backend.ask(GRAPH_EXISTS, substitutions={"g": _graph_node(graph)})
 
     def read_graph(
         self,
@@ -583,29 +594,14 @@ class ProvGraph:
         return self._annotate_evidence(_evidence.find(self._backend, s, p, o, include_history=include_history))
 
     def stats(self) -> StoreStats:
-        query = f"""PREFIX pg: <{PG_NS}>
-SELECT (COUNT(DISTINCT ?d) AS ?docs) (COUNT(?g) AS ?graphs) (SUM(IF(?s = pg:Current, 1, 0)) AS ?current)
-       (SUM(IF(?s = pg:Current, ?n, 0)) AS ?statements)
-WHERE {{ GRAPH <{CATALOG_GRAPH.value}> {{ ?g pg:document ?d ; pg:status ?s ; pg:statementCount ?n }} }}"""
-        result = self._backend.query(query)
-        assert isinstance(result, QuerySolutions)
-        row = next(iter(result))
-        quads = self._backend.query(
-            # the quads an export holds: the view and the change log are the store's own
-            f"SELECT (COUNT(*) AS ?n) WHERE {{ GRAPH ?g {{ ?s ?p ?o }} "
-            f"FILTER(?g NOT IN ({CURRENT_VIEW}, {CHANGES_GRAPH})) }}"
-        )
-        assert isinstance(quads, QuerySolutions)
-
-        def num(term: object | None) -> int:
-            return int(term.value) if term is not None else 0  # type: ignore[attr-defined]
-
+        (row,) = self._backend.select(STATS)
+        (quads,) = self._backend.select(EXPORTED_QUADS)
         return StoreStats(
-            documents=num(row["docs"]),
-            graphs=num(row["graphs"]),
-            current_graphs=num(row["current"]),
-            statements=num(row["statements"]),
-            quads=num(next(iter(quads))["n"]),
+            documents=row.optional_integer("docs") or 0,
+            graphs=row.optional_integer("graphs") or 0,
+            current_graphs=row.optional_integer("current") or 0,
+            statements=row.optional_integer("statements") or 0,
+            quads=quads.optional_integer("n") or 0,
         )
 
     # ------------------------------------------------------------------ export / restore
@@ -668,7 +664,7 @@ WHERE {{ GRAPH <{CATALOG_GRAPH.value}> {{ ?g pg:document ?d ; pg:status ?s ; pg:
             raise InputError("no such file", file=str(source))
         self._backend.load_dataset(source, _INPUT_RDF[fmt])
         current_view.rebuild(self._backend)
-        self._backend.update(changes.record(reset=True))
+        self._backend.update(changes.record(reset=True), prefixes=PREFIXES)
         return len(catalog.catalogued_graphs(self._backend))
 
     def export_prov(self, graph: str, *, format: str = "provjson") -> bytes:  # noqa: A002
@@ -704,11 +700,13 @@ WHERE {{ GRAPH <{CATALOG_GRAPH.value}> {{ ?g pg:document ?d ; pg:status ?s ; pg:
             triples = _ntriples(source.read_bytes(), fmt, source.resolve().as_uri())
         except InputError as exc:
             raise InputError(exc.reason, file=str(source), line=exc.line, column=exc.column) from None
-        graph = str(_trust.ONTOLOGY_GRAPH)
-        kind = f"{graph} a <{PG_NS}OntologyGraph> . "
         self._backend.begin_write()
         self._backend.update(
-            f"INSERT DATA {{ GRAPH {graph} {{ {kind}{triples} }} }} ;\n{changes.record(ontology=True)}"
+            "INSERT DATA { GRAPH pgid:ontology { pgid:ontology a pg:OntologyGraph . "
+            + triples
+            + " } } ;\n"
+            + changes.record(ontology=True),
+            prefixes=PREFIXES,
         )
         return triples.count("\n")
 

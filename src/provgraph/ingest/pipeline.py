@@ -63,7 +63,7 @@ from provgraph.models import (
 from provgraph.resources import shapes_dir
 from provgraph.store import catalog, changes, view
 from provgraph.store.base import Backend
-from provgraph.vocab import CATALOG_GRAPH, CURRENT_VIEW, XSD_NS, activity_iri, document_iri, graph_iri
+from provgraph.vocab import CATALOG_GRAPH, CURRENT_VIEW, PREFIXES, XSD_NS, activity_iri, document_iri, graph_iri
 
 if TYPE_CHECKING:
     import rdflib
@@ -875,7 +875,7 @@ def _write(
     if sum(b.statements for b in built) <= BULK_THRESHOLD:
         # Graphs, current view and catalog in one SPARQL update: one transaction, all or nothing.
         operations = [catalog.commit_update(entries), _insert_data(spool[0], built), *after]
-        backend.update(" ;\n".join(op for op in operations if op))
+        backend.update(" ;\n".join(op for op in operations if op), prefixes=PREFIXES)
         if progress is not None:
             progress("writing", total, total)
         return
@@ -887,7 +887,8 @@ def _write(
         backend.update(view.pending(graphs))
         backend.load_quads((*spool, staged), bulk=True)
         commit = catalog.commit_staged_update(entries)
-        backend.update(" ;\n".join(op for op in (commit, *after, view.committed(graphs)) if op))  # the commit point
+        commit_point = " ;\n".join(op for op in (commit, *after, view.committed(graphs)) if op)
+        backend.update(commit_point, prefixes=PREFIXES)
     except BaseException as exc:
         try:  # not committed: take the graphs out of the view and the store again
             view.recover(backend)
