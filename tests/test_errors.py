@@ -196,7 +196,7 @@ def test_a_failed_write_leaves_no_graph_behind(seeded, monkeypatch, bulk):
     if bulk:
         monkeypatch.setattr(pipeline, "BULK_THRESHOLD", 0)
 
-    def broken_update(self, sparql):
+    def broken_update(self, sparql, *, base_iri=None, prefixes=None):  # Backend.update's signature
         raise oxigraph.StoreError("disk full (simulated)")
 
     monkeypatch.setattr(oxigraph.OxigraphBackend, "update", broken_update)
