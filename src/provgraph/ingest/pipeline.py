@@ -22,10 +22,8 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime
 from functools import lru_cache
 from pathlib import Path
-from typing import IO, TYPE_CHECKING
+from typing import IO, TYPE_CHECKING, cast
 from urllib.parse import unquote, urlsplit
-
-from pyoxigraph import NamedNode, RdfFormat, Store
 
 from provgraph.errors import (
     EmptyInputError,
@@ -63,6 +61,8 @@ from provgraph.models import (
 from provgraph.resources import shapes_dir
 from provgraph.store import catalog, changes, view
 from provgraph.store.base import Backend
+from provgraph.store.scratch import ScratchStore
+from provgraph.store.terms import NamedNode
 from provgraph.vocab import CATALOG_GRAPH, CURRENT_VIEW, PREFIXES, XSD_NS, activity_iri, document_iri, graph_iri
 
 if TYPE_CHECKING:
@@ -446,11 +446,12 @@ _Item = tuple[Assertion | None, str | None, PassageSpec | None]
 
 def _read(stream: _Counting, fmt: InputFormat, *, file: str, base: str | None, guard: InputGuard) -> Iterator[_Item]:
     """(assertion, graph name, passage) triples; exactly one of assertion/passage is set."""
+    reader = cast(IO[bytes], stream)  # read() and readline() are all the readers call
     if fmt.is_rdf:
-        for assertion, graph in read_rdf(stream, fmt, file=file, base=base, guard=guard):  # type: ignore[arg-type]
+        for assertion, graph in read_rdf(reader, fmt, file=file, base=base, guard=guard):
             yield assertion, graph, None
     elif fmt is InputFormat.JSONL:
-        for assertion in read_jsonl(stream, file=file, base=base, guard=guard):  # type: ignore[arg-type]
+        for assertion in read_jsonl(reader, file=file, base=base, guard=guard):
             yield assertion, None, None
     else:
         raw = stream.read()
@@ -774,14 +775,11 @@ def _user_shapes(
     if not user_shapes or not report.conforms or not built:
         return report
     shapes = load_shapes(list(user_shapes))
-    dataset = Store()
-    dataset.bulk_load(path=str(spool), format=RdfFormat.N_QUADS)
+    dataset = ScratchStore.of_nquads_file(spool)
     issues: list[ValidationIssue] = []
     count = 0
     for b in built:
-        graph = Store()  # pyshacl validates a store's default graph
-        graph.load(dataset.dump(format=RdfFormat.N_TRIPLES, from_graph=b.graph), RdfFormat.N_TRIPLES)
-        found, n = validate_store(graph, shapes)
+        found, n = validate_store(dataset.graph(b.graph), shapes)  # pyshacl validates a default graph
         count += n
         issues += [i.model_copy(update={"document": b.doc.meta.key}) for i in found]
     return _merge(
@@ -798,8 +796,7 @@ def _user_shapes(
 def _validate_catalog(backend: Backend, entries: list[catalog.NewVersion]) -> ValidationReport:
     checks = catalog_checks()
     if checks is None:  # pySHACL reads a store
-        preview = Store()
-        preview.load("".join(f"{line} .\n" for line in catalog.preview(backend, entries)), RdfFormat.N_TRIPLES)
+        preview = ScratchStore.of_ntriples("".join(f"{line} .\n" for line in catalog.preview(backend, entries)))
         issues, count = validate_store(preview, catalog_shapes())
     else:
         issues, count = validate_lines(catalog.preview(backend, entries), checks)
