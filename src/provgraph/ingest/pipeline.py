@@ -221,36 +221,78 @@ def _run(
 
     remove_stale_spools()
     with tempfile.TemporaryDirectory(prefix=f"{SPOOL_PREFIX}{os.getpid()}-") as tmp:
-        spool_path, view_path = Path(tmp) / "ingest.nq", Path(tmp) / "view.nq"
-        with (
-            source.open("rb") as raw,
-            spool_path.open("w", encoding="utf-8") as quads,
-            view_path.open("w", encoding="utf-8") as view_quads,
-        ):
-            spool = _Spool(quads, view_quads)
-            if raw.read(3) != b"\xef\xbb\xbf":  # a UTF-8 byte order mark is not content
-                raw.seek(0)
-            stream = _Counting(raw, source.stat().st_size, progress)
-            guard = InputGuard(file, path=source, lenient=options.lenient)
-            items = _read(stream, fmt, file=file, base=options.base, guard=guard)
-            if options.split is not None:
-                with _Groups(Path(tmp) / "groups.sqlite3") as groups:
-                    documents, metadata_guard = _split(items, options, main_meta, fingerprint_base, file, groups)
-                    guard.ill_typed += metadata_guard.ill_typed if metadata_guard is not None else 0
-                    built, skipped, validation = _build_split(backend, documents, now, spool, groups)
-            else:
-                doc = _Document(main_meta, _fingerprint(content_hash, fingerprint_base))
-                built, skipped, validation = _build_streaming(backend, doc, items, now, spool, file)
-
-        validation = _user_shapes(validation, built, spool_path, options.shapes)
-        entries = [_entry(b, now) for b in built]
-        if entries and validation.conforms:
-            validation = _merge(validation, _validate_catalog(backend, entries))
+        spool = (Path(tmp) / "ingest.nq", Path(tmp) / "view.nq")
+        outcome = _build(backend, (source, file), fmt, options, main_meta, fingerprint_base, now, spool, progress)
+        validation, entries = _validate(backend, outcome, spool[0], options.shapes, now)
         if not validation.conforms and not dry_run:
             raise ValidationFailedError(validation, file=file)
         if not dry_run and entries:
-            _write(backend, built, entries, (spool_path, view_path), progress)
+            _write(backend, outcome.built, entries, spool, progress)
+    return _report(file, fmt, outcome, validation, dry_run=dry_run, seconds=time.perf_counter() - started)
 
+
+@dataclass
+class _Outcome:
+    """What reading, grouping, reifying and validating the chunks of an input gave."""
+
+    built: list[_Built]
+    skipped: list[DocumentReport]
+    validation: ValidationReport
+    ill_typed: int
+
+
+def _build(
+    backend: Backend,
+    input_file: tuple[Path, str],
+    fmt: InputFormat,
+    options: IngestOptions,
+    main_meta: DocumentMeta,
+    fingerprint_base: str,
+    now: datetime,
+    spool: tuple[Path, Path],
+    progress: ProgressCallback | None,
+) -> _Outcome:
+    """Read the input, group it into documents and reify each into the spool (the graphs' quads,
+    then their copy in the current view), validating chunks with the built-in shapes meanwhile.
+    ``input_file`` is the input's path and its name as the caller gave it (for messages)."""
+    source, file = input_file
+    with (
+        source.open("rb") as raw,
+        spool[0].open("w", encoding="utf-8") as quads,
+        spool[1].open("w", encoding="utf-8") as view_quads,
+    ):
+        if raw.read(3) != b"\xef\xbb\xbf":  # a UTF-8 byte order mark is not content
+            raw.seek(0)
+        stream = _Counting(raw, source.stat().st_size, progress)
+        guard = InputGuard(file, path=source, lenient=options.lenient)
+        items = _read(stream, fmt, file=file, base=options.base, guard=guard)
+        if options.split is not None:
+            with _Groups(spool[0].with_name("groups.sqlite3")) as groups:
+                documents, metadata_guard = _split(items, options, main_meta, fingerprint_base, file, groups)
+                guard.ill_typed += metadata_guard.ill_typed if metadata_guard is not None else 0
+                found = _build_split(backend, documents, now, _Spool(quads, view_quads), groups)
+        else:
+            doc = _Document(main_meta, _fingerprint(main_meta.content_hash, fingerprint_base))
+            found = _build_streaming(backend, doc, items, now, _Spool(quads, view_quads), file)
+    return _Outcome(*found, ill_typed=guard.ill_typed)
+
+
+def _validate(
+    backend: Backend, outcome: _Outcome, spool: Path, user_shapes: tuple[Path, ...], now: datetime
+) -> tuple[ValidationReport, list[catalog.NewVersion]]:
+    """The validation of the whole input (the built-in shapes', then the user's shapes' and the
+    catalog's as it will be after the commit) and the catalog entries to commit."""
+    validation = _user_shapes(outcome.validation, outcome.built, spool, user_shapes)
+    entries = [_entry(b, now) for b in outcome.built]
+    if entries and validation.conforms:
+        validation = _merge(validation, _validate_catalog(backend, entries))
+    return validation, entries
+
+
+def _report(
+    file: str, fmt: InputFormat, outcome: _Outcome, validation: ValidationReport, *, dry_run: bool, seconds: float
+) -> IngestReport:
+    built = outcome.built
     reports = [
         DocumentReport(
             document=b.document.value,
@@ -266,7 +308,7 @@ def _run(
             content_hash=b.doc.meta.content_hash,
         )
         for b in built
-    ] + skipped
+    ] + outcome.skipped
     written = [] if dry_run else built
     return IngestReport(
         file=file,
@@ -277,9 +319,9 @@ def _run(
         quads=sum(b.quads for b in written),
         unchanged=not built,
         validation=validation,
-        ill_typed_literals=guard.ill_typed,
+        ill_typed_literals=outcome.ill_typed,
         dry_run=dry_run,
-        seconds=round(time.perf_counter() - started, 3),
+        seconds=round(seconds, 3),
     )
 
 
