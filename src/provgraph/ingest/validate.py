@@ -48,6 +48,7 @@ from provgraph.store.scratch import ScratchStore
 
 if TYPE_CHECKING:
     import rdflib
+    from rdflib.term import Node
 
     from provgraph.ingest.shacl import CompiledShapes
 
@@ -209,23 +210,26 @@ def _shapes_text(shapes: rdflib.Graph) -> str:
     the same labels (a result names its source shape, often a blank node)."""
     import rdflib
 
-    named = rdflib.Graph()
-    for triple in shapes:
-        named.add(tuple(rdflib.URIRef(_BLANK + str(t)) if isinstance(t, rdflib.BNode) else t for t in triple))  # type: ignore[arg-type]
-    return named.serialize(format="nt")
+    def named(term: Node) -> Node:
+        return rdflib.URIRef(_BLANK + str(term)) if isinstance(term, rdflib.BNode) else term
+
+    graph = rdflib.Graph()
+    for s, p, o in shapes:
+        graph.add((named(s), named(p), named(o)))
+    return graph.serialize(format="nt")
 
 
 def _shapes_from_text(text: str) -> rdflib.Graph:
     import rdflib
 
-    shapes = rdflib.Graph()
-    for triple in rdflib.Graph().parse(data=text, format="nt"):
-        shapes.add(
-            tuple(
-                rdflib.BNode(t[len(_BLANK) :]) if isinstance(t, rdflib.URIRef) and t.startswith(_BLANK) else t
-                for t in triple
-            )  # type: ignore[arg-type]
+    def blank(term: Node) -> Node:
+        return (
+            rdflib.BNode(term[len(_BLANK) :]) if isinstance(term, rdflib.URIRef) and term.startswith(_BLANK) else term
         )
+
+    shapes = rdflib.Graph()
+    for s, p, o in rdflib.Graph().parse(data=text, format="nt"):
+        shapes.add((blank(s), blank(p), blank(o)))
     return shapes
 
 

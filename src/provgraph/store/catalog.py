@@ -18,7 +18,7 @@ from provgraph.models import SourceInfo, SourceStatus, SourceVersion
 from provgraph.store.base import Backend, Substitutions
 from provgraph.store.scratch import ScratchStore
 from provgraph.store.terms import Literal, NamedNode, Quad, sparql_term, sparql_terms
-from provgraph.vocab import CATALOG_GRAPH, DCTERMS_NS, ID_NS, PG, PG_NS, PROV_NS, RDF_NS, XSD_NS
+from provgraph.vocab import CATALOG_GRAPH, DCTERMS_NS, ID_NS, PG, PROV_NS, RDF_NS, XSD_NS
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,47 +89,56 @@ def lookup(backend: Backend, keys: Iterable[str], documents: dict[str, NamedNode
     return found
 
 
+_TYPE = NamedNode(RDF_NS + "type")
+_TITLE = NamedNode(DCTERMS_NS + "title")
+_ENTITY = NamedNode(PROV_NS + "Entity")
+_GENERATED_AT = NamedNode(PROV_NS + "generatedAtTime")
+_GENERATED_BY = NamedNode(PROV_NS + "wasGeneratedBy")
+_REVISION_OF = NamedNode(PROV_NS + "wasRevisionOf")
+_INTEGER = XSD_NS + "integer"
+
+# The entry lines are N-Triples (the bulk loader reads them, the catalog shapes check them), not
+# SPARQL: their terms are written out in full.
+
+
 def _status_lines(e: NewVersion) -> list[str]:
     """The lines that make an entry committed: without a ``pg:status`` no reader of the catalog
     takes a version for part of the store."""
-    pg = f"<{PG_NS}"
-    lines = [f"<{e.graph.value}> {pg}status> {pg}Current>"]
+    lines = [f"{e.graph} {PG.status} {PG.Current}"]
     if e.previous is not None:
-        lines.append(f"<{e.previous.value}> {pg}status> {pg}Superseded>")
+        lines.append(f"{e.previous} {PG.status} {PG.Superseded}")
     return lines
 
 
 def _version_lines(e: NewVersion) -> list[str]:
-    cat, rdf_type, xsd_int = f"<{CATALOG_GRAPH.value}>", f"<{RDF_NS}type>", XSD_NS + "integer"
-    pg, prov = f"<{PG_NS}", f"<{PROV_NS}"
-    g = f"<{e.graph.value}>"
-    revision = [f"{g} {prov}wasRevisionOf> <{e.revision_of.value}>"] if e.revision_of is not None else []
+    g = e.graph
+    revision = [f"{g} {_REVISION_OF} {e.revision_of}"] if e.revision_of is not None else []
     return [
         *revision,
-        f"{cat} {pg}hasSourceGraph> {g}",
-        f"{g} {rdf_type} {pg}SourceGraph>",
-        f"{g} {rdf_type} {prov}Entity>",
-        f"{g} {pg}document> <{e.document.value}>",
-        f"{g} {pg}version> {_lit(str(e.version), xsd_int)}",
-        f"{g} {pg}contentHash> {_lit(e.content_hash)}",
-        f"{g} {pg}fingerprint> {_lit(e.fingerprint)}",
-        f"{g} {prov}generatedAtTime> {_lit(e.ingested_at, XSD_NS + 'dateTime')}",
-        f"{g} {prov}wasGeneratedBy> <{e.activity.value}>",
-        f"{g} {pg}statementCount> {_lit(str(e.statements), xsd_int)}",
-        f"{g} {pg}passageCount> {_lit(str(e.passages), xsd_int)}",
+        f"{CATALOG_GRAPH} {PG.hasSourceGraph} {g}",
+        f"{g} {_TYPE} {PG.SourceGraph}",
+        f"{g} {_TYPE} {_ENTITY}",
+        f"{g} {PG.document} {e.document}",
+        f"{g} {PG.version} {_lit(str(e.version), _INTEGER)}",
+        f"{g} {PG.contentHash} {_lit(e.content_hash)}",
+        f"{g} {PG.fingerprint} {_lit(e.fingerprint)}",
+        f"{g} {_GENERATED_AT} {_lit(e.ingested_at, XSD_NS + 'dateTime')}",
+        f"{g} {_GENERATED_BY} {e.activity}",
+        f"{g} {PG.statementCount} {_lit(str(e.statements), _INTEGER)}",
+        f"{g} {PG.passageCount} {_lit(str(e.passages), _INTEGER)}",
     ]
 
 
 def _document_lines(e: NewVersion) -> list[str]:
-    d = f"<{e.document.value}>"
+    d = e.document
     return [
-        f"{d} <{RDF_NS}type> <{PG_NS}SourceDocument>",
-        f"{d} <{PG_NS}documentKey> {_lit(e.key)}",
-        f"{d} <{DCTERMS_NS}title> {_lit(e.title)}",
+        f"{d} {_TYPE} {PG.SourceDocument}",
+        f"{d} {PG.documentKey} {_lit(e.key)}",
+        f"{d} {_TITLE} {_lit(e.title)}",
     ]
 
 
-_CATALOG_TYPE = f"<{CATALOG_GRAPH.value}> <{RDF_NS}type> <{PG_NS}Catalog>"
+_CATALOG_TYPE = f"{CATALOG_GRAPH} {_TYPE} {PG.Catalog}"
 
 
 def entry_triples(entries: Sequence[NewVersion]) -> list[str]:
