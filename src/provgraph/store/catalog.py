@@ -181,7 +181,7 @@ def commit_staged_update(entries: Sequence[NewVersion]) -> str:
 #: Titles may change between versions; the catalog keeps the newest of the documents ``$documents``.
 DELETE_TITLES = Template("""DELETE { GRAPH pgid:catalog { ?d dcterms:title ?t } }
 WHERE { VALUES ?d { $documents } GRAPH pgid:catalog { ?d dcterms:title ?t } }""")
-#: The ``$lines`` that say superseded versions are current (the versions superseding them commit).
+#: The ``$lines`` that say the versions the committed ones supersede are current.
 DELETE_CURRENT = Template("DELETE DATA { GRAPH pgid:catalog {\n$lines\n} }")
 #: The lines ``$lines`` (N-Triples without the final " .", joined by " .\n") into the catalog.
 INSERT_ENTRIES = Template("INSERT DATA { GRAPH pgid:catalog {\n$lines .\n} }")
@@ -230,6 +230,15 @@ def revoke_update(graph: NamedNode, at: str) -> str:
     return REVOKE.substitute(graph=sparql_term(graph), at=_lit(at, XSD_NS + "dateTime"))
 
 
+#: The catalog entries of the documents ``$documents`` and of their versions.
+PREVIEW = Template("""CONSTRUCT { ?s ?p ?o } WHERE {
+  VALUES ?d { $documents }
+  GRAPH pgid:catalog {
+    { ?s pg:document ?d . ?s ?p ?o } UNION { ?d ?p ?o BIND(?d AS ?s) }
+  }
+}""")
+
+
 def preview(backend: Backend, entries: Sequence[NewVersion]) -> list[str]:
     """What the catalog will say of the documents of ``entries`` once they are committed, as
     N-Triples lines without the final " .", for validation before the real commit. A document
@@ -247,13 +256,6 @@ def preview(backend: Backend, entries: Sequence[NewVersion]) -> list[str]:
     return lines + [line[:-2] for line in scratch.ntriples(CATALOG_GRAPH).splitlines()]
 
 
-#: The catalog entries of the documents ``$documents`` and of their versions.
-PREVIEW = Template("""CONSTRUCT { ?s ?p ?o } WHERE {
-  VALUES ?d { $documents }
-  GRAPH pgid:catalog {
-    { ?s pg:document ?d . ?s ?p ?o } UNION { ?d ?p ?o BIND(?d AS ?s) }
-  }
-}""")
 CURRENT_GRAPHS = "SELECT ?g WHERE { GRAPH pgid:catalog { ?g pg:status pg:Current } }"
 COMMITTED_GRAPHS = "SELECT DISTINCT ?g WHERE { GRAPH pgid:catalog { ?g pg:status ?status } }"
 
