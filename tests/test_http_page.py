@@ -14,7 +14,7 @@ import httpx
 import pytest
 
 from helpers import BROWSER_PACKAGES, DBPEDIA, find_browser, live_server
-from provgraph import GraphSplit, ProvGraph
+from provgraph import GraphSplit, IngestOptions, ProvGraph
 from provgraph.http import ServerSettings
 from provgraph.http.page import EXAMPLES, STATIC
 
@@ -29,11 +29,13 @@ def graph() -> Iterator[ProvGraph]:
     pg = ProvGraph.memory()
     pg.ingest(
         DBPEDIA / "3-capitals.nq",
-        id="dbpedia-3-capitals",
-        title="DBpedia: 3 capitals",
-        tier=4,
-        base="http://example.org/ldif/",
-        split=GraphSplit.wikipedia_articles(DBPEDIA / "3-capitals.metadata.nq"),
+        IngestOptions(
+            id="dbpedia-3-capitals",
+            title="DBpedia: 3 capitals",
+            tier=4,
+            base="http://example.org/ldif/",
+            split=GraphSplit.wikipedia_articles(DBPEDIA / "3-capitals.metadata.nq"),
+        ),
     )
     yield pg
     pg.close()

@@ -7,7 +7,7 @@ import json
 import httpx
 
 from helpers import DBPEDIA, live_server, run_cli
-from provgraph import Conflict, GraphSplit, ProvGraph
+from provgraph import Conflict, GraphSplit, IngestOptions, ProvGraph
 
 AMSTERDAM = "http://dbpedia.org/resource/Amsterdam"
 POPULATION = "http://dbpedia.org/ontology/populationTotal"
@@ -50,11 +50,13 @@ def test_http_conflicts(tmp_path):
     pg = ProvGraph.memory()
     pg.ingest(
         DBPEDIA / "3-capitals.nq",
-        id="3-capitals",
-        title="3 capitals",
-        tier=4,
-        base="http://example.org/ldif/",
-        split=GraphSplit.wikipedia_articles(),
+        IngestOptions(
+            id="3-capitals",
+            title="3 capitals",
+            tier=4,
+            base="http://example.org/ldif/",
+            split=GraphSplit.wikipedia_articles(),
+        ),
     )
     policy = tmp_path / "policy.ttl"
     policy.write_text(POLICY, encoding="utf-8")

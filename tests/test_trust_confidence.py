@@ -8,7 +8,7 @@ import math
 import pytest
 
 from helpers import DBPEDIA
-from provgraph import ChainMode, FactStatus, GraphSplit, ProvGraph
+from provgraph import ChainMode, FactStatus, GraphSplit, IngestOptions, ProvGraph
 from provgraph.trust.confidence import (
     DecayConfig,
     aggregate,
@@ -98,11 +98,13 @@ def test_truth_discovery_learns_which_source_is_usually_right():
 def _capitals(pg: ProvGraph) -> None:
     pg.ingest(
         DBPEDIA / "3-capitals.nq",
-        id="3-capitals",
-        title="3 capitals",
-        tier=4,
-        base="http://example.org/ldif/",
-        split=GraphSplit.wikipedia_articles(DBPEDIA / "3-capitals.metadata.nq"),
+        IngestOptions(
+            id="3-capitals",
+            title="3 capitals",
+            tier=4,
+            base="http://example.org/ldif/",
+            split=GraphSplit.wikipedia_articles(DBPEDIA / "3-capitals.metadata.nq"),
+        ),
     )
 
 
@@ -149,8 +151,8 @@ def test_chain_with_provenance_per_step(pg, tmp_path):
         "<http://ex.org/migraine> <http://www.w3.org/2000/01/rdf-schema#subClassOf> <http://ex.org/headache> .\n",
         encoding="utf-8",
     )
-    pg.ingest(facts, url="https://ex.org/trial", title="trial", tier=4)
-    pg.ingest(onto, url="https://ex.org/classes", title="classes", tier=1)
+    pg.ingest(facts, IngestOptions(url="https://ex.org/trial", title="trial", tier=4))
+    pg.ingest(onto, IngestOptions(url="https://ex.org/classes", title="classes", tier=1))
     path = ["http://ex.org/treats", "http://www.w3.org/2000/01/rdf-schema#subClassOf"]
     [weakest] = pg.chain("http://ex.org/aspirin", path)
     assert weakest.object == "http://ex.org/headache"
