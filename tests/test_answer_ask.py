@@ -8,8 +8,17 @@ import json
 import httpx
 import pytest
 
-from helpers import DBPEDIA, ROOT, TEST_DATA, live_server, run_cli
-from provgraph import GraphSplit, IngestOptions, ProvGraph
+from helpers import (
+    POPULATION_POLICY,
+    ROOT,
+    TEST_DATA,
+    ingest_aspirin,
+    ingest_capitals_cli,
+    live_server,
+    run_cli,
+    write_policy,
+)
+from provgraph import IngestOptions, ProvGraph
 from provgraph.answer.models import (
     AnswerConfidence,
     AskFilters,
@@ -21,35 +30,7 @@ from provgraph.answer.models import (
     ReasonCode,
 )
 
-AMSTERDAM = "http://dbpedia.org/resource/Amsterdam"
-POPULATION = "http://dbpedia.org/ontology/populationTotal"
-POLICY = f"""@prefix owl: <http://www.w3.org/2002/07/owl#> . @prefix pg: <https://w3id.org/provgraph/ns#> .
-<{POPULATION}> a owl:FunctionalProperty ; pg:relativeTolerance 0.005 .
-"""
 EXAMPLES = ROOT / "data" / "examples"
-
-
-def _capitals(pg: ProvGraph, tmp_path) -> None:
-    pg.ingest(
-        DBPEDIA / "3-capitals.nq",
-        IngestOptions(
-            id="3-capitals",
-            title="3 capitals",
-            tier=4,
-            base="http://example.org/ldif/",
-            split=GraphSplit.wikipedia_articles(DBPEDIA / "3-capitals.metadata.nq"),
-        ),
-    )
-    policy = tmp_path / "policy.ttl"
-    policy.write_text(POLICY, encoding="utf-8")
-    pg.add_ontology(policy)
-
-
-@pytest.fixture
-def capitals(tmp_path):
-    with ProvGraph.memory() as pg:
-        _capitals(pg, tmp_path)
-        yield pg
 
 
 def test_population_of_amsterdam_states_the_disagreement_with_sources_and_rationale(capitals):
@@ -107,13 +88,9 @@ def test_revoked_source_never_appears(tmp_path):
 
 def test_cli_ask_readable_and_json(tmp_path):
     store = str(tmp_path / "store")
-    ingest = run_cli(
-        "ingest", str(DBPEDIA / "3-capitals.nq"), "--id", "3-capitals", "--tier", "4", "--base",
-        "http://example.org/ldif/", "--split-graphs", "wikipedia", "--quiet", "--store", store,
-    )  # fmt: skip
+    ingest = ingest_capitals_cli(store)
     assert ingest.returncode == 0, ingest.stderr
-    policy = tmp_path / "policy.ttl"
-    policy.write_text(POLICY, encoding="utf-8")
+    policy = write_policy(tmp_path, POPULATION_POLICY)
     assert run_cli("ontology", "add", str(policy), "--store", store).returncode == 0
     readable = run_cli("ask", "What is the population of Amsterdam?", "--store", store)
     assert readable.returncode == 0, readable.stderr
@@ -202,9 +179,7 @@ def test_an_answer_keeps_to_the_property_asked_about(capitals):
 
 def test_passages_answer_what_no_fact_states():
     with ProvGraph.memory() as pg:
-        pg.ingest(
-            EXAMPLES / "aspirin.ttl", IngestOptions(title="Aspirin facts", url="https://example.org/aspirin", tier=2)
-        )
+        ingest_aspirin(pg)
         pg.ingest(EXAMPLES / "facts.jsonl", IngestOptions(title="Aspirin trial", url="https://example.org/trial"))
         pg.ingest(
             EXAMPLES / "aspirin-note.md", IngestOptions(title="Aspirin note", url="https://example.org/note", tier=5)

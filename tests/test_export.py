@@ -9,10 +9,9 @@ import pytest
 import rdflib
 from rdflib.compare import isomorphic
 
-from helpers import DBPEDIA, EXAMPLES
+from helpers import CAPITALS, EXAMPLES, capitals_options
 from provgraph import (
     ExportFormat,
-    GraphSplit,
     IngestOptions,
     NotFoundError,
     ProvGraph,
@@ -27,14 +26,7 @@ def filled(pg: ProvGraph) -> ProvGraph:
     pg.ingest(EXAMPLES / "facts.jsonl", IngestOptions(title="Trial", url="https://example.org/trial"))
     pg.ingest(EXAMPLES / "aspirin-note.md", IngestOptions(title="Note", url="https://example.org/note"))
     pg.ingest(EXAMPLES / "dose-study.trig", IngestOptions(title="Dose study", url="https://example.org/dose-study"))
-    pg.ingest(
-        DBPEDIA / "3-capitals.nq",
-        IngestOptions(
-            id="dbpedia",
-            base="http://example.org/ldif/",
-            split=GraphSplit.wikipedia_articles(DBPEDIA / "3-capitals.metadata.nq"),
-        ),
-    )
+    pg.ingest(CAPITALS, capitals_options())
     return pg
 
 

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from helpers import EXAMPLES, live_server
+from helpers import ingest_aspirin, live_server
 from provgraph import DatasetView, IngestOptions, ProvGraph
 from provgraph.http import ServerSettings
 
@@ -22,7 +22,7 @@ RESULT_LIMIT = 10_000  # one source graph in Turtle fits; the dataset does not
 @pytest.fixture
 def small(pg: ProvGraph) -> Iterator[httpx.Client]:
     """A server taking bodies up to LIMIT bytes and answering up to RESULT_LIMIT bytes."""
-    pg.ingest(EXAMPLES / "aspirin.ttl", IngestOptions(title="Aspirin facts", url="https://example.org/aspirin", tier=2))
+    ingest_aspirin(pg)
     settings = ServerSettings(token=TOKEN, max_upload_bytes=LIMIT, max_result_bytes=RESULT_LIMIT)
     with live_server(pg, settings) as url, httpx.Client(base_url=url, timeout=60) as client:
         yield client

@@ -19,7 +19,7 @@ from schemathesis.checks import (
     status_code_conformance,
 )
 
-from helpers import EXAMPLES, live_server
+from helpers import EXAMPLES, ingest_aspirin, live_server
 from provgraph import IngestOptions, ProvGraph
 from provgraph.http import ServerSettings
 
@@ -30,7 +30,7 @@ EXAMPLES_PER_OPERATION = 40
 @pytest.fixture(scope="module")
 def api_schema() -> Iterator[schemathesis.BaseSchema]:
     pg = ProvGraph.memory()
-    pg.ingest(EXAMPLES / "aspirin.ttl", IngestOptions(title="Aspirin facts", url="https://example.org/aspirin", tier=2))
+    ingest_aspirin(pg)
     pg.ingest(EXAMPLES / "facts.jsonl", IngestOptions(id="facts", title="Facts"))
     settings_ = ServerSettings(token=TOKEN, query_timeout=10.0, max_result_bytes=1_000_000)
     with live_server(pg, settings_) as url:

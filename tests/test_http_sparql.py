@@ -12,7 +12,7 @@ from typing import Any
 import httpx
 import pytest
 
-from helpers import EXAMPLES, ROOT, ServeProcess, live_server
+from helpers import EXAMPLES, ROOT, ServeProcess, ingest_aspirin, live_server
 from provgraph import IngestOptions, ProvGraph
 from provgraph.http import ServerSettings
 
@@ -23,7 +23,7 @@ WRITE = {"authorization": f"Bearer {TOKEN}", "content-type": "application/sparql
 @pytest.fixture
 def graph() -> ProvGraph:
     pg = ProvGraph.memory()
-    pg.ingest(EXAMPLES / "aspirin.ttl", IngestOptions(title="Aspirin facts", url="https://example.org/aspirin", tier=2))
+    ingest_aspirin(pg)
     return pg
 
 

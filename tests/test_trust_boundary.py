@@ -10,7 +10,7 @@ import httpx
 import pytest
 from pyoxigraph import NamedNode, Quad, RdfFormat, parse, serialize
 
-from helpers import DBPEDIA, EXAMPLES, dataset_dump, live_server, run_cli
+from helpers import CAPITALS, DBPEDIA, EXAMPLES, capitals_options, dataset_dump, live_server, run_cli
 from provgraph import GraphSplit, IngestOptions, InputError, ProvGraph
 from provgraph.http import ServerSettings
 from provgraph.vocab import document_iri, fact_iri
@@ -188,15 +188,7 @@ def test_an_agent_or_reviewer_option_may_not_be_a_provgraph_iri(aspirin, option)
 
 
 def test_the_bundled_and_real_data_still_ingest(pg):
-    report = pg.ingest(
-        DBPEDIA / "3-capitals.nq",
-        IngestOptions(
-            id="capitals",
-            tier=4,
-            base="http://example.org/ldif/",
-            split=GraphSplit.wikipedia_articles(DBPEDIA / "3-capitals.metadata.nq"),
-        ),
-    )
+    report = pg.ingest(CAPITALS, capitals_options())
     assert report.statements > 0 and report.validation.conforms
     pg.add_ontology(DBPEDIA / "policy.ttl")  # pg: terms here are policy, loaded beside the sources
 

@@ -7,11 +7,10 @@ import json
 
 import pytest
 
-from helpers import DBPEDIA
+from helpers import AMSTERDAM, POPULATION, ingest_capitals
 from provgraph import (
     ConflictKind,
     DatasetView,
-    GraphSplit,
     IngestOptions,
     ProvGraph,
     ResolutionStrategy,
@@ -21,8 +20,6 @@ from provgraph import (
 OWL = "http://www.w3.org/2002/07/owl#"
 DBO = "http://dbpedia.org/ontology/"
 GEO = "http://www.w3.org/2003/01/geo/wgs84_pos#"
-AMSTERDAM = "http://dbpedia.org/resource/Amsterdam"
-POPULATION = DBO + "populationTotal"
 XSD_INT = "^^<http://www.w3.org/2001/XMLSchema#integer>"
 EX = "http://ex.org/"
 
@@ -39,20 +36,9 @@ def edition(url: str) -> str:
 
 
 @pytest.fixture
-def capitals(pg: ProvGraph, tmp_path) -> ProvGraph:
-    pg.ingest(
-        DBPEDIA / "3-capitals.nq",
-        IngestOptions(
-            id="3-capitals",
-            title="3 capitals",
-            tier=4,
-            base="http://example.org/ldif/",
-            split=GraphSplit.wikipedia_articles(DBPEDIA / "3-capitals.metadata.nq"),
-        ),
-    )
-    (tmp_path / "policy.ttl").write_text(POLICY, encoding="utf-8")
-    pg.add_ontology(tmp_path / "policy.ttl")
-    return pg
+def capitals_policy() -> str:
+    """The shared capitals fixture (conftest.py) with this module's policy."""
+    return POLICY
 
 
 def jsonl(path, records: list[dict[str, object]]):
@@ -311,17 +297,7 @@ def test_shapes_with_max_count_one_declare_functional_predicates(pg, tmp_path):
 def test_ontology_graph_survives_reopen_and_export_and_read_only_computes(tmp_path):
     store = tmp_path / "store"
     with ProvGraph.open(store) as pg:
-        pg.ingest(
-            DBPEDIA / "3-capitals.nq",
-            IngestOptions(
-                id="3-capitals",
-                title="3 capitals",
-                tier=4,
-                base="http://example.org/ldif/",
-                split=GraphSplit.wikipedia_articles(),
-            ),
-        )
-        pg.add_ontology(_write(tmp_path / "policy.ttl", POLICY))
+        ingest_capitals(pg, tmp_path, POLICY, graph_metadata=False)
     with ProvGraph.open(store) as pg:  # a read-write open runs recover(): the ontology graph stays
         assert "https://w3id.org/provgraph/id/ontology" in pg.export().decode()
     with ProvGraph.open(store, read_only=True) as pg:
