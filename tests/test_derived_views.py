@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from pyoxigraph import NamedNode, QuerySolutions
 
-from provgraph import ExportFormat, ProvGraph
+from provgraph import ExportFormat, IngestOptions, ProvGraph
 from provgraph.answer.index import LexicalIndex
 from provgraph.store import changes, derived
 from provgraph.store.base import Backend
@@ -114,7 +114,7 @@ class Corpus:
 def _ingest(pg: ProvGraph, corpus: Corpus, key: str) -> None:
     path = corpus.write(key)
     title, url = corpus.docs[key]
-    pg.ingest(path, id=key, title=title, url=url, publisher=f"publisher-{int(key[1:]) % 3}")
+    pg.ingest(path, IngestOptions(id=key, title=title, url=url, publisher=f"publisher-{int(key[1:]) % 3}"))
 
 
 def _conflicts(found: Sequence[Conflict]) -> list[str]:
@@ -240,7 +240,7 @@ def test_a_catch_up_rewrites_only_the_conflicts_the_new_sources_touch(pg: ProvGr
         path = tmp_path / f"{name}.jsonl"
         lines = [json.dumps({"subject": EX + s, "predicate": EX + "born", "literal": v}) for s, v in facts.items()]
         path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-        pg.ingest(path, id=name, url=f"https://{name}.example/", publisher=name)
+        pg.ingest(path, IngestOptions(id=name, url=f"https://{name}.example/", publisher=name))
 
     doc("a", {"x": "1900", "y": "1900"})
     doc("b", {"x": "1901", "y": "1901"})

@@ -7,7 +7,7 @@ import os
 import threading
 from collections import OrderedDict
 from collections.abc import Collection, Sequence
-from datetime import UTC, date, datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
 from typing import IO
@@ -27,6 +27,7 @@ from provgraph.errors import (
 )
 from provgraph.ingest import pipeline
 from provgraph.ingest.guard import check_json_depth, check_xml
+from provgraph.ingest.options import IngestOptions
 from provgraph.ingest.rdf import RDF_FORMATS as _INPUT_RDF
 from provgraph.ingest.reify import xsd_datetime
 from provgraph.ingest.trix import trix_to_nquads
@@ -35,8 +36,6 @@ from provgraph.models import (
     DerivedRecords,
     Evidence,
     ExportFormat,
-    ExtractionMethod,
-    GraphSplit,
     IngestReport,
     InputFormat,
     SourceInfo,
@@ -83,10 +82,10 @@ class ProvGraph:
     """A provenance store: source documents as SHACL-validated named graphs of reified,
     PROV-O annotated statements.
 
-    >>> from provgraph import ProvGraph
+    >>> from provgraph import IngestOptions, ProvGraph
     >>> pg = ProvGraph.memory()
-    >>> report = pg.ingest("data/examples/aspirin.ttl", title="Aspirin facts",
-    ...                    url="https://example.org/aspirin", issued="2024-03-01", tier=2)
+    >>> report = pg.ingest("data/examples/aspirin.ttl", IngestOptions(title="Aspirin facts",
+    ...                    url="https://example.org/aspirin", issued="2024-03-01", tier=2))
     >>> report.documents[0].outcome.value, report.statements
     ('created', 4)
     >>> [e.title for e in pg.evidence("http://example.org/aspirin",
@@ -180,75 +179,38 @@ class ProvGraph:
     def ingest(
         self,
         path: str | os.PathLike[str],
+        options: IngestOptions | None = None,
+        /,
         *,
-        title: str | None = None,
-        url: str | None = None,
-        issued: str | date | datetime | None = None,
-        tier: int = 3,
-        publisher: str | None = None,
-        id: str | None = None,  # noqa: A002 - the document's identity, as the CLI's --id
-        format: InputFormat | None = None,  # noqa: A002
-        method: ExtractionMethod | None = None,
-        confidence: float | None = None,
-        base: str | None = None,
-        shapes: Sequence[str | os.PathLike[str]] = (),
-        split: GraphSplit | None = None,
-        agent: str | None = None,
-        reviewer: str | None = None,
-        lenient: bool = False,
         progress: pipeline.ProgressCallback | None = None,
     ) -> IngestReport:
-        """Ingest one file as a source document (or several, with ``split``).
+        """Ingest one file as a source document (or several, with ``options.split``).
 
-        The document's identity is ``id``, else ``url``, else the file's absolute path.
-        Identical content (and options) for a current document is a no-op; changed content
+        The document's identity is the ``id`` option, else ``url``, else the file's absolute
+        path. Identical content (and options) for a current document is a no-op; changed content
         makes a new version that supersedes the old one. Every graph is validated with SHACL
-        (the built-in shapes and ``shapes``) before anything is written; a graph that does not
-        conform raises :class:`~provgraph.errors.ValidationFailedError` and the store is unchanged.
+        (the built-in shapes and the ``shapes`` option) before anything is written; a graph that
+        does not conform raises :class:`~provgraph.errors.ValidationFailedError` and the store is
+        unchanged.
 
         Input is data, never provenance: a term in provgraph's namespaces (``pg:``, ``pgid:``) is
         refused with an :class:`~provgraph.errors.InputError` naming file and line, as are
-        malformed or truncated input and literals that do not match their datatype (``lenient``
-        keeps those, and ``report.ill_typed_literals`` says how many).
+        malformed or truncated input and literals that do not match their datatype (the
+        ``lenient`` option keeps those, and ``report.ill_typed_literals`` says how many).
         """
-        options = self._options(locals())
-        return pipeline.run(self._backend, Path(path), options, progress=progress)
+        return pipeline.run(self._backend, Path(path), options or IngestOptions(), progress=progress)
 
     def validate(
         self,
         path: str | os.PathLike[str],
+        options: IngestOptions | None = None,
+        /,
         *,
-        title: str | None = None,
-        url: str | None = None,
-        issued: str | date | datetime | None = None,
-        tier: int = 3,
-        publisher: str | None = None,
-        id: str | None = None,  # noqa: A002
-        format: InputFormat | None = None,  # noqa: A002
-        method: ExtractionMethod | None = None,
-        confidence: float | None = None,
-        base: str | None = None,
-        shapes: Sequence[str | os.PathLike[str]] = (),
-        split: GraphSplit | None = None,
-        agent: str | None = None,
-        reviewer: str | None = None,
-        lenient: bool = False,
         progress: pipeline.ProgressCallback | None = None,
     ) -> IngestReport:
         """Everything :meth:`ingest` does except writing: a dry run whose report says whether
         the input conforms (``report.validation``) and what ingest would do."""
-        options = self._options(locals())
-        return pipeline.run(self._backend, Path(path), options, dry_run=True, progress=progress)
-
-    @staticmethod
-    def _options(args: dict[str, object]) -> pipeline.IngestOptions:
-        fields = {k: v for k, v in args.items() if k not in ("self", "path", "progress")}
-        fields["shapes"] = tuple(Path(p) for p in fields["shapes"])  # type: ignore[attr-defined]
-        if isinstance(fields["format"], str):
-            fields["format"] = InputFormat(fields["format"])
-        if isinstance(fields["method"], str):
-            fields["method"] = ExtractionMethod(fields["method"])
-        return pipeline.IngestOptions(**fields)  # type: ignore[arg-type]
+        return pipeline.run(self._backend, Path(path), options or IngestOptions(), dry_run=True, progress=progress)
 
     def revoke(self, document: str) -> SourceInfo:
         """Withdraw a document (by key or IRI): its current version becomes ``revoked`` and is no
@@ -820,7 +782,8 @@ class ProvGraph:
         survives, the answer abstains (``confidence == "insufficient_evidence"``).
 
         >>> pg = ProvGraph.memory()
-        >>> _ = pg.ingest("data/examples/aspirin-note.md", title="Aspirin note", url="https://example.org/note")
+        >>> note = IngestOptions(title="Aspirin note", url="https://example.org/note")
+        >>> _ = pg.ingest("data/examples/aspirin-note.md", note)
         >>> answer = pg.ask("What does aspirin reduce?")
         >>> answer.confidence.value, answer.references[0].title
         ('high', 'Aspirin note')

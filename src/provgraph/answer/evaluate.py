@@ -36,6 +36,7 @@ from provgraph.answer.base import Generator, SupportJudge
 from provgraph.answer.models import AskFilters, DraftAnswer, EvidencePack, GroundedAnswer
 from provgraph.answer.text import normalise, words
 from provgraph.errors import InputError
+from provgraph.ingest.options import IngestOptions
 
 HOTPOT_URL = "https://en.wikipedia.org/wiki/"
 
@@ -101,7 +102,10 @@ def ingest_hotpot(
         for n, (title, sentences) in enumerate(paragraphs.items(), 1):
             path = Path(tmp) / f"p{n}.txt"
             path.write_text("\n\n".join(sentences) + "\n", encoding="utf-8")
-            pg.ingest(path, id=document_key(title), title=title, url=HOTPOT_URL + title.replace(" ", "_"), tier=3)
+            pg.ingest(
+                path,
+                IngestOptions(id=document_key(title), title=title, url=HOTPOT_URL + title.replace(" ", "_"), tier=3),
+            )
             if progress is not None:
                 progress(n, len(paragraphs))
     # passages in document order: the n-th passage of a paragraph is its n-th sentence

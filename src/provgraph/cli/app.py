@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import enum
 import errno
+import inspect
 import os
 import signal
 import socket
@@ -17,6 +18,7 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 from rich.console import Console
+from typer.core import TyperCommand
 
 from provgraph._version import __version__
 from provgraph.cli import render
@@ -27,9 +29,7 @@ from provgraph.options import (
     TOKEN_ENV,
     DatasetView,
     ExportFormat,
-    ExtractionMethod,
     GeneratorKind,
-    InputFormat,
     ResultFormat,
 )
 
@@ -216,43 +216,8 @@ def _progress(quiet: bool) -> Iterator[Callable[[str, int, int], None] | None]:
 IngestFile = Annotated[
     Path, typer.Argument(metavar="FILE", help="File to ingest (.ttl .nt .nq .trig .jsonld .rdf .trix .jsonl .txt .md).")
 ]
-TitleOpt = Annotated[str | None, typer.Option(metavar="TEXT", help="Document title (default: the file name).")]
-UrlOpt = Annotated[
-    str | None, typer.Option(metavar="URL", help="Where the document can be read; its identity unless --id.")
-]
-IssuedOpt = Annotated[
-    str | None, typer.Option(metavar="DATE", help="Publication date: 2024-03-01, 2024-03, 2024 or a date-time.")
-]
-TierOpt = Annotated[int, typer.Option(min=1, max=5, metavar="1-5", help="Source tier, 1 (curated) to 5 (unverified).")]
-PublisherOpt = Annotated[str | None, typer.Option(metavar="IRI|NAME", help="Publisher (an IRI or a name).")]
-IdOpt = Annotated[
-    str | None, typer.Option("--id", metavar="KEY", help="Document identity (default: --url, else the file path).")
-]
-FormatOpt = Annotated[
-    InputFormat | None,
-    typer.Option(
-        "--format",
-        parser=_choice(InputFormat, "--format"),
-        metavar="FORMAT",
-        help="Input format (default: from the extension): " + ", ".join(f.value for f in InputFormat) + "; "
-        "extensions and media types name them too (ttl, nt, nq, rdf, md, text/turtle).",
-    ),
-]
-MethodOpt = Annotated[
-    ExtractionMethod | None,
-    typer.Option(
-        parser=_choice(ExtractionMethod, "--method"),
-        metavar=_metavar(ExtractionMethod),
-        help="Extraction method (default: source_data).",
-    ),
-]
-ConfidenceOpt = Annotated[
-    float | None, typer.Option(min=0.0, max=1.0, metavar="0-1", help="Default statement confidence.")
-]
-BaseOpt = Annotated[str | None, typer.Option(metavar="IRI", help="Base IRI to resolve relative IRIs against.")]
-ShapesOpt = Annotated[
-    list[Path] | None, typer.Option("--shapes", metavar="FILE", help="Extra SHACL shapes (repeatable).")
-]
+# The command line's spelling of the split option (GraphSplit, a model of its own); every other
+# option of ingest and validate is a field of IngestOptions (provgraph.cli.model_flags).
 SplitOpt = Annotated[
     str | None,
     typer.Option(
@@ -265,16 +230,7 @@ SplitOpt = Annotated[
 MetaOpt = Annotated[
     Path | None, typer.Option("--graph-metadata", metavar="FILE", help="RDF describing the split graphs.")
 ]
-AgentOpt = Annotated[str | None, typer.Option(metavar="IRI", help="IRI of the person or pipeline ingesting.")]
-ReviewerOpt = Annotated[str | None, typer.Option(metavar="IRI", help="IRI of the reviewer of every statement.")]
 QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]
-LenientOpt = Annotated[
-    bool,
-    typer.Option(
-        "--lenient",
-        help='Keep literals that do not match their datatype ("abc"^^xsd:integer), counted, instead of refusing.',
-    ),
-]
 
 
 @contextlib.contextmanager
@@ -290,31 +246,24 @@ def _json_on_rejection(json: bool) -> Iterator[None]:
 
 
 def _ingest_command(*, dry_run: bool) -> Callable[..., None]:
-    """``ingest`` and ``validate`` take the same options; one function serves both."""
+    """``ingest`` and ``validate`` take the same options; one function serves both. Its flags are
+    the fields of IngestOptions, with the command line's own (store, split, quiet, json) around
+    them."""
+    from provgraph.cli.model_flags import given, model_parameters
+    from provgraph.ingest.options import IngestOptions
 
     def command(
         file: IngestFile,
-        store: StoreOpt = DEFAULT_STORE,
-        title: TitleOpt = None,
-        url: UrlOpt = None,
-        issued: IssuedOpt = None,
-        tier: TierOpt = 3,
-        publisher: PublisherOpt = None,
-        id: IdOpt = None,  # noqa: A002
-        fmt: FormatOpt = None,
-        method: MethodOpt = None,
-        confidence: ConfidenceOpt = None,
-        base: BaseOpt = None,
-        shapes: ShapesOpt = None,
-        split_graphs: SplitOpt = None,
-        graph_metadata: MetaOpt = None,
-        agent: AgentOpt = None,
-        reviewer: ReviewerOpt = None,
-        lenient: LenientOpt = False,
-        quiet: QuietOpt = False,
-        json: JsonOpt = False,
+        store: StoreOpt,
+        split_graphs: SplitOpt,
+        graph_metadata: MetaOpt,
+        quiet: QuietOpt,
+        json: JsonOpt,
+        **fields: Any,  # the options of IngestOptions, as __signature__ below declares them
     ) -> None:
-        split = _split(split_graphs, graph_metadata)
+        options = IngestOptions.model_validate(
+            {**given(fields, IngestOptions), "split": _split(split_graphs, graph_metadata)}
+        )
         # The write lock is taken only to write: a refused ingest, or a dry run, leaves the store's
         # files as they were; a missing store reads as empty and is created only by a write.
         with (
@@ -323,25 +272,7 @@ def _ingest_command(*, dry_run: bool) -> Callable[..., None]:
             _json_on_rejection(json),
         ):
             run = graph.validate if dry_run else graph.ingest
-            report = run(
-                file,
-                title=title,
-                url=url,
-                issued=issued,
-                tier=tier,
-                publisher=publisher,
-                id=id,
-                format=fmt,
-                method=method,
-                confidence=confidence,
-                base=base,
-                shapes=shapes or (),
-                split=split,
-                agent=agent,
-                reviewer=reviewer,
-                lenient=lenient,
-                progress=progress,
-            )
+            report = run(file, options, progress=progress)
         if json:
             _print_json(report)
         elif dry_run:
@@ -351,18 +282,56 @@ def _ingest_command(*, dry_run: bool) -> Callable[..., None]:
         if not report.validation.conforms:
             raise typer.Exit(1)
 
+    def shell(name: str, annotation: object, default: object = inspect.Parameter.empty) -> inspect.Parameter:
+        return inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotation)
+
+    split = [shell("split_graphs", SplitOpt, None), shell("graph_metadata", MetaOpt, None)]
+    command.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+        [
+            shell("file", IngestFile),
+            shell("store", StoreOpt, DEFAULT_STORE),
+            *model_parameters(IngestOptions, instead={"split": split}),
+            shell("quiet", QuietOpt, False),
+            shell("json", JsonOpt, False),
+        ]
+    )
     return command
 
 
-app.command(
+def _deferred(name: str, *, help: str, build: Callable[[], Callable[..., None]]) -> None:  # noqa: A002
+    """Register a command whose options are made when it runs or shows its help, not when the
+    command line starts: ingest's come from a pydantic model, and `provgraph --help` and every
+    other command must not import pydantic (tests/test_startup.py)."""
+
+    class Deferred(TyperCommand):
+        def make_context(  # typer's click is vendored and private: its types are not named here
+            self,
+            info_name: str | None,
+            args: list[str],
+            parent: Any = None,
+            **extra: Any,  # click's own signature, handed on as it is
+        ) -> Any:
+            made = typer.Typer(rich_markup_mode=None, pretty_exceptions_enable=False, add_completion=False)
+            made.command(name, help=help)(build())
+            return typer.main.get_command(made).make_context(info_name, args, parent=parent, **extra)
+
+    def stand_in() -> None:  # never runs: the made command's context replaces this one's
+        raise AssertionError(name)
+
+    app.command(name, cls=Deferred, help=help)(stand_in)
+
+
+_deferred(
     "ingest",
     help="Ingest a document into the store. It is validated with SHACL and stored as a named graph, all or nothing.",
-)(_ingest_command(dry_run=False))
-app.command(
+    build=lambda: _ingest_command(dry_run=False),
+)
+_deferred(
     "validate",
     help="Check a document without writing it. It is validated with SHACL and validate says what ingest "
     "would do. Exit code 0 when it conforms, 1 when it does not.",
-)(_ingest_command(dry_run=True))
+    build=lambda: _ingest_command(dry_run=True),
+)
 
 
 # ---------------------------------------------------------------------- reading

@@ -10,6 +10,7 @@ from provgraph.cli.answer import show as show_answer
 from provgraph.cli.trust import show as show_conflicts
 from provgraph.errors import ValidationFailedError
 from provgraph.graph import ProvGraph
+from provgraph.ingest.options import IngestOptions
 from provgraph.models import ExtractionMethod, GraphSplit, ResultFormat
 from provgraph.resources import data_dir
 
@@ -35,11 +36,13 @@ def run_demo(pg: ProvGraph, out: Console) -> None:
     out.print(Rule("1. Ingest: every source document becomes a SHACL-validated named graph"))
     report = pg.ingest(
         dbpedia / "3-capitals.nq",
-        id="dbpedia-3-capitals",
-        title="DBpedia: 3 capitals",
-        tier=4,
-        base="http://example.org/ldif/",
-        split=GraphSplit.wikipedia_articles(dbpedia / "3-capitals.metadata.nq"),
+        IngestOptions(
+            id="dbpedia-3-capitals",
+            title="DBpedia: 3 capitals",
+            tier=4,
+            base="http://example.org/ldif/",
+            split=GraphSplit.wikipedia_articles(dbpedia / "3-capitals.metadata.nq"),
+        ),
     )
     articles = [d for d in report.documents if ".wikipedia.org/wiki/" in d.key]
     out.print(
@@ -48,33 +51,34 @@ def run_demo(pg: ProvGraph, out: Console) -> None:
     )
     report = pg.ingest(
         examples / "aspirin.ttl",
-        title="Aspirin facts",
-        url="https://example.org/aspirin",
-        issued="2024-03-01",
-        tier=2,
+        IngestOptions(title="Aspirin facts", url="https://example.org/aspirin", issued="2024-03-01", tier=2),
     )
     render.ingest_report(out, report)
     report = pg.ingest(
         examples / "facts.jsonl",
-        title="Aspirin trial report (LLM extraction)",
-        url="https://example.org/aspirin-trial",
-        issued="2023-11",
-        tier=3,
-        method=ExtractionMethod.LLM_EXTRACTION,
+        IngestOptions(
+            title="Aspirin trial report (LLM extraction)",
+            url="https://example.org/aspirin-trial",
+            issued="2023-11",
+            tier=3,
+            method=ExtractionMethod.LLM_EXTRACTION,
+        ),
     )
     render.ingest_report(out, report)
-    report = pg.ingest(examples / "aspirin-note.md", title="Aspirin note", url="https://example.org/note", tier=5)
+    report = pg.ingest(
+        examples / "aspirin-note.md", IngestOptions(title="Aspirin note", url="https://example.org/note", tier=5)
+    )
     render.ingest_report(out, report)
     again = pg.ingest(
         examples / "aspirin.ttl",
-        title="Aspirin facts",
-        url="https://example.org/aspirin",
-        issued="2024-03-01",
-        tier=2,
+        IngestOptions(title="Aspirin facts", url="https://example.org/aspirin", issued="2024-03-01", tier=2),
     )
     out.print("Re-ingesting the same file: " + ("a no-op" if again.unchanged else "a new version"))
     try:
-        pg.ingest(examples / "bad-dose.ttl", url="https://example.org/ibuprofen", shapes=[examples / "drug-shapes.ttl"])
+        pg.ingest(
+            examples / "bad-dose.ttl",
+            IngestOptions(url="https://example.org/ibuprofen", shapes=(examples / "drug-shapes.ttl",)),
+        )
     except ValidationFailedError as exc:
         out.print("A file that breaks a domain shape is refused, and nothing is written:")
         out.print(render.escape(str(exc)), style="yellow")

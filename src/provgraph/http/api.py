@@ -18,7 +18,7 @@ from urllib.parse import quote
 from fastapi import APIRouter, Query, Request
 from fastapi import Path as PathParam
 from fastapi.responses import JSONResponse, Response
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import Field
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
 
@@ -30,14 +30,13 @@ from provgraph.http.errors import AUTH_ERRORS, READ_ERRORS, TOO_LARGE_ERROR, Err
 from provgraph.http.limits import TOO_LARGE_BODY
 from provgraph.http.negotiation import MEDIA_TYPE_OF
 from provgraph.http.settings import ServerSettings
+from provgraph.ingest.options import IngestOptions
 from provgraph.models import (
     DerivedRecords,
     DocumentOutcome,
     Evidence,
     ExportFormat,
-    ExtractionMethod,
     IngestReport,
-    InputFormat,
     SourceInfo,
     ValidationReport,
 )
@@ -46,33 +45,9 @@ from provgraph.provexport import ProvFormat
 MULTIPART = "multipart/form-data"
 
 
-class SourceUpload(BaseModel):
-    """The metadata form fields of ``POST /sources``: the options of ``provgraph ingest``."""
-
-    # A misspelt field must fail, not silently drop provenance (as unknown JSON Lines fields do).
-    model_config = ConfigDict(extra="forbid")
-
-    id: str | None = Field(
-        None,
-        description="identity of the document; an upload needs `id` or `url` (it has no path to fall back on)",
-        examples=["aspirin-facts"],
-    )
-    url: str | None = Field(
-        None, description="where the document lives (an absolute IRI)", examples=["https://example.org/aspirin"]
-    )
-    title: str | None = Field(None, description="title (default: the file name)", examples=["Aspirin facts"])
-    issued: str | None = Field(None, description="publication date or date-time", examples=["2024-03-01"])
-    tier: int = Field(3, description="source tier, 1 (highest) to 5", examples=[2])
-    publisher: str | None = Field(None, description="publisher, a name or an IRI", examples=["Example Pharma"])
-    format: InputFormat | None = Field(None, description="input format (default: from the file name's extension)")
-    method: ExtractionMethod | None = Field(None, description="default extraction method of the statements")
-    confidence: float | None = Field(None, description="default confidence in [0, 1]", examples=[0.9])
-    base: str | None = Field(None, description="base IRI for relative IRIs in the input")
-    agent: str | None = Field(None, description="IRI of the person or pipeline running the ingest")
-    reviewer: str | None = Field(None, description="IRI of the reviewer of every statement without one")
-    lenient: bool = Field(
-        False, description="keep literals that do not match their datatype (counted in the report) instead of a 400"
-    )
+#: The options of IngestOptions an upload does not take as form fields: its shapes are file
+#: parts, and a split names a metadata file on the server.
+NOT_FORM_FIELDS = ("shapes", "split")
 
 
 class InputErrorBody(ErrorBody):
@@ -183,9 +158,9 @@ _EVIDENCE_EXAMPLE = [
 
 
 def _upload_schema() -> dict[str, Any]:
-    """The multipart body as OpenAPI: the file parts and SourceUpload's fields, with enums inlined
+    """The multipart body as OpenAPI: the file parts and IngestOptions' fields, with enums inlined
     (pydantic puts them in ``$defs``, which an OpenAPI request body cannot point to)."""
-    schema = SourceUpload.model_json_schema()
+    schema = IngestOptions.model_json_schema()
     defs = schema.pop("$defs", {})
 
     def inline(node: Any) -> Any:
@@ -205,7 +180,7 @@ def _upload_schema() -> dict[str, Any]:
             "items": {"type": "string", "format": "binary"},
             "description": "SHACL shapes of yours, validated with the built-in ones (as `--shapes`)",
         },
-        **inline(schema["properties"]),
+        **{name: inline(field) for name, field in schema["properties"].items() if name not in NOT_FORM_FIELDS},
     }
     return {"type": "object", "properties": properties, "required": ["file"]}
 
@@ -221,7 +196,7 @@ def _file_name(upload: UploadFile, fallback: str) -> str:
     return name or fallback
 
 
-def _metadata(form: Any) -> SourceUpload:
+def _metadata(form: Any) -> IngestOptions:
     fields: dict[str, str] = {}
     for key, value in form.multi_items():
         if key in ("file", "shapes"):
@@ -230,17 +205,14 @@ def _metadata(form: Any) -> SourceUpload:
             raise HttpError(400, f"form field {key!r} must be a value, not a file")
         if key in fields:
             raise HttpError(400, f"form field {key!r} is given twice; give it once")
+        if key in NOT_FORM_FIELDS:
+            raise HttpError(400, f"bad form fields: {key}: unknown field")
         if value.strip():  # HTML forms send empty fields: they mean "not given"
             fields[key] = value
     try:
-        return SourceUpload.model_validate(fields)
-    except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in e['loc']) or 'form'}: "
-            + ("unknown field" if e["type"] == "extra_forbidden" else e["msg"])
-            for e in exc.errors()
-        )
-        raise HttpError(400, f"bad form fields: {problems}") from None
+        return IngestOptions.model_validate(fields)
+    except InputError as exc:
+        raise HttpError(400, f"bad form fields: {exc.reason}") from None
 
 
 def api_router(pg: ProvGraph, settings: ServerSettings, reader: reads.Reader) -> APIRouter:
@@ -312,7 +284,7 @@ def api_router(pg: ProvGraph, settings: ServerSettings, reader: reads.Reader) ->
         finally:
             await form.close()
 
-    def _ingest(document: UploadFile, shapes: list[UploadFile], meta: SourceUpload) -> Response:
+    def _ingest(document: UploadFile, shapes: list[UploadFile], meta: IngestOptions) -> Response:
         name = _file_name(document, "upload")
         with tempfile.TemporaryDirectory(prefix="provgraph-upload-") as tmp:
             path = Path(tmp) / name
@@ -328,7 +300,7 @@ def api_router(pg: ProvGraph, settings: ServerSettings, reader: reads.Reader) ->
                 shape_paths.append(shape_path)
             try:
                 with ingest_lock, reader.writing():
-                    report = pg.ingest(path, shapes=shape_paths, **meta.model_dump())
+                    report = pg.ingest(path, meta.model_copy(update={"shapes": tuple(shape_paths)}))
             except ValidationFailedError as exc:
                 named = [_shown_name(f, tmp) or f for f in exc.report.shapes]
                 raise ValidationFailedError(exc.report.model_copy(update={"shapes": named}), file=name) from None
@@ -500,4 +472,4 @@ def _shown_name(file: str | None, tmp: str) -> str | None:
     return Path(file).name
 
 
-__all__ = ["ErrorBody", "SourceUpload", "api_router"]
+__all__ = ["NOT_FORM_FIELDS", "ErrorBody", "api_router"]

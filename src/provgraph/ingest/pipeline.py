@@ -19,7 +19,7 @@ import tempfile
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
-from datetime import UTC, date, datetime
+from datetime import UTC, datetime
 from functools import lru_cache
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, cast
@@ -33,8 +33,9 @@ from provgraph.errors import (
     UnsupportedFormatError,
     ValidationFailedError,
 )
-from provgraph.ingest.guard import RESERVED_BASE, InputGuard
+from provgraph.ingest.guard import InputGuard
 from provgraph.ingest.jsonl import read_jsonl
+from provgraph.ingest.options import IngestOptions, issued_literal
 from provgraph.ingest.rdf import read_graph_metadata, read_rdf
 from provgraph.ingest.records import Assertion, PassageSpec
 from provgraph.ingest.reify import DocumentMeta, GraphBuilder, xsd_datetime
@@ -52,7 +53,6 @@ from provgraph.models import (
     DocumentOutcome,
     DocumentReport,
     ExtractionMethod,
-    GraphSplit,
     IngestReport,
     InputFormat,
     ValidationIssue,
@@ -63,7 +63,7 @@ from provgraph.store import catalog, changes, view
 from provgraph.store.base import Backend
 from provgraph.store.scratch import ScratchStore
 from provgraph.store.terms import NamedNode
-from provgraph.vocab import CATALOG_GRAPH, CURRENT_VIEW, PREFIXES, XSD_NS, activity_iri, document_iri, graph_iri
+from provgraph.vocab import CATALOG_GRAPH, CURRENT_VIEW, PREFIXES, activity_iri, document_iri, graph_iri
 
 if TYPE_CHECKING:
     import rdflib
@@ -104,45 +104,6 @@ def catalog_checks() -> CompiledShapes | None:
     from provgraph.ingest.shacl import compile_shapes
 
     return compile_shapes(catalog_shapes())
-
-
-@dataclass(frozen=True)
-class IngestOptions:
-    """Everything ``ProvGraph.ingest`` was told, checked."""
-
-    title: str | None = None
-    url: str | None = None
-    issued: str | date | datetime | None = None
-    tier: int = 3
-    publisher: str | None = None
-    id: str | None = None
-    format: InputFormat | None = None
-    method: ExtractionMethod | None = None
-    confidence: float | None = None
-    base: str | None = None
-    shapes: tuple[Path, ...] = ()
-    split: GraphSplit | None = None
-    agent: str | None = None
-    reviewer: str | None = None
-    #: keep ill-typed literals (counted in the report) instead of refusing the input; not part of
-    #: the fingerprint, as it changes what is accepted, not what is written
-    lenient: bool = False
-
-    def fingerprint_fields(self) -> dict[str, object]:
-        return {
-            "title": self.title,
-            "url": self.url,
-            "issued": str(self.issued) if self.issued is not None else None,
-            "tier": self.tier,
-            "publisher": self.publisher,
-            "method": self.method.value if self.method else None,
-            "confidence": self.confidence,
-            "base": self.base,
-            "agent": self.agent,
-            "reviewer": self.reviewer,
-            "split": self.split.pattern if self.split else None,
-            "format": self.format.value if self.format else None,
-        }
 
 
 @dataclass
@@ -199,7 +160,6 @@ def _run(
     source = Path(path)
     _check_file(source)
     fmt = _detect_format(source, options.format)
-    _check_options(options, file)
     content_hash = _file_hash(source)
     now = datetime.now(UTC)
     key = options.id or options.url or str(source.resolve())
@@ -211,7 +171,7 @@ def _run(
         media_type=fmt.media_type,
         method=options.method or ExtractionMethod.SOURCE_DATA,
         url=options.url,
-        issued=_issued(options.issued, file),
+        issued=issued_literal(options.issued),
         publisher=options.publisher,
         confidence=options.confidence,
         agent=options.agent,
@@ -380,59 +340,6 @@ def _check_file(source: Path) -> None:
         raise InputError("not a regular file", file=str(source))
     if source.stat().st_size == 0:
         raise EmptyInputError("the file is empty: nothing to ingest", file=str(source))
-
-
-def _check_options(options: IngestOptions, file: str) -> None:
-    if not 1 <= options.tier <= 5:
-        raise InputError(f"tier must be from 1 (highest) to 5, not {options.tier}", file=file)
-    if options.confidence is not None and not 0.0 <= options.confidence <= 1.0:
-        raise InputError(f"confidence must be in [0, 1], not {options.confidence}", file=file)
-    for name in ("url", "agent", "reviewer", "base"):
-        value = getattr(options, name)
-        if value is not None:
-            try:
-                NamedNode(value)
-            except ValueError:
-                raise InputError(f"--{name} must be an absolute IRI, not {value!r}", file=file) from None
-            if name in ("agent", "reviewer") and value.startswith(RESERVED_BASE):
-                raise InputError(f"--{name} may not be one of provgraph's own IRIs ({value})", file=file)
-    if options.title is not None and not options.title.strip():
-        raise InputError("--title must not be empty", file=file)
-    if options.split is not None:
-        try:
-            re.compile(options.split.pattern)
-        except re.error as exc:
-            raise InputError(f"bad --split-graphs pattern: {exc}", file=file) from exc
-
-
-def _issued(value: str | date | datetime | None, file: str) -> tuple[str, str] | None:
-    if value is None:
-        return None
-    if isinstance(value, datetime):
-        if value.tzinfo is None:
-            raise InputError("--issued date-time needs a time zone", file=file)
-        return xsd_datetime(value), XSD_NS + "dateTime"
-    if isinstance(value, date):
-        return value.isoformat(), XSD_NS + "date"
-    text = value.strip()
-    if re.fullmatch(r"\d{4}", text):
-        return text, XSD_NS + "gYear"
-    if re.fullmatch(r"\d{4}-(0[1-9]|1[0-2])", text):
-        return text, XSD_NS + "gYearMonth"
-    try:
-        return date.fromisoformat(text).isoformat(), XSD_NS + "date"
-    except ValueError:
-        pass
-    try:
-        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError:
-        raise InputError(
-            f"--issued must be a date (2024-03-01), year-month, year or date-time, not {text!r}",
-            file=file,
-        ) from None
-    if moment.tzinfo is None:
-        raise InputError("--issued date-time needs a time zone, e.g. 2024-03-01T12:00:00Z", file=file)
-    return xsd_datetime(moment.astimezone(UTC)), XSD_NS + "dateTime"
 
 
 def _file_hash(source: Path) -> str:
@@ -969,4 +876,4 @@ def _insert_data(spool: Path, built: list[_Built]) -> str:
     return "\n".join(parts)
 
 
-__all__ = ["BULK_THRESHOLD", "SPOOL_PREFIX", "IngestOptions", "ProgressCallback", "remove_stale_spools", "run"]
+__all__ = ["BULK_THRESHOLD", "SPOOL_PREFIX", "ProgressCallback", "remove_stale_spools", "run"]
