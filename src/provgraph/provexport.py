@@ -19,7 +19,6 @@ becomes an attribute too, so the mapping loses nothing it does not understand.
 
 from __future__ import annotations
 
-import enum
 import itertools
 from collections import defaultdict
 from datetime import datetime
@@ -31,20 +30,9 @@ from prov.model import ProvDocument
 from pyoxigraph import BlankNode, Literal, NamedNode, QuerySolutions
 
 from provgraph.errors import InputError
+from provgraph.options import ProvFormat
 from provgraph.store.base import Backend
 from provgraph.vocab import CATALOG_GRAPH, DCTERMS_NS, ID_NS, PG, PG_NS, PROV_NS, RDF_NS, RDFS_NS, XSD_NS
-
-
-class ProvFormat(enum.StrEnum):
-    """Serialisations of a source's provenance as a PROV document."""
-
-    PROVN = "provn"
-    PROVJSON = "provjson"
-
-    @property
-    def media_type(self) -> str:
-        return {"provn": "text/provenance-notation", "provjson": "application/json"}[self.value]
-
 
 #: Prefixes written into every PROV document (``prov`` and ``xsd`` are the package's own).
 _PREFIXES = {"pg": PG_NS, "pgid": ID_NS, "rdf": RDF_NS, "rdfs": RDFS_NS, "dcterms": DCTERMS_NS}
