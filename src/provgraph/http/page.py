@@ -147,7 +147,7 @@ def _static_files() -> dict[str, Path]:
     return {path.relative_to(STATIC).as_posix(): path for path in sorted(STATIC.rglob("*")) if path.is_file()}
 
 
-@functools.lru_cache(maxsize=16)
+@functools.lru_cache(maxsize=16)  # built once per app: its settings are frozen
 def _page(settings: ServerSettings) -> str:
     """The page. Every URL in it is relative, so it works at any host, port and path prefix."""
     token_mode = "none" if settings.token is None else ("reads" if settings.read_token else "writes")
