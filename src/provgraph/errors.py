@@ -8,6 +8,7 @@
     │   └── EmptyInputError        a file with nothing to ingest
     ├── ValidationFailedError      a graph does not conform to the SHACL shapes (carries the report)
     ├── QueryError                 a SPARQL query or update is malformed or failed (carries position)
+    │   └── QuerySyntaxError       the engine cannot read a text (position as the engine read it)
     ├── StoreError                 the store cannot be opened or written
     │   ├── StoreLockedError       another process holds the store (names the holder)
     │   ├── StoreNotFoundError     no store at the given path
@@ -109,6 +110,15 @@ class QueryError(ProvGraphError):
                     source, caret = source[start : start + 100], caret - start
                 shown += f"\n  {source}\n  {' ' * caret}^"
         super().__init__(shown)
+
+
+class QuerySyntaxError(QueryError):
+    """The engine cannot read a query or update: the engine's message and the position in the
+    text it was given, raised by a backend. The core rewords it against the text as the user
+    wrote it (:func:`provgraph.query.translate_error`), so users see a plain QueryError."""
+
+    def __init__(self, message: str, *, line: int | None = None, column: int | None = None) -> None:
+        super().__init__(message, line=line, column=column)
 
 
 class StoreError(ProvGraphError):

@@ -24,6 +24,7 @@ from provgraph.errors import (
     InputError,
     NotFoundError,
     QueryError,
+    QuerySyntaxError,
     StoreNotEmptyError,
     UnsupportedFormatError,
 )
@@ -44,7 +45,7 @@ from provgraph.models import (
     SourceInfo,
     StoreStats,
 )
-from provgraph.query import RDF_FORMATS, PreparedQuery, QueryDataset, QueryResult, translate_error
+from provgraph.query import RDF_FORMATS, PreparedQuery, QueryDataset, QueryResult, execute, translate_error
 from provgraph.sparql_text import check_endpoints, read
 from provgraph.store import catalog, changes
 from provgraph.store import view as current_view
@@ -123,6 +124,12 @@ class ProvGraph:
         if not read_only and not lazy_lock:
             graph.recover()
         return graph
+
+    @classmethod
+    def open_checkpoint(cls, checkpoint: str | os.PathLike[str], *, store: str | os.PathLike[str]) -> ProvGraph:
+        """Open, read-only, a checkpoint of the on-disk store ``store`` (how the server's query
+        workers read a consistent state of the store while it is being written)."""
+        return cls(OxigraphBackend.open_snapshot(checkpoint, store=Path(store)))
 
     @classmethod
     def memory(cls) -> ProvGraph:
@@ -332,12 +339,9 @@ class ProvGraph:
     def run_prepared(self, prepared: PreparedQuery) -> QueryResult:
         """Run a query made by :meth:`prepare`."""
         try:
-            raw = self._backend.query(prepared.text, base_iri=prepared.base_iri, **prepared.dataset.kwargs())  # type: ignore[arg-type]
-        except SyntaxError as exc:
+            return execute(self._backend, prepared.text, prepared.dataset, prepared.base_iri)
+        except QuerySyntaxError as exc:
             raise prepared.error(exc) from exc
-        except (ValueError, RuntimeError) as exc:
-            raise QueryError(str(exc)) from exc
-        return QueryResult(raw)
 
     def prepare(
         self,
@@ -433,10 +437,8 @@ class ProvGraph:
             text = plan.source.without_graph(CURRENT_VIEW.value).text  # WHERE's GRAPH ?g: data graphs only
         try:
             self._backend.update(text, base_iri=base_iri)
-        except SyntaxError as exc:
+        except QuerySyntaxError as exc:
             raise translate_error(exc, plan.source) from exc
-        except (ValueError, RuntimeError) as exc:
-            raise QueryError(str(exc)) from exc
 
     # ------------------------------------------------------------------ whole graphs (Graph Store)
 
@@ -507,8 +509,8 @@ class ProvGraph:
         try:
             # not SILENT: Oxigraph's check that the graph exists is part of the transaction
             self._backend.update(f"DROP GRAPH {_graph_node(graph)}")
-        except RuntimeError as exc:
-            if "does not exist" in str(exc):
+        except QueryError as exc:
+            if "does not exist" in exc.reason:
                 raise NotFoundError(f"no graph <{graph}> in the store") from None
             raise
 
@@ -665,10 +667,7 @@ WHERE {{ GRAPH <{CATALOG_GRAPH.value}> {{ ?g pg:document ?d ; pg:status ?s ; pg:
             raise StoreNotEmptyError("restore needs an empty store; this one has data")
         if not source.is_file():
             raise InputError("no such file", file=str(source))
-        try:
-            self._backend.load_dataset(source, _INPUT_RDF[fmt])
-        except SyntaxError as exc:
-            raise InputError(f"syntax error: {exc.msg}", file=str(source), line=exc.lineno) from exc
+        self._backend.load_dataset(source, _INPUT_RDF[fmt])
         current_view.rebuild(self._backend)
         self._backend.update(changes.record(reset=True))
         return len(catalog.catalogued_graphs(self._backend))

@@ -8,7 +8,7 @@ import io
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
 from pyoxigraph import (
     BlankNode,
@@ -23,9 +23,12 @@ from pyoxigraph import (
     Triple,
 )
 
-from provgraph.errors import QueryError, UnsupportedFormatError
+from provgraph.errors import QueryError, QuerySyntaxError, UnsupportedFormatError
 from provgraph.models import ExportFormat, ResultFormat
 from provgraph.sparql_text import SparqlText
+
+if TYPE_CHECKING:
+    from provgraph.store.base import Backend
 
 Term = NamedNode | BlankNode | Literal | Triple
 
@@ -46,14 +49,14 @@ RDF_FORMATS = {
 _POSITION = re.compile(r"^error at (\d+):(\d+): (.*)$", re.S)
 
 
-def translate_error(exc: SyntaxError, source: SparqlText | None = None) -> QueryError:
-    """pyoxigraph's SyntaxError as a QueryError that says in words what was expected, with the
+def translate_error(exc: QuerySyntaxError, source: SparqlText | None = None) -> QueryError:
+    """The engine's syntax error as a QueryError that says in words what was expected, with the
     line and column; with ``source``, the position in the text as the user wrote it (rather than
     the text the engine ran), shown under the query's line."""
-    message = str(exc.msg if exc.msg else exc)
+    message = exc.reason
     found = _POSITION.match(message)
     if not found:
-        return QueryError(message, line=exc.lineno, column=exc.offset)
+        return QueryError(message, line=exc.line, column=exc.column)
     line, column = int(found.group(1)), int(found.group(2))
     if source is not None:
         line, column = source.position(line, column)
@@ -184,8 +187,16 @@ class PreparedQuery:
     def text(self) -> str:
         return self.source.text
 
-    def error(self, exc: SyntaxError) -> QueryError:
+    def error(self, exc: QuerySyntaxError) -> QueryError:
         return translate_error(exc, self.source)
+
+
+def execute(backend: Backend, text: str, dataset: QueryDataset, base_iri: str | None) -> QueryResult:
+    """Run a prepared query's text over its dataset: the one way a user's query meets the engine,
+    for the API and the HTTP query workers alike. The backend has translated the engine's errors;
+    a :class:`~provgraph.errors.QuerySyntaxError` is left for the caller to reword with
+    :meth:`PreparedQuery.error` (a query worker lacks the text as written, its server has it)."""
+    return QueryResult(backend.query(text, base_iri=base_iri, **dataset.kwargs()))  # type: ignore[arg-type]
 
 
 class QueryResult:
@@ -316,6 +327,7 @@ __all__ = [
     "PreparedQuery",
     "QueryDataset",
     "QueryResult",
+    "execute",
     "render_table",
     "term_text",
     "translate_error",

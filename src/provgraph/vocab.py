@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 
-from pyoxigraph import NamedNode
+from provgraph.store.terms import NamedNode
 
 PG_NS = "https://w3id.org/provgraph/ns#"
 ID_NS = "https://w3id.org/provgraph/id/"

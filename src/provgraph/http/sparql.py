@@ -18,7 +18,7 @@ from starlette.datastructures import URL
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from provgraph import PreparedQuery
-from provgraph.errors import ProvGraphError
+from provgraph.errors import ProvGraphError, QuerySyntaxError
 from provgraph.graph import ProvGraph
 from provgraph.http.deps import base_iri_of, check_access, graph_of, query_slots_of, reader_of, settings_of
 from provgraph.http.errors import HttpError, error_response, internal_error, status_of
@@ -335,9 +335,7 @@ async def _evaluate(
     assert answered is None or isinstance(answered, QueryAnswer)
     if answered is not None and answered.syntax is not None:
         message, line, column = answered.syntax
-        error = SyntaxError(message)
-        error.lineno, error.offset = line, column
-        raise prepared.error(error)
+        raise prepared.error(QuerySyntaxError(message, line=line, column=column))
     return _checked(answered, settings)
 
 

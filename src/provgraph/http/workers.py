@@ -179,10 +179,9 @@ def _yield_on_wake_up() -> None:
 
 def _serve(connection: Connection, store: str) -> None:
     """The worker's loop: one (checkpoint, deadline, task) in, one answer out."""
-    from provgraph.errors import QueryError
+    from provgraph.errors import QueryError, QuerySyntaxError
     from provgraph.graph import ProvGraph
-    from provgraph.query import QueryResult
-    from provgraph.store.oxigraph import OxigraphBackend
+    from provgraph.query import execute
 
     _yield_on_wake_up()
     conn = _Channel(connection)
@@ -202,7 +201,7 @@ def _serve(connection: Connection, store: str) -> None:
                 if pg is not None:
                     pg.close()
                     pg = None
-                pg = ProvGraph(OxigraphBackend.open_snapshot(snapshot, store=Path(store)))
+                pg = ProvGraph.open_checkpoint(snapshot, store=store)
                 opened = snapshot
         except Exception as exc:
             failed = QueryAnswer(500, f"opening the store failed: {exc}".encode())
@@ -217,15 +216,13 @@ def _serve(connection: Connection, store: str) -> None:
             continue
         try:
             try:
-                raw = pg.backend.query(task.text, base_iri=task.base_iri, **task.dataset.kwargs())  # type: ignore[arg-type]
-            except SyntaxError as exc:
+                result = execute(pg.backend, task.text, task.dataset, task.base_iri)
+            except QuerySyntaxError as exc:
                 # the server words it against the text as written, which it has and this one has not
-                conn.send(_answer_to_wire(QueryAnswer(400, b"", syntax=(str(exc.msg or exc), exc.lineno, exc.offset))))
+                conn.send(_answer_to_wire(QueryAnswer(400, b"", syntax=(exc.reason, exc.line, exc.column))))
                 continue
-            except (ValueError, RuntimeError, OSError) as exc:
-                raise QueryError(str(exc)) from exc
-            answered = answer(QueryResult(raw), accept=task.accept, max_bytes=task.max_bytes, deadline=deadline)
-            del raw
+            answered = answer(result, accept=task.accept, max_bytes=task.max_bytes, deadline=deadline)
+            del result
         except QueryError as exc:
             answered = QueryAnswer(400, str(exc).encode())
         except Exception as exc:  # the worker must answer; the router makes this a 500

@@ -31,6 +31,7 @@ from provgraph.errors import (
     EmptyInputError,
     InputError,
     ProvGraphError,
+    QueryError,
     UnsupportedFormatError,
     ValidationFailedError,
 )
@@ -894,7 +895,8 @@ def _write(
                 backend.remove_graph(b.graph)
         except ProvGraphError:
             pass
-        if isinstance(exc, ProvGraphError):
+        # the engine refusing the pipeline's own update is the store failing, not the user's query
+        if isinstance(exc, ProvGraphError) and not isinstance(exc, QueryError):
             raise
         raise ProvGraphError(f"writing the store failed; nothing was committed: {exc}") from exc
     if progress is not None:

@@ -11,20 +11,16 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import IO, Protocol, runtime_checkable
 
-from pyoxigraph import (
-    BlankNode,
-    DefaultGraph,
-    Literal,
-    NamedNode,
-    Quad,
-    QueryBoolean,
-    QuerySolutions,
-    QueryTriples,
-    RdfFormat,
-)
+from pyoxigraph import QueryBoolean, QuerySolutions, QueryTriples
 
-GraphName = NamedNode | BlankNode | DefaultGraph
+from provgraph.store.terms import BlankNode, GraphName, Literal, NamedNode, Quad, RdfFormat, Row, Triple
+
+#: What a user's query gives back, for the SPARQL result serialisation (:mod:`provgraph.query`)
+#: alone; the core reads through :meth:`Backend.select`, :meth:`Backend.ask` and
+#: :meth:`Backend.construct`, which speak plain terms and rows.
 QueryResults = QuerySolutions | QueryBoolean | QueryTriples
+#: The dataset of a query (as :meth:`Backend.query` takes it) and its substitutions.
+Substitutions = dict[str, NamedNode | BlankNode | Literal]
 
 
 @runtime_checkable
@@ -53,13 +49,57 @@ class Backend(Protocol):
         default_graph: Sequence[GraphName] | None = None,
         union_default_graph: bool = False,
         named_graphs: Sequence[NamedNode | BlankNode] | None = None,
-        substitutions: dict[str, NamedNode | BlankNode | Literal] | None = None,
+        substitutions: Substitutions | None = None,
         prefixes: dict[str, str] | None = None,
         base_iri: str | None = None,
     ) -> QueryResults:
-        """Run a SPARQL 1.1 query. ``prefixes`` are predeclared (the query's own win);
-        ``default_graph`` lists the graphs whose union is the default graph;
-        ``union_default_graph`` uses the union of all graphs instead."""
+        """Run a user's SPARQL 1.1 query, for serialisation. ``prefixes`` are predeclared (the
+        query's own win); ``default_graph`` lists the graphs whose union is the default graph;
+        ``union_default_graph`` uses the union of all graphs instead. A query the engine cannot
+        read raises :class:`~provgraph.errors.QuerySyntaxError` (its position as the engine read
+        it), one it cannot evaluate :class:`~provgraph.errors.QueryError`."""
+        ...
+
+    def select(
+        self,
+        sparql: str,
+        *,
+        default_graph: Sequence[GraphName] | None = None,
+        substitutions: Substitutions | None = None,
+    ) -> list[Row]:
+        """The solutions of the core's own SELECT, with provgraph's prefixes
+        (:data:`provgraph.vocab.PREFIXES`) predeclared. Over the store's default graph (the
+        current view) unless ``default_graph`` lists the graphs to read."""
+        ...
+
+    def stream(
+        self,
+        sparql: str,
+        *,
+        default_graph: Sequence[GraphName] | None = None,
+        substitutions: Substitutions | None = None,
+    ) -> Iterator[Row]:
+        """:meth:`select`, read as the engine produces it: for results too large to hold."""
+        ...
+
+    def ask(
+        self,
+        sparql: str,
+        *,
+        default_graph: Sequence[GraphName] | None = None,
+        substitutions: Substitutions | None = None,
+    ) -> bool:
+        """The answer of the core's own ASK, prefixes as for :meth:`select`."""
+        ...
+
+    def construct(
+        self,
+        sparql: str,
+        *,
+        default_graph: Sequence[GraphName] | None = None,
+        substitutions: Substitutions | None = None,
+    ) -> list[Triple]:
+        """The triples of the core's own CONSTRUCT, prefixes as for :meth:`select`."""
         ...
 
     def begin_write(self) -> bool:
@@ -68,7 +108,7 @@ class Backend(Protocol):
         ...
 
     def update(self, sparql: str, *, base_iri: str | None = None, prefixes: dict[str, str] | None = None) -> None:
-        """Run a SPARQL 1.1 update in one transaction."""
+        """Run a SPARQL 1.1 update in one transaction (errors as for :meth:`query`)."""
         ...
 
     def quads(

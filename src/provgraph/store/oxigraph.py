@@ -20,16 +20,33 @@ from itertools import islice
 from pathlib import Path
 from typing import IO, cast
 
-from pyoxigraph import BlankNode, DefaultGraph, Literal, NamedNode, Quad, RdfFormat, Store, Variable, parse, serialize
+from pyoxigraph import QueryBoolean, QuerySolutions, QueryTriples, Store, Variable
 
 from provgraph.errors import (
+    InputError,
     ProvGraphError,
+    QueryError,
+    QuerySyntaxError,
     ReadOnlyStoreError,
     StoreError,
     StoreLockedError,
     StoreNotFoundError,
 )
-from provgraph.store.base import GraphName, QueryResults
+from provgraph.store.base import QueryResults, Substitutions
+from provgraph.store.terms import (
+    BlankNode,
+    DefaultGraph,
+    GraphName,
+    Literal,
+    NamedNode,
+    Quad,
+    RdfFormat,
+    Row,
+    Triple,
+    parse,
+    serialize,
+)
+from provgraph.vocab import PREFIXES
 
 _DB_DIR = "oxigraph"
 #: Bytes of N-Quads per call of Oxigraph's bulk loader (see ``OxigraphBackend._bulk_load``).
@@ -130,7 +147,7 @@ class OxigraphBackend:
         default_graph: Sequence[GraphName] | None = None,
         union_default_graph: bool = False,
         named_graphs: Sequence[NamedNode | BlankNode] | None = None,
-        substitutions: dict[str, NamedNode | BlankNode | Literal] | None = None,
+        substitutions: Substitutions | None = None,
         prefixes: dict[str, str] | None = None,
         base_iri: str | None = None,
     ) -> QueryResults:
@@ -148,13 +165,67 @@ class OxigraphBackend:
             kwargs["default_graph"] = list(default_graph)
         try:
             return self._store.query(sparql, substitutions=subs, **kwargs)  # type: ignore[arg-type]
+        except SyntaxError as exc:
+            raise QuerySyntaxError(str(exc.msg or exc), line=exc.lineno, column=exc.offset) from exc
+        except (ValueError, RuntimeError) as exc:
+            raise QueryError(str(exc)) from exc
         except OSError as exc:
             raise StoreError(f"reading the store failed: {exc}") from exc
+
+    def select(
+        self,
+        sparql: str,
+        *,
+        default_graph: Sequence[GraphName] | None = None,
+        substitutions: Substitutions | None = None,
+    ) -> list[Row]:
+        return list(self.stream(sparql, default_graph=default_graph, substitutions=substitutions))
+
+    def stream(
+        self,
+        sparql: str,
+        *,
+        default_graph: Sequence[GraphName] | None = None,
+        substitutions: Substitutions | None = None,
+    ) -> Iterator[Row]:
+        solutions = self.query(sparql, default_graph=default_graph, substitutions=substitutions, prefixes=PREFIXES)
+        if not isinstance(solutions, QuerySolutions):
+            raise QueryError(f"not a SELECT query: {sparql[:60]!r}")
+        names = tuple(v.value for v in solutions.variables)
+        return (Row(s.__getitem__, names) for s in solutions)
+
+    def ask(
+        self,
+        sparql: str,
+        *,
+        default_graph: Sequence[GraphName] | None = None,
+        substitutions: Substitutions | None = None,
+    ) -> bool:
+        answer = self.query(sparql, default_graph=default_graph, substitutions=substitutions, prefixes=PREFIXES)
+        if not isinstance(answer, QueryBoolean):
+            raise QueryError(f"not an ASK query: {sparql[:60]!r}")
+        return bool(answer)
+
+    def construct(
+        self,
+        sparql: str,
+        *,
+        default_graph: Sequence[GraphName] | None = None,
+        substitutions: Substitutions | None = None,
+    ) -> list[Triple]:
+        triples = self.query(sparql, default_graph=default_graph, substitutions=substitutions, prefixes=PREFIXES)
+        if not isinstance(triples, QueryTriples):
+            raise QueryError(f"not a CONSTRUCT query: {sparql[:60]!r}")
+        return list(triples)
 
     def update(self, sparql: str, *, base_iri: str | None = None, prefixes: dict[str, str] | None = None) -> None:
         with self._writing():
             try:
                 self._store.update(sparql, base_iri=base_iri, prefixes=prefixes)
+            except SyntaxError as exc:
+                raise QuerySyntaxError(str(exc.msg or exc), line=exc.lineno, column=exc.offset) from exc
+            except (ValueError, RuntimeError) as exc:
+                raise QueryError(str(exc)) from exc
             except OSError as exc:
                 raise StoreError(f"writing the store failed: {exc}") from exc
 
@@ -214,6 +285,9 @@ class OxigraphBackend:
                     self._store.load(path=str(source), format=fmt)
                 else:
                     self._store.load(source, format=fmt)
+            except SyntaxError as exc:
+                where = str(source) if isinstance(source, Path) else None
+                raise InputError(f"syntax error: {exc.msg}", file=where, line=exc.lineno) from exc
             except OSError as exc:
                 raise StoreError(f"loading the dataset failed: {exc}") from exc
 
