@@ -140,6 +140,32 @@ def test_http_qa_and_verify(capitals):
         assert {i.code for i in result.removed_claims} >= {ReasonCode.DANGLING_CITATION}
 
 
+def test_verify_checks_a_draft_against_its_pack_as_ask_does(capitals):
+    pack = capitals.retrieve("What is the population of Amsterdam?")
+    good = next(i for i in pack.items if i.kind is EvidenceKind.STATEMENT and "820654" in (i.object or ""))
+    draft = DraftAnswer(
+        answer_summary="Amsterdam has 820,654 inhabitants.",
+        claims=[
+            DraftClaim(text="Amsterdam has a population total of 820654.", supporting_citations=[good.id]),
+            DraftClaim(text="Amsterdam has 2 million inhabitants.", supporting_citations=["ev-000000000000"]),
+        ],
+    )
+    result = capitals.verify(draft, pack, generator="a test")
+    assert [c.text for c in result.claims] == ["Amsterdam has a population total of 820654."]
+    assert {i.code for i in result.removed_claims} >= {ReasonCode.DANGLING_CITATION}
+    assert result.generator == "a test"
+
+
+def test_build_generator_applies_the_overrides_of_the_command_line(monkeypatch):
+    from provgraph import ExtractiveGenerator, GeneratorKind
+
+    monkeypatch.setenv("PROVGRAPH_LLM_MODEL", "from-the-environment")
+    assert isinstance(ProvGraph.build_generator(GeneratorKind.EXTRACTIVE), ExtractiveGenerator)
+    built = ProvGraph.build_generator(GeneratorKind.OPENAI, model="given", base_url="http://127.0.0.1:9/v1")
+    assert (built.settings.model, built.settings.base_url) == ("given", "http://127.0.0.1:9/v1")
+    assert ProvGraph.build_generator(GeneratorKind.OPENAI).settings.model == "from-the-environment"
+
+
 def test_detailed_answer_carries_the_cited_evidence(capitals):
     answer = capitals.ask("What is the population of Amsterdam?", detail=Detail.DETAILED)
     assert answer.evidence is not None

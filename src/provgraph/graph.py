@@ -13,8 +13,9 @@ from types import TracebackType
 from typing import IO
 
 from provgraph import evidence as _evidence
+from provgraph.answer import verify as _verification
 from provgraph.answer.base import Generator
-from provgraph.answer.models import AskFilters, Detail, EvidencePack, GeneratorKind, GroundedAnswer
+from provgraph.answer.models import AskFilters, Detail, DraftAnswer, EvidencePack, GeneratorKind, GroundedAnswer
 from provgraph.answer.pipeline import build_generator, respond
 from provgraph.answer.retrieve import Retriever
 from provgraph.errors import (
@@ -794,6 +795,25 @@ class ProvGraph:
             generator = build_generator(generator)
         pack = self.retrieve(question, filters=filters)
         return respond(pack, generator=generator, detail=detail).answer
+
+    def verify(
+        self, draft: DraftAnswer, pack: EvidencePack, *, generator: str = "external", detail: Detail = Detail.BRIEF
+    ) -> GroundedAnswer:
+        """Verify an answer drafted elsewhere (by a model of the caller's, say) against the evidence
+        pack it was drafted from (:meth:`retrieve`), as :meth:`ask` verifies its own drafts: a claim
+        the evidence it cites does not support is removed or downgraded, with reason codes, and the
+        confidence follows from what survives. ``generator`` names the drafter in the answer. The
+        pack is the whole evidence: the store is not read."""
+        return _verification.verify(draft, pack, generator=generator, detail=detail)
+
+    @staticmethod
+    def build_generator(kind: GeneratorKind, *, model: str | None = None, base_url: str | None = None) -> Generator:
+        """The generator of ``kind``, for :meth:`ask`: the offline extractive one, or a client of
+        an OpenAI-compatible server configured from the environment (``$PROVGRAPH_LLM_MODEL``,
+        ``$PROVGRAPH_LLM_BASE_URL``, ``$PROVGRAPH_LLM_API_KEY``), ``model`` and ``base_url``
+        overriding it. ``ask(generator=kind)`` builds one from the environment alone; this one is
+        for callers that override it (the command line's ``--model``, ``--base-url``)."""
+        return build_generator(kind, model=model, base_url=base_url)
 
 
 #: The default graph of the current view on a store that keeps one.

@@ -19,7 +19,6 @@ becomes an attribute too, so the mapping loses nothing it does not understand.
 
 from __future__ import annotations
 
-import enum
 from collections import defaultdict
 from collections.abc import Iterator
 from datetime import datetime
@@ -30,6 +29,7 @@ from prov.model import Literal as ProvLiteral
 from prov.model import ProvDocument
 
 from provgraph.errors import InputError
+from provgraph.options import ProvFormat
 from provgraph.store.base import Backend
 from provgraph.store.terms import BlankNode, Literal, NamedNode, Row, Term, parse_datetime
 from provgraph.vocab import DCTERMS_NS, ID_NS, PG, PG_NS, PROV_NS, RDF_NS, RDFS_NS, XSD_NS
@@ -44,18 +44,6 @@ VERSION = """SELECT ?graph ?v ?status ?at ?prev WHERE { GRAPH pgid:catalog {
 NODES = "SELECT ?graph ?class ?n ?p ?o WHERE { GRAPH ?graph { ?n a ?class ; ?p ?o } }"
 #: The statements of the graph ``?graph``, each with what the graph says of it, grouped.
 STATEMENTS = "SELECT ?graph ?n ?p ?o WHERE { GRAPH ?graph { ?n a pg:Statement ; ?p ?o } } ORDER BY ?n"
-
-
-class ProvFormat(enum.StrEnum):
-    """Serialisations of a source's provenance as a PROV document."""
-
-    PROVN = "provn"
-    PROVJSON = "provjson"
-
-    @property
-    def media_type(self) -> str:
-        return {"provn": "text/provenance-notation", "provjson": "application/json"}[self.value]
-
 
 #: Prefixes written into every PROV document (``prov`` and ``xsd`` are the package's own).
 _PREFIXES = {"pg": PG_NS, "pgid": ID_NS, "rdf": RDF_NS, "rdfs": RDFS_NS, "dcterms": DCTERMS_NS}

@@ -37,6 +37,7 @@ import re
 from collections.abc import Iterable, Sequence
 
 from provgraph.answer.models import (
+    Citation,
     ClaimClass,
     DraftAnswer,
     DraftClaim,
@@ -68,21 +69,9 @@ def _item_text(item: EvidenceItem) -> str:
 
 
 def compact_citations(numbers: Iterable[int]) -> str:
-    """``[1-3][5]`` for 1, 2, 3, 5: three or more adjacent numbers become a range."""
-    ordered = sorted(set(numbers))
-    out: list[str] = []
-    i = 0
-    while i < len(ordered):
-        j = i
-        while j + 1 < len(ordered) and ordered[j + 1] == ordered[j] + 1:
-            j += 1
-        if j - i >= 2:
-            out.append(f"[{ordered[i]}-{ordered[j]}]")
-            i = j + 1
-        else:
-            out.append(f"[{ordered[i]}]")
-            i += 1
-    return "".join(out)
+    """``[1-3][5]`` for 1, 2, 3, 5: three or more adjacent numbers become a range
+    (:meth:`Citation.marks <provgraph.answer.models.Citation.marks>`)."""
+    return Citation.marks(numbers)
 
 
 class ExtractiveGenerator:

@@ -18,7 +18,8 @@ from typing import TYPE_CHECKING, Annotated, Any, Union, get_args, get_origin
 import typer
 from annotated_types import Ge, Le
 
-from provgraph.cli.app import _choice, _metavar
+from provgraph.cli.common import choice
+from provgraph.cli.common import metavar as enum_metavar
 from provgraph.ingest.options import Metavar
 
 if TYPE_CHECKING:
@@ -59,8 +60,8 @@ def _parameter(name: str, field: FieldInfo) -> inspect.Parameter:
         kind = bool
     elif len(members) == 1 and isinstance(members[0], type) and issubclass(members[0], enum.Enum):
         kind = members[0] | None
-        settings["parser"] = _choice(members[0], flag)
-        metavar = metavar or _metavar(members[0])
+        settings["parser"] = choice(members[0], flag)
+        metavar = metavar or enum_metavar(members[0])
     elif str in members:
         kind = str | None  # a date is given as text, as the model takes it
     elif members in ([int], [float]):
