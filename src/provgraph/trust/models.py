@@ -68,7 +68,11 @@ class _Model(BaseModel):
 
 
 class ValueClaim(_Model):
-    """One statement stating a competing value, with the provenance resolution uses."""
+    """One statement stating a competing value, with the provenance resolution uses: the claim
+    detection finds (:mod:`provgraph.trust.conflicts`), resolution ranks and a conflict shows.
+
+    ``predicate``, ``key`` and ``number`` are what detection compares values by; they are not
+    serialised (a conflict's JSON shows the value's predicate once, on the value)."""
 
     statement: str
     graph: str
@@ -79,6 +83,11 @@ class ValueClaim(_Model):
     tier: int
     confidence: float = Field(description="statement confidence: extraction confidence within the tier's band")
     time: datetime | None = Field(default=None, description="last edit of the statement, else issue of the document")
+    predicate: str = Field(default="", exclude=True, description="the predicate stated")
+    key: str = Field(
+        default="", exclude=True, description="the object's comparison key after normalisation (detection's)"
+    )
+    number: float | None = Field(default=None, exclude=True, description="the object as a number, when it is one")
 
 
 class ConflictValue(_Model):
