@@ -49,10 +49,14 @@ from provgraph.store import view as current_view
 from provgraph.store.base import Backend
 from provgraph.store.oxigraph import OxigraphBackend
 from provgraph.store.terms import BlankNode, DefaultGraph, Literal, NamedNode, RdfFormat, parse, serialize
-from provgraph.trust import engine as _trust
 from provgraph.trust import relations as _relations
+from provgraph.trust.annotate import annotate as _annotate
+from provgraph.trust.chains import chains as _chains
 from provgraph.trust.models import ChainMode, ChainReport, Conflict, DetectionReport, ResolutionStrategy
+from provgraph.trust.read import conflicts as _conflicts
 from provgraph.trust.relation_models import DocumentRelation
+from provgraph.trust.run import refresh as _refresh_conflicts
+from provgraph.trust.run import run as _run_conflicts
 from provgraph.update import UpdatePlan, check_policy, plan_update
 from provgraph.vocab import CATALOG_GRAPH, CHANGES_GRAPH, CURRENT_VIEW, PREFIXES, document_iri
 
@@ -682,7 +686,7 @@ class ProvGraph:
         rewrite the conflict records graph ``pgid:conflicts``. Losing values are marked, never
         deleted. ``predicates`` (IRIs) are checked as functional instead of the ontology's."""
         chosen = ResolutionStrategy(strategy) if strategy is not None else None
-        report, _ = _trust.run(self._backend, strategy=chosen, predicates=predicates)
+        report, _ = _run_conflicts(self._backend, strategy=chosen, predicates=predicates)
         return report
 
     def resolve(self, strategy: ResolutionStrategy | str) -> DetectionReport:
@@ -702,7 +706,7 @@ class ProvGraph:
         chosen = ResolutionStrategy(strategy) if strategy is not None else None
         subject = _iri(subject, "subject") if subject is not None else None
         predicate = _iri(predicate, "predicate") if predicate is not None else None
-        return _trust.conflicts(self._backend, subject=subject, predicate=predicate, strategy=chosen)
+        return _conflicts(self._backend, subject=subject, predicate=predicate, strategy=chosen)
 
     def chain(
         self, subject: str, predicates: Sequence[str], *, obj: str | None = None, mode: ChainMode = ChainMode.WEAKEST
@@ -715,11 +719,11 @@ class ProvGraph:
             _iri(predicate, "predicate")
         if obj is not None:
             _iri(obj, "object")
-        return _trust.chains(self._backend, subject, predicates, obj=obj, mode=mode)
+        return _chains(self._backend, subject, predicates, obj=obj, mode=mode)
 
     def _annotate_evidence(self, found: list[Evidence]) -> list[Evidence]:
         """Evidence with its fact's aggregated confidence and status."""
-        return _trust.annotate(self._backend, found)
+        return _annotate(self._backend, found)
 
     # ------------------------------------------------------------------ trust: document relationships
 
@@ -747,7 +751,7 @@ class ProvGraph:
         for every answer."""
         generation = self._backend.generation
         if DerivedRecords.CONFLICTS in records:
-            _trust.refresh(self._backend)
+            _refresh_conflicts(self._backend)
         if DerivedRecords.RELATIONS in records:
             _relations.catch_up(self._backend)
         if DerivedRecords.INDEX in records:

@@ -44,9 +44,10 @@ from provgraph.answer.text import content_words, term_text, tokens, words
 from provgraph.models import Evidence
 from provgraph.store import derived
 from provgraph.store.base import Backend
-from provgraph.trust import engine as _trust
 from provgraph.trust import relations as _relations
+from provgraph.trust.annotate import annotate
 from provgraph.trust.models import Conflict, FactStatus, ValueClaim
+from provgraph.trust.read import conflicts as read_conflicts
 from provgraph.vocab import CATALOG_GRAPH, PG_NS
 
 MAX_ENTITIES = 5
@@ -160,7 +161,7 @@ class Retriever:
         for entity in entities:
             if entity.iri.startswith("_:"):
                 continue
-            found_conflicts = _trust.conflicts(self._backend, subject=entity.iri)
+            found_conflicts = read_conflicts(self._backend, subject=entity.iri)
             allowed.load(claim.graph for c in found_conflicts for v in c.values for claim in v.claims)
             for conflict in found_conflicts:
                 found = self._conflict_item(conflict, statements, allowed, question_prefixes)
@@ -224,7 +225,7 @@ class Retriever:
         allowed.load(e.graph for e in found)
         found = [e for e in found if allowed.get(e.graph) is not None]
         self._labels([i for e in found for i in _iris(e.subject, e.predicate, e.object)], allowed)
-        found = _trust.annotate(self._backend, found)
+        found = annotate(self._backend, found)
         if filters.min_confidence is not None:
             found = [e for e in found if (e.fact_confidence or 0.0) >= filters.min_confidence]
         return found
