@@ -110,6 +110,10 @@ _STOP = frozenset(
 )
 
 
+#: A kept claim and the items it cites.
+_Kept = tuple[AnswerClaim, list[EvidenceItem]]
+
+
 def _prefixes(tokens: Iterable[str]) -> set[str]:
     # a 5-letter prefix matches inflections ("treats"/"treatment", "Dutch"/"Dutchman")
     return {t[:5] for t in tokens if len(t) >= 5}
@@ -359,78 +363,14 @@ def verify(
     (['Aspirin reduces fever.'], ['unsupported_number', 'insufficient_support'])
     """
     judge = judge or HeuristicJudge()
-    kept: list[tuple[AnswerClaim, list[EvidenceItem]]] = []
+    kept: list[_Kept] = []
     removed: list[VerificationIssue] = []
-    verified = 0
-    high_risk = False
     for claim in draft.claims:
-        own = inspect(claim.text)
-        if own is not None:
-            removed.append(
-                VerificationIssue(
-                    claim=claim.text,
-                    code=own.code,
-                    action=Action.REMOVED,
-                    message=f'the claim itself {own.signal} ("{own.matched}")',
-                    high_risk=True,
-                )
-            )
-            continue
-        if not claim.supporting_citations:
-            removed.append(
-                VerificationIssue(
-                    claim=claim.text,
-                    code=ReasonCode.NO_CITATION,
-                    action=Action.REMOVED,
-                    message="the claim cites no evidence",
-                    high_risk=True,
-                )
-            )
-            continue
-        cited, issues = _resolve(claim, pack)
-        cited, refused = _trusted(claim, cited)
-        issues += refused
-        if not cited:
-            removed += [i.model_copy(update={"action": Action.REMOVED}) for i in issues]
-            continue
-        reasons = judge.judge(claim, cited)
-        if reasons:
-            removed += issues
-            removed += [
-                VerificationIssue(claim=claim.text, code=code, action=Action.REMOVED, message=message)
-                for code, message in reasons
-            ]
-            continue
-        shortfall = _minimum_support(claim, cited)
-        if shortfall is not None:
-            issues.append(shortfall)
-        issues += _contradictions(claim, cited, pack)
-        downgraded = any(i.action is Action.DOWNGRADED for i in issues)
-        high_risk = high_risk or any(i.high_risk for i in issues)
-        verified += not downgraded
-        kept.append(
-            (
-                AnswerClaim(
-                    text=strip_citation_marks(claim.text),
-                    supporting_citations=[i.id for i in cited],
-                    support_level=SupportLevel.INDIRECT if downgraded else claim.support_level,
-                    claim_class=claim.claim_class,
-                    subtopic=claim.subtopic,
-                    verified=not downgraded,
-                    issues=issues,
-                ),
-                cited,
-            )
-        )
-    share = verified / len(draft.claims) if draft.claims else 0.0
-    if share >= HIGH and not high_risk:
-        confidence = AnswerConfidence.HIGH
-    elif share >= MEDIUM:
-        confidence = AnswerConfidence.MEDIUM
-    elif share >= LOW:
-        confidence = AnswerConfidence.LOW
-    else:
-        confidence = AnswerConfidence.INSUFFICIENT
+        checked, refused = _check_claim(claim, pack, judge)
+        removed += refused
+        if checked is not None:
+            kept.append(checked)
+    confidence = _confidence(draft, kept)
     limitations = list(dict.fromkeys([*draft.limitations, *extra_limitations, *_untrusted_limitations(pack)]))
     uncovered = _uncovered(pack.question, [i for _, items in kept for i in items]) if kept else None
     if uncovered is not None:
@@ -439,17 +379,118 @@ def verify(
         return _abstain(
             draft, pack, kept, removed, generator=generator, detail=detail, limitations=limitations, uncovered=uncovered
         )
-    if removed:
-        limitations.append(
-            f"{len({i.claim for i in removed})} drafted claim(s) were removed: their evidence did not support them."
+    return _answer(
+        draft,
+        pack,
+        kept,
+        removed,
+        judge,
+        confidence=confidence,
+        limitations=limitations,
+        generator=generator,
+        detail=detail,
+    )
+
+
+def _check_claim(
+    claim: DraftClaim, pack: EvidencePack, judge: SupportJudge
+) -> tuple[_Kept | None, list[VerificationIssue]]:
+    """Steps 1-6 of the module docstring for one claim: the claim as kept, with the items it
+    cites, or None; and the issues of the claim removed."""
+    refused = _refused(claim)
+    if refused is not None:
+        return None, [refused]
+    cited, issues = _resolve(claim, pack)
+    cited, untrusted = _trusted(claim, cited)
+    issues += untrusted
+    if not cited:
+        return None, [i.model_copy(update={"action": Action.REMOVED}) for i in issues]
+    reasons = judge.judge(claim, cited)
+    if reasons:
+        rejected = [
+            VerificationIssue(claim=claim.text, code=code, action=Action.REMOVED, message=message)
+            for code, message in reasons
+        ]
+        return None, issues + rejected
+    shortfall = _minimum_support(claim, cited)
+    if shortfall is not None:
+        issues.append(shortfall)
+    issues += _contradictions(claim, cited, pack)
+    downgraded = any(i.action is Action.DOWNGRADED for i in issues)
+    answered = AnswerClaim(
+        text=strip_citation_marks(claim.text),
+        supporting_citations=[i.id for i in cited],
+        support_level=SupportLevel.INDIRECT if downgraded else claim.support_level,
+        claim_class=claim.claim_class,
+        subtopic=claim.subtopic,
+        verified=not downgraded,
+        issues=issues,
+    )
+    return (answered, cited), []
+
+
+def _refused(claim: DraftClaim) -> VerificationIssue | None:
+    """Step 1: why a claim is removed before its citations are read (it gives orders or vouches
+    for itself, or cites nothing), or None."""
+    own = inspect(claim.text)
+    if own is not None:
+        return VerificationIssue(
+            claim=claim.text,
+            code=own.code,
+            action=Action.REMOVED,
+            message=f'the claim itself {own.signal} ("{own.matched}")',
+            high_risk=True,
         )
+    if not claim.supporting_citations:
+        return VerificationIssue(
+            claim=claim.text,
+            code=ReasonCode.NO_CITATION,
+            action=Action.REMOVED,
+            message="the claim cites no evidence",
+            high_risk=True,
+        )
+    return None
+
+
+def _confidence(draft: DraftAnswer, kept: Sequence[_Kept]) -> AnswerConfidence:
+    """From the share of drafted claims kept verified, and whether a kept claim has an unresolved
+    high-risk issue (the module docstring's thresholds)."""
+    verified = sum(claim.verified for claim, _ in kept)
+    high_risk = any(issue.high_risk for claim, _ in kept for issue in claim.issues)
+    share = verified / len(draft.claims) if draft.claims else 0.0
+    if share >= HIGH and not high_risk:
+        return AnswerConfidence.HIGH
+    if share >= MEDIUM:
+        return AnswerConfidence.MEDIUM
+    if share >= LOW:
+        return AnswerConfidence.LOW
+    return AnswerConfidence.INSUFFICIENT
+
+
+def _answer(
+    draft: DraftAnswer,
+    pack: EvidencePack,
+    kept: Sequence[_Kept],
+    removed: list[VerificationIssue],
+    judge: SupportJudge,
+    *,
+    confidence: AnswerConfidence,
+    limitations: list[str],
+    generator: str,
+    detail: Detail,
+) -> GroundedAnswer:
+    """The grounded answer of the kept claims: their summary, references and citations."""
+    if removed:
+        limitations = [
+            *limitations,
+            f"{len({i.claim for i in removed})} drafted claim(s) were removed: their evidence did not support them.",
+        ]
     cited_items = list({i.id: i for _, items in kept for i in items}.values())
-    references = _references(cited_items, pack)
     return GroundedAnswer(
         question=pack.question,
         answer_summary=_summary(draft, kept, removed, judge),
         claims=[claim for claim, _ in kept],
-        references=references,
+        references=_references(cited_items, pack),
         citations=[_citation(i) for i in sorted(cited_items, key=lambda i: i.number)],
         confidence=confidence,
         limitations=limitations,
@@ -516,7 +557,7 @@ def _uncovered(question: str, cited: Sequence[EvidenceItem]) -> str | None:
 
 def _summary(
     draft: DraftAnswer,
-    kept: Sequence[tuple[AnswerClaim, list[EvidenceItem]]],
+    kept: Sequence[_Kept],
     removed: Sequence[VerificationIssue],
     judge: SupportJudge,
 ) -> str:
@@ -612,7 +653,7 @@ def _any_item(pack: EvidencePack, document: str) -> EvidenceItem | None:
     return next((i for i in pack.items if i.document == document), None)
 
 
-def _uses(kept: Sequence[tuple[AnswerClaim, list[EvidenceItem]]]) -> list[SourceUse]:
+def _uses(kept: Sequence[_Kept]) -> list[SourceUse]:
     claims: dict[str, list[str]] = {}
     titles: dict[str, str] = {}
     for claim, items in kept:
@@ -634,7 +675,7 @@ def _uses(kept: Sequence[tuple[AnswerClaim, list[EvidenceItem]]]) -> list[Source
 def _abstain(
     draft: DraftAnswer,
     pack: EvidencePack,
-    kept: Sequence[tuple[AnswerClaim, list[EvidenceItem]]],
+    kept: Sequence[_Kept],
     removed: list[VerificationIssue],
     *,
     generator: str,
