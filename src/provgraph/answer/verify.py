@@ -184,49 +184,66 @@ class HeuristicJudge:
         text = CITATION_MARK.sub(" ", claim.text)
         evidence = evidence_text(cited)
         found = _finder(set(words(evidence)))
-        reasons: list[tuple[ReasonCode, str]] = []
-        ev_numbers = [float(n) for n in _numbers(evidence) if n not in ("-", "")]
-        missing_numbers = [n for n in _numbers(text) if not _number_supported(n, ev_numbers)]
-        if missing_numbers:
-            reasons.append(
-                (ReasonCode.UNSUPPORTED_NUMBER, "the cited evidence does not state " + ", ".join(missing_numbers))
-            )
-        missing_names = []
-        for sentence in _SENTENCE.split(text):
-            for term in salient_terms(sentence):
-                name_words = [w for w in term.split() if w not in _STOP | _PHRASING and not w[0].isdigit()]
-                if name_words and not all(found(w) for w in name_words):
-                    missing_names.append(term)
-        if missing_names:
-            reasons.append(
-                (
-                    ReasonCode.UNSUPPORTED_ENTITY,
-                    "the cited evidence does not mention " + ", ".join(f'"{n}"' for n in dict.fromkeys(missing_names)),
-                )
-            )
-        if all(not (i.passage_text or i.kind is EvidenceKind.PASSAGE) for i in cited):
-            predicates = [i for i in cited if i.predicate or i.conflict is not None]
-            vocabulary: set[str] = set()
-            for item in predicates:
-                names = [item.predicate_label or ""]
-                names += [split_camel(term_text(f"<{p}>")) for p in ([item.predicate] if item.predicate else [])]
-                if item.conflict is not None:
-                    names += [split_camel(term_text(f"<{p}>")) for p in item.conflict.predicates]
-                vocabulary |= {w for n in names for w in words(n) if w not in _STOP}
-            claim_words = set(words(text))
-            if vocabulary and not (vocabulary & claim_words or _prefixes(vocabulary) & _prefixes(claim_words)):
-                reasons.append((ReasonCode.UNSUPPORTED_PREDICATE, "the claim does not name what the cited facts state"))
-        content = _content(text)
-        if content:
-            share = sum(found(w) for w in content) / len(content)
-            if share < MIN_OVERLAP:
-                reasons.append(
-                    (
-                        ReasonCode.INSUFFICIENT_SUPPORT,
-                        f"only {share:.0%} of the claim's words appear in the cited evidence",
-                    )
-                )
-        return reasons
+        checks = (
+            _unsupported_numbers(text, evidence),
+            _unsupported_names(text, found),
+            _unnamed_predicate(text, cited),
+            _insufficient_overlap(text, found),
+        )
+        return [reason for reason in checks if reason is not None]
+
+
+def _unsupported_numbers(text: str, evidence: str) -> tuple[ReasonCode, str] | None:
+    """The numbers of a claim the evidence does not state (:class:`HeuristicJudge`, first check)."""
+    ev_numbers = [float(n) for n in _numbers(evidence) if n not in ("-", "")]
+    missing = [n for n in _numbers(text) if not _number_supported(n, ev_numbers)]
+    if not missing:
+        return None
+    return ReasonCode.UNSUPPORTED_NUMBER, "the cited evidence does not state " + ", ".join(missing)
+
+
+def _unsupported_names(text: str, found: Callable[[str], bool]) -> tuple[ReasonCode, str] | None:
+    """The names of a claim, sentence by sentence, with a word the evidence lacks (second check)."""
+    missing = []
+    for sentence in _SENTENCE.split(text):
+        for term in salient_terms(sentence):
+            name_words = [w for w in term.split() if w not in _STOP | _PHRASING and not w[0].isdigit()]
+            if name_words and not all(found(w) for w in name_words):
+                missing.append(term)
+    if not missing:
+        return None
+    return (
+        ReasonCode.UNSUPPORTED_ENTITY,
+        "the cited evidence does not mention " + ", ".join(f'"{n}"' for n in dict.fromkeys(missing)),
+    )
+
+
+def _unnamed_predicate(text: str, cited: Sequence[EvidenceItem]) -> tuple[ReasonCode, str] | None:
+    """When only facts are cited, a claim that names none of their predicates (third check)."""
+    if any(i.passage_text or i.kind is EvidenceKind.PASSAGE for i in cited):
+        return None
+    vocabulary: set[str] = set()
+    for item in [i for i in cited if i.predicate or i.conflict is not None]:
+        names = [item.predicate_label or ""]
+        names += [split_camel(term_text(f"<{p}>")) for p in ([item.predicate] if item.predicate else [])]
+        if item.conflict is not None:
+            names += [split_camel(term_text(f"<{p}>")) for p in item.conflict.predicates]
+        vocabulary |= {w for n in names for w in words(n) if w not in _STOP}
+    claim_words = set(words(text))
+    if vocabulary and not (vocabulary & claim_words or _prefixes(vocabulary) & _prefixes(claim_words)):
+        return ReasonCode.UNSUPPORTED_PREDICATE, "the claim does not name what the cited facts state"
+    return None
+
+
+def _insufficient_overlap(text: str, found: Callable[[str], bool]) -> tuple[ReasonCode, str] | None:
+    """A claim less than ``MIN_OVERLAP`` of whose content words the evidence has (fourth check)."""
+    content = _content(text)
+    if not content:
+        return None
+    share = sum(found(w) for w in content) / len(content)
+    if share >= MIN_OVERLAP:
+        return None
+    return ReasonCode.INSUFFICIENT_SUPPORT, f"only {share:.0%} of the claim's words appear in the cited evidence"
 
 
 def _resolve(claim: DraftClaim, pack: EvidencePack) -> tuple[list[EvidenceItem], list[VerificationIssue]]:
