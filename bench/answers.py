@@ -52,7 +52,7 @@ sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__)
 
 from rich.console import Console  # noqa: E402
 
-from provgraph import GraphSplit, ProvGraph  # noqa: E402
+from provgraph import GraphSplit, IngestOptions, ProvGraph  # noqa: E402
 from provgraph.answer.evaluate import evaluate_hotpot, ingest_hotpot, load_hotpot  # noqa: E402
 from provgraph.answer.pipeline import respond  # noqa: E402
 from provgraph.cli.answer import print_report, show  # noqa: E402
@@ -101,11 +101,13 @@ def cities() -> None:
     with tempfile.TemporaryDirectory() as tmp, ProvGraph.memory() as pg:
         pg.ingest(
             data,
-            id="nl-cities",
-            title="DBpedia: Dutch cities",
-            tier=4,
-            base="http://example.org/ldif/",
-            split=GraphSplit.wikipedia_articles(CITIES / "cities1000-Netherlands_metadata_triples.nq"),
+            IngestOptions(
+                id="nl-cities",
+                title="DBpedia: Dutch cities",
+                tier=4,
+                base="http://example.org/ldif/",
+                split=GraphSplit.wikipedia_articles(CITIES / "cities1000-Netherlands_metadata_triples.nq"),
+            ),
         )
         policy = Path(tmp) / "policy.ttl"
         policy.write_text(POLICY, encoding="utf-8")
@@ -193,7 +195,7 @@ def _one_more(pg: ProvGraph, directory: Path, name: str, records: list[dict[str,
     path = directory / f"{name}.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
     started = time.perf_counter()
-    pg.ingest(path, id=name, title=f"one more: {name}", url=f"https://{name}.bench.example/")
+    pg.ingest(path, IngestOptions(id=name, title=f"one more: {name}", url=f"https://{name}.bench.example/"))
     return time.perf_counter() - started
 
 
@@ -210,9 +212,11 @@ def latency(facts: int, docs: int, asks: int, keep: Path | None) -> None:
                 started = time.perf_counter()
                 pg.ingest(
                     data,
-                    id="bench",
-                    title="bench",
-                    split=GraphSplit(pattern=r"^(?P<document>http://s\d+\.bench\.example/doc\d+)$"),
+                    IngestOptions(
+                        id="bench",
+                        title="bench",
+                        split=GraphSplit(pattern=r"^(?P<document>http://s\d+\.bench\.example/doc\d+)$"),
+                    ),
                 )
                 ingested = time.perf_counter() - started
                 pg.add_ontology(policy)

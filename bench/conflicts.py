@@ -32,7 +32,7 @@ from pathlib import Path
 # bench/http.py would shadow the standard library's http package for a script run from bench/
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
 
-from provgraph import GraphSplit, ProvGraph, ResolutionStrategy  # noqa: E402
+from provgraph import GraphSplit, IngestOptions, ProvGraph, ResolutionStrategy  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT.parent / "shared" / "data" / "dbpedia-multilang-cities"
@@ -84,11 +84,13 @@ def accuracy() -> None:
         started = time.perf_counter()
         pg.ingest(
             data,
-            id="nl-cities",
-            title="DBpedia: Dutch cities",
-            tier=4,
-            base="http://example.org/ldif/",
-            split=GraphSplit.wikipedia_articles(DATA / "cities1000-Netherlands_metadata_triples.nq"),
+            IngestOptions(
+                id="nl-cities",
+                title="DBpedia: Dutch cities",
+                tier=4,
+                base="http://example.org/ldif/",
+                split=GraphSplit.wikipedia_articles(DATA / "cities1000-Netherlands_metadata_triples.nq"),
+            ),
         )
         policy = Path(tmp) / "policy.ttl"
         policy.write_text(DETECT_POLICY, encoding="utf-8")
@@ -270,9 +272,11 @@ def scale(facts: int, docs: int, conflict_rate: float) -> None:
             started = time.perf_counter()
             pg.ingest(
                 data,
-                id="bench",
-                title="bench",
-                split=GraphSplit(pattern=r"^(?P<document>http://s\d+\.bench\.example/doc\d+)$"),
+                IngestOptions(
+                    id="bench",
+                    title="bench",
+                    split=GraphSplit(pattern=r"^(?P<document>http://s\d+\.bench\.example/doc\d+)$"),
+                ),
             )
             print(f"ingest: {time.perf_counter() - started:.1f} s")
             pg.add_ontology(policy)

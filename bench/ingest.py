@@ -27,6 +27,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from provgraph import IngestOptions
+
 # bench/http.py would shadow the standard library's http package for a script run from bench/
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
 
@@ -67,7 +69,7 @@ def child_provgraph(data: str, store: str, dump: str) -> None:
     before = _usage()
     started = time.perf_counter()
     with ProvGraph.open(store) as pg:
-        report = pg.ingest(data, id="bench", title="bench", split=GraphSplit(pattern=SPLIT))
+        report = pg.ingest(data, IngestOptions(id="bench", title="bench", split=GraphSplit(pattern=SPLIT)))
     seconds = time.perf_counter() - started
     after = _usage()
     # Everything the store holds, as the raw load's input (opened with plain pyoxigraph).

@@ -39,6 +39,8 @@ import time
 import uuid
 from urllib.parse import quote
 
+from provgraph import IngestOptions
+
 TOKEN = "bench-readers-token"
 QUERY = "SELECT ?s WHERE { ?s ?p ?o } LIMIT 1"
 
@@ -109,7 +111,7 @@ def child_checkpoints(store: str, files: str) -> None:
             backend = pg.backend
             for i, path in enumerate(paths):
                 started = time.perf_counter()
-                pg.ingest(path, id=f"bench-upload-{i}")
+                pg.ingest(path, IngestOptions(id=f"bench-upload-{i}"))
                 if mode == "checkpoint":
                     out["ingest"].append(time.perf_counter() - started)
                 started = time.perf_counter()

@@ -8,7 +8,7 @@ import httpx
 import httpx._config
 import pytest
 
-from helpers import find_browser
+from helpers import POPULATION_POLICY, find_browser, ingest_capitals
 from provgraph import ProvGraph
 
 # The servers the tests talk to are on 127.0.0.1 and answer in milliseconds, but a loaded machine
@@ -50,3 +50,15 @@ def pg() -> Iterator[ProvGraph]:
     graph = ProvGraph.memory()
     yield graph
     graph.close()
+
+
+@pytest.fixture
+def capitals_policy() -> str:
+    """The policy the ``capitals`` fixture loads; a test module overrides this fixture for its own."""
+    return POPULATION_POLICY
+
+
+@pytest.fixture
+def capitals(pg: ProvGraph, tmp_path: Path, capitals_policy: str) -> ProvGraph:
+    """``pg`` holding the DBpedia 3-capitals sample, split per article, with ``capitals_policy``."""
+    return ingest_capitals(pg, tmp_path, capitals_policy)

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from provgraph import ExportFormat, ProvGraph
+from provgraph import ExportFormat, GraphSplit, IngestOptions, IngestReport, ProvGraph
 from provgraph.http import ServerSettings
 from provgraph.trust.models import ConflictValue, ValueClaim, ValueOutcome
 
@@ -193,3 +193,59 @@ def live_server(graph: ProvGraph, settings: ServerSettings | None = None) -> Ite
         server.should_exit = True
         thread.join(timeout=SERVER_START)
         listener.close()
+
+
+# ---------------------------------------------------------------------- shared data sets
+# Each data set the tests load in several files is loaded one way, here.
+
+#: The aspirin example as the README ingests it (title, URL, tier 2).
+ASPIRIN = IngestOptions(title="Aspirin facts", url="https://example.org/aspirin", tier=2)
+
+#: The DBpedia 3-capitals sample: seven Wikipedia editions disagree on Amsterdam's population
+#: (data/dbpedia/README.md). Its relative IRIs need LDIF_BASE.
+CAPITALS = DBPEDIA / "3-capitals.nq"
+CAPITALS_METADATA = DBPEDIA / "3-capitals.metadata.nq"
+LDIF_BASE = "http://example.org/ldif/"
+AMSTERDAM = "http://dbpedia.org/resource/Amsterdam"
+POPULATION = "http://dbpedia.org/ontology/populationTotal"
+#: A city has one population, and values within 0.5% agree: the policy most tests load with it.
+POPULATION_POLICY = f"""@prefix owl: <http://www.w3.org/2002/07/owl#> . @prefix pg: <https://w3id.org/provgraph/ns#> .
+<{POPULATION}> a owl:FunctionalProperty ; pg:relativeTolerance 0.005 .
+"""
+
+
+def ingest_aspirin(graph: ProvGraph) -> IngestReport:
+    return graph.ingest(EXAMPLES / "aspirin.ttl", ASPIRIN)
+
+
+def capitals_options(*, graph_metadata: bool = True) -> IngestOptions:
+    """The sample split into one document per Wikipedia article, each value with its edit
+    metadata (``3-capitals.metadata.nq``) unless not ``graph_metadata``."""
+    split = GraphSplit.wikipedia_articles(CAPITALS_METADATA if graph_metadata else None)
+    return IngestOptions(id="3-capitals", title="3 capitals", tier=4, base=LDIF_BASE, split=split)
+
+
+def write_policy(directory: Path, policy: str) -> Path:
+    """``policy`` (Turtle) as ``directory``/policy.ttl, for ``add_ontology`` or ``ontology add``."""
+    path = directory / "policy.ttl"
+    path.write_text(policy, encoding="utf-8")
+    return path
+
+
+def ingest_capitals(
+    graph: ProvGraph, policy_dir: Path, policy: str = POPULATION_POLICY, *, graph_metadata: bool = True
+) -> ProvGraph:
+    """The 3-capitals sample (:func:`capitals_options`) in ``graph``, then ``policy`` loaded
+    (written to ``policy_dir``); returns ``graph``."""
+    graph.ingest(CAPITALS, capitals_options(graph_metadata=graph_metadata))
+    graph.add_ontology(write_policy(policy_dir, policy))
+    return graph
+
+
+def ingest_capitals_cli(store: str) -> subprocess.CompletedProcess[str]:
+    """The 3-capitals sample ingested by ``provgraph ingest`` as a user types it (no title, no
+    graph metadata)."""
+    return run_cli(
+        "ingest", str(CAPITALS), "--id", "3-capitals", "--tier", "4", "--base", LDIF_BASE,
+        "--split-graphs", "wikipedia", "--quiet", "--store", store,
+    )  # fmt: skip

@@ -8,8 +8,17 @@ import json
 import httpx
 import pytest
 
-from helpers import DBPEDIA, ROOT, TEST_DATA, live_server, run_cli
-from provgraph import GraphSplit, ProvGraph
+from helpers import (
+    POPULATION_POLICY,
+    ROOT,
+    TEST_DATA,
+    ingest_aspirin,
+    ingest_capitals_cli,
+    live_server,
+    run_cli,
+    write_policy,
+)
+from provgraph import IngestOptions, ProvGraph
 from provgraph.answer.models import (
     AnswerConfidence,
     AskFilters,
@@ -21,33 +30,7 @@ from provgraph.answer.models import (
     ReasonCode,
 )
 
-AMSTERDAM = "http://dbpedia.org/resource/Amsterdam"
-POPULATION = "http://dbpedia.org/ontology/populationTotal"
-POLICY = f"""@prefix owl: <http://www.w3.org/2002/07/owl#> . @prefix pg: <https://w3id.org/provgraph/ns#> .
-<{POPULATION}> a owl:FunctionalProperty ; pg:relativeTolerance 0.005 .
-"""
 EXAMPLES = ROOT / "data" / "examples"
-
-
-def _capitals(pg: ProvGraph, tmp_path) -> None:
-    pg.ingest(
-        DBPEDIA / "3-capitals.nq",
-        id="3-capitals",
-        title="3 capitals",
-        tier=4,
-        base="http://example.org/ldif/",
-        split=GraphSplit.wikipedia_articles(DBPEDIA / "3-capitals.metadata.nq"),
-    )
-    policy = tmp_path / "policy.ttl"
-    policy.write_text(POLICY, encoding="utf-8")
-    pg.add_ontology(policy)
-
-
-@pytest.fixture
-def capitals(tmp_path):
-    with ProvGraph.memory() as pg:
-        _capitals(pg, tmp_path)
-        yield pg
 
 
 def test_population_of_amsterdam_states_the_disagreement_with_sources_and_rationale(capitals):
@@ -93,7 +76,9 @@ def test_filters_exclude_sources(capitals):
 
 def test_revoked_source_never_appears(tmp_path):
     with ProvGraph.memory() as pg:
-        report = pg.ingest(EXAMPLES / "aspirin-note.md", title="Aspirin note", url="https://example.org/note")
+        report = pg.ingest(
+            EXAMPLES / "aspirin-note.md", IngestOptions(title="Aspirin note", url="https://example.org/note")
+        )
         before = pg.ask("What does aspirin reduce?")
         assert any(r.title == "Aspirin note" for r in before.references)
         pg.revoke(report.documents[0].document)
@@ -103,13 +88,9 @@ def test_revoked_source_never_appears(tmp_path):
 
 def test_cli_ask_readable_and_json(tmp_path):
     store = str(tmp_path / "store")
-    ingest = run_cli(
-        "ingest", str(DBPEDIA / "3-capitals.nq"), "--id", "3-capitals", "--tier", "4", "--base",
-        "http://example.org/ldif/", "--split-graphs", "wikipedia", "--quiet", "--store", store,
-    )  # fmt: skip
+    ingest = ingest_capitals_cli(store)
     assert ingest.returncode == 0, ingest.stderr
-    policy = tmp_path / "policy.ttl"
-    policy.write_text(POLICY, encoding="utf-8")
+    policy = write_policy(tmp_path, POPULATION_POLICY)
     assert run_cli("ontology", "add", str(policy), "--store", store).returncode == 0
     readable = run_cli("ask", "What is the population of Amsterdam?", "--store", store)
     assert readable.returncode == 0, readable.stderr
@@ -159,6 +140,32 @@ def test_http_qa_and_verify(capitals):
         assert {i.code for i in result.removed_claims} >= {ReasonCode.DANGLING_CITATION}
 
 
+def test_verify_checks_a_draft_against_its_pack_as_ask_does(capitals):
+    pack = capitals.retrieve("What is the population of Amsterdam?")
+    good = next(i for i in pack.items if i.kind is EvidenceKind.STATEMENT and "820654" in (i.object or ""))
+    draft = DraftAnswer(
+        answer_summary="Amsterdam has 820,654 inhabitants.",
+        claims=[
+            DraftClaim(text="Amsterdam has a population total of 820654.", supporting_citations=[good.id]),
+            DraftClaim(text="Amsterdam has 2 million inhabitants.", supporting_citations=["ev-000000000000"]),
+        ],
+    )
+    result = capitals.verify(draft, pack, generator="a test")
+    assert [c.text for c in result.claims] == ["Amsterdam has a population total of 820654."]
+    assert {i.code for i in result.removed_claims} >= {ReasonCode.DANGLING_CITATION}
+    assert result.generator == "a test"
+
+
+def test_build_generator_applies_the_overrides_of_the_command_line(monkeypatch):
+    from provgraph import ExtractiveGenerator, GeneratorKind
+
+    monkeypatch.setenv("PROVGRAPH_LLM_MODEL", "from-the-environment")
+    assert isinstance(ProvGraph.build_generator(GeneratorKind.EXTRACTIVE), ExtractiveGenerator)
+    built = ProvGraph.build_generator(GeneratorKind.OPENAI, model="given", base_url="http://127.0.0.1:9/v1")
+    assert (built.settings.model, built.settings.base_url) == ("given", "http://127.0.0.1:9/v1")
+    assert ProvGraph.build_generator(GeneratorKind.OPENAI).settings.model == "from-the-environment"
+
+
 def test_detailed_answer_carries_the_cited_evidence(capitals):
     answer = capitals.ask("What is the population of Amsterdam?", detail=Detail.DETAILED)
     assert answer.evidence is not None
@@ -198,9 +205,11 @@ def test_an_answer_keeps_to_the_property_asked_about(capitals):
 
 def test_passages_answer_what_no_fact_states():
     with ProvGraph.memory() as pg:
-        pg.ingest(EXAMPLES / "aspirin.ttl", title="Aspirin facts", url="https://example.org/aspirin", tier=2)
-        pg.ingest(EXAMPLES / "facts.jsonl", title="Aspirin trial", url="https://example.org/trial")
-        pg.ingest(EXAMPLES / "aspirin-note.md", title="Aspirin note", url="https://example.org/note", tier=5)
+        ingest_aspirin(pg)
+        pg.ingest(EXAMPLES / "facts.jsonl", IngestOptions(title="Aspirin trial", url="https://example.org/trial"))
+        pg.ingest(
+            EXAMPLES / "aspirin-note.md", IngestOptions(title="Aspirin note", url="https://example.org/note", tier=5)
+        )
         safe = pg.ask("Is aspirin safe for children?")
         # the passages about children, not every fact about aspirin (nor its label)
         assert safe.claims and all("children" in c.text for c in safe.claims)
@@ -218,8 +227,8 @@ def test_passages_of_the_document_a_question_names_come_first(tmp_path) -> None:
     mining = tmp_path / "mining.md"
     mining.write_text("Copper prices and copper output rose.\n", encoding="utf-8")
     with ProvGraph.memory() as pg:
-        pg.ingest(harbor, title="Harbor Report", id="harbor")
-        pg.ingest(mining, title="Mining Digest", id="mining")
+        pg.ingest(harbor, IngestOptions(title="Harbor Report", id="harbor"))
+        pg.ingest(mining, IngestOptions(title="Mining Digest", id="mining"))
 
         def ranked(question: str) -> list[str | None]:
             return [i.title for i in pg.retrieve(question).items if i.kind is EvidenceKind.PASSAGE]
@@ -246,7 +255,7 @@ def widget(tmp_path):
 
 def test_a_labelled_blank_node_is_answered(widget):
     with ProvGraph.memory() as pg:
-        pg.ingest(widget, title="Widget sheet")
+        pg.ingest(widget, IngestOptions(title="Widget sheet"))
         answer = pg.ask("What is the weight of Widget?", detail=Detail.DETAILED)
     assert [c.text for c in answer.claims] == [f"According to Widget sheet, {WIDGET_FACT}."]
     assert answer.claims[0].verified
@@ -265,7 +274,7 @@ def test_cli_asks_about_a_labelled_blank_node(widget, tmp_path):
 
 def test_http_qa_about_a_labelled_blank_node(widget):
     with ProvGraph.memory() as pg:
-        pg.ingest(widget, title="Widget sheet")
+        pg.ingest(widget, IngestOptions(title="Widget sheet"))
         with live_server(pg) as base:
             done = httpx.post(f"{base}/qa", json={"question": "What is the weight of Widget?"}, timeout=30)
     assert done.status_code == 200, done.text
@@ -280,7 +289,7 @@ def test_a_blank_node_object_is_followed_to_its_facts(tmp_path):
         encoding="utf-8",
     )
     with ProvGraph.memory() as pg:
-        pg.ingest(path, title="Dosage")
+        pg.ingest(path, IngestOptions(title="Dosage"))
         pack = pg.retrieve("What is the dose of Aspirin?")
     hop2 = [i for i in pack.items if i.hop == 2]
     assert [i.predicate for i in hop2] == ["http://example.org/milligrams"]
@@ -309,7 +318,7 @@ def test_http_qa_failing_inside_is_a_problem_body(widget, monkeypatch):
         raise RuntimeError("a bug in the answering path")
 
     with ProvGraph.memory() as pg:
-        pg.ingest(widget, title="Widget sheet")
+        pg.ingest(widget, IngestOptions(title="Widget sheet"))
         monkeypatch.setattr(ProvGraph, "ask", broken)
         monkeypatch.setattr(ProvGraph, "retrieve", broken)
         with live_server(pg) as base:

@@ -10,7 +10,7 @@ import pytest
 from pyoxigraph import DefaultGraph, Literal, NamedNode, Quad, RdfFormat
 
 from helpers import EXAMPLES
-from provgraph import DatasetView, ExportFormat, ProvGraph
+from provgraph import DatasetView, ExportFormat, IngestOptions, ProvGraph
 from provgraph.ingest import pipeline
 from provgraph.store import catalog, view
 from provgraph.vocab import CATALOG_GRAPH, CHANGES_GRAPH, CURRENT_VIEW, PG, PROV_NS
@@ -43,11 +43,11 @@ def test_new_documents_versions_and_revocations_keep_the_view_exact(pg, tmp_path
     a1 = _write(tmp_path / "a1.ttl", f"<{EX}aspirin> <{EX}treats> <{EX}headache> , <{EX}fever> .")
     b = _write(tmp_path / "b.ttl", f"<{EX}aspirin> <{EX}treats> <{EX}headache> . [] <{EX}label> 'x' .")
     a2 = _write(tmp_path / "a2.ttl", f"<{EX}aspirin> <{EX}treats> <{EX}headache> , <{EX}pain> .")
-    pg.ingest(a1, id="a", title="A")
+    pg.ingest(a1, IngestOptions(id="a", title="A"))
     _assert_view_is_the_union_of_current_sources(pg)
-    pg.ingest(b, id="b", title="B")
+    pg.ingest(b, IngestOptions(id="b", title="B"))
     _assert_view_is_the_union_of_current_sources(pg)
-    pg.ingest(a2, id="a", title="A again")  # fever leaves, pain comes, the title changes
+    pg.ingest(a2, IngestOptions(id="a", title="A again"))  # fever leaves, pain comes, the title changes
     _assert_view_is_the_union_of_current_sources(pg)
     seen = {t for _, _, t in _triples(pg, CURRENT_VIEW)}
     assert f"<{EX}pain>" in seen and f"<{EX}fever>" not in seen
@@ -68,7 +68,7 @@ def test_one_open_store_shows_every_write_in_its_next_reads(tmp_path: Path, lazy
     as the command line opens stores)."""
     store = tmp_path / "store"
     with ProvGraph.open(store) as pg:
-        pg.ingest(_write(tmp_path / "a.ttl", f"<{EX}a> <{EX}p> 1 ."), id="a")
+        pg.ingest(_write(tmp_path / "a.ttl", f"<{EX}a> <{EX}p> 1 ."), IngestOptions(id="a"))
 
     with ProvGraph.open(store, lazy_lock=lazy_lock) as pg:
 
@@ -81,9 +81,9 @@ def test_one_open_store_shows_every_write_in_its_next_reads(tmp_path: Path, lazy
             return [(r["s"].value, r["o"].value) for r in rows]  # type: ignore[union-attr]
 
         assert seen() == [(f"{EX}a", "1")]
-        pg.ingest(_write(tmp_path / "b.ttl", f"<{EX}b> <{EX}p> 1 ."), id="b")
+        pg.ingest(_write(tmp_path / "b.ttl", f"<{EX}b> <{EX}p> 1 ."), IngestOptions(id="b"))
         assert seen() == [(f"{EX}a", "1"), (f"{EX}b", "1")]
-        pg.ingest(_write(tmp_path / "a.ttl", f"<{EX}a> <{EX}p> 2 ."), id="a")
+        pg.ingest(_write(tmp_path / "a.ttl", f"<{EX}a> <{EX}p> 2 ."), IngestOptions(id="a"))
         assert seen() == [(f"{EX}a", "2"), (f"{EX}b", "1")]
         pg.revoke("b")
         assert seen() == [(f"{EX}a", "2")]
@@ -100,10 +100,10 @@ def test_a_bulk_written_document_goes_into_the_view(pg, tmp_path, monkeypatch):
     first = _write(
         tmp_path / "one.ttl", "".join(f"<{EX}s{i}> <{EX}p> {i} ; <{EX}q> [ <{EX}r> {i} ] .\n" for i in range(5))
     )
-    pg.ingest(first, id="one")
+    pg.ingest(first, IngestOptions(id="one"))
     _assert_view_is_the_union_of_current_sources(pg)
     second = _write(tmp_path / "two.ttl", "".join(f"<{EX}s{i}> <{EX}p> {i + 1} .\n" for i in range(5)))
-    pg.ingest(second, id="one")
+    pg.ingest(second, IngestOptions(id="one"))
     _assert_view_is_the_union_of_current_sources(pg)
     assert pg.query("ASK { ?s ?p ?o FILTER(?o = 0) }").__bool__() is False  # the first version left
 
@@ -125,9 +125,9 @@ def test_the_bulk_path_commits_the_catalog_the_one_transaction_path_does(tmp_pat
     for threshold in (10**6, 0):
         monkeypatch.setattr(pipeline, "BULK_THRESHOLD", threshold)
         with ProvGraph.memory() as pg:
-            pg.ingest(one, id="one", title="First title")
-            pg.ingest(two, id="two", title="Other")
-            pg.ingest(two, id="one", title="Second title")
+            pg.ingest(one, IngestOptions(id="one", title="First title"))
+            pg.ingest(two, IngestOptions(id="two", title="Other"))
+            pg.ingest(two, IngestOptions(id="one", title="Second title"))
             _assert_view_is_the_union_of_current_sources(pg)
             assert not _has_pending_marks(pg)
             catalogs.append(_catalog(pg))
@@ -162,7 +162,7 @@ def test_an_ingest_stopped_before_its_commit_leaves_no_catalog_entry(tmp_path, r
     version's entry) is taken out when the store is next opened for writing."""
     store = tmp_path / "store"
     with ProvGraph.open(store) as pg:
-        pg.ingest(EXAMPLES / "aspirin.ttl", id="aspirin", title="Aspirin")
+        pg.ingest(EXAMPLES / "aspirin.ttl", IngestOptions(id="aspirin", title="Aspirin"))
         before, sources = _catalog(pg), pg.sources()
         (known,) = sources
         staged = [
@@ -188,7 +188,7 @@ def test_an_ingest_stopped_before_its_commit_leaves_no_catalog_entry(tmp_path, r
         return
     # the command line opens lazily (no recovery at open) and takes the lock at its first write
     with ProvGraph.open(store, lazy_lock=True) as pg:
-        pg.ingest(EXAMPLES / "facts.jsonl", id="trial", title="Trial")
+        pg.ingest(EXAMPLES / "facts.jsonl", IngestOptions(id="trial", title="Trial"))
         assert {s.key for s in pg.sources()} == {"aspirin", "trial"}
         assert {s for s, _, _ in _catalog(pg)}.isdisjoint({f"<{e.graph.value}>" for e in staged})
         assert f"<{EX}doc/new>" not in {s for s, _, _ in _catalog(pg)}
@@ -204,7 +204,7 @@ def test_an_ingest_stopped_between_write_and_commit_leaves_nothing_in_the_view(t
     quads in the view, the pending mark) is taken out when the store is next opened for writing."""
     store = tmp_path / "store"
     with ProvGraph.open(store) as pg:
-        pg.ingest(EXAMPLES / "aspirin.ttl", id="aspirin", title="Aspirin")
+        pg.ingest(EXAMPLES / "aspirin.ttl", IngestOptions(id="aspirin", title="Aspirin"))
         before = _triples(pg, CURRENT_VIEW)
         orphan = ORPHAN
         quad = (NamedNode(f"{EX}stray"), NamedNode(f"{EX}p"), Literal("half-written"))
@@ -222,8 +222,8 @@ def test_an_ingest_stopped_between_write_and_commit_leaves_nothing_in_the_view(t
 
 
 def test_queries_see_the_current_sources_and_graph_variables_not_the_view(pg, tmp_path):
-    pg.ingest(EXAMPLES / "aspirin.ttl", id="aspirin", title="Aspirin", tier=2)
-    pg.ingest(EXAMPLES / "facts.jsonl", id="trial", title="Trial")
+    pg.ingest(EXAMPLES / "aspirin.ttl", IngestOptions(id="aspirin", title="Aspirin", tier=2))
+    pg.ingest(EXAMPLES / "facts.jsonl", IngestOptions(id="trial", title="Trial"))
     prepared = pg.prepare("SELECT * WHERE { ?s ?p ?o }")
     # one graph however many documents; the store's own default graph joins it once it holds anything
     assert prepared.dataset.default_graph == (CURRENT_VIEW.value,)
@@ -244,7 +244,7 @@ def test_queries_see_the_current_sources_and_graph_variables_not_the_view(pg, tm
 
 
 def test_a_plain_update_to_the_default_graph_is_in_the_current_view(pg):
-    pg.ingest(EXAMPLES / "aspirin.ttl", id="aspirin", title="Aspirin")
+    pg.ingest(EXAMPLES / "aspirin.ttl", IngestOptions(id="aspirin", title="Aspirin"))
     pg.update(f'INSERT DATA {{ <{EX}note> <{EX}says> "hello" }}')
     assert pg.prepare("SELECT * WHERE { ?s ?p ?o }").dataset.default_graph == (None, CURRENT_VIEW.value)
     rows = pg.query(f"SELECT ?o WHERE {{ <{EX}note> <{EX}says> ?o }}").rows()
@@ -256,16 +256,16 @@ def test_a_plain_update_to_the_default_graph_is_in_the_current_view(pg):
 
 def test_a_superseded_version_is_history_not_view(pg, tmp_path):
     first = _write(tmp_path / "v.ttl", f"<{EX}x> <{EX}p> 1 .")
-    pg.ingest(first, id="doc")
+    pg.ingest(first, IngestOptions(id="doc"))
     old = pg.current_graphs()[0].value
-    pg.ingest(_write(tmp_path / "v.ttl", f"<{EX}x> <{EX}p> 2 ."), id="doc")
+    pg.ingest(_write(tmp_path / "v.ttl", f"<{EX}x> <{EX}p> 2 ."), IngestOptions(id="doc"))
     assert [r["o"].value for r in pg.query(f"SELECT ?o WHERE {{ <{EX}x> <{EX}p> ?o }}").rows()] == ["2"]  # type: ignore[union-attr]
     history = pg.query(f"SELECT ?o WHERE {{ GRAPH <{old}> {{ <{EX}x> <{EX}p> ?o }} }}").rows()
     assert [r["o"].value for r in history] == ["1"]  # type: ignore[union-attr]
 
 
 def test_exports_leave_the_view_out_and_restore_rebuilds_it(pg, tmp_path):
-    pg.ingest(EXAMPLES / "aspirin.ttl", id="aspirin", title="Aspirin")
+    pg.ingest(EXAMPLES / "aspirin.ttl", IngestOptions(id="aspirin", title="Aspirin"))
     dump = pg.export(format=ExportFormat.NQUADS)
     assert dump is not None
     assert not [line for line in dump.splitlines() if line.endswith(f"<{CURRENT_VIEW.value}> .".encode())]
@@ -279,7 +279,7 @@ def test_exports_leave_the_view_out_and_restore_rebuilds_it(pg, tmp_path):
 def test_a_store_without_a_view_is_read_by_its_graphs_and_gets_one_when_opened_for_writing(tmp_path):
     store = tmp_path / "store"
     with ProvGraph.open(store) as pg:
-        pg.ingest(EXAMPLES / "aspirin.ttl", id="aspirin", title="Aspirin")
+        pg.ingest(EXAMPLES / "aspirin.ttl", IngestOptions(id="aspirin", title="Aspirin"))
         expected = pg.query("SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }").rows()[0]["n"]
         # as a store written before provgraph kept a view
         marks = f"GRAPH <{CATALOG_GRAPH.value}> {{ ?c <{PG.currentView.value}> ?v . ?v a ?t }}"
@@ -293,7 +293,7 @@ def test_a_store_without_a_view_is_read_by_its_graphs_and_gets_one_when_opened_f
 
 
 def test_the_store_default_graph_stays_part_of_the_current_view(pg):
-    pg.ingest(EXAMPLES / "aspirin.ttl", id="aspirin", title="Aspirin")
+    pg.ingest(EXAMPLES / "aspirin.ttl", IngestOptions(id="aspirin", title="Aspirin"))
     pg.update(f"INSERT DATA {{ <{EX}mine> <{EX}p> 1 }}")
     assert bool(pg.query(f"ASK {{ <{EX}mine> <{EX}p> 1 . <{EX}aspirin> ?p ?o }}"))
     assert all(str(q.subject) != f"<{EX}mine>" for q in pg.backend.quads(None, None, None, CURRENT_VIEW))
@@ -307,11 +307,11 @@ def test_every_write_is_logged_under_a_new_generation(pg, tmp_path):
     from provgraph.store import changes
 
     assert changes.generation(pg.backend) == 0
-    pg.ingest(_write(tmp_path / "a.ttl", f"<{EX}a> <{EX}p> 1 ."), id="a")
+    pg.ingest(_write(tmp_path / "a.ttl", f"<{EX}a> <{EX}p> 1 ."), IngestOptions(id="a"))
     first = pg.current_graphs()[0].value
-    pg.ingest(_write(tmp_path / "b.ttl", f"<{EX}b> <{EX}p> 1 ."), id="b")
-    pg.ingest(_write(tmp_path / "a.ttl", f"<{EX}a> <{EX}p> 2 ."), id="a")  # a new version of a
-    pg.ingest(_write(tmp_path / "b.ttl", f"<{EX}b> <{EX}p> 1 ."), id="b")  # unchanged: no write
+    pg.ingest(_write(tmp_path / "b.ttl", f"<{EX}b> <{EX}p> 1 ."), IngestOptions(id="b"))
+    pg.ingest(_write(tmp_path / "a.ttl", f"<{EX}a> <{EX}p> 2 ."), IngestOptions(id="a"))  # a new version of a
+    pg.ingest(_write(tmp_path / "b.ttl", f"<{EX}b> <{EX}p> 1 ."), IngestOptions(id="b"))  # unchanged: no write
     pg.revoke("b")
     pg.add_ontology(EXAMPLES / "drug-shapes.ttl")
     assert changes.generation(pg.backend) == 5
@@ -326,7 +326,7 @@ def test_every_write_is_logged_under_a_new_generation(pg, tmp_path):
 def test_a_restore_is_logged_as_a_reset(pg, tmp_path):
     from provgraph.store import changes
 
-    pg.ingest(EXAMPLES / "aspirin.ttl", id="aspirin")
+    pg.ingest(EXAMPLES / "aspirin.ttl", IngestOptions(id="aspirin"))
     path = tmp_path / "all.nq"
     path.write_bytes(pg.export(format=ExportFormat.NQUADS) or b"")
     with ProvGraph.open(tmp_path / "restored") as other:

@@ -7,7 +7,7 @@ import re
 import pytest
 
 from helpers import DBPEDIA, TEST_DATA
-from provgraph import GraphSplit, ProvGraph
+from provgraph import GraphSplit, IngestOptions, ProvGraph
 
 DBM = "http://dbpedia.org/metadata/"
 AMSTERDAM = "http://dbpedia.org/resource/Amsterdam"
@@ -29,7 +29,10 @@ def articles_in(path) -> set[str]:
 
 def ingest_cities(pg: ProvGraph, data, metadata, key: str):
     return pg.ingest(
-        data, id=key, title=key, tier=4, base="http://example.org/ldif/", split=GraphSplit.wikipedia_articles(metadata)
+        data,
+        IngestOptions(
+            id=key, title=key, tier=4, base="http://example.org/ldif/", split=GraphSplit.wikipedia_articles(metadata)
+        ),
     )
 
 

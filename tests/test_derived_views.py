@@ -15,13 +15,14 @@ from typing import Any
 import pytest
 from pyoxigraph import NamedNode, QuerySolutions
 
-from provgraph import ExportFormat, ProvGraph
+from provgraph import ExportFormat, IngestOptions, ProvGraph
 from provgraph.answer.index import LexicalIndex
 from provgraph.store import changes, derived
 from provgraph.store.base import Backend
-from provgraph.trust import engine, relations
+from provgraph.trust import annotate, relations
 from provgraph.trust.models import Conflict
 from provgraph.trust.relation_models import DocumentRelation
+from provgraph.trust.run import run as run_conflicts
 from provgraph.vocab import CATALOG_GRAPH, CONFLICT_GRAPH, PG
 
 EX = "http://ex.org/"
@@ -114,7 +115,7 @@ class Corpus:
 def _ingest(pg: ProvGraph, corpus: Corpus, key: str) -> None:
     path = corpus.write(key)
     title, url = corpus.docs[key]
-    pg.ingest(path, id=key, title=title, url=url, publisher=f"publisher-{int(key[1:]) % 3}")
+    pg.ingest(path, IngestOptions(id=key, title=title, url=url, publisher=f"publisher-{int(key[1:]) % 3}"))
 
 
 def _conflicts(found: Sequence[Conflict]) -> list[str]:
@@ -144,10 +145,10 @@ def _index_rows(db: sqlite3.Connection) -> dict[str, list[tuple[object, ...]]]:
 
 def _assert_views_equal_a_rebuild(pg: ProvGraph, tmp_path: Path) -> None:
     # conflict records: caught up (incrementally) against detected from scratch
-    assert _conflicts(pg.conflicts()) == _conflicts(engine.run(pg.backend, store=False)[1])
+    assert _conflicts(pg.conflicts()) == _conflicts(run_conflicts(pg.backend, store=False)[1])
     # the stored outcomes a fact's status reads
     statements = [x.statement for c in pg.conflicts() for v in c.values for x in v.claims]
-    stored = engine._outcomes(pg.backend, statements, None)
+    stored = annotate._outcomes(pg.backend, statements, None)
     assert stored == {x.statement: v.outcome for c in pg.conflicts() for v in c.values for x in v.claims}
     # relations
     assert _relations(pg.related_documents()) == _relations(relations.compute(pg.backend)[0])
@@ -219,7 +220,7 @@ def test_a_read_only_store_lays_the_catch_up_over_the_stored_views(tmp_path: Pat
         for i in range(6, 9):
             _ingest(pg, corpus, f"d{i}")
         pg.revoke("d2")
-        expected_conflicts = _conflicts(engine.run(pg.backend, store=False)[1])
+        expected_conflicts = _conflicts(run_conflicts(pg.backend, store=False)[1])
         expected_relations = _relations(relations.compute(pg.backend)[0])
         behind = pg.backend.query(
             f"SELECT ?n WHERE {{ GRAPH <{CONFLICT_GRAPH.value}> {{ ?g <{PG.generation.value}> ?n }} }}"
@@ -240,7 +241,7 @@ def test_a_catch_up_rewrites_only_the_conflicts_the_new_sources_touch(pg: ProvGr
         path = tmp_path / f"{name}.jsonl"
         lines = [json.dumps({"subject": EX + s, "predicate": EX + "born", "literal": v}) for s, v in facts.items()]
         path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-        pg.ingest(path, id=name, url=f"https://{name}.example/", publisher=name)
+        pg.ingest(path, IngestOptions(id=name, url=f"https://{name}.example/", publisher=name))
 
     doc("a", {"x": "1900", "y": "1900"})
     doc("b", {"x": "1901", "y": "1901"})
@@ -288,6 +289,19 @@ class Recording:
             for row in seen:
                 self.answered.update(t.value for v in variables if isinstance(t := row[v], NamedNode))
         return self._inner.query(sparql, **kwargs)
+
+    def select(self, sparql: str, **kwargs: Any) -> Any:
+        self.queries.append(sparql)
+        rows = self._inner.select(sparql, **kwargs)
+        self.answered.update(t.value for row in rows for name in row if isinstance(t := row[name], NamedNode))
+        return rows
+
+    def stream(self, sparql: str, **kwargs: Any) -> Any:
+        return iter(self.select(sparql, **kwargs))
+
+    def ask(self, sparql: str, **kwargs: Any) -> Any:
+        self.queries.append(sparql)
+        return self._inner.ask(sparql, **kwargs)
 
 
 def test_an_ask_after_an_ingest_reads_only_the_catalog_entries_it_uses(tmp_path: Path) -> None:

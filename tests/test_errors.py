@@ -9,6 +9,7 @@ import pytest
 from helpers import DBPEDIA, EXAMPLES, dataset_dump
 from provgraph import (
     EmptyInputError,
+    IngestOptions,
     InputError,
     ProvGraph,
     ProvGraphError,
@@ -22,7 +23,7 @@ EX = "http://example.org/"
 
 @pytest.fixture
 def seeded(pg: ProvGraph) -> ProvGraph:
-    pg.ingest(EXAMPLES / "aspirin.ttl", title="Aspirin", url="https://example.org/aspirin")
+    pg.ingest(EXAMPLES / "aspirin.ttl", IngestOptions(title="Aspirin", url="https://example.org/aspirin"))
     return pg
 
 
@@ -96,7 +97,7 @@ def test_relative_iri_without_base_is_reported_with_its_line(seeded):
 
 
 def test_relative_iris_resolve_with_base(pg):
-    report = pg.ingest(DBPEDIA / "3-capitals.nq", base="http://example.org/ldif/")
+    report = pg.ingest(DBPEDIA / "3-capitals.nq", IngestOptions(base="http://example.org/ldif/"))
     assert report.statements == 99
     rows = pg.query(
         "SELECT DISTINCT ?orig WHERE { ?st pg:originalGraph ?orig FILTER(CONTAINS(STR(?orig), 'type-graph')) }"
@@ -144,14 +145,16 @@ def test_bad_metadata_options(seeded):
         ({"confidence": 2.0}, "confidence"),
         ({"title": " "}, "title"),
     ]:
-        error = unchanged_after(seeded, lambda kwargs=kwargs: seeded.ingest(EXAMPLES / "facts.jsonl", **kwargs))
+        error = unchanged_after(
+            seeded, lambda kwargs=kwargs: seeded.ingest(EXAMPLES / "facts.jsonl", IngestOptions(**kwargs))
+        )
         assert isinstance(error, InputError), kwargs
         assert word in str(error)
 
 
 def test_shacl_violation_names_focus_node_and_path_and_writes_nothing(seeded):
     error = unchanged_after(
-        seeded, lambda: seeded.ingest(EXAMPLES / "bad-dose.ttl", shapes=[EXAMPLES / "drug-shapes.ttl"])
+        seeded, lambda: seeded.ingest(EXAMPLES / "bad-dose.ttl", IngestOptions(shapes=[EXAMPLES / "drug-shapes.ttl"]))
     )
     assert isinstance(error, ValidationFailedError)
     assert error.exit_code == 1
@@ -164,7 +167,7 @@ def test_shacl_violation_names_focus_node_and_path_and_writes_nothing(seeded):
 def test_bad_shapes_file_is_an_input_error(seeded, tmp_path):
     shapes = tmp_path / "shapes.ttl"
     shapes.write_text("this is not turtle")
-    error = unchanged_after(seeded, lambda: seeded.ingest(EXAMPLES / "aspirin.ttl", shapes=[shapes]))
+    error = unchanged_after(seeded, lambda: seeded.ingest(EXAMPLES / "aspirin.ttl", IngestOptions(shapes=[shapes])))
     assert isinstance(error, InputError)
     assert str(shapes) in str(error)
 
@@ -184,7 +187,7 @@ def test_a_commit_failing_after_the_bulk_load_leaves_nothing_behind(seeded, monk
 
     monkeypatch.setattr(pipeline, "BULK_THRESHOLD", 0)
     monkeypatch.setattr(catalog, "commit_staged_update", lambda _: "INSERT DATA { not sparql")
-    error = unchanged_after(seeded, lambda: seeded.ingest(EXAMPLES / "facts.jsonl", id="aspirin"))
+    error = unchanged_after(seeded, lambda: seeded.ingest(EXAMPLES / "facts.jsonl", IngestOptions(id="aspirin")))
     assert str(error).startswith("writing the store failed; nothing was committed")
 
 
@@ -196,7 +199,7 @@ def test_a_failed_write_leaves_no_graph_behind(seeded, monkeypatch, bulk):
     if bulk:
         monkeypatch.setattr(pipeline, "BULK_THRESHOLD", 0)
 
-    def broken_update(self, sparql):
+    def broken_update(self, sparql, *, base_iri=None, prefixes=None):  # Backend.update's signature
         raise oxigraph.StoreError("disk full (simulated)")
 
     monkeypatch.setattr(oxigraph.OxigraphBackend, "update", broken_update)

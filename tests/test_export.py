@@ -9,22 +9,24 @@ import pytest
 import rdflib
 from rdflib.compare import isomorphic
 
-from helpers import DBPEDIA, EXAMPLES
-from provgraph import ExportFormat, GraphSplit, NotFoundError, ProvGraph, StoreNotEmptyError, UnsupportedFormatError
+from helpers import CAPITALS, EXAMPLES, capitals_options
+from provgraph import (
+    ExportFormat,
+    IngestOptions,
+    NotFoundError,
+    ProvGraph,
+    StoreNotEmptyError,
+    UnsupportedFormatError,
+)
 
 
 @pytest.fixture
 def filled(pg: ProvGraph) -> ProvGraph:
-    pg.ingest(EXAMPLES / "aspirin.ttl", title="Aspirin", url="https://example.org/aspirin")
-    pg.ingest(EXAMPLES / "facts.jsonl", title="Trial", url="https://example.org/trial")
-    pg.ingest(EXAMPLES / "aspirin-note.md", title="Note", url="https://example.org/note")
-    pg.ingest(EXAMPLES / "dose-study.trig", title="Dose study", url="https://example.org/dose-study")
-    pg.ingest(
-        DBPEDIA / "3-capitals.nq",
-        id="dbpedia",
-        base="http://example.org/ldif/",
-        split=GraphSplit.wikipedia_articles(DBPEDIA / "3-capitals.metadata.nq"),
-    )
+    pg.ingest(EXAMPLES / "aspirin.ttl", IngestOptions(title="Aspirin", url="https://example.org/aspirin"))
+    pg.ingest(EXAMPLES / "facts.jsonl", IngestOptions(title="Trial", url="https://example.org/trial"))
+    pg.ingest(EXAMPLES / "aspirin-note.md", IngestOptions(title="Note", url="https://example.org/note"))
+    pg.ingest(EXAMPLES / "dose-study.trig", IngestOptions(title="Dose study", url="https://example.org/dose-study"))
+    pg.ingest(CAPITALS, capitals_options())
     return pg
 
 

@@ -339,6 +339,16 @@ def test_reads_ask_for_the_token_when_the_operator_says_so(pg):
         assert client.get("/export", params={"format": "nquads"}).status_code == 401
 
 
+def test_the_token_is_checked_before_the_parameters(pg):
+    """Access is each route's first dependency: a client without the token learns nothing of
+    what the route takes (its parameters are not checked for it)."""
+    settings = ServerSettings(token=TOKEN, read_token=True)
+    with live_server(pg, settings) as url, httpx.Client(base_url=url) as client:
+        assert client.get("/conflicts", params={"strategy": "bogus"}).status_code == 401
+        assert client.post("/qa", json={"question": ""}).status_code == 401
+        assert client.get("/conflicts", params={"strategy": "bogus"}, headers=AUTH).status_code == 400
+
+
 # ---------------------------------------------------------------------------------------- docs
 
 

@@ -19,17 +19,12 @@ from pathlib import Path
 import httpx
 import pytest
 
-from helpers import DBPEDIA, EXAMPLES, SERVER_START, ServeProcess, live_server
-from provgraph import DatasetView, GraphSplit, ProvGraph
+from helpers import AMSTERDAM, EXAMPLES, POPULATION, SERVER_START, ServeProcess, ingest_capitals, live_server
+from provgraph import DatasetView, IngestOptions, ProvGraph
 from provgraph.http import ServerSettings
 from provgraph.store.snapshots import SNAPSHOT_DIR
 
 TOKEN = "s3cret-token"
-AMSTERDAM = "http://dbpedia.org/resource/Amsterdam"
-POPULATION = "http://dbpedia.org/ontology/populationTotal"
-POLICY = f"""@prefix owl: <http://www.w3.org/2002/07/owl#> . @prefix pg: <https://w3id.org/provgraph/ns#> .
-<{POPULATION}> a owl:FunctionalProperty ; pg:relativeTolerance 0.005 .
-"""
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
 #: 2,000 triples: a cartesian product of two patterns with an EXISTS over a third runs for hours.
 SLOW = (
@@ -102,7 +97,7 @@ def disk(tmp_path: Path) -> Iterator[ProvGraph]:
 
 def test_on_disk_a_read_past_the_deadline_has_its_worker_killed_and_the_next_read_works(disk):
     _fill(disk)
-    disk.ingest(EXAMPLES / "aspirin.ttl", title="Aspirin facts", url="https://example.org/aspirin")
+    disk.ingest(EXAMPLES / "aspirin.ttl", IngestOptions(title="Aspirin facts", url="https://example.org/aspirin"))
     # The deadline is also what the next read has to be answered in, by a new worker: ten
     # seconds for a tenth of one (starting the worker does not count).
     settings = ServerSettings(query_timeout=10.0, query_workers=1, max_concurrent_queries=1)
@@ -167,17 +162,7 @@ def test_on_disk_an_upload_is_seen_by_the_next_query_and_checkpoints_do_not_pile
 
 
 def test_on_disk_conflicts_come_from_a_worker_and_the_server_stores_the_records_in_the_background(disk, tmp_path):
-    disk.ingest(
-        DBPEDIA / "3-capitals.nq",
-        id="3-capitals",
-        title="3 capitals",
-        tier=4,
-        base="http://example.org/ldif/",
-        split=GraphSplit.wikipedia_articles(),
-    )
-    policy = tmp_path / "policy.ttl"
-    policy.write_text(POLICY, encoding="utf-8")
-    disk.add_ontology(policy)
+    ingest_capitals(disk, tmp_path, graph_metadata=False)
     stored = "ASK { GRAPH pgid:conflicts { ?s ?p ?o } }"
     assert not disk.query(stored, view=DatasetView.DEFAULT)
     with live_server(disk, ServerSettings(query_workers=1)) as url:

@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 from helpers import EXAMPLES, live_server
-from provgraph import ProvGraph
+from provgraph import IngestOptions, ProvGraph
 from provgraph.http import ServerSettings
 
 ASPIRIN = {"title": "Aspirin facts", "url": "https://example.org/aspirin", "tier": 2}
@@ -23,7 +23,7 @@ def servers(tmp_path: Path) -> Iterator[tuple[str, str]]:
     """The same data served from disk (query workers) and from memory (threads)."""
     with ProvGraph.open(tmp_path / "store") as disk, ProvGraph.memory() as memory:
         for pg in (disk, memory):
-            pg.ingest(EXAMPLES / "aspirin.ttl", **ASPIRIN)  # type: ignore[arg-type]
+            pg.ingest(EXAMPLES / "aspirin.ttl", IngestOptions(**ASPIRIN))  # type: ignore[arg-type]
         with (
             live_server(disk, ServerSettings(query_workers=1)) as on_disk,
             live_server(memory, ServerSettings(query_workers=0)) as in_memory,

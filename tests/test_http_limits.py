@@ -9,8 +9,8 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from helpers import EXAMPLES, live_server
-from provgraph import DatasetView, ProvGraph
+from helpers import ingest_aspirin, live_server
+from provgraph import DatasetView, IngestOptions, ProvGraph
 from provgraph.http import ServerSettings
 
 TOKEN = "s3cret-token"
@@ -22,7 +22,7 @@ RESULT_LIMIT = 10_000  # one source graph in Turtle fits; the dataset does not
 @pytest.fixture
 def small(pg: ProvGraph) -> Iterator[httpx.Client]:
     """A server taking bodies up to LIMIT bytes and answering up to RESULT_LIMIT bytes."""
-    pg.ingest(EXAMPLES / "aspirin.ttl", title="Aspirin facts", url="https://example.org/aspirin", tier=2)
+    ingest_aspirin(pg)
     settings = ServerSettings(token=TOKEN, max_upload_bytes=LIMIT, max_result_bytes=RESULT_LIMIT)
     with live_server(pg, settings) as url, httpx.Client(base_url=url, timeout=60) as client:
         yield client
@@ -107,7 +107,7 @@ def test_a_response_past_the_result_limit_is_413(small, pg, tmp_path, path, para
     pg.add_to_graph(str(small.base_url.join("/store/big")), _turtle(1000), format="turtle")
     big = tmp_path / "big.jsonl"
     big.write_text("".join(f'{{"subject": "urn:s{i}", "predicate": "urn:p", "literal": "{i}"}}\n' for i in range(100)))
-    pg.ingest(big, id="https://example.org/big", title="Big")
+    pg.ingest(big, IngestOptions(id="https://example.org/big", title="Big"))
     too_big = small.get(path, params=params)
     assert too_big.status_code == 413, too_big.text
     assert f"larger than {RESULT_LIMIT} bytes" in too_big.text

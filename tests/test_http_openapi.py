@@ -19,8 +19,8 @@ from schemathesis.checks import (
     status_code_conformance,
 )
 
-from helpers import EXAMPLES, live_server
-from provgraph import ProvGraph
+from helpers import EXAMPLES, ingest_aspirin, live_server
+from provgraph import IngestOptions, ProvGraph
 from provgraph.http import ServerSettings
 
 TOKEN = "s3cret-token"
@@ -30,8 +30,8 @@ EXAMPLES_PER_OPERATION = 40
 @pytest.fixture(scope="module")
 def api_schema() -> Iterator[schemathesis.BaseSchema]:
     pg = ProvGraph.memory()
-    pg.ingest(EXAMPLES / "aspirin.ttl", title="Aspirin facts", url="https://example.org/aspirin", tier=2)
-    pg.ingest(EXAMPLES / "facts.jsonl", id="facts", title="Facts")
+    ingest_aspirin(pg)
+    pg.ingest(EXAMPLES / "facts.jsonl", IngestOptions(id="facts", title="Facts"))
     settings_ = ServerSettings(token=TOKEN, query_timeout=10.0, max_result_bytes=1_000_000)
     with live_server(pg, settings_) as url:
         yield schemathesis.openapi.from_url(f"{url}/openapi.json")

@@ -13,8 +13,8 @@ from typing import Any, Literal
 import httpx
 import pytest
 
-from helpers import BROWSER_PACKAGES, DBPEDIA, find_browser, live_server
-from provgraph import GraphSplit, ProvGraph
+from helpers import BROWSER_PACKAGES, CAPITALS, capitals_options, find_browser, live_server
+from provgraph import ProvGraph
 from provgraph.http import ServerSettings
 from provgraph.http.page import EXAMPLES, STATIC
 
@@ -27,14 +27,7 @@ WAIT = 60
 @pytest.fixture(scope="module")
 def graph() -> Iterator[ProvGraph]:
     pg = ProvGraph.memory()
-    pg.ingest(
-        DBPEDIA / "3-capitals.nq",
-        id="dbpedia-3-capitals",
-        title="DBpedia: 3 capitals",
-        tier=4,
-        base="http://example.org/ldif/",
-        split=GraphSplit.wikipedia_articles(DBPEDIA / "3-capitals.metadata.nq"),
-    )
+    pg.ingest(CAPITALS, capitals_options())
     yield pg
     pg.close()
 

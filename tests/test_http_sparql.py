@@ -12,8 +12,8 @@ from typing import Any
 import httpx
 import pytest
 
-from helpers import EXAMPLES, ROOT, ServeProcess, live_server
-from provgraph import ProvGraph
+from helpers import EXAMPLES, ROOT, ServeProcess, ingest_aspirin, live_server
+from provgraph import IngestOptions, ProvGraph
 from provgraph.http import ServerSettings
 
 TOKEN = "s3cret-token"
@@ -23,7 +23,7 @@ WRITE = {"authorization": f"Bearer {TOKEN}", "content-type": "application/sparql
 @pytest.fixture
 def graph() -> ProvGraph:
     pg = ProvGraph.memory()
-    pg.ingest(EXAMPLES / "aspirin.ttl", title="Aspirin facts", url="https://example.org/aspirin", tier=2)
+    ingest_aspirin(pg)
     return pg
 
 
@@ -190,7 +190,7 @@ SECRET = "s3cret-token-never-shown"
 def test_provgraph_serve_runs_as_its_own_process(tmp_path):
     store = tmp_path / "store"
     with ProvGraph.open(store) as pg:
-        pg.ingest(EXAMPLES / "aspirin.ttl", title="Aspirin facts")
+        pg.ingest(EXAMPLES / "aspirin.ttl", IngestOptions(title="Aspirin facts"))
     with ServeProcess(store, "--token", SECRET) as server:
         query = {"query": "SELECT ?t WHERE { ?d dcterms:title ?t }"}
         answer = httpx.get(f"{server.url}/sparql", params=query)

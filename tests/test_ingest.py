@@ -13,6 +13,7 @@ from provgraph import (
     DocumentOutcome,
     ExtractionMethod,
     GraphSplit,
+    IngestOptions,
     InputFormat,
     ProvGraph,
     SourceStatus,
@@ -53,7 +54,7 @@ def test_every_rdf_format_ingests_the_same_triples(pg, tmp_path, suffix, rdf_for
     quads = list(pyoxigraph.parse(TURTLE.encode(), format=pyoxigraph.RdfFormat.TURTLE))
     path = tmp_path / f"facts{suffix}"
     path.write_bytes(pyoxigraph.serialize(quads, format=rdf_format))
-    report = pg.ingest(path, title="Facts", url="https://example.org/facts")
+    report = pg.ingest(path, IngestOptions(title="Facts", url="https://example.org/facts"))
     assert report.format is InputFormat.from_path(path)
     assert report.statements == 4
     assert asserted(pg, report.documents[0].graph) == EXPECTED_TRIPLES
@@ -62,18 +63,20 @@ def test_every_rdf_format_ingests_the_same_triples(pg, tmp_path, suffix, rdf_for
 def test_format_option_overrides_the_extension(pg, tmp_path):
     path = tmp_path / "facts.data"
     path.write_text(TURTLE)
-    report = pg.ingest(path, format=InputFormat.TURTLE)
+    report = pg.ingest(path, IngestOptions(format=InputFormat.TURTLE))
     assert report.statements == 4
 
 
 def test_statement_structure_and_document_fields_live_once(pg):
     report = pg.ingest(
         EXAMPLES / "aspirin.ttl",
-        title="Aspirin facts",
-        url="https://example.org/aspirin",
-        issued="2024-03-01",
-        tier=2,
-        publisher="Example Press",
+        IngestOptions(
+            title="Aspirin facts",
+            url="https://example.org/aspirin",
+            issued="2024-03-01",
+            tier=2,
+            publisher="Example Press",
+        ),
     )
     graph = report.documents[0].graph
     # every statement: 12 quads (asserted triple, two types, s/p/o, fact, source, activity, time,
@@ -107,8 +110,8 @@ def test_the_same_fact_in_two_documents_shares_one_fact_key(pg, tmp_path):
     a, b = tmp_path / "a.ttl", tmp_path / "b.ttl"
     a.write_text(f"<{EX}aspirin> <{EX}treats> <{EX}headache> .")
     b.write_text(f"<{EX}aspirin> <{EX}treats> <{EX}headache> . <{EX}aspirin> <{EX}treats> <{EX}fever> .")
-    pg.ingest(a, title="A", id="doc-a")
-    pg.ingest(b, title="B", id="doc-b")
+    pg.ingest(a, IngestOptions(title="A", id="doc-a"))
+    pg.ingest(b, IngestOptions(title="B", id="doc-b"))
     rows = pg.query(f"""SELECT ?fact (COUNT(DISTINCT ?st) AS ?n) (COUNT(DISTINCT ?g) AS ?graphs) WHERE {{
         GRAPH ?g {{ ?st pg:fact ?fact ; rdf:object <{EX}headache> }} }} GROUP BY ?fact""").rows()
     assert len(rows) == 1
@@ -122,10 +125,7 @@ def test_the_same_fact_in_two_documents_shares_one_fact_key(pg, tmp_path):
 def test_jsonl_records_carry_passages_confidence_and_method(pg):
     report = pg.ingest(
         EXAMPLES / "facts.jsonl",
-        title="Trial",
-        url="https://example.org/trial",
-        method=ExtractionMethod.LLM_EXTRACTION,
-        tier=3,
+        IngestOptions(title="Trial", url="https://example.org/trial", method=ExtractionMethod.LLM_EXTRACTION, tier=3),
     )
     assert (report.statements, report.passages) == (3, 3)
     [e] = pg.evidence(f"{EX}aspirin", f"{EX}treats", f"{EX}headache")
@@ -154,7 +154,7 @@ def test_jsonl_literals_blank_nodes_reviewer_and_defaults(pg, tmp_path):
         {"subject": f"{EX}a", "predicate": f"{EX}note", "literal": "plain", "passage": "A plain passage."},
     ]
     path.write_text("\n".join(json.dumps(r) for r in records) + "\n\n")
-    report = pg.ingest(path, method=ExtractionMethod.NLP_PIPELINE)
+    report = pg.ingest(path, IngestOptions(method=ExtractionMethod.NLP_PIPELINE))
     assert report.statements == 3
     [mass] = pg.evidence(f"{EX}a", f"{EX}mass")
     assert mass.method is ExtractionMethod.MANUAL_CURATION
@@ -169,7 +169,7 @@ def test_jsonl_literals_blank_nodes_reviewer_and_defaults(pg, tmp_path):
 
 def test_markdown_becomes_sentence_passages_with_exact_offsets(pg):
     path = EXAMPLES / "aspirin-note.md"
-    report = pg.ingest(path, title="Note", url="https://example.org/note")
+    report = pg.ingest(path, IngestOptions(title="Note", url="https://example.org/note"))
     assert report.statements == 0 and report.passages == 4
     text = path.read_text("utf-8")
     rows = pg.query(f"""SELECT ?t ?s ?e ?section WHERE {{ GRAPH <{report.documents[0].graph}> {{
@@ -197,7 +197,7 @@ def test_text_pages_follow_form_feeds(pg, tmp_path):
 def test_named_graphs_of_an_input_are_kept_as_original_graph(pg, tmp_path):
     path = tmp_path / "g.trig"
     path.write_text(f"<{EX}g1> {{ <{EX}a> <{EX}p> <{EX}b> }} <{EX}a> <{EX}p> <{EX}c> .")
-    pg.ingest(path, title="G")
+    pg.ingest(path, IngestOptions(title="G"))
     found = {e.object: e.original_graph for e in pg.evidence(f"{EX}a", f"{EX}p")}
     assert found == {f"<{EX}b>": f"{EX}g1", f"<{EX}c>": None}
 
@@ -216,10 +216,10 @@ def test_typed_literals_are_keyed_as_the_store_keeps_them(pg, tmp_path):
 def test_identity_is_id_then_url_then_path(pg, tmp_path):
     path = tmp_path / "a.ttl"
     path.write_text(TURTLE)
-    assert pg.ingest(path, id="my-doc", url="https://example.org/x").documents[0].key == "my-doc"
+    assert pg.ingest(path, IngestOptions(id="my-doc", url="https://example.org/x")).documents[0].key == "my-doc"
     path2 = tmp_path / "b.ttl"
     path2.write_text(TURTLE)
-    assert pg.ingest(path2, url="https://example.org/x").documents[0].key == "https://example.org/x"
+    assert pg.ingest(path2, IngestOptions(url="https://example.org/x")).documents[0].key == "https://example.org/x"
     path3 = tmp_path / "c.ttl"
     path3.write_text(TURTLE)
     assert pg.ingest(path3).documents[0].key == str(path3.resolve())
@@ -228,12 +228,12 @@ def test_identity_is_id_then_url_then_path(pg, tmp_path):
 def test_reingest_is_a_no_op_and_changed_content_supersedes(pg, tmp_path):
     path = tmp_path / "doc.ttl"
     path.write_text(f"<{EX}a> <{EX}p> 1 .")
-    first = pg.ingest(path, url="https://example.org/doc", title="Doc")
-    again = pg.ingest(path, url="https://example.org/doc", title="Doc")
+    first = pg.ingest(path, IngestOptions(url="https://example.org/doc", title="Doc"))
+    again = pg.ingest(path, IngestOptions(url="https://example.org/doc", title="Doc"))
     assert again.unchanged and again.quads == 0
     assert again.documents[0].outcome is DocumentOutcome.UNCHANGED
     path.write_text(f"<{EX}a> <{EX}p> 2 .")
-    second = pg.ingest(path, url="https://example.org/doc", title="Doc")
+    second = pg.ingest(path, IngestOptions(url="https://example.org/doc", title="Doc"))
     doc = second.documents[0]
     assert doc.outcome is DocumentOutcome.NEW_VERSION and doc.version == 2
     assert doc.previous_graph == first.documents[0].graph
@@ -251,8 +251,8 @@ def test_reingest_is_a_no_op_and_changed_content_supersedes(pg, tmp_path):
 def test_changed_metadata_makes_a_new_version(pg, tmp_path):
     path = tmp_path / "doc.ttl"
     path.write_text(TURTLE)
-    pg.ingest(path, id="d", tier=3)
-    report = pg.ingest(path, id="d", tier=2)
+    pg.ingest(path, IngestOptions(id="d", tier=3))
+    report = pg.ingest(path, IngestOptions(id="d", tier=2))
     assert report.documents[0].version == 2
     assert pg.source("d").tier == 2
 
@@ -260,7 +260,7 @@ def test_changed_metadata_makes_a_new_version(pg, tmp_path):
 def test_revoke_takes_a_source_out_of_current_views(pg, tmp_path):
     path = tmp_path / "doc.ttl"
     path.write_text(TURTLE)
-    pg.ingest(path, id="d")
+    pg.ingest(path, IngestOptions(id="d"))
     info = pg.revoke("d")
     assert info.status is SourceStatus.REVOKED and info.current_graph is None
     assert pg.evidence(f"{EX}aspirin", f"{EX}treats") == []
@@ -271,19 +271,19 @@ def test_revoke_takes_a_source_out_of_current_views(pg, tmp_path):
 
 def test_user_shapes_see_the_whole_document(pg):
     with pytest.raises(ValidationFailedError) as caught:
-        pg.ingest(EXAMPLES / "bad-dose.ttl", shapes=[EXAMPLES / "drug-shapes.ttl"])
+        pg.ingest(EXAMPLES / "bad-dose.ttl", IngestOptions(shapes=[EXAMPLES / "drug-shapes.ttl"]))
     report = caught.value.report
     assert {(i.focus_node, i.path) for i in report.issues} == {
         ("http://example.org/ibuprofen", "http://example.org/maxDailyDoseMg")
     }
     assert pg.sources() == []
-    ok = pg.ingest(EXAMPLES / "aspirin.ttl", shapes=[EXAMPLES / "drug-shapes.ttl"])
+    ok = pg.ingest(EXAMPLES / "aspirin.ttl", IngestOptions(shapes=[EXAMPLES / "drug-shapes.ttl"]))
     assert ok.validation.conforms
     assert any(s.endswith("drug-shapes.ttl") for s in ok.validation.shapes)
 
 
 def test_validate_is_a_dry_run(pg):
-    report = pg.validate(EXAMPLES / "aspirin.ttl", title="Aspirin")
+    report = pg.validate(EXAMPLES / "aspirin.ttl", IngestOptions(title="Aspirin"))
     assert report.dry_run and report.validation.conforms
     assert report.documents[0].statements == 4 and report.statements == 0
     assert pg.sources() == []
@@ -294,7 +294,7 @@ def test_large_documents_validate_in_worker_processes(pg, tmp_path):
     with path.open("w") as f:
         for i in range(5000):
             f.write(f'<{EX}e{i}> <{EX}value> "{i}"^^<http://www.w3.org/2001/XMLSchema#integer> .\n')
-    report = pg.ingest(path, title="Big")
+    report = pg.ingest(path, IngestOptions(title="Big"))
     assert report.statements == 5000 and report.validation.conforms
     assert report.validation.nodes_checked >= 5000
     assert pg.stats().statements == 5000
@@ -321,7 +321,7 @@ def test_split_graphs_in_any_order_each_document_gets_its_own_facts_and_the_rest
         f'<{EX}s5> <{EX}p> "default" .\n'
     )
     with ProvGraph.memory() as pg:
-        report = pg.ingest(source, split=GraphSplit(pattern=rf"^(?P<document>{EX}doc/\w+)$"), id="mixed")
+        report = pg.ingest(source, IngestOptions(split=GraphSplit(pattern=rf"^(?P<document>{EX}doc/\w+)$"), id="mixed"))
         by_key = {d.key: d for d in report.documents}
         assert sorted(by_key) == [f"{EX}doc/a", f"{EX}doc/b", "mixed"]
         assert {k: d.statements for k, d in by_key.items()} == {f"{EX}doc/a": 2, f"{EX}doc/b": 1, "mixed": 2}
@@ -335,5 +335,5 @@ def test_split_graphs_in_any_order_each_document_gets_its_own_facts_and_the_rest
             "mixed": {'"rest"', '"default"'},
         }
         # the same file again: every document is unchanged (same content hashes)
-        again = pg.ingest(source, split=GraphSplit(pattern=rf"^(?P<document>{EX}doc/\w+)$"), id="mixed")
+        again = pg.ingest(source, IngestOptions(split=GraphSplit(pattern=rf"^(?P<document>{EX}doc/\w+)$"), id="mixed"))
         assert {d.outcome for d in again.documents} == {DocumentOutcome.UNCHANGED}

@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 from helpers import EXAMPLES, dataset_dump, live_server, run_cli
-from provgraph import InputError, ProvGraph
+from provgraph import IngestOptions, InputError, ProvGraph
 from provgraph.http import ServerSettings
 from provgraph.ingest.datatypes import literal_problem
 from provgraph.ingest.guard import MAX_JSON_DEPTH, MAX_LINE_BYTES
@@ -24,7 +24,7 @@ RDF_OPEN = '<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" xml
 def refused(pg: ProvGraph, path: Path, **options: object) -> InputError:
     before = dataset_dump(pg)
     with pytest.raises(InputError) as caught:
-        pg.ingest(path, **options)  # type: ignore[arg-type]
+        pg.ingest(path, IngestOptions(**options))  # type: ignore[arg-type]
     assert dataset_dump(pg) == before
     return caught.value
 
@@ -115,7 +115,7 @@ def test_namespace_entities_as_ontology_editors_write_them_are_allowed(pg, tmp_p
             "</rdf:Description>",
         )
     )
-    report = pg.ingest(path, id="onto")
+    report = pg.ingest(path, IngestOptions(id="onto"))
     assert report.statements == 1
     [e] = pg.evidence(f"{EX}aspirin", f"{EX}dose")
     assert e.object == f'"500"^^<{XSD}integer>'
@@ -142,7 +142,7 @@ CUTS = {"rdf": "<ex:p>2</ex", "ttl": 'ex:b ex:p "', "trig": 'ex:b ex:p "2" .', "
 def test_a_cut_off_file_is_an_error_and_does_not_supersede_the_complete_version(pg, tmp_path, suffix):
     path = tmp_path / f"data.{suffix}"
     path.write_text(COMPLETE[suffix])
-    assert pg.ingest(path, id="data").statements == 2
+    assert pg.ingest(path, IngestOptions(id="data")).statements == 2
     text = COMPLETE[suffix]
     path.write_text(text[: text.index(CUTS[suffix]) + len(CUTS[suffix])])
     error = refused(pg, path, id="data")
@@ -183,7 +183,7 @@ def test_deep_json_ld_is_refused_with_its_line(pg, tmp_path):
 def test_json_ld_nesting_within_the_limit_ingests(pg, tmp_path):
     path = tmp_path / "nested.jsonld"
     path.write_text(deep_jsonld(MAX_JSON_DEPTH - 2))
-    assert pg.ingest(path, id="nested").statements == MAX_JSON_DEPTH - 1
+    assert pg.ingest(path, IngestOptions(id="nested")).statements == MAX_JSON_DEPTH - 1
 
 
 def test_deep_json_ld_does_not_crash_the_cli(tmp_path):
@@ -280,7 +280,7 @@ def test_lenient_keeps_ill_typed_literals_and_counts_them(pg, tmp_path):
         + "".join(f"ex:a ex:q{i} {v}^^xsd:{d} .\n" for i, (v, d, _) in enumerate(ILL_TYPED))
         + 'ex:a ex:ok "5"^^xsd:integer .\n'
     )
-    report = pg.ingest(path, id="typed", lenient=True)
+    report = pg.ingest(path, IngestOptions(id="typed", lenient=True))
     assert (report.statements, report.ill_typed_literals) == (len(ILL_TYPED) + 1, len(ILL_TYPED))
     [e] = pg.evidence(f"{EX}a", f"{EX}q0")
     assert e.object == f'"abc"^^<{XSD}integer>'  # kept as written
@@ -356,7 +356,7 @@ def test_valid_literals_pass(lexical, datatype):
 def test_the_bundled_examples_have_no_ill_typed_literals(pg):
     for path in sorted(EXAMPLES.glob("*")):
         if path.suffix in (".ttl", ".jsonl", ".trig", ".md") and "bad" not in path.name and "shapes" not in path.name:
-            assert pg.ingest(path, id=path.name).ill_typed_literals == 0
+            assert pg.ingest(path, IngestOptions(id=path.name)).ill_typed_literals == 0
 
 
 # ---------------------------------------------------------------------- the same bounds beside ingest
@@ -455,7 +455,7 @@ def test_a_trix_file_ingests_with_its_graph_names(pg, tmp_path):
     path.write_text(
         f"{TRIX_OPEN}<graph><uri>{EX}g</uri>{TRIPLE}</graph><graph>{TRIPLE.replace('5', '6')}</graph></TriX>"
     )
-    report = pg.ingest(path, id="data")
+    report = pg.ingest(path, IngestOptions(id="data"))
     assert (report.format.value, report.statements) == ("trix", 2)
     assert {(e.object, e.original_graph) for e in pg.evidence(f"{EX}a", f"{EX}p")} == {
         (f'"5"^^<{XSD}integer>', f"{EX}g"),

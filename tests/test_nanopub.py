@@ -9,7 +9,7 @@ import pytest
 from pyoxigraph import RdfFormat, parse
 
 from helpers import dataset_dump
-from provgraph import InputError, ProvGraph
+from provgraph import IngestOptions, InputError, ProvGraph
 from provgraph.ingest.nanopub import artefact_code, trusty_code
 
 SUITE = Path(__file__).parent / "data" / "nanopub-testsuite"
@@ -58,7 +58,7 @@ def test_an_invalid_nanopublication_is_refused_with_its_reason(pg: ProvGraph, na
     path = SUITE / "invalid" / name
     before = dataset_dump(pg)
     with pytest.raises(InputError) as caught:
-        pg.ingest(path, id=name)
+        pg.ingest(path, IngestOptions(id=name))
     assert dataset_dump(pg) == before
     assert INVALID[name] in caught.value.reason
     assert caught.value.file == str(path) and caught.value.line is not None
@@ -69,15 +69,15 @@ def test_a_valid_nanopublication_ingests(pg: ProvGraph, name: str):
     path = SUITE / "valid" / name
     if name in ILL_TYPED:
         with pytest.raises(InputError, match='ill-typed literal "2019-02-26"'):
-            pg.ingest(path, id=name)
-    report = pg.ingest(path, id=name, lenient=name in ILL_TYPED)
+            pg.ingest(path, IngestOptions(id=name))
+    report = pg.ingest(path, IngestOptions(id=name, lenient=name in ILL_TYPED))
     assert report.statements > 0 and report.validation.conforms
     assert report.ill_typed_literals == ILL_TYPED.get(name, 0)
 
 
 def test_the_trix_nanopublication_is_the_same_as_the_trig_one(pg: ProvGraph):
-    trix = pg.ingest(SUITE / "valid" / "plain" / "simple1.xml", id="trix")
-    trig = pg.ingest(SUITE / "valid" / "plain" / "simple1.trig", id="trig")
+    trix = pg.ingest(SUITE / "valid" / "plain" / "simple1.xml", IngestOptions(id="trix"))
+    trig = pg.ingest(SUITE / "valid" / "plain" / "simple1.trig", IngestOptions(id="trig"))
     assert trix.format.value == "trix"
     assert trix.statements == trig.statements
     assert pg.export(graph=trix.documents[0].graph, format="ntriples").count(b"originalGraph") == trix.statements
@@ -96,4 +96,4 @@ def test_a_changed_assertion_breaks_the_trusty_uri(pg, tmp_path):
     assert 'ro:has_quality "positive"' in text
     path.write_text(text.replace('ro:has_quality "positive"', 'ro:has_quality "negative"'))
     with pytest.raises(InputError, match="trusty URI hash mismatch"):
-        pg.ingest(path, id="changed")
+        pg.ingest(path, IngestOptions(id="changed"))

@@ -48,6 +48,7 @@ EXPECTED = {
     "ExportFormat",
     "ExtractionMethod",
     "GraphSplit",
+    "IngestOptions",
     "IngestReport",
     "InputError",
     "InputFormat",

@@ -14,7 +14,7 @@ import httpx
 import pytest
 
 from helpers import EXAMPLES, ServeProcess, run_cli
-from provgraph import ProvGraph
+from provgraph import IngestOptions, ProvGraph
 
 SECRET = "s3cret-token-never-shown-7f1c"
 
@@ -44,7 +44,7 @@ class Served(ServeProcess):
 def store(tmp_path: Path) -> Path:
     path = tmp_path / "store"
     with ProvGraph.open(path) as pg:
-        pg.ingest(EXAMPLES / "aspirin.ttl", title="Aspirin facts", url="https://example.org/aspirin")
+        pg.ingest(EXAMPLES / "aspirin.ttl", IngestOptions(title="Aspirin facts", url="https://example.org/aspirin"))
     return path
 
 

@@ -17,7 +17,7 @@ import pytest
 from pyoxigraph import QuerySolutions, Store
 
 from endpoint_trap import endpoint_trap
-from helpers import EXAMPLES, live_server
+from helpers import ingest_aspirin, live_server
 from provgraph import ProvGraph, QueryError, WriteRefusedError
 from provgraph.http import ServerSettings
 from provgraph.sparql_text import MAX_DEPTH, MAX_TOKENS, read
@@ -101,7 +101,7 @@ def test_over_http_the_payloads_get_400_and_fetch_nothing(trap):
 @pytest.fixture
 def sourced() -> ProvGraph:
     pg = ProvGraph.memory()
-    pg.ingest(EXAMPLES / "aspirin.ttl", title="Aspirin facts", url="https://example.org/aspirin", tier=2)
+    ingest_aspirin(pg)
     return pg
 
 

@@ -10,7 +10,7 @@ import textwrap
 import pytest
 
 from helpers import EXAMPLES, ROOT, run_cli
-from provgraph import ProvGraph, ReadOnlyStoreError, ResultFormat, StoreLockedError, StoreNotFoundError
+from provgraph import IngestOptions, ProvGraph, ReadOnlyStoreError, ResultFormat, StoreLockedError, StoreNotFoundError
 from provgraph.store import oxigraph as oxigraph_store
 from provgraph.store.base import Backend
 from provgraph.store.oxigraph import OxigraphBackend
@@ -36,7 +36,7 @@ def test_backends_implement_the_protocol(tmp_path):
 
 def test_data_persists_across_opens(tmp_path):
     with ProvGraph.open(tmp_path / "store") as pg:
-        pg.ingest(EXAMPLES / "aspirin.ttl", title="Aspirin")
+        pg.ingest(EXAMPLES / "aspirin.ttl", IngestOptions(title="Aspirin"))
     with ProvGraph.open(tmp_path / "store", read_only=True) as pg:
         assert [s.title for s in pg.sources()] == ["Aspirin"]
         with pytest.raises(ReadOnlyStoreError):
@@ -51,7 +51,7 @@ def test_read_only_open_of_a_missing_store(tmp_path):
 def test_reads_work_and_writes_name_the_holder_while_another_process_holds_the_store(tmp_path):
     store = tmp_path / "store"
     with ProvGraph.open(store) as pg:
-        pg.ingest(EXAMPLES / "aspirin.ttl", title="Aspirin")
+        pg.ingest(EXAMPLES / "aspirin.ttl", IngestOptions(title="Aspirin"))
     holder = subprocess.Popen(
         [sys.executable, "-c", HOLDER, str(store)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=ROOT
     )
@@ -91,7 +91,7 @@ def test_a_non_store_directory_is_refused(tmp_path):
 def test_an_uncommitted_graph_is_removed_on_open(tmp_path):
     store = tmp_path / "store"
     with ProvGraph.open(store) as pg:
-        pg.ingest(EXAMPLES / "aspirin.ttl", title="Aspirin")
+        pg.ingest(EXAMPLES / "aspirin.ttl", IngestOptions(title="Aspirin"))
         # what a crash between writing a graph and committing the catalog leaves behind
         pg.backend.update(
             "INSERT DATA { GRAPH <https://w3id.org/provgraph/id/doc/0000/v1> { <urn:a> <urn:b> <urn:c> } }"
@@ -115,9 +115,9 @@ def test_a_lazy_ingest_notices_a_commit_made_while_it_was_preparing(tmp_path):
     def meanwhile(phase: str, done: int, total: int) -> None:
         if phase == "reading" and not interfered:
             with ProvGraph.open(store) as other:  # another writer commits version 1 of "d"
-                interfered.append(other.ingest(theirs, id="d").documents[0].graph)
+                interfered.append(other.ingest(theirs, IngestOptions(id="d")).documents[0].graph)
 
-    report = lazy.ingest(mine, id="d", progress=meanwhile)
+    report = lazy.ingest(mine, IngestOptions(id="d"), progress=meanwhile)
     lazy.close()
     doc = report.documents[0]
     assert interfered and doc.version == 2 and doc.previous_graph == interfered[0]
@@ -169,12 +169,12 @@ def test_a_read_only_open_reads_the_store_as_it_was_opened(tmp_path):
     read-only does not see what a writer commits afterwards, flushed and compacted or not."""
     store = tmp_path / "store"
     with ProvGraph.open(store) as writer:
-        writer.ingest(EXAMPLES / "aspirin.ttl", id="aspirin", title="Aspirin")
+        writer.ingest(EXAMPLES / "aspirin.ttl", IngestOptions(id="aspirin", title="Aspirin"))
         reader = ProvGraph.open(store, read_only=True)
         before = [s.key for s in reader.sources()]
         count = "SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }"
         counted = reader.query(count).rows()[0]["n"]
-        writer.ingest(EXAMPLES / "facts.jsonl", id="trial", title="Trial")
+        writer.ingest(EXAMPLES / "facts.jsonl", IngestOptions(id="trial", title="Trial"))
         writer.backend.optimize()
         assert reader.backend.generation == 0
         assert [s.key for s in reader.sources()] == before == ["aspirin"]

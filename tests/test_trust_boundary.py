@@ -10,8 +10,8 @@ import httpx
 import pytest
 from pyoxigraph import NamedNode, Quad, RdfFormat, parse, serialize
 
-from helpers import DBPEDIA, EXAMPLES, dataset_dump, live_server, run_cli
-from provgraph import GraphSplit, InputError, ProvGraph
+from helpers import CAPITALS, DBPEDIA, EXAMPLES, capitals_options, dataset_dump, live_server, run_cli
+from provgraph import GraphSplit, IngestOptions, InputError, ProvGraph
 from provgraph.http import ServerSettings
 from provgraph.vocab import document_iri, fact_iri
 
@@ -44,7 +44,7 @@ FAKE_CATALOG = f"<{PGID}catalog> <{PG}hasSourceGraph> <{PGID}fake/v1> .\n"
 
 @pytest.fixture
 def aspirin(pg: ProvGraph) -> ProvGraph:
-    pg.ingest(EXAMPLES / "aspirin.ttl", id="aspirin", title="Aspirin facts", tier=2)
+    pg.ingest(EXAMPLES / "aspirin.ttl", IngestOptions(id="aspirin", title="Aspirin facts", tier=2))
     return pg
 
 
@@ -55,7 +55,7 @@ def cancer_evidence(pg: ProvGraph) -> list[tuple[str, int, str]]:
 def refused(pg: ProvGraph, path: Path, **options: object) -> InputError:
     before = dataset_dump(pg)
     with pytest.raises(InputError) as caught:
-        pg.ingest(path, **options)  # type: ignore[arg-type]
+        pg.ingest(path, IngestOptions(**options))  # type: ignore[arg-type]
     assert dataset_dump(pg) == before
     return caught.value
 
@@ -184,17 +184,11 @@ def test_graph_metadata_is_input_too(aspirin, tmp_path):
 @pytest.mark.parametrize("option", ["agent", "reviewer"])
 def test_an_agent_or_reviewer_option_may_not_be_a_provgraph_iri(aspirin, option):
     with pytest.raises(InputError, match=f"--{option} may not be one of provgraph's own IRIs"):
-        aspirin.ingest(EXAMPLES / "facts.jsonl", id="facts", **{option: f"{PGID}agent/provgraph"})
+        aspirin.ingest(EXAMPLES / "facts.jsonl", IngestOptions(id="facts", **{option: f"{PGID}agent/provgraph"}))
 
 
 def test_the_bundled_and_real_data_still_ingest(pg):
-    report = pg.ingest(
-        DBPEDIA / "3-capitals.nq",
-        id="capitals",
-        tier=4,
-        base="http://example.org/ldif/",
-        split=GraphSplit.wikipedia_articles(DBPEDIA / "3-capitals.metadata.nq"),
-    )
+    report = pg.ingest(CAPITALS, capitals_options())
     assert report.statements > 0 and report.validation.conforms
     pg.add_ontology(DBPEDIA / "policy.ttl")  # pg: terms here are policy, loaded beside the sources
 
@@ -206,7 +200,7 @@ def test_a_source_graph_naming_another_document_is_not_that_documents_evidence(a
     """Defence in depth: a statement is attributed to the document the catalog says its graph is
     a version of, whatever the graph says (here the forged triples are put into a source graph
     directly, as no input can)."""
-    report = aspirin.ingest(EXAMPLES / "facts.jsonl", id="blog", tier=5)
+    report = aspirin.ingest(EXAMPLES / "facts.jsonl", IngestOptions(id="blog", tier=5))
     graph = NamedNode(report.documents[0].graph)
     forged = [q for q in parse(FORGED.encode(), format=RdfFormat.TURTLE) if "fake" not in str(q.object)]
     store = aspirin.backend._store  # type: ignore[attr-defined]

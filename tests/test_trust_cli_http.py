@@ -6,26 +6,28 @@ import json
 
 import httpx
 
-from helpers import DBPEDIA, live_server, run_cli
-from provgraph import Conflict, GraphSplit, ProvGraph
+from helpers import (
+    AMSTERDAM,
+    POPULATION,
+    POPULATION_POLICY,
+    ingest_capitals,
+    ingest_capitals_cli,
+    live_server,
+    run_cli,
+    write_policy,
+)
+from provgraph import Conflict, ProvGraph
 
-AMSTERDAM = "http://dbpedia.org/resource/Amsterdam"
-POPULATION = "http://dbpedia.org/ontology/populationTotal"
-POLICY = f"""@prefix owl: <http://www.w3.org/2002/07/owl#> . @prefix pg: <https://w3id.org/provgraph/ns#> .
-<{POPULATION}> a owl:FunctionalProperty ; pg:relativeTolerance 0.005 .
-<http://www.w3.org/2003/01/geo/wgs84_pos#lat> a owl:FunctionalProperty ; pg:absoluteTolerance 0.02 .
-"""
+POLICY = POPULATION_POLICY + (
+    "<http://www.w3.org/2003/01/geo/wgs84_pos#lat> a owl:FunctionalProperty ; pg:absoluteTolerance 0.02 .\n"
+)
 
 
 def test_cli_ontology_add_and_conflicts(tmp_path):
     store = str(tmp_path / "store")
-    ingest = run_cli(
-        "ingest", str(DBPEDIA / "3-capitals.nq"), "--id", "3-capitals", "--tier", "4", "--base",
-        "http://example.org/ldif/", "--split-graphs", "wikipedia", "--quiet", "--store", store,
-    )  # fmt: skip
+    ingest = ingest_capitals_cli(store)
     assert ingest.returncode == 0, ingest.stderr
-    policy = tmp_path / "policy.ttl"
-    policy.write_text(POLICY, encoding="utf-8")
+    policy = write_policy(tmp_path, POLICY)
     added = run_cli("ontology", "add", str(policy), "--store", store)
     assert added.returncode == 0, added.stderr
     assert "4 triples added to the ontology graph" in added.stdout
@@ -47,18 +49,7 @@ def test_cli_ontology_add_and_conflicts(tmp_path):
 
 
 def test_http_conflicts(tmp_path):
-    pg = ProvGraph.memory()
-    pg.ingest(
-        DBPEDIA / "3-capitals.nq",
-        id="3-capitals",
-        title="3 capitals",
-        tier=4,
-        base="http://example.org/ldif/",
-        split=GraphSplit.wikipedia_articles(),
-    )
-    policy = tmp_path / "policy.ttl"
-    policy.write_text(POLICY, encoding="utf-8")
-    pg.add_ontology(policy)
+    pg = ingest_capitals(ProvGraph.memory(), tmp_path, POLICY, graph_metadata=False)
     with live_server(pg) as base:
         answer = httpx.get(f"{base}/conflicts", params={"subject": AMSTERDAM, "predicate": POPULATION})
         assert answer.status_code == 200

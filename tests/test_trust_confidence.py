@@ -7,8 +7,8 @@ import math
 
 import pytest
 
-from helpers import DBPEDIA
-from provgraph import ChainMode, FactStatus, GraphSplit, ProvGraph
+from helpers import AMSTERDAM, POPULATION, ingest_capitals
+from provgraph import ChainMode, FactStatus, IngestOptions
 from provgraph.trust.confidence import (
     DecayConfig,
     aggregate,
@@ -22,9 +22,7 @@ from provgraph.trust.confidence import (
 from provgraph.trust.resolve import truth_discovery
 
 GEO_LAT = "http://www.w3.org/2003/01/geo/wgs84_pos#lat"
-POPULATION = "http://dbpedia.org/ontology/populationTotal"
 PARIS = "http://dbpedia.org/resource/Paris"
-AMSTERDAM = "http://dbpedia.org/resource/Amsterdam"
 
 
 def test_tier_bands_place_the_extraction_confidence_within_the_source_band():
@@ -95,28 +93,12 @@ def test_truth_discovery_learns_which_source_is_usually_right():
     assert accuracy["good"] > 0.8 > 0.4 > accuracy["bad"]
 
 
-def _capitals(pg: ProvGraph) -> None:
-    pg.ingest(
-        DBPEDIA / "3-capitals.nq",
-        id="3-capitals",
-        title="3 capitals",
-        tier=4,
-        base="http://example.org/ldif/",
-        split=GraphSplit.wikipedia_articles(DBPEDIA / "3-capitals.metadata.nq"),
-    )
-
-
 def test_evidence_shows_aggregated_confidence_and_status(pg, tmp_path):
-    _capitals(pg)
-    policy = tmp_path / "policy.ttl"
-    policy.write_text(
-        f"""@prefix owl: <http://www.w3.org/2002/07/owl#> . @prefix pg: <https://w3id.org/provgraph/ns#> .
+    policy = f"""@prefix owl: <http://www.w3.org/2002/07/owl#> . @prefix pg: <https://w3id.org/provgraph/ns#> .
 <{POPULATION}> a owl:FunctionalProperty ; pg:resolutionStrategy pg:Majority .
 <{GEO_LAT}> a owl:FunctionalProperty ; pg:absoluteTolerance 0.02 .
-""",
-        encoding="utf-8",
-    )
-    pg.add_ontology(policy)
+"""
+    ingest_capitals(pg, tmp_path, policy)
     pg.detect_conflicts()
     # Paris's latitude 48.8667 (ru, pt) agrees within 0.02 with en, es, it and fr: six editions
     # (tier 4: 0.70 each) support it, 1 - 0.3^6 capped at 0.99; de's 48.0 stands alone
@@ -149,8 +131,8 @@ def test_chain_with_provenance_per_step(pg, tmp_path):
         "<http://ex.org/migraine> <http://www.w3.org/2000/01/rdf-schema#subClassOf> <http://ex.org/headache> .\n",
         encoding="utf-8",
     )
-    pg.ingest(facts, url="https://ex.org/trial", title="trial", tier=4)
-    pg.ingest(onto, url="https://ex.org/classes", title="classes", tier=1)
+    pg.ingest(facts, IngestOptions(url="https://ex.org/trial", title="trial", tier=4))
+    pg.ingest(onto, IngestOptions(url="https://ex.org/classes", title="classes", tier=1))
     path = ["http://ex.org/treats", "http://www.w3.org/2000/01/rdf-schema#subClassOf"]
     [weakest] = pg.chain("http://ex.org/aspirin", path)
     assert weakest.object == "http://ex.org/headache"

@@ -7,11 +7,11 @@ import json
 
 import pytest
 
-from helpers import DBPEDIA
+from helpers import AMSTERDAM, POPULATION, ingest_capitals
 from provgraph import (
     ConflictKind,
     DatasetView,
-    GraphSplit,
+    IngestOptions,
     ProvGraph,
     ResolutionStrategy,
     ValueOutcome,
@@ -20,8 +20,6 @@ from provgraph import (
 OWL = "http://www.w3.org/2002/07/owl#"
 DBO = "http://dbpedia.org/ontology/"
 GEO = "http://www.w3.org/2003/01/geo/wgs84_pos#"
-AMSTERDAM = "http://dbpedia.org/resource/Amsterdam"
-POPULATION = DBO + "populationTotal"
 XSD_INT = "^^<http://www.w3.org/2001/XMLSchema#integer>"
 EX = "http://ex.org/"
 
@@ -38,18 +36,9 @@ def edition(url: str) -> str:
 
 
 @pytest.fixture
-def capitals(pg: ProvGraph, tmp_path) -> ProvGraph:
-    pg.ingest(
-        DBPEDIA / "3-capitals.nq",
-        id="3-capitals",
-        title="3 capitals",
-        tier=4,
-        base="http://example.org/ldif/",
-        split=GraphSplit.wikipedia_articles(DBPEDIA / "3-capitals.metadata.nq"),
-    )
-    (tmp_path / "policy.ttl").write_text(POLICY, encoding="utf-8")
-    pg.add_ontology(tmp_path / "policy.ttl")
-    return pg
+def capitals_policy() -> str:
+    """The shared capitals fixture (conftest.py) with this module's policy."""
+    return POLICY
 
 
 def jsonl(path, records: list[dict[str, object]]):
@@ -111,8 +100,7 @@ def test_tolerance_merges_close_numbers_and_counts_them(capitals, tmp_path):
                 tmp_path / f"{name}.jsonl",
                 [{"subject": utrecht, "predicate": POPULATION, "literal": value, "datatype": "xsd:integer"}],
             ),
-            url=f"https://{name}.example/utrecht",
-            title=name,
+            IngestOptions(url=f"https://{name}.example/utrecht", title=name),
         )
     report = capitals.detect_conflicts()
     assert report.merged_by_tolerance == 1 and capitals.conflicts(subject=utrecht) == []
@@ -144,7 +132,7 @@ def test_records_are_rdf_and_rerunning_after_an_ingest_keeps_them_consistent(cap
         tmp_path / "census.jsonl",
         [{"subject": AMSTERDAM, "predicate": POPULATION, "literal": "741636", "datatype": "xsd:integer"}],
     )
-    capitals.ingest(census, url="https://cbs.example/amsterdam", title="census", tier=1)
+    capitals.ingest(census, IngestOptions(url="https://cbs.example/amsterdam", title="census", tier=1))
     capitals.resolve("authority")
     second = {c.iri: c for c in capitals.conflicts()}
     assert set(second) == set(first)  # the same conflicts keep their IRIs ...
@@ -164,13 +152,11 @@ def test_detection_runs_again_by_itself_after_new_sources(capitals, tmp_path):
     capitals.add_ontology(_write(tmp_path / "x.ttl", f"<{EX}size> a <{OWL}FunctionalProperty> ."))
     capitals.ingest(
         jsonl(tmp_path / "a.jsonl", [{"subject": EX + "x", "predicate": EX + "size", "literal": "3"}]),
-        url="https://a.example/x",
-        title="a",
+        IngestOptions(url="https://a.example/x", title="a"),
     )
     capitals.ingest(
         jsonl(tmp_path / "b.jsonl", [{"subject": EX + "x", "predicate": EX + "size", "literal": "4"}]),
-        url="https://b.example/x",
-        title="b",
+        IngestOptions(url="https://b.example/x", title="b"),
     )
     [c] = capitals.conflicts(subject=EX + "x")
     assert sorted(v.value for v in c.values) == ['"3"', '"4"']
@@ -194,7 +180,9 @@ def test_a_chain_of_close_numbers_is_still_a_disagreement(pg: ProvGraph, tmp_pat
             "literal": value,
             "datatype": "xsd:integer",
         }
-        pg.ingest(jsonl(tmp_path / f"{name}.jsonl", [record]), url=f"https://{name}.example/parcel", title=name)
+        pg.ingest(
+            jsonl(tmp_path / f"{name}.jsonl", [record]), IngestOptions(url=f"https://{name}.example/parcel", title=name)
+        )
     found = pg.conflicts(subject=EX + "parcel")
     # each group spans at most 5% of its smallest value: {100, 104} and {108, 112}
     assert [[sorted(v.sources) for v in c.values] for c in found] == [
@@ -235,9 +223,7 @@ ex:aspirin pg:alias "ASA" .
                 },
             ],
         ),
-        url="https://label.example/aspirin",
-        title="label",
-        tier=2,
+        IngestOptions(url="https://label.example/aspirin", title="label", tier=2),
     )
     pg.ingest(
         jsonl(
@@ -259,9 +245,7 @@ ex:aspirin pg:alias "ASA" .
                 {"subject": EX + "paris-tx", "predicate": EX + "code", "literal": "75460"},
             ],
         ),
-        url="https://forum.example/asa",
-        title="forum",
-        tier=5,
+        IngestOptions(url="https://forum.example/asa", title="forum", tier=5),
     )
     report = pg.detect_conflicts(strategy="authority")
     assert report.merged_entities == 2  # ex:asa (alias) and ex:acetyl (owl:sameAs) into ex:aspirin
@@ -304,8 +288,7 @@ def test_shapes_with_max_count_one_declare_functional_predicates(pg, tmp_path):
     for name, year in (("a", "1900"), ("b", "1901")):
         pg.ingest(
             jsonl(tmp_path / f"{name}.jsonl", [{"subject": EX + "p", "predicate": EX + "born", "literal": year}]),
-            url=f"https://{name}.example/",
-            title=name,
+            IngestOptions(url=f"https://{name}.example/", title=name),
         )
     [c] = pg.conflicts()
     assert c.predicates == [EX + "born"] and len(c.values) == 2
@@ -314,15 +297,7 @@ def test_shapes_with_max_count_one_declare_functional_predicates(pg, tmp_path):
 def test_ontology_graph_survives_reopen_and_export_and_read_only_computes(tmp_path):
     store = tmp_path / "store"
     with ProvGraph.open(store) as pg:
-        pg.ingest(
-            DBPEDIA / "3-capitals.nq",
-            id="3-capitals",
-            title="3 capitals",
-            tier=4,
-            base="http://example.org/ldif/",
-            split=GraphSplit.wikipedia_articles(),
-        )
-        pg.add_ontology(_write(tmp_path / "policy.ttl", POLICY))
+        ingest_capitals(pg, tmp_path, POLICY, graph_metadata=False)
     with ProvGraph.open(store) as pg:  # a read-write open runs recover(): the ontology graph stays
         assert "https://w3id.org/provgraph/id/ontology" in pg.export().decode()
     with ProvGraph.open(store, read_only=True) as pg:

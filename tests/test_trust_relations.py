@@ -12,7 +12,7 @@ import pytest
 from pyoxigraph import QuerySolutions
 
 from helpers import live_server, run_cli
-from provgraph import DocumentRelation, GraphSplit, NotFoundError, ProvGraph, RelationType
+from provgraph import DocumentRelation, GraphSplit, IngestOptions, NotFoundError, ProvGraph, RelationType
 from provgraph.store import catalog, changes
 from provgraph.trust import relations
 from provgraph.vocab import CURRENT_VIEW, RELATIONS_GRAPH
@@ -73,7 +73,7 @@ def _ingest(graph: ProvGraph, directory: Path, names: list[str] | None = None) -
         file, text, options = DOCS[name]
         path = directory / file
         path.write_text(text, "utf-8")
-        report = graph.ingest(path, **options)  # type: ignore[arg-type]
+        report = graph.ingest(path, IngestOptions(**options))  # type: ignore[arg-type]
         iris[name] = report.documents[0].document
     return iris
 
@@ -162,14 +162,14 @@ def test_an_entity_in_more_than_max_entity_documents_links_none_of_them(pg: Prov
         ),
         "utf-8",
     )
-    pg.ingest(trig, title="Hub corpus", split=GraphSplit(pattern=r"^(urn:hub:doc\d+)$"))
+    pg.ingest(trig, IngestOptions(title="Hub corpus", split=GraphSplit(pattern=r"^(urn:hub:doc\d+)$")))
     found = pg.related_documents()
     assert [(r.from_key, r.to_key, r.type, sorted(e.resource or "" for e in r.evidence)) for r in found] == [
         ("urn:hub:doc0", "urn:hub:doc1", RelationType.SHARED_ENTITIES, [f"{ex}x", f"{ex}y"])
     ]
     late = tmp_path / "late.ttl"
     late.write_text(f"<{ex}item-late> {hubs}\n", "utf-8")
-    pg.ingest(late, title="Late entry", id="late")
+    pg.ingest(late, IngestOptions(title="Late entry", id="late"))
     assert pg.related_documents("late") == []
     assert pg.related_documents() == found
 
@@ -199,7 +199,7 @@ ex:report cito:isCitedBy <https://example.org/other> .
 """,
         "utf-8",
     )
-    refs = pg.ingest(path, title="Pharmacology report", id="report-7").documents[0].document
+    refs = pg.ingest(path, IngestOptions(title="Pharmacology report", id="report-7")).documents[0].document
     found = {frozenset((r.from_document, r.to_document)): r for r in pg.refresh_relationships()}
     assert len(found) == 2
     # a CiTO citing property with the cited document's key as a literal
@@ -216,7 +216,7 @@ def test_mentions_of_identifier_and_url_are_exact(pg, tmp_path):
     iris = _ingest(pg, tmp_path, ["trial-a", "guide"])
     path = tmp_path / "memo.md"
     path.write_text("See trial-a for the numbers. The text at https://example.org/guidelines/ is older.\n", "utf-8")
-    memo = pg.ingest(path, title="Memo", id="memo").documents[0].document
+    memo = pg.ingest(path, IngestOptions(title="Memo", id="memo")).documents[0].document
     found = pg.related_documents("memo")
     assert {r.other(memo) for r in found} == {iris["trial-a"], iris["guide"]}
     assert all(r.type is RelationType.MENTION and r.evidence[0].score == 100.0 for r in found)
@@ -296,7 +296,11 @@ def test_refresh_replaces_the_graph_and_follows_revocation_and_ingest(pg, corpus
     path.write_text(
         "<https://example.org/reply> <http://purl.org/spar/cito/cites> <https://example.org/review> .\n", "utf-8"
     )
-    reply = pg.ingest(path, title="Reply to the review", url="https://example.org/reply").documents[0].document
+    reply = (
+        pg.ingest(path, IngestOptions(title="Reply to the review", url="https://example.org/reply"))
+        .documents[0]
+        .document
+    )
     (edge,) = pg.related_documents(reply)
     assert (edge.from_document, edge.to_document, edge.type) == (reply, corpus["review"], RelationType.CITATION)
     assert _stored_count(pg, PG + "DocumentRelation") == 2

@@ -56,6 +56,7 @@ if TYPE_CHECKING:
         WriteRefusedError,
     )
     from provgraph.graph import ProvGraph
+    from provgraph.ingest.options import IngestOptions
     from provgraph.models import (
         DatasetView,
         DocumentOutcome,
@@ -133,6 +134,7 @@ _WHERE: dict[str, str] = {
     "ValidationFailedError": "provgraph.errors",
     "WriteRefusedError": "provgraph.errors",
     "ProvGraph": "provgraph.graph",
+    "IngestOptions": "provgraph.ingest.options",
     "DatasetView": "provgraph.models",
     "DocumentOutcome": "provgraph.models",
     "DocumentReport": "provgraph.models",
@@ -220,6 +222,7 @@ __all__ = [
     "GraphSplit",
     "GroundedAnswer",
     "HeuristicJudge",
+    "IngestOptions",
     "IngestReport",
     "InputError",
     "InputFormat",

@@ -5,15 +5,26 @@ object is known exactly."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from datetime import datetime
-
-from pyoxigraph import BlankNode, Literal, NamedNode, QuerySolutions
+from itertools import islice
+from string import Template
 
 from provgraph.errors import InputError
 from provgraph.ingest.records import LiteralCanonicalizer
 from provgraph.models import Evidence, ExtractionMethod, PassageInfo, SourceStatus
-from provgraph.store.base import Backend
-from provgraph.vocab import CATALOG_GRAPH, DCTERMS_NS, PG_NS, PROV_NS, RDF_NS, fact_iri
+from provgraph.store.base import Backend, Substitutions
+from provgraph.store.terms import (
+    BlankNode,
+    Literal,
+    NamedNode,
+    RdfFormat,
+    Row,
+    Term,
+    parse,
+    parse_datetime,
+    sparql_term,
+    sparql_terms,
+)
+from provgraph.vocab import DCTERMS_NS, PG_NS, PROV_NS, RDF_NS, fact_iri
 
 ObjectSpec = NamedNode | Literal | str
 
@@ -32,29 +43,49 @@ _KNOWN = {
 #: Statement properties read into their own fields of :class:`Evidence`, not into ``attributes``.
 _DETAILS = {PG_NS + "sourcePassage", PG_NS + "reviewer", PG_NS + "lastVerified", PG_NS + "originalGraph"}
 
-_QUERY = f"""PREFIX pg: <{PG_NS}>
-PREFIX prov: <{PROV_NS}>
-PREFIX rdf: <{RDF_NS}>
-PREFIX dcterms: <{DCTERMS_NS}>
-SELECT ?st ?fact ?subj ?pred ?o ?g ?status ?v ?d ?key ?title ?tier ?conf ?method ?at
-WHERE {{
-  {{PATTERN}}
+#: The statements ``$pattern`` finds (it binds ?st, ?g, ?o and ?fact, and ?subj and ?pred if it
+#: can), with their documents; ``$status`` filters the versions.
+EVIDENCE = Template("""SELECT ?st ?fact ?subj ?pred ?o ?g ?status ?v ?d ?key ?title ?tier ?conf ?method ?at
+WHERE {
+  $pattern
   # the document is the one the catalog says the graph is a version of: never one a graph names
-  GRAPH <{CATALOG_GRAPH.value}> {{ ?g pg:document ?d ; pg:status ?status ; pg:version ?v }}
-  {{STATUS}}
-  GRAPH ?g {{
+  GRAPH pgid:catalog { ?g pg:document ?d ; pg:status ?status ; pg:version ?v }
+  $status
+  GRAPH ?g {
     ?st prov:wasDerivedFrom ?d ; pg:confidence ?conf ; pg:extractionMethod ?method ;
         prov:generatedAtTime ?at .
     ?d pg:documentKey ?key ; dcterms:title ?title ; pg:tier ?tier .
-  }}
+  }
   # No OPTIONAL here: Oxigraph evaluates the right side of one on its own, over every graph (at
   # 1,000 documents the document's URL, issue date and publisher as OPTIONALs cost 30 ms a
   # query, growing with the number of documents): they are read by _attach_documents, and the
   # passage, reviewer and original graph by _attach_details, with the graphs bound.
-}}
-ORDER BY ?tier DESC(?conf) ?key ?st"""
+}
+ORDER BY ?tier DESC(?conf) ?key ?st""")
+#: The statements of the fact ``?fact`` (bound): one hop through the fact key.
+BY_FACT = "GRAPH ?g { ?st pg:fact ?fact ; rdf:object ?o }"
+#: The statements of ``?subj`` and ``?pred`` (each bound, by substitution or ``VALUES``, or free).
+STATEMENTS = "GRAPH ?g { ?st rdf:subject ?subj ; rdf:predicate ?pred ; rdf:object ?o ; pg:fact ?fact }"
+#: ... whose object is a literal with the lexical form ``$text``.
+WITH_TEXT = Template(STATEMENTS + " FILTER(isLiteral(?o) && STR(?o) = $text)")
+#: ... whose subject is one of ``$subjects``.
+OF_SUBJECTS = Template("VALUES ?subj { $subjects } " + STATEMENTS)
+CURRENT_ONLY = "FILTER(?status = pg:Current)"
+
 #: Document properties read for the graphs found, each one value at most.
 _DOCUMENT = {PG_NS + "sourceUrl": "url", DCTERMS_NS + "issued": "issued", DCTERMS_NS + "publisher": "publisher"}
+#: The properties ``$properties`` of the (graph, document) pairs ``$pairs``.
+DOCUMENT_PROPERTIES = Template(
+    "SELECT ?g ?d ?k ?x WHERE { VALUES (?g ?d) { $pairs } VALUES ?k { $properties } GRAPH ?g { ?d ?k ?x } }"
+)
+#: Every property but ``$known`` of the (statement, graph) pairs ``$pairs``.
+STATEMENT_DETAILS = Template("""SELECT ?st ?g ?p ?o WHERE {
+  VALUES (?st ?g) { $pairs }
+  GRAPH ?g { ?st ?p ?o FILTER(?p NOT IN ($known)) }
+} ORDER BY ?st ?p ?o""")
+_KNOWN_LIST = ", ".join(sparql_term(k) for k in sorted(_KNOWN))  # SPARQL's IN takes commas
+#: Every property of the (passage, graph) pairs ``$pairs``.
+PASSAGES = Template("SELECT ?p ?g ?k ?v WHERE { VALUES (?p ?g) { $pairs } GRAPH ?g { ?p ?k ?v } }")
 
 
 def parse_object(text: str) -> NamedNode | Literal | str:
@@ -65,8 +96,6 @@ def parse_object(text: str) -> NamedNode | Literal | str:
     if text.startswith("<") and text.endswith(">"):
         return _iri(text[1:-1])
     if text.startswith('"'):
-        from pyoxigraph import RdfFormat, parse
-
         try:
             quad = next(iter(parse(f"<x:s> <x:p> {text} .".encode(), format=RdfFormat.N_TRIPLES)))
         except (SyntaxError, StopIteration) as exc:
@@ -98,24 +127,18 @@ def find(
 ) -> list[Evidence]:
     if isinstance(subject, BlankNode):
         raise InputError("evidence needs an IRI subject: blank nodes are local to their document")
-    # Terms are written into the query in N-Triples syntax, which SPARQL reads as is.
+    bound: Substitutions
     if isinstance(obj, NamedNode | Literal):
         term = LiteralCanonicalizer()(obj) if isinstance(obj, Literal) else str(obj)
-        fact = fact_iri(f"{subject} {predicate} {term}")
-        pattern = f"BIND({fact} AS ?fact) GRAPH ?g {{ ?st pg:fact ?fact ; rdf:object ?o }}"
+        pattern, bound = BY_FACT, {"fact": NamedNode(fact_iri(f"{subject} {predicate} {term}")[1:-1])}
     else:
-        pattern = (
-            f"GRAPH ?g {{ ?st rdf:subject {subject} ; rdf:predicate {predicate} ; rdf:object ?o ; pg:fact ?fact }}"
-        )
+        pattern, bound = STATEMENTS, {"subj": subject, "pred": predicate}
         if isinstance(obj, str):
-            pattern += f" FILTER(isLiteral(?o) && STR(?o) = {Literal(obj)})"
-    status = "" if include_history else "FILTER(?status = pg:Current)"
-    query = _QUERY.replace("{PATTERN}", pattern).replace("{STATUS}", status)
-    result = backend.query(query)
-    assert isinstance(result, QuerySolutions)
+            pattern = WITH_TEXT.substitute(text=sparql_term(Literal(obj)))
+    query = EVIDENCE.substitute(pattern=pattern, status="" if include_history else CURRENT_ONLY)
     found: dict[str, dict[str, object]] = {}
-    for row in result:
-        key = f"{row['st'].value} {row['g'].value}"
+    for row in backend.select(query, substitutions=bound):
+        key = f"{row.value('st')} {row.value('g')}"
         if key in found:
             continue
         found[key] = _row(row, subject, predicate)
@@ -133,11 +156,10 @@ def about(backend: Backend, subjects: Sequence[NamedNode | BlankNode], *, limit:
     iris = [s for s in subjects if isinstance(s, NamedNode)]
     found: dict[str, dict[str, object]] = {}
     if iris:
-        values = " ".join(str(s) for s in iris)
-        _about(backend, f"VALUES ?subj {{ {values} }} ", None, iris[0], limit, found)
+        _about(backend, OF_SUBJECTS.substitute(subjects=sparql_terms(iris)), None, iris[0], limit, found)
     for node in subjects:
         if isinstance(node, BlankNode) and (limit is None or len(found) < limit):
-            _about(backend, "", node, node, None if limit is None else limit - len(found), found)
+            _about(backend, STATEMENTS, node, node, None if limit is None else limit - len(found), found)
     _attach_documents(backend, found.values())
     evidence = [Evidence.model_validate(v) for v in found.values()]
     _attach_details(backend, evidence)
@@ -146,54 +168,46 @@ def about(backend: Backend, subjects: Sequence[NamedNode | BlankNode], *, limit:
 
 def _about(
     backend: Backend,
-    values: str,
+    pattern: str,
     node: BlankNode | None,
     given: NamedNode | BlankNode,
     limit: int | None,
     found: dict[str, dict[str, object]],
 ) -> None:
-    pattern = values + "GRAPH ?g { ?st rdf:subject ?subj ; rdf:predicate ?pred ; rdf:object ?o ; pg:fact ?fact }"
-    query = _QUERY.replace("{PATTERN}", pattern).replace("{STATUS}", "FILTER(?status = pg:Current)")
-    if limit is not None:
-        query += f" LIMIT {int(limit)}"
-    result = backend.query(query, substitutions={"subj": node} if node is not None else None)
-    assert isinstance(result, QuerySolutions)
-    for row in result:
-        key = f"{row['st'].value} {row['g'].value}"
+    query = EVIDENCE.substitute(pattern=pattern, status=CURRENT_ONLY)
+    # the rows are read as the engine sorts them: a limit stops reading, as LIMIT would stop it
+    rows = backend.stream(query, substitutions={"subj": node} if node is not None else None)
+    for row in rows if limit is None else islice(rows, limit):
+        key = f"{row.value('st')} {row.value('g')}"
         if key not in found:
             found[key] = _row(row, given, NamedNode(RDF_NS + "value"))
 
 
-def _subject(bound: object | None, given: NamedNode | BlankNode) -> str:
+def _subject(bound: Term | None, given: NamedNode | BlankNode) -> str:
     if isinstance(bound, BlankNode):
         return str(bound)  # "_:id", as objects are written: never mistaken for an IRI
     if bound is not None:
-        return bound.value  # type: ignore[attr-defined]
+        return bound.value
     return str(given)[1:-1] if isinstance(given, NamedNode) else str(given)
 
 
-def _value(term: object | None) -> str | None:
-    return None if term is None else term.value  # type: ignore[attr-defined]
-
-
-def _row(row: object, subject: NamedNode | BlankNode, predicate: NamedNode) -> dict[str, object]:
-    r = row  # pyoxigraph QuerySolution, indexed by variable name
+def _row(row: Row, subject: NamedNode | BlankNode, predicate: NamedNode) -> dict[str, object]:
     return {
-        "statement": r["st"].value,  # type: ignore[index]
-        "fact": r["fact"].value,  # type: ignore[index]
-        "subject": _subject(r["subj"], subject),  # type: ignore[index]
-        "predicate": r["pred"].value if r["pred"] is not None else predicate.value,  # type: ignore[index]
-        "object": str(r["o"]),  # type: ignore[index]
-        "graph": r["g"].value,  # type: ignore[index]
-        "status": SourceStatus.from_iri(r["status"].value),  # type: ignore[index]
-        "document": r["d"].value,  # type: ignore[index]
-        "document_key": r["key"].value,  # type: ignore[index]
-        "title": r["title"].value,  # type: ignore[index]
-        "tier": int(r["tier"].value),  # type: ignore[index]
-        "version": int(r["v"].value),  # type: ignore[index]
-        "confidence": float(r["conf"].value),  # type: ignore[index]
-        "method": ExtractionMethod.from_iri(r["method"].value),  # type: ignore[index]
-        "generated_at": _time(r["at"].value),  # type: ignore[index]
+        "statement": row.value("st"),
+        "fact": row.value("fact"),
+        "subject": _subject(row.get("subj"), subject),
+        "predicate": row.optional_value("pred") or predicate.value,
+        "object": str(row["o"]),
+        "graph": row.value("g"),
+        "status": SourceStatus.from_iri(row.value("status")),
+        "document": row.value("d"),
+        "document_key": row.value("key"),
+        "title": row.value("title"),
+        "tier": row.integer("tier"),
+        "version": row.integer("v"),
+        "confidence": row.number("conf"),
+        "method": ExtractionMethod.from_iri(row.value("method")),
+        "generated_at": row.moment("at"),
     }
 
 
@@ -206,24 +220,20 @@ def _attach_documents(backend: Backend, rows: Iterable[dict[str, object]]) -> No
     pairs = sorted({(str(r["graph"]), str(r["document"])) for r in rows})
     if not pairs:
         return
-    values = " ".join(f"(<{g}> <{d}>)" for g, d in pairs)
-    props = " ".join(f"<{p}>" for p in _DOCUMENT)
-    result = backend.query(
-        f"SELECT ?g ?d ?k ?x WHERE {{ VALUES (?g ?d) {{ {values} }} VALUES ?k {{ {props} }} GRAPH ?g {{ ?d ?k ?x }} }}"
-    )
-    assert isinstance(result, QuerySolutions)
+    query = DOCUMENT_PROPERTIES.substitute(pairs=_pairs(pairs), properties=sparql_terms(_DOCUMENT))
     found: dict[tuple[str, str], dict[str, str]] = {}
-    for r in result:
-        key, field = (r["g"].value, r["d"].value), _DOCUMENT[r["k"].value]  # type: ignore[union-attr]
-        value = r["x"].value  # type: ignore[union-attr]
+    for r in backend.select(query):
+        key, field = (r.value("g"), r.value("d")), _DOCUMENT[r.value("k")]
+        value = r.value("x")
         if field not in found.setdefault(key, {}) or value < found[key][field]:
             found[key][field] = value
     for row in rows:
         row.update(found.get((str(row["graph"]), str(row["document"])), {}))
 
 
-def _time(text: str) -> datetime:
-    return datetime.fromisoformat(text.replace("Z", "+00:00"))
+def _pairs(pairs: Iterable[tuple[str, str]]) -> str:
+    """IRI pairs as the rows of a two-variable ``VALUES`` block."""
+    return " ".join(f"({sparql_term(a)} {sparql_term(b)})" for a, b in pairs)
 
 
 def _attach_details(backend: Backend, evidence: list[Evidence]) -> None:
@@ -232,32 +242,26 @@ def _attach_details(backend: Backend, evidence: list[Evidence]) -> None:
     DBpedia's edit metadata) as ``attributes``. Then the passages' text and position."""
     if not evidence:
         return
-    values = " ".join(f"(<{e.statement}> <{e.graph}>)" for e in evidence)
-    known = ", ".join(f"<{k}>" for k in sorted(_KNOWN))
-    query = f"""SELECT ?st ?g ?p ?o WHERE {{
-  VALUES (?st ?g) {{ {values} }}
-  GRAPH ?g {{ ?st ?p ?o FILTER(?p NOT IN ({known})) }}
-}} ORDER BY ?st ?p ?o"""
-    result = backend.query(query)
-    assert isinstance(result, QuerySolutions)
-    properties: dict[tuple[str, str], dict[str, list[object]]] = {}
-    for row in result:
-        key = (row["st"].value, row["g"].value)  # type: ignore[union-attr]
-        properties.setdefault(key, {}).setdefault(row["p"].value, []).append(row["o"])  # type: ignore[union-attr]
+    query = STATEMENT_DETAILS.substitute(pairs=_pairs((e.statement, e.graph) for e in evidence), known=_KNOWN_LIST)
+    properties: dict[tuple[str, str], dict[str, list[Term]]] = {}
+    for row in backend.select(query):
+        key = (row.value("st"), row.value("g"))
+        properties.setdefault(key, {}).setdefault(row.value("p"), []).append(row["o"])
     passages = _passages(
         backend,
-        {(str(found[PG_NS + "sourcePassage"][0].value), key[1]) for key, found in properties.items()  # type: ignore[attr-defined]
+        {(found[PG_NS + "sourcePassage"][0].value, key[1]) for key, found in properties.items()
          if PG_NS + "sourcePassage" in found},
     )  # fmt: skip
     for i, e in enumerate(evidence):
         found = properties.get((e.statement, e.graph))
         if not found:
             continue
-        first = {p: v[0].value for p, v in found.items() if p in _DETAILS}  # type: ignore[attr-defined]
+        first = {p: v[0].value for p, v in found.items() if p in _DETAILS}
+        verified = first.get(PG_NS + "lastVerified")
         update: dict[str, object] = {
             "passage": passages.get((first.get(PG_NS + "sourcePassage", ""), e.graph)),
             "reviewer": first.get(PG_NS + "reviewer"),
-            "last_verified": _time(first[PG_NS + "lastVerified"]) if PG_NS + "lastVerified" in first else None,
+            "last_verified": parse_datetime(verified) if verified is not None else None,
             "original_graph": first.get(PG_NS + "originalGraph"),
         }
         attributes = {p: [str(o) for o in v] for p, v in found.items() if p not in _DETAILS}
@@ -270,12 +274,9 @@ def _passages(backend: Backend, wanted: set[tuple[str, str]]) -> dict[tuple[str,
     """Passages (IRI, graph) with their text and position."""
     if not wanted:
         return {}
-    values = " ".join(f"(<{p}> <{g}>)" for p, g in sorted(wanted))
-    result = backend.query(f"SELECT ?p ?g ?k ?v WHERE {{ VALUES (?p ?g) {{ {values} }} GRAPH ?g {{ ?p ?k ?v }} }}")
-    assert isinstance(result, QuerySolutions)
     fields: dict[tuple[str, str], dict[str, str]] = {}
-    for row in result:
-        fields.setdefault((row["p"].value, row["g"].value), {})[row["k"].value] = row["v"].value  # type: ignore[union-attr]
+    for row in backend.select(PASSAGES.substitute(pairs=_pairs(sorted(wanted)))):
+        fields.setdefault((row.value("p"), row.value("g")), {})[row.value("k")] = row.value("v")
     out = {}
     for key, f in fields.items():
         if PG_NS + "text" not in f:

@@ -7,16 +7,15 @@ import os
 import threading
 from collections import OrderedDict
 from collections.abc import Collection, Sequence
-from datetime import UTC, date, datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
 from typing import IO
 
-from pyoxigraph import BlankNode, DefaultGraph, Literal, NamedNode, QuerySolutions, RdfFormat, parse, serialize
-
 from provgraph import evidence as _evidence
+from provgraph.answer import verify as _verification
 from provgraph.answer.base import Generator
-from provgraph.answer.models import AskFilters, Detail, EvidencePack, GeneratorKind, GroundedAnswer
+from provgraph.answer.models import AskFilters, Detail, DraftAnswer, EvidencePack, GeneratorKind, GroundedAnswer
 from provgraph.answer.pipeline import build_generator, respond
 from provgraph.answer.retrieve import Retriever
 from provgraph.errors import (
@@ -29,6 +28,7 @@ from provgraph.errors import (
 )
 from provgraph.ingest import pipeline
 from provgraph.ingest.guard import check_json_depth, check_xml
+from provgraph.ingest.options import IngestOptions
 from provgraph.ingest.rdf import RDF_FORMATS as _INPUT_RDF
 from provgraph.ingest.reify import xsd_datetime
 from provgraph.ingest.trix import trix_to_nquads
@@ -37,8 +37,6 @@ from provgraph.models import (
     DerivedRecords,
     Evidence,
     ExportFormat,
-    ExtractionMethod,
-    GraphSplit,
     IngestReport,
     InputFormat,
     SourceInfo,
@@ -50,12 +48,17 @@ from provgraph.store import catalog, changes
 from provgraph.store import view as current_view
 from provgraph.store.base import Backend
 from provgraph.store.oxigraph import OxigraphBackend
-from provgraph.trust import engine as _trust
+from provgraph.store.terms import BlankNode, DefaultGraph, Literal, NamedNode, RdfFormat, parse, serialize
 from provgraph.trust import relations as _relations
+from provgraph.trust.annotate import annotate as _annotate
+from provgraph.trust.chains import chains as _chains
 from provgraph.trust.models import ChainMode, ChainReport, Conflict, DetectionReport, ResolutionStrategy
+from provgraph.trust.read import conflicts as _conflicts
 from provgraph.trust.relation_models import DocumentRelation
+from provgraph.trust.run import refresh as _refresh_conflicts
+from provgraph.trust.run import run as _run_conflicts
 from provgraph.update import UpdatePlan, check_policy, plan_update
-from provgraph.vocab import CATALOG_GRAPH, CHANGES_GRAPH, CURRENT_VIEW, PG_NS, document_iri
+from provgraph.vocab import CATALOG_GRAPH, CHANGES_GRAPH, CURRENT_VIEW, PREFIXES, document_iri
 
 #: Where ``ProvGraph.open()`` looks when given no path: $PROVGRAPH_STORE, else ./provgraph-data.
 DEFAULT_STORE_ENV = "PROVGRAPH_STORE"
@@ -64,6 +67,16 @@ DEFAULT_STORE_DIR = "provgraph-data"
 #: the query page, pipelines), and reading a text as the engine will (the guards' lexer) costs
 #: more than Oxigraph takes to answer a small query.
 PREPARED_CACHE_SIZE = 512
+
+#: Documents, versions, current versions and their statements, as the catalog counts them.
+STATS = """SELECT (COUNT(DISTINCT ?d) AS ?docs) (COUNT(?g) AS ?graphs) (SUM(IF(?s = pg:Current, 1, 0)) AS ?current)
+       (SUM(IF(?s = pg:Current, ?n, 0)) AS ?statements)
+WHERE { GRAPH pgid:catalog { ?g pg:document ?d ; pg:status ?s ; pg:statementCount ?n } }"""
+#: The quads an export holds: the view and the change log are the store's own.
+EXPORTED_QUADS = """SELECT (COUNT(*) AS ?n)
+WHERE { GRAPH ?g { ?s ?p ?o } FILTER(?g NOT IN (pgid:current, pgid:changes)) }"""
+#: Whether the named graph ``?g`` exists (it may be empty).
+GRAPH_EXISTS = "ASK { GRAPH ?g {} }"
 
 
 def default_store_path() -> Path:
@@ -74,10 +87,10 @@ class ProvGraph:
     """A provenance store: source documents as SHACL-validated named graphs of reified,
     PROV-O annotated statements.
 
-    >>> from provgraph import ProvGraph
+    >>> from provgraph import IngestOptions, ProvGraph
     >>> pg = ProvGraph.memory()
-    >>> report = pg.ingest("data/examples/aspirin.ttl", title="Aspirin facts",
-    ...                    url="https://example.org/aspirin", issued="2024-03-01", tier=2)
+    >>> report = pg.ingest("data/examples/aspirin.ttl", IngestOptions(title="Aspirin facts",
+    ...                    url="https://example.org/aspirin", issued="2024-03-01", tier=2))
     >>> report.documents[0].outcome.value, report.statements
     ('created', 4)
     >>> [e.title for e in pg.evidence("http://example.org/aspirin",
@@ -171,75 +184,38 @@ class ProvGraph:
     def ingest(
         self,
         path: str | os.PathLike[str],
+        options: IngestOptions | None = None,
+        /,
         *,
-        title: str | None = None,
-        url: str | None = None,
-        issued: str | date | datetime | None = None,
-        tier: int = 3,
-        publisher: str | None = None,
-        id: str | None = None,  # noqa: A002 - the document's identity, as the CLI's --id
-        format: InputFormat | None = None,  # noqa: A002
-        method: ExtractionMethod | None = None,
-        confidence: float | None = None,
-        base: str | None = None,
-        shapes: Sequence[str | os.PathLike[str]] = (),
-        split: GraphSplit | None = None,
-        agent: str | None = None,
-        reviewer: str | None = None,
-        lenient: bool = False,
         progress: pipeline.ProgressCallback | None = None,
     ) -> IngestReport:
-        """Ingest one file as a source document (or several, with ``split``).
+        """Ingest one file as a source document (or several, with ``options.split``).
 
-        The document's identity is ``id``, else ``url``, else the file's absolute path.
-        Identical content (and options) for a current document is a no-op; changed content
+        The document's identity is the ``id`` option, else ``url``, else the file's absolute
+        path. Identical content (and options) for a current document is a no-op; changed content
         makes a new version that supersedes the old one. Every graph is validated with SHACL
-        (the built-in shapes and ``shapes``) before anything is written; a graph that does not
-        conform raises :class:`~provgraph.errors.ValidationFailedError` and the store is unchanged.
+        (the built-in shapes and the ``shapes`` option) before anything is written; a graph that
+        does not conform raises :class:`~provgraph.errors.ValidationFailedError` and the store is
+        unchanged.
 
         Input is data, never provenance: a term in provgraph's namespaces (``pg:``, ``pgid:``) is
         refused with an :class:`~provgraph.errors.InputError` naming file and line, as are
-        malformed or truncated input and literals that do not match their datatype (``lenient``
-        keeps those, and ``report.ill_typed_literals`` says how many).
+        malformed or truncated input and literals that do not match their datatype (the
+        ``lenient`` option keeps those, and ``report.ill_typed_literals`` says how many).
         """
-        options = self._options(locals())
-        return pipeline.run(self._backend, Path(path), options, progress=progress)
+        return pipeline.run(self._backend, Path(path), options or IngestOptions(), progress=progress)
 
     def validate(
         self,
         path: str | os.PathLike[str],
+        options: IngestOptions | None = None,
+        /,
         *,
-        title: str | None = None,
-        url: str | None = None,
-        issued: str | date | datetime | None = None,
-        tier: int = 3,
-        publisher: str | None = None,
-        id: str | None = None,  # noqa: A002
-        format: InputFormat | None = None,  # noqa: A002
-        method: ExtractionMethod | None = None,
-        confidence: float | None = None,
-        base: str | None = None,
-        shapes: Sequence[str | os.PathLike[str]] = (),
-        split: GraphSplit | None = None,
-        agent: str | None = None,
-        reviewer: str | None = None,
-        lenient: bool = False,
         progress: pipeline.ProgressCallback | None = None,
     ) -> IngestReport:
         """Everything :meth:`ingest` does except writing: a dry run whose report says whether
         the input conforms (``report.validation``) and what ingest would do."""
-        options = self._options(locals())
-        return pipeline.run(self._backend, Path(path), options, dry_run=True, progress=progress)
-
-    @staticmethod
-    def _options(args: dict[str, object]) -> pipeline.IngestOptions:
-        fields = {k: v for k, v in args.items() if k not in ("self", "path", "progress")}
-        fields["shapes"] = tuple(Path(p) for p in fields["shapes"])  # type: ignore[attr-defined]
-        if isinstance(fields["format"], str):
-            fields["format"] = InputFormat(fields["format"])
-        if isinstance(fields["method"], str):
-            fields["method"] = ExtractionMethod(fields["method"])
-        return pipeline.IngestOptions(**fields)  # type: ignore[arg-type]
+        return pipeline.run(self._backend, Path(path), options or IngestOptions(), dry_run=True, progress=progress)
 
     def revoke(self, document: str) -> SourceInfo:
         """Withdraw a document (by key or IRI): its current version becomes ``revoked`` and is no
@@ -251,7 +227,9 @@ class ProvGraph:
         current_view.ensure(self._backend, writing=True)
         revoked = catalog.revoke_update(NamedNode(info.current_graph), xsd_datetime(datetime.now(UTC)))
         retired = current_view.retire([info.current_graph])
-        self._backend.update(f"{revoked} ;\n{retired} ;\n{changes.record(removed=[info.current_graph])}")
+        self._backend.update(
+            f"{revoked} ;\n{retired} ;\n{changes.record(removed=[info.current_graph])}", prefixes=PREFIXES
+        )
         return self.source(info.document)
 
     # ------------------------------------------------------------------ reading
@@ -446,7 +424,7 @@ class ProvGraph:
         store's own default graph, which always exists."""
         if graph is None:
             return True
-        return bool(self._backend.query(f"ASK {{ GRAPH {_graph_node(graph)} {{}} }}"))
+        return self._backend.ask(GRAPH_EXISTS, substitutions={"g": _graph_node(graph)})
 
     def read_graph(
         self,
@@ -583,29 +561,14 @@ class ProvGraph:
         return self._annotate_evidence(_evidence.find(self._backend, s, p, o, include_history=include_history))
 
     def stats(self) -> StoreStats:
-        query = f"""PREFIX pg: <{PG_NS}>
-SELECT (COUNT(DISTINCT ?d) AS ?docs) (COUNT(?g) AS ?graphs) (SUM(IF(?s = pg:Current, 1, 0)) AS ?current)
-       (SUM(IF(?s = pg:Current, ?n, 0)) AS ?statements)
-WHERE {{ GRAPH <{CATALOG_GRAPH.value}> {{ ?g pg:document ?d ; pg:status ?s ; pg:statementCount ?n }} }}"""
-        result = self._backend.query(query)
-        assert isinstance(result, QuerySolutions)
-        row = next(iter(result))
-        quads = self._backend.query(
-            # the quads an export holds: the view and the change log are the store's own
-            f"SELECT (COUNT(*) AS ?n) WHERE {{ GRAPH ?g {{ ?s ?p ?o }} "
-            f"FILTER(?g NOT IN ({CURRENT_VIEW}, {CHANGES_GRAPH})) }}"
-        )
-        assert isinstance(quads, QuerySolutions)
-
-        def num(term: object | None) -> int:
-            return int(term.value) if term is not None else 0  # type: ignore[attr-defined]
-
+        (row,) = self._backend.select(STATS)
+        (quads,) = self._backend.select(EXPORTED_QUADS)
         return StoreStats(
-            documents=num(row["docs"]),
-            graphs=num(row["graphs"]),
-            current_graphs=num(row["current"]),
-            statements=num(row["statements"]),
-            quads=num(next(iter(quads))["n"]),
+            documents=row.optional_integer("docs") or 0,
+            graphs=row.optional_integer("graphs") or 0,
+            current_graphs=row.optional_integer("current") or 0,
+            statements=row.optional_integer("statements") or 0,
+            quads=quads.optional_integer("n") or 0,
         )
 
     # ------------------------------------------------------------------ export / restore
@@ -668,7 +631,7 @@ WHERE {{ GRAPH <{CATALOG_GRAPH.value}> {{ ?g pg:document ?d ; pg:status ?s ; pg:
             raise InputError("no such file", file=str(source))
         self._backend.load_dataset(source, _INPUT_RDF[fmt])
         current_view.rebuild(self._backend)
-        self._backend.update(changes.record(reset=True))
+        self._backend.update(changes.record(reset=True), prefixes=PREFIXES)
         return len(catalog.catalogued_graphs(self._backend))
 
     def export_prov(self, graph: str, *, format: str = "provjson") -> bytes:  # noqa: A002
@@ -704,11 +667,13 @@ WHERE {{ GRAPH <{CATALOG_GRAPH.value}> {{ ?g pg:document ?d ; pg:status ?s ; pg:
             triples = _ntriples(source.read_bytes(), fmt, source.resolve().as_uri())
         except InputError as exc:
             raise InputError(exc.reason, file=str(source), line=exc.line, column=exc.column) from None
-        graph = str(_trust.ONTOLOGY_GRAPH)
-        kind = f"{graph} a <{PG_NS}OntologyGraph> . "
         self._backend.begin_write()
         self._backend.update(
-            f"INSERT DATA {{ GRAPH {graph} {{ {kind}{triples} }} }} ;\n{changes.record(ontology=True)}"
+            "INSERT DATA { GRAPH pgid:ontology { pgid:ontology a pg:OntologyGraph . "
+            + triples
+            + " } } ;\n"
+            + changes.record(ontology=True),
+            prefixes=PREFIXES,
         )
         return triples.count("\n")
 
@@ -721,7 +686,7 @@ WHERE {{ GRAPH <{CATALOG_GRAPH.value}> {{ ?g pg:document ?d ; pg:status ?s ; pg:
         rewrite the conflict records graph ``pgid:conflicts``. Losing values are marked, never
         deleted. ``predicates`` (IRIs) are checked as functional instead of the ontology's."""
         chosen = ResolutionStrategy(strategy) if strategy is not None else None
-        report, _ = _trust.run(self._backend, strategy=chosen, predicates=predicates)
+        report, _ = _run_conflicts(self._backend, strategy=chosen, predicates=predicates)
         return report
 
     def resolve(self, strategy: ResolutionStrategy | str) -> DetectionReport:
@@ -741,7 +706,7 @@ WHERE {{ GRAPH <{CATALOG_GRAPH.value}> {{ ?g pg:document ?d ; pg:status ?s ; pg:
         chosen = ResolutionStrategy(strategy) if strategy is not None else None
         subject = _iri(subject, "subject") if subject is not None else None
         predicate = _iri(predicate, "predicate") if predicate is not None else None
-        return _trust.conflicts(self._backend, subject=subject, predicate=predicate, strategy=chosen)
+        return _conflicts(self._backend, subject=subject, predicate=predicate, strategy=chosen)
 
     def chain(
         self, subject: str, predicates: Sequence[str], *, obj: str | None = None, mode: ChainMode = ChainMode.WEAKEST
@@ -754,11 +719,11 @@ WHERE {{ GRAPH <{CATALOG_GRAPH.value}> {{ ?g pg:document ?d ; pg:status ?s ; pg:
             _iri(predicate, "predicate")
         if obj is not None:
             _iri(obj, "object")
-        return _trust.chains(self._backend, subject, predicates, obj=obj, mode=mode)
+        return _chains(self._backend, subject, predicates, obj=obj, mode=mode)
 
     def _annotate_evidence(self, found: list[Evidence]) -> list[Evidence]:
         """Evidence with its fact's aggregated confidence and status."""
-        return _trust.annotate(self._backend, found)
+        return _annotate(self._backend, found)
 
     # ------------------------------------------------------------------ trust: document relationships
 
@@ -786,7 +751,7 @@ WHERE {{ GRAPH <{CATALOG_GRAPH.value}> {{ ?g pg:document ?d ; pg:status ?s ; pg:
         for every answer."""
         generation = self._backend.generation
         if DerivedRecords.CONFLICTS in records:
-            _trust.refresh(self._backend)
+            _refresh_conflicts(self._backend)
         if DerivedRecords.RELATIONS in records:
             _relations.catch_up(self._backend)
         if DerivedRecords.INDEX in records:
@@ -822,7 +787,8 @@ WHERE {{ GRAPH <{CATALOG_GRAPH.value}> {{ ?g pg:document ?d ; pg:status ?s ; pg:
         survives, the answer abstains (``confidence == "insufficient_evidence"``).
 
         >>> pg = ProvGraph.memory()
-        >>> _ = pg.ingest("data/examples/aspirin-note.md", title="Aspirin note", url="https://example.org/note")
+        >>> note = IngestOptions(title="Aspirin note", url="https://example.org/note")
+        >>> _ = pg.ingest("data/examples/aspirin-note.md", note)
         >>> answer = pg.ask("What does aspirin reduce?")
         >>> answer.confidence.value, answer.references[0].title
         ('high', 'Aspirin note')
@@ -833,6 +799,25 @@ WHERE {{ GRAPH <{CATALOG_GRAPH.value}> {{ ?g pg:document ?d ; pg:status ?s ; pg:
             generator = build_generator(generator)
         pack = self.retrieve(question, filters=filters)
         return respond(pack, generator=generator, detail=detail).answer
+
+    def verify(
+        self, draft: DraftAnswer, pack: EvidencePack, *, generator: str = "external", detail: Detail = Detail.BRIEF
+    ) -> GroundedAnswer:
+        """Verify an answer drafted elsewhere (by a model of the caller's, say) against the evidence
+        pack it was drafted from (:meth:`retrieve`), as :meth:`ask` verifies its own drafts: a claim
+        the evidence it cites does not support is removed or downgraded, with reason codes, and the
+        confidence follows from what survives. ``generator`` names the drafter in the answer. The
+        pack is the whole evidence: the store is not read."""
+        return _verification.verify(draft, pack, generator=generator, detail=detail)
+
+    @staticmethod
+    def build_generator(kind: GeneratorKind, *, model: str | None = None, base_url: str | None = None) -> Generator:
+        """The generator of ``kind``, for :meth:`ask`: the offline extractive one, or a client of
+        an OpenAI-compatible server configured from the environment (``$PROVGRAPH_LLM_MODEL``,
+        ``$PROVGRAPH_LLM_BASE_URL``, ``$PROVGRAPH_LLM_API_KEY``), ``model`` and ``base_url``
+        overriding it. ``ask(generator=kind)`` builds one from the environment alone; this one is
+        for callers that override it (the command line's ``--model``, ``--base-url``)."""
+        return build_generator(kind, model=model, base_url=base_url)
 
 
 #: The default graph of the current view on a store that keeps one.

@@ -169,6 +169,17 @@ class ResultFormat(enum.StrEnum):
         return _by_alias(cls, value)  # type: ignore[return-value]
 
 
+class ProvFormat(enum.StrEnum):
+    """Serialisations of a source's provenance as a W3C PROV document (``export_prov``)."""
+
+    PROVN = "provn"
+    PROVJSON = "provjson"
+
+    @property
+    def media_type(self) -> str:
+        return {"provn": "text/provenance-notation", "provjson": "application/json"}[self.value]
+
+
 class DatasetView(enum.StrEnum):
     """What a query's default graph is. Named graphs (history, catalog) stay reachable with
     ``GRAPH`` in every view."""
@@ -283,6 +294,7 @@ __all__ = [
     "ExtractionMethod",
     "GeneratorKind",
     "InputFormat",
+    "ProvFormat",
     "ResolutionStrategy",
     "ResultFormat",
 ]

@@ -19,32 +19,31 @@ becomes an attribute too, so the mapping loses nothing it does not understand.
 
 from __future__ import annotations
 
-import enum
-import itertools
 from collections import defaultdict
+from collections.abc import Iterator
 from datetime import datetime
 
 from prov.constants import PROV, XSD
 from prov.identifier import Identifier, Namespace, QualifiedName
 from prov.model import Literal as ProvLiteral
 from prov.model import ProvDocument
-from pyoxigraph import BlankNode, Literal, NamedNode, QuerySolutions
 
 from provgraph.errors import InputError
+from provgraph.options import ProvFormat
 from provgraph.store.base import Backend
-from provgraph.vocab import CATALOG_GRAPH, DCTERMS_NS, ID_NS, PG, PG_NS, PROV_NS, RDF_NS, RDFS_NS, XSD_NS
+from provgraph.store.terms import BlankNode, Literal, NamedNode, Row, Term, parse_datetime
+from provgraph.vocab import DCTERMS_NS, ID_NS, PG, PG_NS, PROV_NS, RDF_NS, RDFS_NS, XSD_NS
 
-
-class ProvFormat(enum.StrEnum):
-    """Serialisations of a source's provenance as a PROV document."""
-
-    PROVN = "provn"
-    PROVJSON = "provjson"
-
-    @property
-    def media_type(self) -> str:
-        return {"provn": "text/provenance-notation", "provjson": "application/json"}[self.value]
-
+# Oxigraph binds by substitution only the variables a SELECT projects: ?graph and ?class are
+# projected for that.
+#: The catalog entry of the source graph ``?graph``.
+VERSION = """SELECT ?graph ?v ?status ?at ?prev WHERE { GRAPH pgid:catalog {
+  ?graph a pg:SourceGraph ; pg:version ?v ; pg:status ?status ; prov:generatedAtTime ?at .
+  OPTIONAL { ?graph prov:wasRevisionOf ?prev } } }"""
+#: Every node of class ``?class`` in the graph ``?graph``, with what the graph says of it.
+NODES = "SELECT ?graph ?class ?n ?p ?o WHERE { GRAPH ?graph { ?n a ?class ; ?p ?o } }"
+#: The statements of the graph ``?graph``, each with what the graph says of it, grouped.
+STATEMENTS = "SELECT ?graph ?n ?p ?o WHERE { GRAPH ?graph { ?n a pg:Statement ; ?p ?o } } ORDER BY ?n"
 
 #: Prefixes written into every PROV document (``prov`` and ``xsd`` are the package's own).
 _PREFIXES = {"pg": PG_NS, "pgid": ID_NS, "rdf": RDF_NS, "rdfs": RDFS_NS, "dcterms": DCTERMS_NS}
@@ -93,7 +92,7 @@ class _Names:
             self._stems[stem] = namespace
         return namespace[local]
 
-    def value(self, term: object) -> object:
+    def value(self, term: Term) -> object:
         """An RDF object as a PROV attribute value."""
         if isinstance(term, NamedNode):
             iri = term.value
@@ -103,7 +102,6 @@ class _Names:
             return Identifier(iri)  # written as an xsd:anyURI value
         if isinstance(term, BlankNode):
             return str(term)  # local to the source graph: kept as its label
-        assert isinstance(term, Literal)
         datatype = term.datatype.value
         if term.language:
             return ProvLiteral(term.value, langtag=term.language)
@@ -124,38 +122,26 @@ def _native(lexical: str, datatype: str) -> object:
         if datatype == XSD_NS + "boolean":
             return lexical in ("true", "1")
         if datatype == XSD_NS + "dateTime":
-            return datetime.fromisoformat(lexical.replace("Z", "+00:00"))
+            return parse_datetime(lexical)
     except ValueError:
         pass  # a lexical form Python does not read (a leap second, say) stays a string
     return lexical
 
 
-def _select(backend: Backend, query: str) -> QuerySolutions:
-    result = backend.query(query)
-    assert isinstance(result, QuerySolutions)
-    return result
+Pairs = list[tuple[str, Term]]
 
 
-def _describe(backend: Backend, graph: NamedNode, cls: NamedNode) -> dict[str, list[tuple[str, object]]]:
+def _describe(backend: Backend, graph: NamedNode, cls: NamedNode) -> dict[str, Pairs]:
     """Every node of class ``cls`` in ``graph``, with its (predicate, object) pairs."""
-    nodes: dict[str, list[tuple[str, object]]] = defaultdict(list)
-    query = f"SELECT ?n ?p ?o WHERE {{ GRAPH <{graph.value}> {{ ?n a <{cls.value}> ; ?p ?o }} }}"
-    for row in _select(backend, query):
-        nodes[row["n"].value].append((row["p"].value, row["o"]))  # type: ignore[union-attr]
+    nodes: dict[str, Pairs] = defaultdict(list)
+    for row in backend.select(NODES, substitutions={"graph": graph, "class": cls}):
+        nodes[row.value("n")].append((row.value("p"), row["o"]))
     return nodes
 
 
 def prov_document(backend: Backend, graph: NamedNode) -> ProvDocument:
     """The provenance of source graph ``graph`` (one version of one document) as a PROV document."""
-    version = list(
-        _select(
-            backend,
-            f"""SELECT ?v ?status ?at ?prev WHERE {{ GRAPH <{CATALOG_GRAPH.value}> {{
-  <{graph.value}> a <{PG.SourceGraph.value}> ; <{PG.version.value}> ?v ; <{PG.status.value}> ?status ;
-                  <{PROV_NS}generatedAtTime> ?at .
-  OPTIONAL {{ <{graph.value}> <{PROV_NS}wasRevisionOf> ?prev }} }} }}""",
-        )
-    )
+    version = backend.select(VERSION, substitutions={"graph": graph})
     if not version:
         raise InputError(
             f"{graph.value} is not a source graph: PROV export needs a source document (key or IRI) "
@@ -163,39 +149,18 @@ def prov_document(backend: Backend, graph: NamedNode) -> ProvDocument:
         )
     doc = ProvDocument()
     names = _Names(doc)
-
-    def attributes(pairs: list[tuple[str, object]]) -> list[tuple[QualifiedName, object]]:
-        out: list[tuple[QualifiedName, object]] = []
-        for predicate, obj in pairs:
-            if predicate in _RELATIONS or (predicate == _TYPE and getattr(obj, "value", None) in _IMPLIED_TYPES):
-                continue
-            if predicate == _TYPE:
-                key = names.qname(PROV_NS + "type")
-            elif predicate == RDFS_NS + "label":
-                key = names.qname(PROV_NS + "label")
-            else:
-                key = names.qname(predicate)
-            out.append((key, names.value(obj)))
-        return out
-
-    def first(pairs: list[tuple[str, object]], predicate: str) -> object | None:
-        return next((o for p, o in pairs if p == predicate), None)
-
-    def time(term: object | None) -> datetime | None:
-        return _native(term.value, XSD_NS + "dateTime") if isinstance(term, Literal) else None  # type: ignore[return-value]
-
     documents = _describe(backend, graph, PG.SourceDocument)
     activities = _describe(backend, graph, PG.ExtractionActivity)
     agents = _describe(backend, graph, NamedNode(PROV_NS + "Agent"))
     passages = _describe(backend, graph, PG.Passage)
 
     for iri, pairs in documents.items():
-        doc.entity(names.qname(iri), attributes(pairs))
+        doc.entity(names.qname(iri), _attributes(names, pairs))
     for iri, pairs in agents.items():
-        doc.agent(names.qname(iri), attributes(pairs))
+        doc.agent(names.qname(iri), _attributes(names, pairs))
     for iri, pairs in activities.items():
         activity = doc.activity(
-            names.qname(iri), time(first(pairs, PROV_NS + "startedAtTime")), None, attributes(pairs)
+            names.qname(iri), _time(_first(pairs, PROV_NS + "startedAtTime")), None, _attributes(names, pairs)
         )
         for predicate, obj in pairs:
             if predicate == PROV_NS + "used" and isinstance(obj, NamedNode):
@@ -203,46 +168,85 @@ def prov_document(backend: Backend, graph: NamedNode) -> ProvDocument:
             elif predicate == PROV_NS + "wasAssociatedWith" and isinstance(obj, NamedNode):
                 doc.wasAssociatedWith(activity, names.qname(obj.value))
     for iri, pairs in passages.items():
-        doc.entity(names.qname(iri), attributes(pairs))
+        doc.entity(names.qname(iri), _attributes(names, pairs))
+    for iri, said in _statements(backend, graph):
+        _statement(doc, names, iri, said, _attributes(names, said), _time(_first(said, PROV_NS + "generatedAtTime")))
+    _version(doc, names, graph, version[0], activities)
+    return doc
 
-    # Statements are the bulk of a graph: rows are grouped by statement as they come (the query
-    # orders them) rather than collected into a dict of every statement first.
-    query = f"SELECT ?n ?p ?o WHERE {{ GRAPH <{graph.value}> {{ ?n a <{PG.Statement.value}> ; ?p ?o }} }} ORDER BY ?n"
+
+def _statements(backend: Backend, graph: NamedNode) -> Iterator[tuple[str, Pairs]]:
+    """Each statement of ``graph`` with its (predicate, object) pairs. Statements are the bulk of
+    a graph: rows are grouped by statement as they come (the query orders them) rather than
+    collected into a dict of every statement first."""
     current: str | None = None
-    said: list[tuple[str, object]] = []
-    for row in itertools.chain(_select(backend, query), [None]):
-        subject = row["n"].value if row is not None else None  # type: ignore[union-attr]
+    said: Pairs = []
+    for row in backend.stream(STATEMENTS, substitutions={"graph": graph}):
+        subject = row.value("n")
         if subject != current and current is not None:
-            _statement(doc, names, current, said, attributes(said), time(first(said, PROV_NS + "generatedAtTime")))
+            yield current, said
             said = []
-        if row is None:
-            break
         current = subject
-        said.append((row["p"].value, row["o"]))  # type: ignore[union-attr]
+        said.append((row.value("p"), row["o"]))
+    if current is not None:
+        yield current, said
 
-    entry = version[0]
+
+def _version(doc: ProvDocument, names: _Names, graph: NamedNode, entry: Row, activities: dict[str, Pairs]) -> None:
+    """The source graph as an entity, with its catalog entry."""
     source_graph = doc.entity(
         names.qname(graph.value),
         [
             (names.qname(PROV_NS + "type"), names.qname(PG.SourceGraph.value)),
             (names.qname(PG.version.value), names.value(entry["v"])),
-            (names.qname(PG.status.value), names.qname(entry["status"].value)),  # type: ignore[union-attr]
+            (names.qname(PG.status.value), names.qname(entry.value("status"))),
         ],
     )
     for activity_iri in activities:
-        doc.wasGeneratedBy(source_graph, names.qname(activity_iri), time(entry["at"]))
-    if entry["prev"] is not None:
-        doc.wasRevisionOf(source_graph, names.qname(entry["prev"].value))  # type: ignore[union-attr]
-    return doc
+        doc.wasGeneratedBy(source_graph, names.qname(activity_iri), _time(entry["at"]))
+    previous = entry.optional_value("prev")
+    if previous is not None:
+        doc.wasRevisionOf(source_graph, names.qname(previous))
+
+
+def _attributes(names: _Names, pairs: Pairs) -> list[tuple[QualifiedName, object]]:
+    """What a node's pairs say beyond the PROV relations, as PROV attributes."""
+    out: list[tuple[QualifiedName, object]] = []
+    for predicate, obj in pairs:
+        if predicate in _RELATIONS or (predicate == _TYPE and obj.value in _IMPLIED_TYPES):
+            continue
+        if predicate == _TYPE:
+            key = names.qname(PROV_NS + "type")
+        elif predicate == RDFS_NS + "label":
+            key = names.qname(PROV_NS + "label")
+        else:
+            key = names.qname(predicate)
+        out.append((key, names.value(obj)))
+    return out
+
+
+def _first(pairs: Pairs, predicate: str) -> Term | None:
+    return next((o for p, o in pairs if p == predicate), None)
+
+
+def _time(term: Term | None) -> datetime | str | None:
+    """A literal's time as the prov package takes it (a lexical form Python does not read, a leap
+    second say, stays a string)."""
+    if not isinstance(term, Literal):
+        return None
+    try:
+        return parse_datetime(term.value)
+    except ValueError:
+        return term.value
 
 
 def _statement(
     doc: ProvDocument,
     names: _Names,
     iri: str,
-    pairs: list[tuple[str, object]],
+    pairs: Pairs,
     attrs: list[tuple[QualifiedName, object]],
-    at: datetime | None,
+    at: datetime | str | None,
 ) -> None:
     entity = doc.entity(names.qname(iri), attrs)
     for predicate, obj in pairs:

@@ -34,9 +34,8 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from pyoxigraph import NamedNode, RdfFormat, parse
-
 from provgraph.errors import QueryError
+from provgraph.store.terms import NamedNode, RdfFormat, parse
 from provgraph.vocab import PREFIXES
 
 #: Deepest nesting of ``{ ( [ <<`` a query may have.

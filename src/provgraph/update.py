@@ -16,13 +16,12 @@ each DELETE/INSERT ... WHERE operation as USING clauses, written from validated 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-
-from pyoxigraph import NamedNode
 
 from provgraph.errors import QueryError, WriteRefusedError
 from provgraph.sparql_text import Kind, SparqlText, Token, check_endpoints, read
+from provgraph.store.terms import NamedNode
 from provgraph.vocab import ID_NS
 
 
@@ -51,18 +50,10 @@ def plan_update(
     LOAD is refused, and a LOAD SILENT of one becomes a no-op (the spec's failure, ignored)."""
     sparql = read(text, base_iri=base_iri)
     check_endpoints(sparql.services(), services, what="SERVICE")
-    using = " ".join(
-        [f"USING {_iri(g)}" for g in using_graphs] + [f"USING NAMED {_iri(g)}" for g in using_named_graphs]
-    )
-    planner = _Planner(sparql.tokens, using)
+    planner = _Planner(sparql.tokens, _using(using_graphs, using_named_graphs))
     planner.run()
     edits = {i: (i, clause) for i, clause in planner.insertions.items()}
-    for start, end, source, silent in planner.loads:
-        if source in loads:
-            continue
-        if not silent:
-            check_endpoints([source], loads, what="LOAD")
-        edits[start] = (end, "INSERT DATA { }")
+    edits.update(_load_edits(planner.loads, loads))
     rendered = sparql.render(edits) if edits else sparql
     return UpdatePlan(
         text=rendered.text,
@@ -87,6 +78,24 @@ def check_policy(plan: UpdatePlan, *, has_source_graphs: bool) -> None:
             "this update could write any graph (CLEAR/DROP ALL or NAMED, or a template GRAPH ?var), "
             "and source graphs change only by ingest; name the graphs to write"
         )
+
+
+def _using(using_graphs: Sequence[str], using_named_graphs: Sequence[str]) -> str:
+    """The protocol's using-graph-uri and using-named-graph-uri as USING clauses."""
+    return " ".join([f"USING {_iri(g)}" for g in using_graphs] + [f"USING NAMED {_iri(g)}" for g in using_named_graphs])
+
+
+def _load_edits(found: list[tuple[int, int, str, bool]], loads: Sequence[str]) -> dict[int, tuple[int, str]]:
+    """The LOADs of an update checked against ``loads``: one that fetches another IRI is refused,
+    or with SILENT replaced by a no-op (token span to replace, replacement)."""
+    edits: dict[int, tuple[int, str]] = {}
+    for start, end, source, silent in found:
+        if source in loads:
+            continue
+        if not silent:
+            check_endpoints([source], loads, what="LOAD")
+        edits[start] = (end, "INSERT DATA { }")
+    return edits
 
 
 def _iri(value: str) -> str:
@@ -117,31 +126,44 @@ class _Planner:
         return None
 
     def run(self) -> None:
+        """Walk the operations: the keyword that starts one hands the walk to its reader, which
+        records what the operation writes and returns the index past what it read."""
         i, n = 0, len(self.tokens)
         while i < n:
-            word = self.word(i)
-            if word in ("PREFIX", "BASE"):
-                i += 3 if word == "PREFIX" else 2
-            elif word in ("INSERT", "DELETE") and self.word(i + 1) in ("DATA", "WHERE"):
-                i = self.template(i + 2, None)
-            elif word in ("INSERT", "DELETE"):
-                i = self.modify(i, None)
-            elif word == "WITH":
-                if self.using:
-                    raise QueryError("the request has WITH and the protocol gives using-graph-uri: choose one")
-                i = self.modify(i + 2, self.iri(i + 1))
-            elif word == "LOAD":
-                silent = self.word(i + 1) == "SILENT"
-                source = self.iri(i + 2 if silent else i + 1) or ""
-                end = self.load(i + 1)
-                self.loads.append((i, end, source, silent))
-                i = end
-            elif word in ("CLEAR", "DROP", "CREATE"):
-                i = self.graph_ref(i + 2 if self.word(i + 1) == "SILENT" else i + 1)
-            elif word in ("ADD", "MOVE", "COPY"):
-                i = self.transfer(word, i + 2 if self.word(i + 1) == "SILENT" else i + 1)
-            else:
-                i += 1
+            reader = _READERS.get(self.word(i))
+            i = reader(self, i) if reader is not None else i + 1
+
+    def prologue(self, i: int) -> int:
+        """PREFIX p: <iri> or BASE <iri>: nothing written."""
+        return i + (3 if self.word(i) == "PREFIX" else 2)
+
+    def insert_delete(self, i: int) -> int:
+        """INSERT/DELETE DATA, DELETE WHERE (a quad template), or DELETE/INSERT ... WHERE."""
+        if self.word(i + 1) in ("DATA", "WHERE"):
+            return self.template(i + 2, None)
+        return self.modify(i, None)
+
+    def with_graph(self, i: int) -> int:
+        """WITH <g> DELETE/INSERT ... WHERE: the templates' default graph is <g>."""
+        if self.using:
+            raise QueryError("the request has WITH and the protocol gives using-graph-uri: choose one")
+        return self.modify(i + 2, self.iri(i + 1))
+
+    def load_operation(self, i: int) -> int:
+        """LOAD [SILENT] <source> [INTO GRAPH <g>], recorded for :func:`_load_edits`."""
+        silent = self.word(i + 1) == "SILENT"
+        source = self.iri(i + 2 if silent else i + 1) or ""
+        end = self.load(i + 1)
+        self.loads.append((i, end, source, silent))
+        return end
+
+    def graph_management(self, i: int) -> int:
+        """CLEAR, DROP or CREATE [SILENT] of a graph, DEFAULT, NAMED or ALL."""
+        return self.graph_ref(i + 2 if self.word(i + 1) == "SILENT" else i + 1)
+
+    def transfer_operation(self, i: int) -> int:
+        """ADD, MOVE or COPY [SILENT] from TO to."""
+        return self.transfer(self.word(i), i + 2 if self.word(i + 1) == "SILENT" else i + 1)
 
     def block_end(self, i: int) -> int:
         """Index just past the {...} block opening at tokens[i]."""
@@ -241,6 +263,23 @@ class _Planner:
                 return self.block_end(i + 1 if word == "WHERE" else i)
             i += 1
         return i
+
+
+#: The reader of each keyword that starts an update operation (or its prologue).
+_READERS: dict[str, Callable[[_Planner, int], int]] = {
+    "PREFIX": _Planner.prologue,
+    "BASE": _Planner.prologue,
+    "INSERT": _Planner.insert_delete,
+    "DELETE": _Planner.insert_delete,
+    "WITH": _Planner.with_graph,
+    "LOAD": _Planner.load_operation,
+    "CLEAR": _Planner.graph_management,
+    "DROP": _Planner.graph_management,
+    "CREATE": _Planner.graph_management,
+    "ADD": _Planner.transfer_operation,
+    "MOVE": _Planner.transfer_operation,
+    "COPY": _Planner.transfer_operation,
+}
 
 
 __all__ = ["UpdatePlan", "WriteRefusedError", "check_policy", "plan_update"]

@@ -16,7 +16,7 @@ import httpx
 import pytest
 
 from conformance.w3c_protocol import GSP_MANIFESTS, ProtocolTest, read_manifest, run
-from helpers import EXAMPLES, dataset_dump, live_server
+from helpers import dataset_dump, ingest_aspirin, live_server
 from provgraph import ProvGraph
 from provgraph.http import ServerSettings
 from provgraph.vocab import CATALOG_GRAPH
@@ -62,7 +62,7 @@ TURTLE = {**WRITE, "content-type": "text/turtle"}
 @pytest.fixture
 def served() -> Iterator[tuple[str, ProvGraph]]:
     with ProvGraph.memory() as graph:
-        graph.ingest(EXAMPLES / "aspirin.ttl", title="Aspirin facts", url="https://example.org/aspirin", tier=2)
+        ingest_aspirin(graph)
         with live_server(graph, ServerSettings(token=TOKEN)) as url:
             yield url, graph
 

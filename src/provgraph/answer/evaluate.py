@@ -36,8 +36,14 @@ from provgraph.answer.base import Generator, SupportJudge
 from provgraph.answer.models import AskFilters, DraftAnswer, EvidencePack, GroundedAnswer
 from provgraph.answer.text import normalise, words
 from provgraph.errors import InputError
+from provgraph.ingest.options import IngestOptions
 
 HOTPOT_URL = "https://en.wikipedia.org/wiki/"
+#: Every passage of the current sources, with its document's key and its offset: in document
+#: order, the n-th passage of a paragraph is its n-th sentence.
+INGESTED_PASSAGES = """SELECT ?key ?passage ?start WHERE {
+  GRAPH pgid:catalog { ?g pg:status pg:Current ; pg:document ?d . ?d pg:documentKey ?key }
+  GRAPH ?g { ?passage a pg:Passage ; pg:inDocument ?d ; pg:startOffset ?start } }"""
 
 
 class HotpotQuestion(BaseModel):
@@ -101,18 +107,15 @@ def ingest_hotpot(
         for n, (title, sentences) in enumerate(paragraphs.items(), 1):
             path = Path(tmp) / f"p{n}.txt"
             path.write_text("\n\n".join(sentences) + "\n", encoding="utf-8")
-            pg.ingest(path, id=document_key(title), title=title, url=HOTPOT_URL + title.replace(" ", "_"), tier=3)
+            pg.ingest(
+                path,
+                IngestOptions(id=document_key(title), title=title, url=HOTPOT_URL + title.replace(" ", "_"), tier=3),
+            )
             if progress is not None:
                 progress(n, len(paragraphs))
-    # passages in document order: the n-th passage of a paragraph is its n-th sentence
-    rows = pg.query(
-        """SELECT ?key ?passage ?start WHERE {
-  GRAPH <https://w3id.org/provgraph/id/catalog> { ?g pg:status pg:Current ; pg:document ?d . ?d pg:documentKey ?key }
-  GRAPH ?g { ?passage a pg:Passage ; pg:inDocument ?d ; pg:startOffset ?start } }"""
-    ).rows()
     by_doc: dict[str, list[tuple[int, str]]] = {}
-    for r in rows:
-        by_doc.setdefault(r["key"].value, []).append((int(r["start"].value), r["passage"].value))  # type: ignore[union-attr]
+    for r in pg.backend.stream(INGESTED_PASSAGES):
+        by_doc.setdefault(r.value("key"), []).append((r.integer("start"), r.value("passage")))
     out: dict[str, tuple[str, int]] = {}
     for title in paragraphs:
         for index, (_, passage) in enumerate(sorted(by_doc.get(document_key(title), []))):

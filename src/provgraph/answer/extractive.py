@@ -37,6 +37,7 @@ import re
 from collections.abc import Iterable, Sequence
 
 from provgraph.answer.models import (
+    Citation,
     ClaimClass,
     DraftAnswer,
     DraftClaim,
@@ -68,21 +69,9 @@ def _item_text(item: EvidenceItem) -> str:
 
 
 def compact_citations(numbers: Iterable[int]) -> str:
-    """``[1-3][5]`` for 1, 2, 3, 5: three or more adjacent numbers become a range."""
-    ordered = sorted(set(numbers))
-    out: list[str] = []
-    i = 0
-    while i < len(ordered):
-        j = i
-        while j + 1 < len(ordered) and ordered[j + 1] == ordered[j] + 1:
-            j += 1
-        if j - i >= 2:
-            out.append(f"[{ordered[i]}-{ordered[j]}]")
-            i = j + 1
-        else:
-            out.append(f"[{ordered[i]}]")
-            i += 1
-    return "".join(out)
+    """``[1-3][5]`` for 1, 2, 3, 5: three or more adjacent numbers become a range
+    (:meth:`Citation.marks <provgraph.answer.models.Citation.marks>`)."""
+    return Citation.marks(numbers)
 
 
 class ExtractiveGenerator:
@@ -101,70 +90,20 @@ class ExtractiveGenerator:
         return "extractive"
 
     def generate(self, pack: EvidencePack) -> DraftAnswer:
+        """The draft of ``pack``: the relevant items, stated conflicts first, then facts, then
+        passages, grouped by subtopic (see the module docstring)."""
         relevant = self._relevant(pack)
         by_id = {item.id: item for item in pack.items}
-        claims: list[DraftClaim] = []
-        used: set[str] = set()
-        limitations: list[str] = []
-        conflicts = [i for i in relevant if i.kind is EvidenceKind.CONFLICT]
-        statements = [i for i in relevant if i.kind is EvidenceKind.STATEMENT and not _is_label(i)]
-        # what the question asks of its entities ("population", "children"): when some evidence
-        # speaks of it, facts and conflicts about other properties are left out
         focus = _focus(pack)
-        passages_found = [i for i in relevant if i.kind is EvidenceKind.PASSAGE]
-        if any(_speaks_of(i, focus) for i in [*conflicts, *statements, *passages_found]):
-            conflicts = [i for i in conflicts if _speaks_of(i, focus)]
-            statements = [i for i in statements if _speaks_of(i, focus)]
-        # as for facts: the conflicts about what is asked (the population, not the latitude)
-        best_conflict = max((i.score for i in conflicts), default=0.0)
-        for item in [i for i in conflicts if i.score >= best_conflict - FACT_MARGIN][:MAX_CONFLICTS]:
-            assert item.conflict is not None
-            claim = _conflict_claim(item, item.conflict, [by_id[r] for r in item.related if r in by_id])
-            claims.append(claim)
-            used.update(claim.supporting_citations)
-        top = max((i.score for i in statements), default=0.0)
-        facts = _facts([i for i in statements if i.id not in used and i.score >= top - FACT_MARGIN])
-        for groups in _by_property(facts[:MAX_FACTS]):
-            if len(groups) > 1:
-                # no conflict is declared, yet the values differ: say so rather than assert each
-                claims.append(_values_claim(groups))
-                continue
-            claims.append(_fact_claim(groups[0]))
-            if groups[0][0].status is FactStatus.UNKNOWN and len({i.document for i in groups[0]}) == 1:
-                limitations.append(f"Only one source states that {_fact_text(groups[0][0])}.")
-        passages = _passages(relevant, salient_terms(pack.question))
-        stated = [i for g in facts[:MAX_FACTS] for i in g] + [i for i in conflicts if i.id in used]
-        if any(_speaks_of(i, focus) for i in stated):
-            # facts answer what is asked: a passage must speak of it too, or of their values
-            values = {" ".join(words(_label(i, "object"))) for i in stated} - {""}
-            passages = [
-                p for p in passages if _speaks_of(p, focus) or any(mentions(" ".join(words(p.text)), v) for v in values)
-            ]
-        for item in passages:
-            claims.append(
-                DraftClaim(
-                    text=item.text.strip(),
-                    supporting_citations=[item.id],
-                    support_level=SupportLevel.DIRECT,
-                    claim_class=_claim_class(item.text),
-                    subtopic=item.title,
-                )
-            )
-        # the evidence's own citation marks are footnotes of its document, not of this answer
-        claims = [c.model_copy(update={"text": strip_citation_marks(c.text)}) for c in claims]
-        if len({c.subtopic for c in claims}) < 2 or len(_documents(claims, by_id)) < 2:
-            claims = [c.model_copy(update={"subtopic": None}) for c in claims]
-        else:
-            order = list(dict.fromkeys(c.subtopic for c in claims))
-            claims.sort(key=lambda c: order.index(c.subtopic))
-        missing = [t for t in salient_terms(pack.question) if not any(mentions(_item_text(i), t) for i in relevant)]
-        if missing and claims:
-            limitations.append("No evidence found about " + ", ".join(f'"{t}"' for t in missing) + ".")
-        summary = _summary(claims, by_id) if claims else "No evidence in the store answers this question."
-        refinements = [] if claims else _refinements(pack, missing)
-        return DraftAnswer(
-            answer_summary=summary, claims=claims, limitations=limitations, query_refinements=refinements
-        )
+        conflicts, statements = _on_focus(relevant, focus)
+        conflict_claims = _conflict_claims(conflicts, by_id)
+        used = {c for claim in conflict_claims for c in claim.supporting_citations}
+        facts = _best_facts(statements, used)
+        fact_claims, limitations = _fact_claims(facts)
+        stated = [i for g in facts for i in g] + [i for i in conflicts if i.id in used]
+        passage_claims = _passage_claims(relevant, pack.question, focus, stated)
+        claims = _by_subtopic([*conflict_claims, *fact_claims, *passage_claims], by_id)
+        return _draft(pack, relevant, claims, limitations, by_id)
 
     @staticmethod
     def _relevant(pack: EvidencePack) -> list[EvidenceItem]:
@@ -192,6 +131,104 @@ class ExtractiveGenerator:
             if keep:
                 out.append(item)
         return out
+
+
+def _on_focus(relevant: Sequence[EvidenceItem], focus: set[str]) -> tuple[list[EvidenceItem], list[EvidenceItem]]:
+    """The relevant conflicts and facts (labels aside). What the question asks of its entities
+    ("population", "children"): when some evidence speaks of it, facts and conflicts about other
+    properties are left out."""
+    conflicts = [i for i in relevant if i.kind is EvidenceKind.CONFLICT]
+    statements = [i for i in relevant if i.kind is EvidenceKind.STATEMENT and not _is_label(i)]
+    passages = [i for i in relevant if i.kind is EvidenceKind.PASSAGE]
+    if any(_speaks_of(i, focus) for i in [*conflicts, *statements, *passages]):
+        conflicts = [i for i in conflicts if _speaks_of(i, focus)]
+        statements = [i for i in statements if _speaks_of(i, focus)]
+    return conflicts, statements
+
+
+def _conflict_claims(conflicts: Sequence[EvidenceItem], by_id: dict[str, EvidenceItem]) -> list[DraftClaim]:
+    """As for facts: the conflicts about what is asked (the population, not the latitude), at
+    most ``MAX_CONFLICTS``, each with the statements it cites."""
+    best = max((i.score for i in conflicts), default=0.0)
+    claims = []
+    for item in [i for i in conflicts if i.score >= best - FACT_MARGIN][:MAX_CONFLICTS]:
+        assert item.conflict is not None
+        claims.append(_conflict_claim(item, item.conflict, [by_id[r] for r in item.related if r in by_id]))
+    return claims
+
+
+def _best_facts(statements: Sequence[EvidenceItem], used: set[str]) -> list[list[EvidenceItem]]:
+    """The facts of the statements no conflict claim cites, within ``FACT_MARGIN`` of the best
+    (the question names a property the best facts have and the others lack): at most
+    ``MAX_FACTS``, best first."""
+    top = max((i.score for i in statements), default=0.0)
+    return _facts([i for i in statements if i.id not in used and i.score >= top - FACT_MARGIN])[:MAX_FACTS]
+
+
+def _fact_claims(facts: Sequence[list[EvidenceItem]]) -> tuple[list[DraftClaim], list[str]]:
+    """A claim per fact, phrased by its confidence; values that differ with no conflict declared
+    in one claim that says so rather than asserting each; and a limitation per fact that one
+    source alone states."""
+    claims: list[DraftClaim] = []
+    limitations: list[str] = []
+    for groups in _by_property(facts):
+        if len(groups) > 1:
+            claims.append(_values_claim(groups))
+            continue
+        claims.append(_fact_claim(groups[0]))
+        if groups[0][0].status is FactStatus.UNKNOWN and len({i.document for i in groups[0]}) == 1:
+            limitations.append(f"Only one source states that {_fact_text(groups[0][0])}.")
+    return claims, limitations
+
+
+def _passage_claims(
+    relevant: Sequence[EvidenceItem], question: str, focus: set[str], stated: Sequence[EvidenceItem]
+) -> list[DraftClaim]:
+    """The passages to state (:func:`_passages`), each a claim of its own. When the facts and
+    conflicts ``stated`` answer what is asked, a passage must speak of it too, or of their values."""
+    passages = _passages(relevant, salient_terms(question))
+    if any(_speaks_of(i, focus) for i in stated):
+        values = {" ".join(words(_label(i, "object"))) for i in stated} - {""}
+        passages = [
+            p for p in passages if _speaks_of(p, focus) or any(mentions(" ".join(words(p.text)), v) for v in values)
+        ]
+    return [
+        DraftClaim(
+            text=item.text.strip(),
+            supporting_citations=[item.id],
+            support_level=SupportLevel.DIRECT,
+            claim_class=_claim_class(item.text),
+            subtopic=item.title,
+        )
+        for item in passages
+    ]
+
+
+def _by_subtopic(claims: Sequence[DraftClaim], by_id: dict[str, EvidenceItem]) -> list[DraftClaim]:
+    """``claims`` without the evidence's own citation marks (footnotes of its document, not of
+    this answer), grouped by subtopic when drawn from two or more documents."""
+    claims = [c.model_copy(update={"text": strip_citation_marks(c.text)}) for c in claims]
+    if len({c.subtopic for c in claims}) < 2 or len(_documents(claims, by_id)) < 2:
+        return [c.model_copy(update={"subtopic": None}) for c in claims]
+    order = list(dict.fromkeys(c.subtopic for c in claims))
+    return sorted(claims, key=lambda c: order.index(c.subtopic))
+
+
+def _draft(
+    pack: EvidencePack,
+    relevant: Sequence[EvidenceItem],
+    claims: list[DraftClaim],
+    limitations: list[str],
+    by_id: dict[str, EvidenceItem],
+) -> DraftAnswer:
+    """The draft of ``claims``: a summary of the first two, what the evidence does not mention
+    among the question's names, and, when nothing is claimed, what to ask instead."""
+    missing = [t for t in salient_terms(pack.question) if not any(mentions(_item_text(i), t) for i in relevant)]
+    if missing and claims:
+        limitations = [*limitations, "No evidence found about " + ", ".join(f'"{t}"' for t in missing) + "."]
+    summary = _summary(claims, by_id) if claims else "No evidence in the store answers this question."
+    refinements = [] if claims else _refinements(pack, missing)
+    return DraftAnswer(answer_summary=summary, claims=claims, limitations=limitations, query_refinements=refinements)
 
 
 def _passages(relevant: Sequence[EvidenceItem], terms: Sequence[str]) -> list[EvidenceItem]:

@@ -34,8 +34,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
-
-from pyoxigraph import BlankNode, QuerySolutions
+from string import Template
 
 from provgraph.answer.models import AskFilters, ReasonCode, UntrustedText
 from provgraph.answer.text import STOP_WORDS, split_camel, words
@@ -43,7 +42,8 @@ from provgraph.answer.untrusted import DETECTOR_VERSION, excerpt, inspect
 from provgraph.store import catalog, derived
 from provgraph.store.base import Backend
 from provgraph.store.changes import Changes
-from provgraph.vocab import CATALOG_GRAPH, DCTERMS_NS, PG_NS, RDF_NS, RDFS_NS
+from provgraph.store.terms import BlankNode, sparql_term, sparql_terms
+from provgraph.vocab import DCTERMS_NS, PG_NS, RDFS_NS
 
 INDEX_FILE = "lexical-index.sqlite3"
 SKOS = "http://www.w3.org/2004/02/skos/core#"
@@ -443,38 +443,59 @@ def _scope(filters: AskFilters | None, *, alias: str = "") -> tuple[str, list[ob
     return where, params
 
 
-def _select(backend: Backend, query: str) -> QuerySolutions:
-    result = backend.query(query)
-    assert isinstance(result, QuerySolutions)
-    return result
+#: The document of each graph of ``$graphs`` and its key.
+SOURCE_DOCUMENTS = Template("""SELECT ?g ?d ?key WHERE { VALUES ?g { $graphs }
+  GRAPH pgid:catalog { ?g pg:document ?d } GRAPH ?g { ?d pg:documentKey ?key } }""")
+#: One metadata property ``$predicate`` of the documents of ``$pairs`` ((graph document) pairs):
+#: a property per query, as direct lookups (an OPTIONAL would be evaluated over every graph of
+#: the store). The predicate is written into the text, not bound with ``substitutions=``:
+#: Oxigraph binds only a projected variable so, and read the bound pattern 10-20% slower.
+SOURCE_PROPERTY = Template("SELECT ?g ?x WHERE { VALUES (?g ?d) { $pairs } GRAPH ?g { ?d $predicate ?x } }")
+#: The metadata properties of a source's document, by the field of :class:`Source` they fill.
+SOURCE_FIELDS = {
+    "title": DCTERMS_NS + "title",
+    "url": PG_NS + "sourceUrl",
+    "tier": PG_NS + "tier",
+    "issued": DCTERMS_NS + "issued",
+}
+#: Graphs of an ingest per metadata lookup, and per entries lookup (:func:`_entries`).
+SOURCES_CHUNK = 500
+ENTRIES_CHUNK = 200
+
+# The entries of the graphs ``$graphs``, one query per kind, each with the graphs bound inside
+# it: as branches of one UNION joined with the graphs, Oxigraph read the label branch over every
+# graph (50-75 ms for one graph at 1,000 documents, 7 ms alone).
+#: Declared labels. Each label predicate a constant of its own: from a VALUES of them, Oxigraph
+#: read every graph's labels (1.7 s for 20 graphs at 100,000 documents; 23 ms for 200 like this).
+LABEL_ENTRIES = Template(
+    "SELECT ?g ?x ?text WHERE { VALUES ?g { $graphs }\n  { "
+    + " UNION ".join("{ GRAPH ?g { ?x " + sparql_term(p) + " ?text } }" for p in LABEL_PREDICATES)
+    + " } FILTER(isLiteral(?text)) }"
+)
+#: Passages, with their position in the document when known.
+PASSAGE_ENTRIES = Template("""SELECT ?g ?x ?text ?pos WHERE { VALUES ?g { $graphs }
+  GRAPH ?g { ?x a pg:Passage ; pg:text ?text }
+  OPTIONAL { VALUES ?g { $graphs } GRAPH ?g { ?x pg:startOffset ?pos } } }""")
+#: The IRIs that are the subject or object of a fact: their local names.
+NAME_ENTRIES = Template("""SELECT DISTINCT ?g ?x WHERE { VALUES ?g { $graphs }
+  GRAPH ?g { { ?st rdf:subject ?x } UNION { ?st rdf:object ?x } } FILTER(isIRI(?x)) }""")
+_ENTRY_QUERIES = {"label": LABEL_ENTRIES, "passage": PASSAGE_ENTRIES, "name": NAME_ENTRIES}
 
 
 def _sources(backend: Backend, graphs: Sequence[str]) -> Iterable[Source]:
-    """The document of each of ``graphs`` with its metadata, by direct lookups (a property per
-    query: an OPTIONAL would be evaluated over every graph of the store)."""
-    fields = {
-        "title": DCTERMS_NS + "title",
-        "url": PG_NS + "sourceUrl",
-        "tier": PG_NS + "tier",
-        "issued": DCTERMS_NS + "issued",
-    }
-    for start in range(0, len(graphs), 500):
-        chunk = " ".join(f"<{g}>" for g in graphs[start : start + 500])
+    """The document of each of ``graphs`` with its metadata (see :data:`SOURCE_DOCUMENTS`)."""
+    for start in range(0, len(graphs), SOURCES_CHUNK):
+        chunk = sparql_terms(graphs[start : start + SOURCES_CHUNK])
         found: dict[str, dict[str, str]] = {}
-        for row in _select(
-            backend,
-            f"""SELECT ?g ?d ?key WHERE {{ VALUES ?g {{ {chunk} }}
-  GRAPH <{CATALOG_GRAPH.value}> {{ ?g <{PG_NS}document> ?d }} GRAPH ?g {{ ?d <{PG_NS}documentKey> ?key }} }}""",
-        ):
-            found.setdefault(row["g"].value, {"document": row["d"].value, "key": row["key"].value})  # type: ignore[union-attr]
-        pairs = " ".join(f"(<{g}> <{v['document']}>)" for g, v in found.items())
+        for row in backend.stream(SOURCE_DOCUMENTS.substitute(graphs=chunk)):
+            found.setdefault(row.value("g"), {"document": row.value("d"), "key": row.value("key")})
+        pairs = " ".join(f"({sparql_term(g)} {sparql_term(v['document'])})" for g, v in found.items())
         if not pairs:
             continue
-        for name, prop in fields.items():
-            for row in _select(
-                backend, f"SELECT ?g ?x WHERE {{ VALUES (?g ?d) {{ {pairs} }} GRAPH ?g {{ ?d <{prop}> ?x }} }}"
-            ):
-                found[row["g"].value].setdefault(name, row["x"].value)  # type: ignore[union-attr]
+        for name, prop in SOURCE_FIELDS.items():
+            query = SOURCE_PROPERTY.substitute(pairs=pairs, predicate=sparql_term(prop))
+            for row in backend.stream(query):
+                found[row.value("g")].setdefault(name, row.value("x"))
         for graph, v in sorted(found.items()):
             tier = v.get("tier")
             yield Source(
@@ -483,6 +504,7 @@ def _sources(backend: Backend, graphs: Sequence[str]) -> Iterable[Source]:
                 key=v["key"],
                 title=v.get("title", v["key"]),
                 url=v.get("url"),
+                # a tier that is not an integer is no tier: the source is still indexed
                 tier=int(tier) if tier is not None and tier.lstrip("-").isdigit() else None,
                 issued=v.get("issued"),
             )
@@ -490,30 +512,16 @@ def _sources(backend: Backend, graphs: Sequence[str]) -> Iterable[Source]:
 
 def _entries(backend: Backend, graphs: Sequence[str]) -> Iterable[tuple[str, str, str, str, int]]:
     """(graph, kind, iri, text, position) rows of ``graphs``: declared labels ('label'), local names of
-    fact subjects and objects ('name') and passages ('passage'). One query per kind, each with the
-    graphs bound inside it: as branches of one UNION joined with the graphs, Oxigraph read the
-    label branch over every graph (50-75 ms for one graph at 1,000 documents, 7 ms alone)."""
-    # each label predicate a constant of its own: from a VALUES of them, Oxigraph read every
-    # graph's labels (1.7 s for 20 graphs at 100,000 documents; 23 ms for 200 like this)
-    labels = " UNION ".join(f"{{ GRAPH ?g {{ ?x <{p}> ?text }} }}" for p in LABEL_PREDICATES)
-    for start in range(0, len(graphs), 200):
-        chunk = " ".join(f"<{g}>" for g in graphs[start : start + 200])
-        queries = {
-            "label": f"""SELECT ?g ?x ?text WHERE {{ VALUES ?g {{ {chunk} }}
-  {{ {labels} }} FILTER(isLiteral(?text)) }}""",
-            "passage": f"""SELECT ?g ?x ?text ?pos WHERE {{ VALUES ?g {{ {chunk} }}
-  GRAPH ?g {{ ?x a <{PG_NS}Passage> ; <{PG_NS}text> ?text }}
-  OPTIONAL {{ VALUES ?g {{ {chunk} }} GRAPH ?g {{ ?x <{PG_NS}startOffset> ?pos }} }} }}""",
-            "name": f"""SELECT DISTINCT ?g ?x WHERE {{ VALUES ?g {{ {chunk} }}
-  GRAPH ?g {{ {{ ?st <{RDF_NS}subject> ?x }} UNION {{ ?st <{RDF_NS}object> ?x }} }} FILTER(isIRI(?x)) }}""",
-        }
-        for kind, query in queries.items():
-            for row in _select(backend, query):
-                graph, term = row["g"].value, row["x"]  # type: ignore[union-attr]
+    fact subjects and objects ('name') and passages ('passage'), read as the engine produces them."""
+    for start in range(0, len(graphs), ENTRIES_CHUNK):
+        chunk = sparql_terms(graphs[start : start + ENTRIES_CHUNK])
+        for kind, query in _ENTRY_QUERIES.items():
+            for row in backend.stream(query.substitute(graphs=chunk)):
+                graph, term = row.value("g"), row["x"]
                 # a labelled blank node ("[] rdfs:label ...") keeps its "_:" so it is never read as an IRI
-                x = str(term) if isinstance(term, BlankNode) else term.value  # type: ignore[union-attr]
-                text = row["text"].value if kind != "name" else local_name(x)  # type: ignore[union-attr]
-                pos = int(row["pos"].value) if kind == "passage" and row["pos"] is not None else 0  # type: ignore[union-attr]
+                x = str(term) if isinstance(term, BlankNode) else term.value
+                text = row.value("text") if kind != "name" else local_name(x)
+                pos = (row.optional_integer("pos") or 0) if kind == "passage" else 0
                 if text.strip():
                     yield graph, kind, x, text, pos
 

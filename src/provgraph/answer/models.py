@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import enum
 import hashlib
+from collections.abc import Iterable
 from datetime import date
 
 from pydantic import BaseModel, ConfigDict, Field, computed_field
@@ -229,6 +230,25 @@ class Citation(_Model):
     document: str | None = None
     title: str | None = None
     url: str | None = None
+
+    @staticmethod
+    def marks(numbers: Iterable[int]) -> str:
+        """How an answer's text cites: ``[1-3][5]`` for 1, 2, 3, 5 (three or more adjacent
+        numbers become a range)."""
+        ordered = sorted(set(numbers))
+        out: list[str] = []
+        i = 0
+        while i < len(ordered):
+            j = i
+            while j + 1 < len(ordered) and ordered[j + 1] == ordered[j] + 1:
+                j += 1
+            if j - i >= 2:
+                out.append(f"[{ordered[i]}-{ordered[j]}]")
+                i = j + 1
+            else:
+                out.append(f"[{ordered[i]}]")
+                i += 1
+        return "".join(out)
 
 
 class AnswerClaim(_Model):

@@ -26,8 +26,7 @@ Filters (:class:`~provgraph.answer.models.AskFilters`) restrict the source graph
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-
-from pyoxigraph import BlankNode, NamedNode, QuerySolutions
+from string import Template
 
 from provgraph import evidence as _evidence
 from provgraph.answer.index import MAX_TITLE_WORDS, LexicalIndex, Source, local_name
@@ -44,10 +43,11 @@ from provgraph.answer.text import content_words, term_text, tokens, words
 from provgraph.models import Evidence
 from provgraph.store import derived
 from provgraph.store.base import Backend
-from provgraph.trust import engine as _trust
+from provgraph.store.terms import BlankNode, NamedNode, sparql_terms
 from provgraph.trust import relations as _relations
+from provgraph.trust.annotate import annotate
 from provgraph.trust.models import Conflict, FactStatus, ValueClaim
-from provgraph.vocab import CATALOG_GRAPH, PG_NS
+from provgraph.trust.read import conflicts as read_conflicts
 
 MAX_ENTITIES = 5
 MAX_PASSAGES = 20
@@ -60,6 +60,12 @@ MAX_BRIDGES = 5
 BRIDGE_WEIGHT = 0.6
 #: Weight of the passages of a document whose title the question names.
 TITLE_BOOST = 2.0
+
+#: The current source graphs of the documents ``$documents``.
+CURRENT_GRAPHS_OF_DOCUMENTS = Template("""SELECT ?g WHERE { VALUES ?d { $documents }
+  GRAPH pgid:catalog { ?g pg:document ?d ; pg:status pg:Current } }""")
+#: Those of the graphs ``$graphs`` that are current, by direct lookups in the catalog.
+CURRENT_AMONG = Template("SELECT ?g WHERE { VALUES ?g { $graphs } GRAPH pgid:catalog { ?g pg:status pg:Current } }")
 
 
 def _prefix(word: str) -> str:
@@ -81,6 +87,7 @@ class Retriever:
         self._index.close()
 
     def retrieve(self, question: str, *, filters: AskFilters | None = None, limit: int = 30) -> EvidencePack:
+        """The evidence pack of ``question``: the steps of the module docstring, in order."""
         filters = filters or AskFilters()
         self._index.sync(self._backend)
         allowed = _Allowed(self._backend, self._index, filters)
@@ -88,29 +95,43 @@ class Retriever:
         question_prefixes = {_prefix(w) for w in question_words}
         entities = self._link(question_words, allowed)
         items: dict[str, _Draft] = {}
+        _add(items, self._passage_drafts(question, question_words, allowed))
+        _add(items, self._bridge_drafts(items, question_words, allowed))
+        statements = self._statement_drafts(entities, allowed, filters, question_prefixes)
+        items.update({d.id: d for d in statements.values()})
+        _add(items, self._conflict_drafts(entities, statements, allowed, question_prefixes))
+        _add(items, self._relation_drafts(items, allowed))
+        return self._pack(question, items, entities, filters, limit)
 
-        # passages; those of a document the question names by its title weigh more: the
-        # document is about what is asked (HotpotQA: sentence precision 48 to 55)
+    # ------------------------------------------------------------------ steps
+
+    def _passage_drafts(self, question: str, question_words: Sequence[str], allowed: _Allowed) -> list[_Draft]:
+        """Passages by BM25, relative to the best; those of a document the question names by its
+        title weigh more: the document is about what is asked (HotpotQA: sentence precision 48 to 55)."""
         named = {s.graph for s in allowed.named(question)}
         hits = self._index.search(question_words, kinds=("passage",), filters=allowed.scope, limit=MAX_PASSAGES)
         allowed.load(h.graph for h in hits)
         hits = [h for h in hits if allowed.get(h.graph) is not None]
         scores = [h.score * (TITLE_BOOST if h.graph in named else 1.0) for h in hits]
         best = max(scores, default=0.0) or 1.0
-        for hit, score in zip(hits, scores, strict=True):
-            source = allowed.get(hit.graph)
-            item = _Draft(
+        return [
+            _Draft(
                 id=evidence_id(EvidenceKind.PASSAGE, hit.graph, hit.iri),
                 kind=EvidenceKind.PASSAGE,
                 score=round(score / best, 6),
                 text=hit.text,
-                source=source,
+                source=allowed.get(hit.graph),
                 fields={"passage": hit.iri, "passage_text": hit.text},
             )
-            items.setdefault(item.id, item)
+            for hit, score in zip(hits, scores, strict=True)
+        ]
 
-        # passages of documents the best passages name by title: the second hop of a question
-        # like "the arena where the Lewiston Maineiacs played" ("...played at the Colisée")
+    def _bridge_drafts(
+        self, items: dict[str, _Draft], question_words: Sequence[str], allowed: _Allowed
+    ) -> list[_Draft]:
+        """Passages of documents the best passages name by title: the second hop of a question
+        like "the arena where the Lewiston Maineiacs played" ("...played at the Colisée")."""
+        bridges = []
         parents = sorted(items.values(), key=lambda d: (-d.score, d.id))[:MAX_BRIDGES]
         for parent in parents:
             assert parent.source is not None
@@ -129,17 +150,18 @@ class Retriever:
                         hop=2,
                         fields={"passage": hit.iri, "passage_text": hit.text},
                     )
-                    if bridge.id not in items:
-                        bridge.related_drafts = [parent]
-                        items[bridge.id] = bridge
+                    bridge.related_drafts = [parent]
+                    bridges.append(bridge)
+        return bridges
 
-        # facts about the linked entities (hop 1), then about the objects of the best (hop 2)
-        linked = [_node(e.iri) for e in entities]
-        facts = self._facts(linked, allowed, filters, limit=MAX_FACTS)
+    def _statement_drafts(
+        self, entities: Sequence[LinkedEntity], allowed: _Allowed, filters: AskFilters, question: set[str]
+    ) -> dict[tuple[str, str], _Draft]:
+        """The facts about the linked entities (hop 1), then about the objects of the best of them
+        (hop 2), by (statement, graph)."""
         statements: dict[tuple[str, str], _Draft] = {}
-        for e in facts:
-            draft = self._fact_item(e, allowed, question_prefixes, hop=1)
-            statements[(e.statement, e.graph)] = draft
+        for e in self._facts([_node(e.iri) for e in entities], allowed, filters, limit=MAX_FACTS):
+            statements[(e.statement, e.graph)] = self._fact_item(e, allowed, question, hop=1)
         hop1 = sorted(statements.values(), key=lambda d: (-d.score, d.id))
         seen = {e.iri for e in entities}
         objects: list[NamedNode | BlankNode] = []
@@ -152,47 +174,51 @@ class Retriever:
                 objects.append(_node(name))
         for e in self._facts(objects, allowed, filters, limit=MAX_HOP2_FACTS):
             if (e.statement, e.graph) not in statements:
-                statements[(e.statement, e.graph)] = self._fact_item(e, allowed, question_prefixes, hop=2)
-        items.update({d.id: d for d in statements.values()})
+                statements[(e.statement, e.graph)] = self._fact_item(e, allowed, question, hop=2)
+        return statements
 
-        # conflicts involving the linked entities, with every competing statement they cite
-        # (a blank node is local to its document: no other source can disagree about it)
+    def _conflict_drafts(
+        self,
+        entities: Sequence[LinkedEntity],
+        statements: dict[tuple[str, str], _Draft],
+        allowed: _Allowed,
+        question: set[str],
+    ) -> list[_Draft]:
+        """The conflicts involving the linked entities, each followed by every competing statement
+        it cites (a blank node is local to its document: no other source can disagree about it)."""
+        drafts = []
         for entity in entities:
             if entity.iri.startswith("_:"):
                 continue
-            found_conflicts = _trust.conflicts(self._backend, subject=entity.iri)
+            found_conflicts = read_conflicts(self._backend, subject=entity.iri)
             allowed.load(claim.graph for c in found_conflicts for v in c.values for claim in v.claims)
             for conflict in found_conflicts:
-                found = self._conflict_item(conflict, statements, allowed, question_prefixes)
+                found = self._conflict_item(conflict, statements, allowed, question)
                 if found is not None:
-                    items.setdefault(found.id, found)
-                    for related in found.related_drafts:
-                        items.setdefault(related.id, related)
+                    drafts += [found, *found.related_drafts]
+        return drafts
 
-        # relations of the best retrieved documents
-        top_documents = list(
-            dict.fromkeys(d.source.document for d in sorted(items.values(), key=lambda d: (-d.score, d.id)) if d.source)
-        )[:3]
+    def _relation_drafts(self, items: dict[str, _Draft], allowed: _Allowed) -> list[_Draft]:
+        """The relations of the best retrieved documents, between allowed documents."""
+        ranked = sorted(items.values(), key=lambda d: (-d.score, d.id))
+        top_documents = list(dict.fromkeys(d.source.document for d in ranked if d.source))[:3]
         relations = [
             r for d in top_documents for r in _relations.relationships(self._backend, document=d)[:MAX_RELATIONS]
         ]
         allowed_documents = allowed.documents(d for r in relations for d in (r.from_document, r.to_document))
-        for relation in relations:
-            if relation.from_document in allowed_documents and relation.to_document in allowed_documents:
-                draft = _Draft(
-                    id=evidence_id(EvidenceKind.RELATION, relation.iri),
-                    kind=EvidenceKind.RELATION,
-                    score=round(0.1 * relation.strength, 6),
-                    text=f"{relation.from_title} is related to {relation.to_title} "
-                    f"({', '.join(t.value for t in relation.types)}; strength {relation.strength:.2f}).",
-                    source=None,
-                    fields={"document": relation.from_document, "title": relation.from_title},
-                )
-                items.setdefault(draft.id, draft)
-
-        return self._pack(question, items, entities, filters, limit)
-
-    # ------------------------------------------------------------------ steps
+        return [
+            _Draft(
+                id=evidence_id(EvidenceKind.RELATION, relation.iri),
+                kind=EvidenceKind.RELATION,
+                score=round(0.1 * relation.strength, 6),
+                text=f"{relation.from_title} is related to {relation.to_title} "
+                f"({', '.join(t.value for t in relation.types)}; strength {relation.strength:.2f}).",
+                source=None,
+                fields={"document": relation.from_document, "title": relation.from_title},
+            )
+            for relation in relations
+            if relation.from_document in allowed_documents and relation.to_document in allowed_documents
+        ]
 
     def _link(self, question_words: Sequence[str], allowed: _Allowed) -> list[LinkedEntity]:
         asked = set(question_words)
@@ -224,7 +250,7 @@ class Retriever:
         allowed.load(e.graph for e in found)
         found = [e for e in found if allowed.get(e.graph) is not None]
         self._labels([i for e in found for i in _iris(e.subject, e.predicate, e.object)], allowed)
-        found = _trust.annotate(self._backend, found)
+        found = annotate(self._backend, found)
         if filters.min_confidence is not None:
             found = [e for e in found if (e.fact_confidence or 0.0) >= filters.min_confidence]
         return found
@@ -424,6 +450,12 @@ class _Draft:
         )
 
 
+def _add(items: dict[str, _Draft], drafts: Iterable[_Draft]) -> None:
+    """Add ``drafts`` to ``items``; an item already there stays as it is."""
+    for draft in drafts:
+        items.setdefault(draft.id, draft)
+
+
 def _node(name: str) -> NamedNode | BlankNode:
     """The term of an entity as the index and the evidence hold it: "_:id" or an IRI."""
     return BlankNode(name[2:]) if name.startswith("_:") else NamedNode(name)
@@ -488,15 +520,8 @@ class _Allowed:
         wanted = list(dict.fromkeys(iris))
         if not wanted:
             return set()
-        values = " ".join(f"<{d}>" for d in wanted)
-        graphs = [
-            r["g"].value  # type: ignore[union-attr]
-            for r in _rows(
-                self._backend,
-                f"""SELECT ?g WHERE {{ VALUES ?d {{ {values} }}
-  GRAPH <{CATALOG_GRAPH.value}> {{ ?g <{PG_NS}document> ?d ; <{PG_NS}status> <{PG_NS}Current> }} }}""",
-            )
-        ]
+        rows = self._backend.select(CURRENT_GRAPHS_OF_DOCUMENTS.substitute(documents=sparql_terms(wanted)))
+        graphs = [r.value("g") for r in rows]
         self.load(graphs)
         return {s.document for g in graphs if (s := self.get(g)) is not None}
 
@@ -506,20 +531,9 @@ def _iris(subject: str, predicate: str, obj: str) -> list[str]:
     return [subject, predicate] + ([obj[1:-1]] if obj.startswith("<") else [])
 
 
-def _rows(backend: Backend, query: str) -> QuerySolutions:
-    result = backend.query(query)
-    assert isinstance(result, QuerySolutions)
-    return result
-
-
 def _current(backend: Backend, graphs: Sequence[str]) -> set[str]:
     """Those of ``graphs`` the store's catalog says are current (direct lookups)."""
-    values = " ".join(f"<{g}>" for g in graphs)
-    query = (
-        f"SELECT ?g WHERE {{ VALUES ?g {{ {values} }} "
-        f"GRAPH <{CATALOG_GRAPH.value}> {{ ?g <{PG_NS}status> <{PG_NS}Current> }} }}"
-    )
-    return {r["g"].value for r in _rows(backend, query)}  # type: ignore[union-attr]
+    return {r.value("g") for r in backend.stream(CURRENT_AMONG.substitute(graphs=sparql_terms(graphs)))}
 
 
 __all__ = ["Retriever", "Source", "content_words"]

@@ -110,6 +110,10 @@ _STOP = frozenset(
 )
 
 
+#: A kept claim and the items it cites.
+_Kept = tuple[AnswerClaim, list[EvidenceItem]]
+
+
 def _prefixes(tokens: Iterable[str]) -> set[str]:
     # a 5-letter prefix matches inflections ("treats"/"treatment", "Dutch"/"Dutchman")
     return {t[:5] for t in tokens if len(t) >= 5}
@@ -180,49 +184,66 @@ class HeuristicJudge:
         text = CITATION_MARK.sub(" ", claim.text)
         evidence = evidence_text(cited)
         found = _finder(set(words(evidence)))
-        reasons: list[tuple[ReasonCode, str]] = []
-        ev_numbers = [float(n) for n in _numbers(evidence) if n not in ("-", "")]
-        missing_numbers = [n for n in _numbers(text) if not _number_supported(n, ev_numbers)]
-        if missing_numbers:
-            reasons.append(
-                (ReasonCode.UNSUPPORTED_NUMBER, "the cited evidence does not state " + ", ".join(missing_numbers))
-            )
-        missing_names = []
-        for sentence in _SENTENCE.split(text):
-            for term in salient_terms(sentence):
-                name_words = [w for w in term.split() if w not in _STOP | _PHRASING and not w[0].isdigit()]
-                if name_words and not all(found(w) for w in name_words):
-                    missing_names.append(term)
-        if missing_names:
-            reasons.append(
-                (
-                    ReasonCode.UNSUPPORTED_ENTITY,
-                    "the cited evidence does not mention " + ", ".join(f'"{n}"' for n in dict.fromkeys(missing_names)),
-                )
-            )
-        if all(not (i.passage_text or i.kind is EvidenceKind.PASSAGE) for i in cited):
-            predicates = [i for i in cited if i.predicate or i.conflict is not None]
-            vocabulary: set[str] = set()
-            for item in predicates:
-                names = [item.predicate_label or ""]
-                names += [split_camel(term_text(f"<{p}>")) for p in ([item.predicate] if item.predicate else [])]
-                if item.conflict is not None:
-                    names += [split_camel(term_text(f"<{p}>")) for p in item.conflict.predicates]
-                vocabulary |= {w for n in names for w in words(n) if w not in _STOP}
-            claim_words = set(words(text))
-            if vocabulary and not (vocabulary & claim_words or _prefixes(vocabulary) & _prefixes(claim_words)):
-                reasons.append((ReasonCode.UNSUPPORTED_PREDICATE, "the claim does not name what the cited facts state"))
-        content = _content(text)
-        if content:
-            share = sum(found(w) for w in content) / len(content)
-            if share < MIN_OVERLAP:
-                reasons.append(
-                    (
-                        ReasonCode.INSUFFICIENT_SUPPORT,
-                        f"only {share:.0%} of the claim's words appear in the cited evidence",
-                    )
-                )
-        return reasons
+        checks = (
+            _unsupported_numbers(text, evidence),
+            _unsupported_names(text, found),
+            _unnamed_predicate(text, cited),
+            _insufficient_overlap(text, found),
+        )
+        return [reason for reason in checks if reason is not None]
+
+
+def _unsupported_numbers(text: str, evidence: str) -> tuple[ReasonCode, str] | None:
+    """The numbers of a claim the evidence does not state (:class:`HeuristicJudge`, first check)."""
+    ev_numbers = [float(n) for n in _numbers(evidence) if n not in ("-", "")]
+    missing = [n for n in _numbers(text) if not _number_supported(n, ev_numbers)]
+    if not missing:
+        return None
+    return ReasonCode.UNSUPPORTED_NUMBER, "the cited evidence does not state " + ", ".join(missing)
+
+
+def _unsupported_names(text: str, found: Callable[[str], bool]) -> tuple[ReasonCode, str] | None:
+    """The names of a claim, sentence by sentence, with a word the evidence lacks (second check)."""
+    missing = []
+    for sentence in _SENTENCE.split(text):
+        for term in salient_terms(sentence):
+            name_words = [w for w in term.split() if w not in _STOP | _PHRASING and not w[0].isdigit()]
+            if name_words and not all(found(w) for w in name_words):
+                missing.append(term)
+    if not missing:
+        return None
+    return (
+        ReasonCode.UNSUPPORTED_ENTITY,
+        "the cited evidence does not mention " + ", ".join(f'"{n}"' for n in dict.fromkeys(missing)),
+    )
+
+
+def _unnamed_predicate(text: str, cited: Sequence[EvidenceItem]) -> tuple[ReasonCode, str] | None:
+    """When only facts are cited, a claim that names none of their predicates (third check)."""
+    if any(i.passage_text or i.kind is EvidenceKind.PASSAGE for i in cited):
+        return None
+    vocabulary: set[str] = set()
+    for item in [i for i in cited if i.predicate or i.conflict is not None]:
+        names = [item.predicate_label or ""]
+        names += [split_camel(term_text(f"<{p}>")) for p in ([item.predicate] if item.predicate else [])]
+        if item.conflict is not None:
+            names += [split_camel(term_text(f"<{p}>")) for p in item.conflict.predicates]
+        vocabulary |= {w for n in names for w in words(n) if w not in _STOP}
+    claim_words = set(words(text))
+    if vocabulary and not (vocabulary & claim_words or _prefixes(vocabulary) & _prefixes(claim_words)):
+        return ReasonCode.UNSUPPORTED_PREDICATE, "the claim does not name what the cited facts state"
+    return None
+
+
+def _insufficient_overlap(text: str, found: Callable[[str], bool]) -> tuple[ReasonCode, str] | None:
+    """A claim less than ``MIN_OVERLAP`` of whose content words the evidence has (fourth check)."""
+    content = _content(text)
+    if not content:
+        return None
+    share = sum(found(w) for w in content) / len(content)
+    if share >= MIN_OVERLAP:
+        return None
+    return ReasonCode.INSUFFICIENT_SUPPORT, f"only {share:.0%} of the claim's words appear in the cited evidence"
 
 
 def _resolve(claim: DraftClaim, pack: EvidencePack) -> tuple[list[EvidenceItem], list[VerificationIssue]]:
@@ -359,78 +380,14 @@ def verify(
     (['Aspirin reduces fever.'], ['unsupported_number', 'insufficient_support'])
     """
     judge = judge or HeuristicJudge()
-    kept: list[tuple[AnswerClaim, list[EvidenceItem]]] = []
+    kept: list[_Kept] = []
     removed: list[VerificationIssue] = []
-    verified = 0
-    high_risk = False
     for claim in draft.claims:
-        own = inspect(claim.text)
-        if own is not None:
-            removed.append(
-                VerificationIssue(
-                    claim=claim.text,
-                    code=own.code,
-                    action=Action.REMOVED,
-                    message=f'the claim itself {own.signal} ("{own.matched}")',
-                    high_risk=True,
-                )
-            )
-            continue
-        if not claim.supporting_citations:
-            removed.append(
-                VerificationIssue(
-                    claim=claim.text,
-                    code=ReasonCode.NO_CITATION,
-                    action=Action.REMOVED,
-                    message="the claim cites no evidence",
-                    high_risk=True,
-                )
-            )
-            continue
-        cited, issues = _resolve(claim, pack)
-        cited, refused = _trusted(claim, cited)
-        issues += refused
-        if not cited:
-            removed += [i.model_copy(update={"action": Action.REMOVED}) for i in issues]
-            continue
-        reasons = judge.judge(claim, cited)
-        if reasons:
-            removed += issues
-            removed += [
-                VerificationIssue(claim=claim.text, code=code, action=Action.REMOVED, message=message)
-                for code, message in reasons
-            ]
-            continue
-        shortfall = _minimum_support(claim, cited)
-        if shortfall is not None:
-            issues.append(shortfall)
-        issues += _contradictions(claim, cited, pack)
-        downgraded = any(i.action is Action.DOWNGRADED for i in issues)
-        high_risk = high_risk or any(i.high_risk for i in issues)
-        verified += not downgraded
-        kept.append(
-            (
-                AnswerClaim(
-                    text=strip_citation_marks(claim.text),
-                    supporting_citations=[i.id for i in cited],
-                    support_level=SupportLevel.INDIRECT if downgraded else claim.support_level,
-                    claim_class=claim.claim_class,
-                    subtopic=claim.subtopic,
-                    verified=not downgraded,
-                    issues=issues,
-                ),
-                cited,
-            )
-        )
-    share = verified / len(draft.claims) if draft.claims else 0.0
-    if share >= HIGH and not high_risk:
-        confidence = AnswerConfidence.HIGH
-    elif share >= MEDIUM:
-        confidence = AnswerConfidence.MEDIUM
-    elif share >= LOW:
-        confidence = AnswerConfidence.LOW
-    else:
-        confidence = AnswerConfidence.INSUFFICIENT
+        checked, refused = _check_claim(claim, pack, judge)
+        removed += refused
+        if checked is not None:
+            kept.append(checked)
+    confidence = _confidence(draft, kept)
     limitations = list(dict.fromkeys([*draft.limitations, *extra_limitations, *_untrusted_limitations(pack)]))
     uncovered = _uncovered(pack.question, [i for _, items in kept for i in items]) if kept else None
     if uncovered is not None:
@@ -439,17 +396,118 @@ def verify(
         return _abstain(
             draft, pack, kept, removed, generator=generator, detail=detail, limitations=limitations, uncovered=uncovered
         )
-    if removed:
-        limitations.append(
-            f"{len({i.claim for i in removed})} drafted claim(s) were removed: their evidence did not support them."
+    return _answer(
+        draft,
+        pack,
+        kept,
+        removed,
+        judge,
+        confidence=confidence,
+        limitations=limitations,
+        generator=generator,
+        detail=detail,
+    )
+
+
+def _check_claim(
+    claim: DraftClaim, pack: EvidencePack, judge: SupportJudge
+) -> tuple[_Kept | None, list[VerificationIssue]]:
+    """Steps 1-6 of the module docstring for one claim: the claim as kept, with the items it
+    cites, or None; and the issues of the claim removed."""
+    refused = _refused(claim)
+    if refused is not None:
+        return None, [refused]
+    cited, issues = _resolve(claim, pack)
+    cited, untrusted = _trusted(claim, cited)
+    issues += untrusted
+    if not cited:
+        return None, [i.model_copy(update={"action": Action.REMOVED}) for i in issues]
+    reasons = judge.judge(claim, cited)
+    if reasons:
+        rejected = [
+            VerificationIssue(claim=claim.text, code=code, action=Action.REMOVED, message=message)
+            for code, message in reasons
+        ]
+        return None, issues + rejected
+    shortfall = _minimum_support(claim, cited)
+    if shortfall is not None:
+        issues.append(shortfall)
+    issues += _contradictions(claim, cited, pack)
+    downgraded = any(i.action is Action.DOWNGRADED for i in issues)
+    answered = AnswerClaim(
+        text=strip_citation_marks(claim.text),
+        supporting_citations=[i.id for i in cited],
+        support_level=SupportLevel.INDIRECT if downgraded else claim.support_level,
+        claim_class=claim.claim_class,
+        subtopic=claim.subtopic,
+        verified=not downgraded,
+        issues=issues,
+    )
+    return (answered, cited), []
+
+
+def _refused(claim: DraftClaim) -> VerificationIssue | None:
+    """Step 1: why a claim is removed before its citations are read (it gives orders or vouches
+    for itself, or cites nothing), or None."""
+    own = inspect(claim.text)
+    if own is not None:
+        return VerificationIssue(
+            claim=claim.text,
+            code=own.code,
+            action=Action.REMOVED,
+            message=f'the claim itself {own.signal} ("{own.matched}")',
+            high_risk=True,
         )
+    if not claim.supporting_citations:
+        return VerificationIssue(
+            claim=claim.text,
+            code=ReasonCode.NO_CITATION,
+            action=Action.REMOVED,
+            message="the claim cites no evidence",
+            high_risk=True,
+        )
+    return None
+
+
+def _confidence(draft: DraftAnswer, kept: Sequence[_Kept]) -> AnswerConfidence:
+    """From the share of drafted claims kept verified, and whether a kept claim has an unresolved
+    high-risk issue (the module docstring's thresholds)."""
+    verified = sum(claim.verified for claim, _ in kept)
+    high_risk = any(issue.high_risk for claim, _ in kept for issue in claim.issues)
+    share = verified / len(draft.claims) if draft.claims else 0.0
+    if share >= HIGH and not high_risk:
+        return AnswerConfidence.HIGH
+    if share >= MEDIUM:
+        return AnswerConfidence.MEDIUM
+    if share >= LOW:
+        return AnswerConfidence.LOW
+    return AnswerConfidence.INSUFFICIENT
+
+
+def _answer(
+    draft: DraftAnswer,
+    pack: EvidencePack,
+    kept: Sequence[_Kept],
+    removed: list[VerificationIssue],
+    judge: SupportJudge,
+    *,
+    confidence: AnswerConfidence,
+    limitations: list[str],
+    generator: str,
+    detail: Detail,
+) -> GroundedAnswer:
+    """The grounded answer of the kept claims: their summary, references and citations."""
+    if removed:
+        limitations = [
+            *limitations,
+            f"{len({i.claim for i in removed})} drafted claim(s) were removed: their evidence did not support them.",
+        ]
     cited_items = list({i.id: i for _, items in kept for i in items}.values())
-    references = _references(cited_items, pack)
     return GroundedAnswer(
         question=pack.question,
         answer_summary=_summary(draft, kept, removed, judge),
         claims=[claim for claim, _ in kept],
-        references=references,
+        references=_references(cited_items, pack),
         citations=[_citation(i) for i in sorted(cited_items, key=lambda i: i.number)],
         confidence=confidence,
         limitations=limitations,
@@ -516,7 +574,7 @@ def _uncovered(question: str, cited: Sequence[EvidenceItem]) -> str | None:
 
 def _summary(
     draft: DraftAnswer,
-    kept: Sequence[tuple[AnswerClaim, list[EvidenceItem]]],
+    kept: Sequence[_Kept],
     removed: Sequence[VerificationIssue],
     judge: SupportJudge,
 ) -> str:
@@ -612,7 +670,7 @@ def _any_item(pack: EvidencePack, document: str) -> EvidenceItem | None:
     return next((i for i in pack.items if i.document == document), None)
 
 
-def _uses(kept: Sequence[tuple[AnswerClaim, list[EvidenceItem]]]) -> list[SourceUse]:
+def _uses(kept: Sequence[_Kept]) -> list[SourceUse]:
     claims: dict[str, list[str]] = {}
     titles: dict[str, str] = {}
     for claim, items in kept:
@@ -634,7 +692,7 @@ def _uses(kept: Sequence[tuple[AnswerClaim, list[EvidenceItem]]]) -> list[Source
 def _abstain(
     draft: DraftAnswer,
     pack: EvidencePack,
-    kept: Sequence[tuple[AnswerClaim, list[EvidenceItem]]],
+    kept: Sequence[_Kept],
     removed: list[VerificationIssue],
     *,
     generator: str,

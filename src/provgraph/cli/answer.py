@@ -1,5 +1,5 @@
 """Commands of the answering path: ``provgraph ask "..."`` and ``provgraph eval FILE``.
-Registered on the main app by importing this module."""
+Registered on the main app by :mod:`provgraph.cli.app`."""
 
 from __future__ import annotations
 
@@ -10,32 +10,31 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from provgraph.cli import render
-from provgraph.cli.app import DEFAULT_STORE, JsonOpt, StoreOpt, _choice, _metavar, _open, _print_json, app, err, out
+from provgraph.cli.common import DEFAULT_STORE, JsonOpt, StoreOpt, choice, err, metavar, open_store, out, print_json
 from provgraph.options import Detail, GeneratorKind
 
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from provgraph import GroundedAnswer
     from provgraph.answer.evaluate import EvalReport
-    from provgraph.answer.models import GroundedAnswer
 
 
-@app.command()
 def ask(
     question: Annotated[str, typer.Argument(metavar="QUESTION", help="A question in plain language.")],
     detail: Annotated[
         Detail,
         typer.Option(
-            parser=_choice(Detail, "--detail"),
-            metavar=_metavar(Detail),
+            parser=choice(Detail, "--detail"),
+            metavar=metavar(Detail),
             help="brief: claims and references; detailed: also the evidence.",
         ),
     ] = Detail.BRIEF,
     generator: Annotated[
         GeneratorKind,
         typer.Option(
-            parser=_choice(GeneratorKind, "--generator"),
-            metavar=_metavar(GeneratorKind),
+            parser=choice(GeneratorKind, "--generator"),
+            metavar=metavar(GeneratorKind),
             help="extractive (offline, default) or openai (any OpenAI-compatible server: "
             "$PROVGRAPH_LLM_MODEL, $PROVGRAPH_LLM_BASE_URL, $PROVGRAPH_LLM_API_KEY).",
         ),
@@ -62,8 +61,7 @@ def ask(
     """Answer a question from the store.
 
     Every claim cites evidence the verifier checked, or the answer abstains."""
-    from provgraph.answer.models import AskFilters
-    from provgraph.answer.pipeline import build_generator
+    from provgraph import AskFilters, ProvGraph
 
     filters = AskFilters(
         documents=document or None,
@@ -71,19 +69,18 @@ def ask(
         min_confidence=min_confidence,
         issued_after=since.date() if since else None,
     )
-    gen = build_generator(generator, model=model, base_url=base_url)
-    with _open(store, lazy_lock=True, create=False) as graph:
+    gen = ProvGraph.build_generator(generator, model=model, base_url=base_url)
+    with open_store(store, lazy_lock=True, create=False) as graph:
         answer = graph.ask(question, generator=gen, filters=filters, detail=detail)
     if json:
-        _print_json(answer)
+        print_json(answer)
     else:
         show(out, answer)
 
 
 def show(console: Console, answer: GroundedAnswer) -> None:
     """Claims with numbered citations, then the references with the cited passages."""
-    from provgraph.answer.extractive import compact_citations
-    from provgraph.answer.models import EvidenceKind
+    from provgraph import Citation, EvidenceKind
 
     esc = render.escape
     # citations are numbered by first use in this answer, not by their place in the evidence pack
@@ -101,7 +98,7 @@ def show(console: Console, answer: GroundedAnswer) -> None:
         if claim.subtopic and claim.subtopic != subtopic:
             subtopic = claim.subtopic
             console.print(f"\n[bold]{esc(subtopic)}[/]")
-        marks = compact_citations(numbers[c] for c in claim.supporting_citations)
+        marks = Citation.marks(numbers[c] for c in claim.supporting_citations)
         note = "" if claim.verified else " (unverified)"
         console.print(f"- {esc(claim.text.rstrip('.'))} {esc(marks)}.{note}")
     shown: set[str] = set()
@@ -142,7 +139,6 @@ def _clip(text: str, width: int = 160) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
-@app.command("eval")
 def evaluate(
     file: Annotated[
         Path, typer.Argument(metavar="FILE", help="HotpotQA questions (JSON, the distractor dev set layout).")
@@ -155,8 +151,10 @@ def evaluate(
     In a fresh in-memory store: citation recall and precision (ALCE), claim coverage, dangling
     citations, sentence-level citations against the gold supporting facts, and abstention with
     the gold paragraphs removed."""
+    # The HotpotQA harness is a benchmark of the answering path, not part of the store's API
+    # (bench/answers.py runs it too): the one command that calls past ProvGraph.
+    from provgraph import ProvGraph
     from provgraph.answer.evaluate import evaluate_hotpot, ingest_hotpot, load_hotpot
-    from provgraph.graph import ProvGraph
 
     questions = load_hotpot(file, limit=limit)
     with ProvGraph.memory() as graph:

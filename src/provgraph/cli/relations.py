@@ -1,5 +1,5 @@
 """``provgraph related DOC``: the documents related to one document (citations, mentions, shared
-entities), strongest first. Registered on the main app by importing this module."""
+entities), strongest first. Registered on the main app by :mod:`provgraph.cli.app`."""
 
 from __future__ import annotations
 
@@ -8,13 +8,12 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from provgraph.cli import render
-from provgraph.cli.app import DEFAULT_STORE, JsonOpt, StoreOpt, _open, _print_json, app, out
+from provgraph.cli.common import DEFAULT_STORE, JsonOpt, StoreOpt, open_store, out, print_json
 
 if TYPE_CHECKING:
-    from provgraph.trust.relation_models import DocumentRelation
+    from provgraph import DocumentRelation
 
 
-@app.command()
 def related(
     document: Annotated[
         str, typer.Argument(metavar="DOCUMENT", help="The document: its key (--id, URL or path) or IRI.")
@@ -31,16 +30,16 @@ def related(
     Citations, mentions of its title, identifier or URL, shared entities."""
     # Opened lazily: the write lock is taken only when stale relations get recomputed and stored,
     # and a store a server holds is still answered (computed without storing).
-    graph = _open(store, lazy_lock=True, create=False)
+    graph = open_store(store, lazy_lock=True, create=False)
     try:
         iri = graph.source(document).document
         found = graph.related_documents(document, min_strength=min_strength)
     finally:
         graph.close()
     if json:
-        from provgraph.trust.relation_models import DocumentRelation
+        from provgraph import DocumentRelation
 
-        _print_json(found, list[DocumentRelation])
+        print_json(found, list[DocumentRelation])
     else:
         show(iri, found)
 

@@ -1,5 +1,5 @@
 """Commands of the trust layer: ``provgraph ontology add FILE`` and ``provgraph conflicts``.
-Registered on the main app by importing this module."""
+Registered on the main app by :mod:`provgraph.cli.app`."""
 
 from __future__ import annotations
 
@@ -9,13 +9,13 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from provgraph.cli import render
-from provgraph.cli.app import DEFAULT_STORE, JsonOpt, StoreOpt, _choice, _metavar, _open, _print_json, app, out
+from provgraph.cli.common import DEFAULT_STORE, JsonOpt, StoreOpt, choice, metavar, open_store, out, print_json
 from provgraph.options import ResolutionStrategy
 
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from provgraph.trust.models import Conflict
+    from provgraph import Conflict
 
 ontology_app = typer.Typer(
     name="ontology",
@@ -23,7 +23,6 @@ ontology_app = typer.Typer(
     no_args_is_help=True,
     rich_markup_mode=None,
 )
-app.add_typer(ontology_app, name="ontology")
 
 
 @ontology_app.command("add")
@@ -36,18 +35,17 @@ def ontology_add(
     """Add an ontology or a policy file.
 
     It goes to the ontology graph, not to the sources."""
-    with _open(store, lazy_lock=True) as graph:
+    with open_store(store, lazy_lock=True) as graph:
         triples = graph.add_ontology(file)
     out.print(f"{render.escape(str(file))}: {triples} triples added to the ontology graph")
 
 
-@app.command()
 def conflicts(
     strategy: Annotated[
         ResolutionStrategy | None,
         typer.Option(
-            parser=_choice(ResolutionStrategy, "--strategy"),
-            metavar=_metavar(ResolutionStrategy),
+            parser=choice(ResolutionStrategy, "--strategy"),
+            metavar=metavar(ResolutionStrategy),
             help="Rank values by this strategy.",
         ),
     ] = None,
@@ -65,14 +63,14 @@ def conflicts(
 
     Every value with its sources, the preferred one and why."""
     # the write lock is taken only if something gets written (records of a fresh detection run)
-    with _open(store, lazy_lock=True, create=False) as graph:
+    with open_store(store, lazy_lock=True, create=False) as graph:
         if detect:
             graph.detect_conflicts(strategy=strategy)
         found = graph.conflicts(subject=subject, predicate=predicate, strategy=strategy)
     if json:
-        from provgraph.trust.models import Conflict
+        from provgraph import Conflict
 
-        _print_json(found, list[Conflict])
+        print_json(found, list[Conflict])
     else:
         show(found)
 

@@ -1,18 +1,18 @@
-"""``POST /qa`` (a question in, a :class:`~provgraph.answer.models.GroundedAnswer` out) and
-``POST /qa/verify`` (a candidate answer and its evidence pack in, the verified answer out). The
-handlers call ``ProvGraph.ask`` and the verifier; every rule lives in the core."""
+"""``POST /qa`` (a question in, a :class:`~provgraph.GroundedAnswer` out) and ``POST /qa/verify``
+(a candidate answer and its evidence pack in, the verified answer out). The handlers call
+``ProvGraph.ask`` and ``ProvGraph.verify``; every rule lives in the core."""
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter
 from pydantic import BaseModel, ConfigDict, Field
 
-from provgraph.answer.models import AskFilters, Detail, DraftAnswer, EvidencePack, GeneratorKind, GroundedAnswer
+from provgraph import AskFilters, DraftAnswer, EvidencePack, GroundedAnswer
 from provgraph.http import reads
-from provgraph.http.auth import require
+from provgraph.http.deps import READ_ACCESS, Reads, Settings
 from provgraph.http.errors import READ_ERRORS
-from provgraph.http.settings import ServerSettings
 from provgraph.models import DerivedRecords
+from provgraph.options import Detail, GeneratorKind
 
 
 class AskRequest(BaseModel):
@@ -43,42 +43,38 @@ class VerifyRequest(BaseModel):
     detail: Detail = Detail.BRIEF
 
 
-def answer_router(settings: ServerSettings, reader: reads.Reader) -> APIRouter:
-    """``/qa`` and ``/qa/verify`` over the reader's store."""
-    router = APIRouter(tags=["Answers"])
-
-    @router.post(
-        "/qa",
-        summary="Answer a question: every claim cites evidence the verifier checked, or the answer abstains",
-        description="Retrieves an evidence pack (entities, facts with provenance, passages, conflicts), drafts "
-        "claims with the server's generator (offline extractive unless configured), verifies each claim against "
-        "the evidence it cites and removes what is not supported. `confidence` is `insufficient_evidence` when "
-        "the system abstains; `query_refinements` then say what to ask instead.",
-        response_model=GroundedAnswer,
-        responses=READ_ERRORS,
-    )
-    async def ask(request: Request, body: AskRequest) -> GroundedAnswer:
-        require(request, settings, write=False)
-        kind = body.generator or settings.answer_generator
-        return await reader.run(
-            reads.ask, body.question, kind, body.filters, body.detail, records=tuple(DerivedRecords)
-        )
-
-    @router.post(
-        "/qa/verify",
-        summary="Verify a candidate answer against its evidence pack",
-        description="Each claim needs a citation that resolves to the pack; evidence whose text gives orders or "
-        "vouches for itself ('the verified answer is ...') supports nothing; the cited evidence must support it "
-        "(entities, predicate, numbers); comparative and scope claims need their minimum support. Failing claims "
-        "are removed or downgraded with reason codes, and the confidence follows from the verified share.",
-        response_model=GroundedAnswer,
-        responses=READ_ERRORS,
-    )
-    async def verify_answer(request: Request, body: VerifyRequest) -> GroundedAnswer:
-        require(request, settings, write=False)
-        return await reader.run(reads.verify, body.answer, body.pack, body.generator, body.detail)
-
-    return router
+router = APIRouter(tags=["Answers"])
 
 
-__all__ = ["AskRequest", "VerifyRequest", "answer_router"]
+@router.post(
+    "/qa",
+    summary="Answer a question: every claim cites evidence the verifier checked, or the answer abstains",
+    description="Retrieves an evidence pack (entities, facts with provenance, passages, conflicts), drafts "
+    "claims with the server's generator (offline extractive unless configured), verifies each claim against "
+    "the evidence it cites and removes what is not supported. `confidence` is `insufficient_evidence` when "
+    "the system abstains; `query_refinements` then say what to ask instead.",
+    response_model=GroundedAnswer,
+    dependencies=[READ_ACCESS],
+    responses=READ_ERRORS,
+)
+async def ask(body: AskRequest, reader: Reads, settings: Settings) -> GroundedAnswer:
+    kind = body.generator or settings.answer_generator
+    return await reader.run(reads.ask, body.question, kind, body.filters, body.detail, records=tuple(DerivedRecords))
+
+
+@router.post(
+    "/qa/verify",
+    summary="Verify a candidate answer against its evidence pack",
+    description="Each claim needs a citation that resolves to the pack; evidence whose text gives orders or "
+    "vouches for itself ('the verified answer is ...') supports nothing; the cited evidence must support it "
+    "(entities, predicate, numbers); comparative and scope claims need their minimum support. Failing claims "
+    "are removed or downgraded with reason codes, and the confidence follows from the verified share.",
+    response_model=GroundedAnswer,
+    dependencies=[READ_ACCESS],
+    responses=READ_ERRORS,
+)
+async def verify_answer(body: VerifyRequest, reader: Reads) -> GroundedAnswer:
+    return await reader.run(reads.verify, body.answer, body.pack, body.generator, body.detail)
+
+
+__all__ = ["AskRequest", "VerifyRequest", "router"]

@@ -18,61 +18,36 @@ from urllib.parse import quote
 from fastapi import APIRouter, Query, Request
 from fastapi import Path as PathParam
 from fastapi.responses import JSONResponse, Response
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import Field
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
 
+from provgraph import IngestOptions
 from provgraph.errors import InputError, ValidationFailedError
 from provgraph.graph import ProvGraph
 from provgraph.http import reads
-from provgraph.http.auth import require
+from provgraph.http.deps import READ_ACCESS, WRITE_ACCESS, Graph, Reads, Settings
 from provgraph.http.errors import AUTH_ERRORS, READ_ERRORS, TOO_LARGE_ERROR, ErrorBody, HttpError, status_of
 from provgraph.http.limits import TOO_LARGE_BODY
 from provgraph.http.negotiation import MEDIA_TYPE_OF
-from provgraph.http.settings import ServerSettings
+from provgraph.http.reads import Reader
 from provgraph.models import (
     DerivedRecords,
     DocumentOutcome,
     Evidence,
     ExportFormat,
-    ExtractionMethod,
     IngestReport,
-    InputFormat,
     SourceInfo,
     ValidationReport,
 )
-from provgraph.provexport import ProvFormat
+from provgraph.options import ProvFormat
 
 MULTIPART = "multipart/form-data"
 
 
-class SourceUpload(BaseModel):
-    """The metadata form fields of ``POST /sources``: the options of ``provgraph ingest``."""
-
-    # A misspelt field must fail, not silently drop provenance (as unknown JSON Lines fields do).
-    model_config = ConfigDict(extra="forbid")
-
-    id: str | None = Field(
-        None,
-        description="identity of the document; an upload needs `id` or `url` (it has no path to fall back on)",
-        examples=["aspirin-facts"],
-    )
-    url: str | None = Field(
-        None, description="where the document lives (an absolute IRI)", examples=["https://example.org/aspirin"]
-    )
-    title: str | None = Field(None, description="title (default: the file name)", examples=["Aspirin facts"])
-    issued: str | None = Field(None, description="publication date or date-time", examples=["2024-03-01"])
-    tier: int = Field(3, description="source tier, 1 (highest) to 5", examples=[2])
-    publisher: str | None = Field(None, description="publisher, a name or an IRI", examples=["Example Pharma"])
-    format: InputFormat | None = Field(None, description="input format (default: from the file name's extension)")
-    method: ExtractionMethod | None = Field(None, description="default extraction method of the statements")
-    confidence: float | None = Field(None, description="default confidence in [0, 1]", examples=[0.9])
-    base: str | None = Field(None, description="base IRI for relative IRIs in the input")
-    agent: str | None = Field(None, description="IRI of the person or pipeline running the ingest")
-    reviewer: str | None = Field(None, description="IRI of the reviewer of every statement without one")
-    lenient: bool = Field(
-        False, description="keep literals that do not match their datatype (counted in the report) instead of a 400"
-    )
+#: The options of IngestOptions an upload does not take as form fields: its shapes are file
+#: parts, and a split names a metadata file on the server.
+NOT_FORM_FIELDS = ("shapes", "split")
 
 
 class InputErrorBody(ErrorBody):
@@ -183,9 +158,9 @@ _EVIDENCE_EXAMPLE = [
 
 
 def _upload_schema() -> dict[str, Any]:
-    """The multipart body as OpenAPI: the file parts and SourceUpload's fields, with enums inlined
+    """The multipart body as OpenAPI: the file parts and IngestOptions' fields, with enums inlined
     (pydantic puts them in ``$defs``, which an OpenAPI request body cannot point to)."""
-    schema = SourceUpload.model_json_schema()
+    schema = IngestOptions.model_json_schema()
     defs = schema.pop("$defs", {})
 
     def inline(node: Any) -> Any:
@@ -205,7 +180,7 @@ def _upload_schema() -> dict[str, Any]:
             "items": {"type": "string", "format": "binary"},
             "description": "SHACL shapes of yours, validated with the built-in ones (as `--shapes`)",
         },
-        **inline(schema["properties"]),
+        **{name: inline(field) for name, field in schema["properties"].items() if name not in NOT_FORM_FIELDS},
     }
     return {"type": "object", "properties": properties, "required": ["file"]}
 
@@ -221,7 +196,7 @@ def _file_name(upload: UploadFile, fallback: str) -> str:
     return name or fallback
 
 
-def _metadata(form: Any) -> SourceUpload:
+def _metadata(form: Any) -> IngestOptions:
     fields: dict[str, str] = {}
     for key, value in form.multi_items():
         if key in ("file", "shapes"):
@@ -230,266 +205,265 @@ def _metadata(form: Any) -> SourceUpload:
             raise HttpError(400, f"form field {key!r} must be a value, not a file")
         if key in fields:
             raise HttpError(400, f"form field {key!r} is given twice; give it once")
+        if key in NOT_FORM_FIELDS:
+            raise HttpError(400, f"bad form fields: {key}: unknown field")
         if value.strip():  # HTML forms send empty fields: they mean "not given"
             fields[key] = value
     try:
-        return SourceUpload.model_validate(fields)
-    except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in e['loc']) or 'form'}: "
-            + ("unknown field" if e["type"] == "extra_forbidden" else e["msg"])
-            for e in exc.errors()
+        return IngestOptions.model_validate(fields)
+    except InputError as exc:
+        raise HttpError(400, f"bad form fields: {exc.reason}") from None
+
+
+router = APIRouter(tags=["Sources"])
+
+
+@router.post(
+    "/sources",
+    summary="Upload a source document with its metadata (validated with SHACL; all or nothing)",
+    description="A `multipart/form-data` body with the document in `file` and the metadata as form "
+    "fields (the options of `provgraph ingest`); optional `shapes` files add SHACL shapes of yours. "
+    "Needs the write token. The document's identity is `id`, else `url`: uploading the same content "
+    "with the same metadata again is a no-op (200, `unchanged`); changed content or metadata makes a "
+    "new version (201). A graph that does not conform to the shapes is refused with 422 and the SHACL "
+    "report; nothing is written.",
+    status_code=201,
+    response_model=IngestReport,
+    # The token is checked before the body is read: no one without it makes us spool a file.
+    dependencies=[WRITE_ACCESS],
+    responses={
+        200: {"model": IngestReport, "description": "nothing changed: every document was already current"},
+        201: {
+            "description": "created, or a new version",
+            "content": {"application/json": {"example": _REPORT_EXAMPLE}},
+        },
+        400: {"model": InputErrorBody, "description": "bad input: the message names the file and line"},
+        **AUTH_ERRORS,
+        **TOO_LARGE_BODY,
+        415: {"model": InputErrorBody, "description": "an input format provgraph does not read"},
+        422: {
+            "model": RejectedBody,
+            "description": "does not conform to the SHACL shapes; nothing was written",
+            "content": {"application/json": {"example": _REJECTED_EXAMPLE}},
+        },
+    },
+    openapi_extra={
+        "requestBody": {
+            "required": True,
+            "content": {
+                MULTIPART: {
+                    "schema": _upload_schema(),
+                    "encoding": {"shapes": {"style": "form", "explode": True}},
+                }
+            },
+        }
+    },
+)
+async def upload(request: Request, pg: Graph, reader: Reads) -> Response:
+    media = (request.headers.get("content-type") or "").split(";", 1)[0].strip().lower()
+    if media != MULTIPART:
+        raise HttpError(
+            415, f"POST /sources takes {MULTIPART} (a 'file' part and metadata fields), not {media or 'no body'}"
         )
-        raise HttpError(400, f"bad form fields: {problems}") from None
+    form = await request.form()
+    try:
+        files = form.getlist("file")
+        if len(files) != 1 or not isinstance(files[0], UploadFile):
+            raise HttpError(400, "the form needs exactly one 'file' part holding the document")
+        shapes = [s for s in form.getlist("shapes") if isinstance(s, UploadFile)]
+        if len(shapes) != len(form.getlist("shapes")):
+            raise HttpError(400, "'shapes' parts must be files")
+        meta = _metadata(form)
+        if meta.id is None and meta.url is None:
+            raise HttpError(400, "give the document an 'id' or a 'url': an upload has no path to identify it by")
+        return await run_in_threadpool(_ingest, pg, reader, files[0], shapes, meta)
+    finally:
+        await form.close()
 
 
-def api_router(pg: ProvGraph, settings: ServerSettings, reader: reads.Reader) -> APIRouter:
-    """``/sources``, ``/evidence`` and ``/export`` over ``pg``."""
-    router = APIRouter(tags=["Sources"])
-    # One ingest at a time: two uploads of the same document must not both become version n+1.
-    # Reads do not wait for it (they see the last committed state, or the last checkpoint).
-    ingest_lock = reader.ingest_lock
-
-    @router.post(
-        "/sources",
-        summary="Upload a source document with its metadata (validated with SHACL; all or nothing)",
-        description="A `multipart/form-data` body with the document in `file` and the metadata as form "
-        "fields (the options of `provgraph ingest`); optional `shapes` files add SHACL shapes of yours. "
-        "Needs the write token. The document's identity is `id`, else `url`: uploading the same content "
-        "with the same metadata again is a no-op (200, `unchanged`); changed content or metadata makes a "
-        "new version (201). A graph that does not conform to the shapes is refused with 422 and the SHACL "
-        "report; nothing is written.",
-        status_code=201,
-        response_model=IngestReport,
-        responses={
-            200: {"model": IngestReport, "description": "nothing changed: every document was already current"},
-            201: {
-                "description": "created, or a new version",
-                "content": {"application/json": {"example": _REPORT_EXAMPLE}},
-            },
-            400: {"model": InputErrorBody, "description": "bad input: the message names the file and line"},
-            **AUTH_ERRORS,
-            **TOO_LARGE_BODY,
-            415: {"model": InputErrorBody, "description": "an input format provgraph does not read"},
-            422: {
-                "model": RejectedBody,
-                "description": "does not conform to the SHACL shapes; nothing was written",
-                "content": {"application/json": {"example": _REJECTED_EXAMPLE}},
-            },
-        },
-        openapi_extra={
-            "requestBody": {
-                "required": True,
-                "content": {
-                    MULTIPART: {
-                        "schema": _upload_schema(),
-                        "encoding": {"shapes": {"style": "form", "explode": True}},
-                    }
-                },
-            }
-        },
-    )
-    async def upload(request: Request) -> Response:
-        # The token is checked before the body is read: no one without it makes us spool a file.
-        require(request, settings, write=True)
-        media = (request.headers.get("content-type") or "").split(";", 1)[0].strip().lower()
-        if media != MULTIPART:
-            raise HttpError(
-                415, f"POST /sources takes {MULTIPART} (a 'file' part and metadata fields), not {media or 'no body'}"
-            )
-        form = await request.form()
+def _ingest(
+    pg: ProvGraph, reader: Reader, document: UploadFile, shapes: list[UploadFile], meta: IngestOptions
+) -> Response:
+    name = _file_name(document, "upload")
+    with tempfile.TemporaryDirectory(prefix="provgraph-upload-") as tmp:
+        path = Path(tmp) / name
+        with path.open("wb") as out:
+            shutil.copyfileobj(document.file, out)
+        shape_paths = []
+        for i, shape in enumerate(shapes):
+            # One directory each: two shapes files may have the same name, which errors show.
+            shape_path = Path(tmp) / f"shapes-{i}" / _file_name(shape, "shapes.ttl")
+            shape_path.parent.mkdir()
+            with shape_path.open("wb") as out:
+                shutil.copyfileobj(shape.file, out)
+            shape_paths.append(shape_path)
         try:
-            files = form.getlist("file")
-            if len(files) != 1 or not isinstance(files[0], UploadFile):
-                raise HttpError(400, "the form needs exactly one 'file' part holding the document")
-            shapes = [s for s in form.getlist("shapes") if isinstance(s, UploadFile)]
-            if len(shapes) != len(form.getlist("shapes")):
-                raise HttpError(400, "'shapes' parts must be files")
-            meta = _metadata(form)
-            if meta.id is None and meta.url is None:
-                raise HttpError(400, "give the document an 'id' or a 'url': an upload has no path to identify it by")
-            return await run_in_threadpool(_ingest, files[0], shapes, meta)
-        finally:
-            await form.close()
+            # One ingest at a time: two uploads of the same document must not both become version n+1.
+            # Reads do not wait for it (they see the last committed state, or the last checkpoint).
+            with reader.ingest_lock, reader.writing():
+                report = pg.ingest(path, meta.model_copy(update={"shapes": tuple(shape_paths)}))
+        except ValidationFailedError as exc:
+            named = [_shown_name(f, tmp) or f for f in exc.report.shapes]
+            raise ValidationFailedError(exc.report.model_copy(update={"shapes": named}), file=name) from None
+        except InputError as exc:
+            # The temporary path means nothing to the client: name its own file instead.
+            shown = _shown_name(exc.file, tmp)
+            reason = re.sub(re.escape(tmp) + r"/(shapes-\d+/)?", "", exc.reason)
+            where = InputError(reason, file=shown, line=exc.line, column=exc.column)
+            body = {"error": str(where), "file": shown, "line": exc.line, "column": exc.column}
+            return JSONResponse(body, status_code=status_of(exc))
+    report = report.model_copy(update={"file": name})
+    changed = any(d.outcome is not DocumentOutcome.UNCHANGED for d in report.documents)
+    headers = {}
+    if changed:
+        first = next(d for d in report.documents if d.outcome is not DocumentOutcome.UNCHANGED)
+        headers["Location"] = f"/sources/{quote(first.key, safe='')}"
+    return JSONResponse(report.model_dump(mode="json"), status_code=201 if changed else 200, headers=headers)
 
-    def _ingest(document: UploadFile, shapes: list[UploadFile], meta: SourceUpload) -> Response:
-        name = _file_name(document, "upload")
-        with tempfile.TemporaryDirectory(prefix="provgraph-upload-") as tmp:
-            path = Path(tmp) / name
-            with path.open("wb") as out:
-                shutil.copyfileobj(document.file, out)
-            shape_paths = []
-            for i, shape in enumerate(shapes):
-                # One directory each: two shapes files may have the same name, which errors show.
-                shape_path = Path(tmp) / f"shapes-{i}" / _file_name(shape, "shapes.ttl")
-                shape_path.parent.mkdir()
-                with shape_path.open("wb") as out:
-                    shutil.copyfileobj(shape.file, out)
-                shape_paths.append(shape_path)
-            try:
-                with ingest_lock, reader.writing():
-                    report = pg.ingest(path, shapes=shape_paths, **meta.model_dump())
-            except ValidationFailedError as exc:
-                named = [_shown_name(f, tmp) or f for f in exc.report.shapes]
-                raise ValidationFailedError(exc.report.model_copy(update={"shapes": named}), file=name) from None
-            except InputError as exc:
-                # The temporary path means nothing to the client: name its own file instead.
-                shown = _shown_name(exc.file, tmp)
-                reason = re.sub(re.escape(tmp) + r"/(shapes-\d+/)?", "", exc.reason)
-                where = InputError(reason, file=shown, line=exc.line, column=exc.column)
-                body = {"error": str(where), "file": shown, "line": exc.line, "column": exc.column}
-                return JSONResponse(body, status_code=status_of(exc))
-        report = report.model_copy(update={"file": name})
-        changed = any(d.outcome is not DocumentOutcome.UNCHANGED for d in report.documents)
-        headers = {}
-        if changed:
-            first = next(d for d in report.documents if d.outcome is not DocumentOutcome.UNCHANGED)
-            headers["Location"] = f"/sources/{quote(first.key, safe='')}"
-        return JSONResponse(report.model_dump(mode="json"), status_code=201 if changed else 200, headers=headers)
 
-    @router.get(
-        "/sources",
-        summary="The catalog: every source document with its versions",
-        response_model=list[SourceInfo],
-        responses=READ_ERRORS,
-    )
-    async def sources(request: Request) -> list[SourceInfo]:
-        require(request, settings, write=False)
-        return await reader.run(reads.sources)
+@router.get(
+    "/sources",
+    summary="The catalog: every source document with its versions",
+    response_model=list[SourceInfo],
+    dependencies=[READ_ACCESS],
+    responses=READ_ERRORS,
+)
+async def sources(reader: Reads) -> list[SourceInfo]:
+    return await reader.run(reads.sources)
 
-    @router.get(
-        "/sources/{document:path}",
-        summary="One source document, by key (id, URL) or IRI, URL-encoded",
-        response_model=SourceInfo,
-        responses={404: {"model": ErrorBody, "description": "no such document"}, **READ_ERRORS},
-    )
-    async def source(
-        request: Request,
-        document: Annotated[
-            str,
-            PathParam(
-                description="the document's key (its id or URL) or its IRI, URL-encoded in the path "
-                "(/sources/https%3A%2F%2Fexample.org%2Faspirin; /docs encodes it)",
-                # the plain key: Swagger UI encodes the example it sends, an encoded one twice
-                examples=["https://example.org/aspirin"],
-            ),
-        ],
-    ) -> SourceInfo:
-        require(request, settings, write=False)
-        return await reader.run(reads.source, document)
 
-    @router.get(
-        "/evidence",
-        summary="Every statement supporting a fact, with its source, passage, confidence, method and time",
-        response_model=list[Evidence],
-        responses={
-            200: {"content": {"application/json": {"example": _EVIDENCE_EXAMPLE}}},
-            400: {"model": ErrorBody, "description": "a subject or predicate that is not an IRI"},
-            **READ_ERRORS,
-        },
-    )
-    async def evidence(
-        request: Request,
-        subject: Annotated[
-            str,
-            Query(
-                description="the fact's subject (an IRI)",
-                openapi_examples={"aspirin": {"summary": "an IRI", "value": "http://example.org/aspirin"}},
-            ),
-        ],
-        predicate: Annotated[
-            str,
-            Query(
-                description="the fact's predicate (an IRI)",
-                openapi_examples={"treats": {"summary": "an IRI", "value": "http://example.org/treats"}},
-            ),
-        ],
-        object: Annotated[  # noqa: A002 - the API's name for it
-            str | None,
-            Query(
-                description="the object: an IRI, an N-Triples literal, or a plain value matching any literal's "
-                "lexical form; without it every value of the predicate (where sources disagree)",
-                openapi_examples={
-                    "iri": {"summary": "an IRI", "value": "http://example.org/headache"},
-                    "literal": {
-                        "summary": "an N-Triples literal",
-                        "value": '"4000"^^<http://www.w3.org/2001/XMLSchema#integer>',
-                    },
-                    "plain": {"summary": "a plain value", "value": "4000"},
+@router.get(
+    "/sources/{document:path}",
+    summary="One source document, by key (id, URL) or IRI, URL-encoded",
+    response_model=SourceInfo,
+    dependencies=[READ_ACCESS],
+    responses={404: {"model": ErrorBody, "description": "no such document"}, **READ_ERRORS},
+)
+async def source(
+    reader: Reads,
+    document: Annotated[
+        str,
+        PathParam(
+            description="the document's key (its id or URL) or its IRI, URL-encoded in the path "
+            "(/sources/https%3A%2F%2Fexample.org%2Faspirin; /docs encodes it)",
+            # the plain key: Swagger UI encodes the example it sends, an encoded one twice
+            examples=["https://example.org/aspirin"],
+        ),
+    ],
+) -> SourceInfo:
+    return await reader.run(reads.source, document)
+
+
+@router.get(
+    "/evidence",
+    summary="Every statement supporting a fact, with its source, passage, confidence, method and time",
+    response_model=list[Evidence],
+    dependencies=[READ_ACCESS],
+    responses={
+        200: {"content": {"application/json": {"example": _EVIDENCE_EXAMPLE}}},
+        400: {"model": ErrorBody, "description": "a subject or predicate that is not an IRI"},
+        **READ_ERRORS,
+    },
+)
+async def evidence(
+    reader: Reads,
+    subject: Annotated[
+        str,
+        Query(
+            description="the fact's subject (an IRI)",
+            openapi_examples={"aspirin": {"summary": "an IRI", "value": "http://example.org/aspirin"}},
+        ),
+    ],
+    predicate: Annotated[
+        str,
+        Query(
+            description="the fact's predicate (an IRI)",
+            openapi_examples={"treats": {"summary": "an IRI", "value": "http://example.org/treats"}},
+        ),
+    ],
+    object: Annotated[  # noqa: A002 - the API's name for it
+        str | None,
+        Query(
+            description="the object: an IRI, an N-Triples literal, or a plain value matching any literal's "
+            "lexical form; without it every value of the predicate (where sources disagree)",
+            openapi_examples={
+                "iri": {"summary": "an IRI", "value": "http://example.org/headache"},
+                "literal": {
+                    "summary": "an N-Triples literal",
+                    "value": '"4000"^^<http://www.w3.org/2001/XMLSchema#integer>',
                 },
-            ),
-        ] = None,
-        history: Annotated[bool, Query(description="include superseded and revoked versions")] = False,
-    ) -> list[Evidence]:
-        require(request, settings, write=False)
-        return await reader.run(
-            reads.evidence, subject, predicate, object, history, records=(DerivedRecords.CONFLICTS,)
-        )
-
-    @router.get(
-        "/export",
-        summary="The dataset or one graph in an RDF format, or a source's provenance as PROV-N / PROV-JSON",
-        description="TriG, N-Quads and JSON-LD hold the whole dataset (the catalog included) or one graph; "
-        "Turtle, N-Triples and RDF/XML one graph. `provn` and `provjson` are the provenance of one source "
-        "(the document, the extraction activity, its agents and every statement) as a W3C PROV document.",
-        response_class=Response,
-        responses={
-            200: {
-                "description": "the serialisation",
-                "content": {
-                    "application/trig": {},
-                    "application/n-quads": {},
-                    "application/ld+json": {},
-                    "text/turtle": {},
-                    "application/n-triples": {},
-                    "application/rdf+xml": {},
-                    ProvFormat.PROVN.media_type: {},
-                    "application/json": {},
-                },
+                "plain": {"summary": "a plain value", "value": "4000"},
             },
-            400: {"model": ErrorBody, "description": "this format needs a graph"},
-            404: {"model": ErrorBody, "description": "no such graph or document"},
-            **TOO_LARGE_ERROR,
-            **READ_ERRORS,
-        },
-    )
-    async def export(
-        request: Request,
-        format: Annotated[  # noqa: A002 - the API's name for it
-            ApiExportFormat,
-            Query(
-                description="trig, nquads, jsonld (dataset or graph); turtle, ntriples, rdfxml (a graph); "
-                "provn, provjson (a source's provenance)",
-            ),
-        ] = ApiExportFormat.TRIG,
-        graph: Annotated[
-            str | None,
-            Query(
-                description="a document key or IRI (its current version), a source graph IRI, or 'catalog'",
-                openapi_examples={
-                    "document": {"summary": "a document key", "value": "https://example.org/aspirin"},
-                    "catalog": {"summary": "the catalog", "value": "catalog"},
-                },
-            ),
-        ] = None,
-    ) -> Response:
-        require(request, settings, write=False)
-        if format.value in {f.value for f in ProvFormat}:
-            prov_format = ProvFormat(format.value)
-            if graph is None:
-                raise HttpError(400, f"{prov_format.value} is the provenance of one source: give a graph (a document)")
-            body = await reader.run(reads.export_prov, graph, prov_format.value, settings.max_result_bytes)
-            return Response(body, media_type=prov_format.media_type)
-        rdf_format = ExportFormat(format.value)
-        if graph is None and not rdf_format.supports_datasets:
-            raise HttpError(
-                400,
-                f"{rdf_format.value} holds one graph: give a graph, or export the dataset as trig, nquads or jsonld",
-            )
-        body = await reader.run(reads.export, rdf_format, graph, settings.max_result_bytes, settings.query_timeout)
-        return Response(body, media_type=MEDIA_TYPE_OF[rdf_format])
+        ),
+    ] = None,
+    history: Annotated[bool, Query(description="include superseded and revoked versions")] = False,
+) -> list[Evidence]:
+    return await reader.run(reads.evidence, subject, predicate, object, history, records=(DerivedRecords.CONFLICTS,))
 
-    return router
+
+@router.get(
+    "/export",
+    summary="The dataset or one graph in an RDF format, or a source's provenance as PROV-N / PROV-JSON",
+    description="TriG, N-Quads and JSON-LD hold the whole dataset (the catalog included) or one graph; "
+    "Turtle, N-Triples and RDF/XML one graph. `provn` and `provjson` are the provenance of one source "
+    "(the document, the extraction activity, its agents and every statement) as a W3C PROV document.",
+    response_class=Response,
+    dependencies=[READ_ACCESS],
+    responses={
+        200: {
+            "description": "the serialisation",
+            "content": {
+                "application/trig": {},
+                "application/n-quads": {},
+                "application/ld+json": {},
+                "text/turtle": {},
+                "application/n-triples": {},
+                "application/rdf+xml": {},
+                ProvFormat.PROVN.media_type: {},
+                "application/json": {},
+            },
+        },
+        400: {"model": ErrorBody, "description": "this format needs a graph"},
+        404: {"model": ErrorBody, "description": "no such graph or document"},
+        **TOO_LARGE_ERROR,
+        **READ_ERRORS,
+    },
+)
+async def export(
+    reader: Reads,
+    settings: Settings,
+    format: Annotated[  # noqa: A002 - the API's name for it
+        ApiExportFormat,
+        Query(
+            description="trig, nquads, jsonld (dataset or graph); turtle, ntriples, rdfxml (a graph); "
+            "provn, provjson (a source's provenance)",
+        ),
+    ] = ApiExportFormat.TRIG,
+    graph: Annotated[
+        str | None,
+        Query(
+            description="a document key or IRI (its current version), a source graph IRI, or 'catalog'",
+            openapi_examples={
+                "document": {"summary": "a document key", "value": "https://example.org/aspirin"},
+                "catalog": {"summary": "the catalog", "value": "catalog"},
+            },
+        ),
+    ] = None,
+) -> Response:
+    if format.value in {f.value for f in ProvFormat}:
+        prov_format = ProvFormat(format.value)
+        if graph is None:
+            raise HttpError(400, f"{prov_format.value} is the provenance of one source: give a graph (a document)")
+        body = await reader.run(reads.export_prov, graph, prov_format.value, settings.max_result_bytes)
+        return Response(body, media_type=prov_format.media_type)
+    rdf_format = ExportFormat(format.value)
+    if graph is None and not rdf_format.supports_datasets:
+        raise HttpError(
+            400,
+            f"{rdf_format.value} holds one graph: give a graph, or export the dataset as trig, nquads or jsonld",
+        )
+    body = await reader.run(reads.export, rdf_format, graph, settings.max_result_bytes, settings.query_timeout)
+    return Response(body, media_type=MEDIA_TYPE_OF[rdf_format])
 
 
 def _shown_name(file: str | None, tmp: str) -> str | None:
@@ -500,4 +474,4 @@ def _shown_name(file: str | None, tmp: str) -> str | None:
     return Path(file).name
 
 
-__all__ = ["ErrorBody", "SourceUpload", "api_router"]
+__all__ = ["NOT_FORM_FIELDS", "ErrorBody", "router"]

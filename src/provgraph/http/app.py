@@ -7,24 +7,22 @@ import contextlib
 import functools
 from collections.abc import AsyncIterator, Callable
 
-from fastapi import FastAPI
+from fastapi import APIRouter, FastAPI
 from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import HTMLResponse
 from starlette.types import ASGIApp
 
 from provgraph._version import __version__
 from provgraph.graph import ProvGraph
-from provgraph.http import errors, openapi
-from provgraph.http.answer import answer_router
-from provgraph.http.api import api_router
-from provgraph.http.gsp import store_router
+from provgraph.http import answer, api, deps, errors, gsp, openapi, page, relations, sparql, trust
 from provgraph.http.limits import BodyLimit
-from provgraph.http.page import page_router
 from provgraph.http.reads import Reader
-from provgraph.http.relations import relations_router
 from provgraph.http.settings import ServerSettings
-from provgraph.http.sparql import QueryFastPath, sparql_router
-from provgraph.http.trust import trust_router
+from provgraph.http.sparql import QueryFastPath
+
+#: Every router of the app, in the order of the OpenAPI document. Their handlers take the graph,
+#: the settings and the Reader from ``app.state`` (:mod:`provgraph.http.deps`).
+ROUTERS = (sparql.router, gsp.router, api.router, trust.router, relations.router, answer.router, page.router)
 
 
 def create_app(pg: ProvGraph, settings: ServerSettings | None = None) -> FastAPI:
@@ -53,17 +51,9 @@ def create_app(pg: ProvGraph, settings: ServerSettings | None = None) -> FastAPI
     errors.install(app)
     openapi.install(app)
     app.add_middleware(BodyLimit, limit=settings.max_upload_bytes)
-    app.include_router(sparql_router(pg, settings, reader))
-    app.include_router(store_router(pg, settings, reader))
-    app.include_router(api_router(pg, settings, reader))
-    app.include_router(trust_router(settings, reader))
-    app.include_router(relations_router(settings, reader))
-    app.include_router(answer_router(settings, reader))
-    app.include_router(page_router(settings))
-    _docs(app)
-    app.state.provgraph = pg
-    app.state.settings = settings
-    app.state.reader = reader  # close() it when the app is mounted in another one (no lifespan)
+    for router in (*ROUTERS, _docs):
+        app.include_router(router)
+    deps.install(app.state, pg, settings, reader)
     app.fast_path = functools.partial(QueryFastPath, pg=pg, settings=settings, reader=reader)
     return app
 
@@ -80,14 +70,16 @@ class _App(FastAPI):
         return stack if self.fast_path is None else self.fast_path(stack)
 
 
-def _docs(app: FastAPI) -> None:
-    @app.get("/docs", include_in_schema=False)
-    def docs() -> HTMLResponse:
-        return get_swagger_ui_html(
-            openapi_url="/openapi.json",
-            title="provgraph API",
-            swagger_js_url="/static/swagger/swagger-ui-bundle.js",
-            swagger_css_url="/static/swagger/swagger-ui.css",
-            swagger_favicon_url="/static/favicon.svg",
-            swagger_ui_parameters={"validatorUrl": None},
-        )
+_docs = APIRouter()
+
+
+@_docs.get("/docs", include_in_schema=False)
+def docs() -> HTMLResponse:
+    return get_swagger_ui_html(
+        openapi_url="/openapi.json",
+        title="provgraph API",
+        swagger_js_url="/static/swagger/swagger-ui-bundle.js",
+        swagger_css_url="/static/swagger/swagger-ui.css",
+        swagger_favicon_url="/static/favicon.svg",
+        swagger_ui_parameters={"validatorUrl": None},
+    )

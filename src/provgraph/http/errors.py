@@ -22,8 +22,8 @@ from provgraph.errors import (
     StoreLockedError,
     UnsupportedFormatError,
     ValidationFailedError,
+    WriteRefusedError,
 )
-from provgraph.update import WriteRefusedError
 
 
 class ErrorBody(BaseModel):

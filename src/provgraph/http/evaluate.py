@@ -12,9 +12,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import IO
 
+from provgraph import QueryResult
 from provgraph.errors import QueryError
 from provgraph.http.negotiation import MEDIA_TYPE_OF, RDF_TYPES, RESULT_TYPES, choose
-from provgraph.query import QueryResult
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,7 @@ page keeps the browser from reaching any other origin even if a YASGUI feature t
 
 from __future__ import annotations
 
+import functools
 import html
 import json
 from dataclasses import dataclass
@@ -18,6 +19,7 @@ from fastapi import APIRouter
 from fastapi.responses import FileResponse, HTMLResponse, Response
 
 from provgraph._version import __version__
+from provgraph.http.deps import Settings
 from provgraph.http.errors import HttpError
 from provgraph.http.settings import ServerSettings
 
@@ -138,13 +140,15 @@ ORDER BY ?title DESC(?version)
 )
 
 
+@functools.cache
 def _static_files() -> dict[str, Path]:
     """Every servable file by its URL path under ``/static/``: a fixed table built once, so a
     request can only ever name a file that ships with the package (no path traversal)."""
     return {path.relative_to(STATIC).as_posix(): path for path in sorted(STATIC.rglob("*")) if path.is_file()}
 
 
-def _render(settings: ServerSettings) -> str:
+@functools.lru_cache(maxsize=16)  # built once per app: its settings are frozen
+def _page(settings: ServerSettings) -> str:
     """The page. Every URL in it is relative, so it works at any host, port and path prefix."""
     token_mode = "none" if settings.token is None else ("reads" if settings.read_token else "writes")
     config = {
@@ -197,38 +201,36 @@ def _render(settings: ServerSettings) -> str:
 """
 
 
-def page_router(settings: ServerSettings) -> APIRouter:
-    """``/`` (the query page) and ``/static/...`` (YASGUI and the page's own script and style)."""
-    router = APIRouter(tags=["Query page"])
-    files = _static_files()
-    page = _render(settings)
-    headers = {
-        "Content-Security-Policy": CONTENT_SECURITY_POLICY,
-        "X-Content-Type-Options": "nosniff",
-        "Referrer-Policy": "no-referrer",
-        # The page embeds the settings it was built with: no stale copy after a restart.
-        "Cache-Control": "no-cache",
-    }
+#: The page's own headers.
+_HEADERS = {
+    "Content-Security-Policy": CONTENT_SECURITY_POLICY,
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    # The page embeds the settings it was built with: no stale copy after a restart.
+    "Cache-Control": "no-cache",
+}
 
-    @router.get("/", response_class=HTMLResponse, summary="The query page (YASGUI)")
-    def index() -> HTMLResponse:
-        # Served without a token even when reads need one: the page holds no data, and it is
-        # where the analyst types the token that its queries then send.
-        return HTMLResponse(page, headers=headers)
-
-    @router.get("/static/{path:path}", summary="Static files of the query page", include_in_schema=False)
-    def static(path: str) -> Response:
-        found = files.get(path)
-        if found is None:
-            raise HttpError(404, f"no static file {path!r}")
-        media_type = MEDIA_TYPES.get(found.suffix, "application/octet-stream")
-        # Revalidated by ETag / Last-Modified (FileResponse sets both): an upgrade of provgraph
-        # ships new files under the same names.
-        return FileResponse(
-            found, media_type=media_type, headers={"Cache-Control": "no-cache", "X-Content-Type-Options": "nosniff"}
-        )
-
-    return router
+router = APIRouter(tags=["Query page"])
 
 
-__all__ = ["EXAMPLES", "ExampleQuery", "page_router"]
+@router.get("/", response_class=HTMLResponse, summary="The query page (YASGUI)")
+def index(settings: Settings) -> HTMLResponse:
+    # Served without a token even when reads need one: the page holds no data, and it is
+    # where the analyst types the token that its queries then send.
+    return HTMLResponse(_page(settings), headers=_HEADERS)
+
+
+@router.get("/static/{path:path}", summary="Static files of the query page", include_in_schema=False)
+def static(path: str) -> Response:
+    found = _static_files().get(path)
+    if found is None:
+        raise HttpError(404, f"no static file {path!r}")
+    media_type = MEDIA_TYPES.get(found.suffix, "application/octet-stream")
+    # Revalidated by ETag / Last-Modified (FileResponse sets both): an upgrade of provgraph
+    # ships new files under the same names.
+    return FileResponse(
+        found, media_type=media_type, headers={"Cache-Control": "no-cache", "X-Content-Type-Options": "nosniff"}
+    )
+
+
+__all__ = ["EXAMPLES", "ExampleQuery", "router"]

@@ -25,7 +25,17 @@ import time
 from collections.abc import Callable, Collection, Iterator
 from typing import Any, TypeVar
 
-from provgraph.answer.models import AskFilters, Detail, DraftAnswer, EvidencePack, GeneratorKind, GroundedAnswer
+from provgraph import (
+    AskFilters,
+    Conflict,
+    Detail,
+    DocumentRelation,
+    DraftAnswer,
+    EvidencePack,
+    GeneratorKind,
+    GroundedAnswer,
+    ResolutionStrategy,
+)
 from provgraph.graph import ProvGraph
 from provgraph.http.errors import HttpError
 from provgraph.http.evaluate import TIMEOUT, TOO_LARGE, LimitExceeded, capture
@@ -34,8 +44,6 @@ from provgraph.http.workers import BUSY, STOPPED, CallOutcome, CallTask, QueryPo
 from provgraph.models import DerivedRecords, Evidence, ExportFormat, SourceInfo
 from provgraph.store.oxigraph import OxigraphBackend
 from provgraph.store.snapshots import Snapshots
-from provgraph.trust.models import Conflict, ResolutionStrategy
-from provgraph.trust.relation_models import DocumentRelation
 
 logger = logging.getLogger("provgraph.http")
 _T = TypeVar("_T")
@@ -70,10 +78,8 @@ def ask(pg: ProvGraph, question: str, generator: GeneratorKind, filters: AskFilt
     return pg.ask(question, generator=generator, filters=filters, detail=detail)
 
 
-def verify(_pg: ProvGraph, answer: DraftAnswer, pack: EvidencePack, generator: str, detail: Detail) -> GroundedAnswer:
-    from provgraph.answer.verify import verify as check
-
-    return check(answer, pack, generator=generator, detail=detail)
+def verify(pg: ProvGraph, answer: DraftAnswer, pack: EvidencePack, generator: str, detail: Detail) -> GroundedAnswer:
+    return pg.verify(answer, pack, generator=generator, detail=detail)
 
 
 def export(pg: ProvGraph, fmt: ExportFormat, graph: str | None, max_bytes: int, timeout: float) -> bytes:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
-from provgraph.answer.models import GeneratorKind
 from provgraph.models import DatasetView
+from provgraph.options import GeneratorKind
 
 
 class ServerSettings(BaseModel):

@@ -8,8 +8,8 @@ details binding hides: a parameter given twice, the exact media type, a body tha
 from __future__ import annotations
 
 import functools
-import threading
 import time
+from collections.abc import Callable
 from urllib.parse import parse_qsl
 
 from fastapi import APIRouter, Request
@@ -17,9 +17,10 @@ from fastapi.responses import PlainTextResponse, Response
 from starlette.datastructures import URL
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from provgraph import PreparedQuery
 from provgraph.errors import ProvGraphError, QuerySyntaxError
 from provgraph.graph import ProvGraph
-from provgraph.http.auth import require
+from provgraph.http.deps import base_iri_of, check_access, graph_of, query_slots_of, reader_of, settings_of
 from provgraph.http.errors import HttpError, error_response, internal_error, status_of
 from provgraph.http.evaluate import TIMEOUT, TOO_LARGE, QueryAnswer, answer
 from provgraph.http.openapi import SPARQL_RESPONSES
@@ -28,7 +29,6 @@ from provgraph.http.service import service_description
 from provgraph.http.settings import ServerSettings
 from provgraph.http.workers import BUSY, DIED, STOPPED, QueryTask
 from provgraph.models import DatasetView
-from provgraph.query import PreparedQuery
 
 FORM = "application/x-www-form-urlencoded"
 QUERY_TYPE = "application/sparql-query"
@@ -121,145 +121,154 @@ def _view(params: dict[str, list[str]], settings: ServerSettings) -> DatasetView
         raise HttpError(400, f"view must be one of {allowed}, not {view!r}") from None
 
 
-def sparql_router(pg: ProvGraph, settings: ServerSettings, reader: Reader) -> APIRouter:
-    """``/sparql`` over ``pg``."""
-    router = APIRouter(tags=["SPARQL"])
-    slots = threading.BoundedSemaphore(settings.max_concurrent_queries)
-    # On disk, while this process is the only writer, queries run in worker processes that can be
-    # killed at the deadline; in memory they run in threads (and a silent one runs to its end).
-    pool = reader.pool
+# The /sparql routes take the app's state with plain calls (deps.graph_of and friends), not as
+# FastAPI dependencies: solving those is per-request work on the query path, which bench/http.py
+# measures. Their access turns on what the request carries (a query reads, an update writes, the
+# service description needs no token), so it is checked once that is known, not per route.
 
+
+async def _in_thread(function: Callable[..., Response], request: Request, *args: object) -> Response:
+    reader = reader_of(request)
     # Worker processes keep their own deadline (a worker still starting must not eat a query's
     # time); threads cannot be stopped, so the client is answered at the deadline instead.
-    thread_timeout = None if pool is not None else settings.query_timeout + 0.5
+    timeout = None if reader.pool is not None else settings_of(request).query_timeout + 0.5
+    return await reader.threads.run(function, request, *args, timeout=timeout)
 
-    async def evaluate(function, *args):  # type: ignore[no-untyped-def]
-        return await reader.threads.run(function, *args, timeout=thread_timeout)
 
-    async def evaluate_query(request: Request, query: str, params: dict[str, list[str]]) -> Response:
-        if pool is not None:
-            return await query_in_worker(request, query, params)
-        return await evaluate(run_query, request, query, params)  # type: ignore[no-any-return]
-
-    async def query_in_worker(request: Request, query: str, params: dict[str, list[str]]) -> Response:
-        require(request, settings, write=False)
-        base_iri = str(request.url).split("?", 1)[0]
-        return await answer_in_worker(pg, settings, reader, query, params, request.headers.get("accept"), base_iri)
-
-    def run_query(request: Request, query: str, params: dict[str, list[str]]) -> Response:
-        require(request, settings, write=False)
-        default_graphs = params.get("default-graph-uri")
-        named_graphs = params.get("named-graph-uri")
-        accept = request.headers.get("accept")
-        if not slots.acquire(timeout=settings.query_timeout):
-            raise HttpError(503, "the server is busy with other queries; try again")
-        try:
-            deadline = time.time() + settings.query_timeout
-            result = pg.query(
-                query,
-                view=_view(params, settings),
-                default_graph=default_graphs,
-                named_graphs=named_graphs,
-                base_iri=str(request.url).split("?", 1)[0],
-                services=settings.service_allow if settings.federation else (),
-            )
-            answered = answer(result, accept=accept, max_bytes=settings.max_result_bytes, deadline=deadline)
-            del result  # pyoxigraph results belong to the thread that made them: drop them here
-        finally:
-            slots.release()
-        answered = _checked(answered, settings)
-        return Response(answered.body, media_type=answered.media_type)
-
-    def run_update(request: Request, update: str, params: dict[str, list[str]]) -> Response:
-        require(request, settings, write=True)
-        with reader.writing():
-            pg.update(
-                update,
-                using_graphs=params.get("using-graph-uri", []),
-                using_named_graphs=params.get("using-named-graph-uri", []),
-                base_iri=str(request.url).split("?", 1)[0],
-                services=settings.service_allow if settings.federation else (),
-                loads=settings.load_allow,
-            )
-        return Response(status_code=204)
-
-    @router.get(
-        "/sparql",
-        summary="SPARQL query (GET), or the service description",
-        response_class=Response,
-        responses=SPARQL_RESPONSES["GET"],
-        openapi_extra={"parameters": _QUERY_PARAMETERS},
+async def _query(request: Request, query: str, params: dict[str, list[str]]) -> Response:
+    # On disk, while this process is the only writer, queries run in worker processes that can be
+    # killed at the deadline; in memory they run in threads (and a silent one runs to its end).
+    reader = reader_of(request)
+    if reader.pool is None:
+        return await _in_thread(_run_query, request, query, params)
+    check_access(request, write=False)
+    accept = request.headers.get("accept")
+    return await answer_in_worker(
+        graph_of(request), settings_of(request), reader, query, params, accept, base_iri_of(request)
     )
-    async def get(request: Request) -> Response:
-        params = _params(parse_qsl(request.url.query, keep_blank_values=True))
-        if "update" in params:
-            raise HttpError(405, "updates go by POST, not GET", headers={"Allow": "POST"})
-        query = _one(params, "query")
-        if query is None:
-            return service_description(request, settings)
-        return await evaluate_query(request, query, params)
 
-    @router.post(
-        "/sparql",
-        summary="SPARQL query or update (POST)",
-        response_class=Response,
-        responses=SPARQL_RESPONSES["POST"],
-        openapi_extra={
-            "requestBody": {
-                "content": {
-                    FORM: {
-                        "schema": {
-                            "type": "object",
-                            "properties": {"query": {"type": "string"}, "update": {"type": "string"}},
-                        }
-                    },
-                    QUERY_TYPE: {"schema": {"type": "string"}, "example": "SELECT * WHERE { ?s ?p ?o } LIMIT 10"},
-                    UPDATE_TYPE: {
-                        "schema": {"type": "string"},
-                        "example": "INSERT DATA { <http://example.org/a> <http://example.org/b> 1 }",
-                    },
-                }
+
+def _run_query(request: Request, query: str, params: dict[str, list[str]]) -> Response:
+    check_access(request, write=False)
+    pg, settings, slots = graph_of(request), settings_of(request), query_slots_of(request)
+    default_graphs = params.get("default-graph-uri")
+    named_graphs = params.get("named-graph-uri")
+    accept = request.headers.get("accept")
+    if not slots.acquire(timeout=settings.query_timeout):
+        raise HttpError(503, "the server is busy with other queries; try again")
+    try:
+        deadline = time.time() + settings.query_timeout
+        result = pg.query(
+            query,
+            view=_view(params, settings),
+            default_graph=default_graphs,
+            named_graphs=named_graphs,
+            base_iri=base_iri_of(request),
+            services=settings.service_allow if settings.federation else (),
+        )
+        answered = answer(result, accept=accept, max_bytes=settings.max_result_bytes, deadline=deadline)
+        del result  # pyoxigraph results belong to the thread that made them: drop them here
+    finally:
+        slots.release()
+    answered = _checked(answered, settings)
+    return Response(answered.body, media_type=answered.media_type)
+
+
+def _run_update(request: Request, update: str, params: dict[str, list[str]]) -> Response:
+    check_access(request, write=True)
+    pg, settings = graph_of(request), settings_of(request)
+    with reader_of(request).writing():
+        pg.update(
+            update,
+            using_graphs=params.get("using-graph-uri", []),
+            using_named_graphs=params.get("using-named-graph-uri", []),
+            base_iri=base_iri_of(request),
+            services=settings.service_allow if settings.federation else (),
+            loads=settings.load_allow,
+        )
+    return Response(status_code=204)
+
+
+router = APIRouter(tags=["SPARQL"])
+
+
+@router.get(
+    "/sparql",
+    summary="SPARQL query (GET), or the service description",
+    response_class=Response,
+    responses=SPARQL_RESPONSES["GET"],
+    openapi_extra={"parameters": _QUERY_PARAMETERS},
+)
+async def get(request: Request) -> Response:
+    params = _params(parse_qsl(request.url.query, keep_blank_values=True))
+    if "update" in params:
+        raise HttpError(405, "updates go by POST, not GET", headers={"Allow": "POST"})
+    query = _one(params, "query")
+    if query is None:
+        return service_description(request, settings_of(request))
+    return await _query(request, query, params)
+
+
+@router.post(
+    "/sparql",
+    summary="SPARQL query or update (POST)",
+    response_class=Response,
+    responses=SPARQL_RESPONSES["POST"],
+    openapi_extra={
+        "requestBody": {
+            "content": {
+                FORM: {
+                    "schema": {
+                        "type": "object",
+                        "properties": {"query": {"type": "string"}, "update": {"type": "string"}},
+                    }
+                },
+                QUERY_TYPE: {"schema": {"type": "string"}, "example": "SELECT * WHERE { ?s ?p ?o } LIMIT 10"},
+                UPDATE_TYPE: {
+                    "schema": {"type": "string"},
+                    "example": "INSERT DATA { <http://example.org/a> <http://example.org/b> 1 }",
+                },
             }
-        },
-    )
-    async def post(request: Request) -> Response:
-        url_params = _params(parse_qsl(request.url.query, keep_blank_values=True))
-        media = _media_type(request)
-        if media == FORM:
-            params = _params(await _form(request))
-            for key in ("query", "update"):
-                if key in url_params:
-                    raise HttpError(400, f"'{key}' belongs in the form body, not the URL")
-            merged = {**url_params}
-            for key, values in params.items():
-                merged.setdefault(key, []).extend(values)
-            query, update = _one(merged, "query"), _one(merged, "update")
-            if query is not None and update is not None:
-                raise HttpError(400, "give a query or an update, not both")
-            if query is not None:
-                return await evaluate_query(request, query, merged)
-            if update is not None:
-                return await evaluate(run_update, request, update, merged)
-            raise HttpError(400, "the form has neither a 'query' nor an 'update' field")
-        if media == QUERY_TYPE:
-            if "query" in url_params or "update" in url_params:
-                raise HttpError(400, "a direct POST carries the operation in the body only")
-            return await evaluate_query(request, await _text_body(request), url_params)
-        if media == UPDATE_TYPE:
-            if "query" in url_params or "update" in url_params:
-                raise HttpError(400, "a direct POST carries the operation in the body only")
-            return await evaluate(run_update, request, await _text_body(request), url_params)
-        if media is None:
-            raise HttpError(400, f"a POST needs a Content-Type: {FORM}, {QUERY_TYPE} or {UPDATE_TYPE}")
-        raise HttpError(415, f"unsupported Content-Type {media}: use {FORM}, {QUERY_TYPE} or {UPDATE_TYPE}")
+        }
+    },
+)
+async def post(request: Request) -> Response:
+    url_params = _params(parse_qsl(request.url.query, keep_blank_values=True))
+    media = _media_type(request)
+    if media == FORM:
+        params = _params(await _form(request))
+        for key in ("query", "update"):
+            if key in url_params:
+                raise HttpError(400, f"'{key}' belongs in the form body, not the URL")
+        merged = {**url_params}
+        for key, values in params.items():
+            merged.setdefault(key, []).extend(values)
+        query, update = _one(merged, "query"), _one(merged, "update")
+        if query is not None and update is not None:
+            raise HttpError(400, "give a query or an update, not both")
+        if query is not None:
+            return await _query(request, query, merged)
+        if update is not None:
+            return await _in_thread(_run_update, request, update, merged)
+        raise HttpError(400, "the form has neither a 'query' nor an 'update' field")
+    if media == QUERY_TYPE:
+        if "query" in url_params or "update" in url_params:
+            raise HttpError(400, "a direct POST carries the operation in the body only")
+        return await _query(request, await _text_body(request), url_params)
+    if media == UPDATE_TYPE:
+        if "query" in url_params or "update" in url_params:
+            raise HttpError(400, "a direct POST carries the operation in the body only")
+        return await _in_thread(_run_update, request, await _text_body(request), url_params)
+    if media is None:
+        raise HttpError(400, f"a POST needs a Content-Type: {FORM}, {QUERY_TYPE} or {UPDATE_TYPE}")
+    raise HttpError(415, f"unsupported Content-Type {media}: use {FORM}, {QUERY_TYPE} or {UPDATE_TYPE}")
 
-    # Without this route the router answers other methods with the Allow of the first /sparql
-    # route it meets (GET alone), though POST is allowed too.
-    @router.api_route("/sparql", methods=["PUT", "DELETE", "PATCH"], include_in_schema=False)
-    async def other(request: Request) -> Response:
-        raise HttpError(405, f"{request.method} is not a SPARQL Protocol method: use GET or POST", headers=_ALLOW)
 
-    return router
+# Without this route the router answers other methods with the Allow of the first /sparql
+# route it meets (GET alone), though POST is allowed too.
+@router.api_route("/sparql", methods=["PUT", "DELETE", "PATCH"], include_in_schema=False)
+async def other(request: Request) -> Response:
+    raise HttpError(405, f"{request.method} is not a SPARQL Protocol method: use GET or POST", headers=_ALLOW)
 
 
 async def answer_in_worker(
@@ -460,4 +469,4 @@ def _checked(answered: QueryAnswer | None, settings: ServerSettings) -> QueryAns
     return answered
 
 
-__all__ = ["QueryFastPath", "sparql_router"]
+__all__ = ["QueryFastPath", "router"]

@@ -30,10 +30,9 @@ from pathlib import Path
 from typing import IO
 from xml.parsers import expat
 
-from pyoxigraph import BlankNode, DefaultGraph, Literal, NamedNode, Triple
-
 from provgraph.errors import InputError
 from provgraph.ingest.datatypes import CHECKED_DATATYPES, literal_problem
+from provgraph.store.terms import BlankNode, DefaultGraph, Literal, NamedNode, Triple
 from provgraph.vocab import ID_NS, PG_NS
 
 #: Where provgraph's own IRIs live: the pg: vocabulary and the pgid: resources it mints.

@@ -26,12 +26,12 @@ from typing import IO, Annotated, Any
 from urllib.parse import urljoin
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
-from pyoxigraph import BlankNode, Literal, NamedNode
 
 from provgraph.errors import InputError
 from provgraph.ingest.guard import InputGuard, LineLimit
 from provgraph.ingest.records import Assertion, LiteralCanonicalizer, PassageSpec
 from provgraph.models import ExtractionMethod
+from provgraph.store.terms import BlankNode, Literal, NamedNode
 from provgraph.vocab import XSD_NS
 
 

@@ -32,9 +32,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pyoxigraph import BlankNode, DefaultGraph, Literal, NamedNode, Quad
-
 from provgraph.errors import InputError
+from provgraph.store.terms import BlankNode, DefaultGraph, Literal, NamedNode, Quad
 
 NP = "http://www.nanopub.org/nschema#"
 NPX = "http://purl.org/nanopub/x/"

@@ -19,13 +19,11 @@ import tempfile
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
-from datetime import UTC, date, datetime
+from datetime import UTC, datetime
 from functools import lru_cache
 from pathlib import Path
-from typing import IO, TYPE_CHECKING
+from typing import IO, TYPE_CHECKING, cast
 from urllib.parse import unquote, urlsplit
-
-from pyoxigraph import NamedNode, RdfFormat, Store
 
 from provgraph.errors import (
     EmptyInputError,
@@ -35,8 +33,9 @@ from provgraph.errors import (
     UnsupportedFormatError,
     ValidationFailedError,
 )
-from provgraph.ingest.guard import RESERVED_BASE, InputGuard
+from provgraph.ingest.guard import InputGuard
 from provgraph.ingest.jsonl import read_jsonl
+from provgraph.ingest.options import IngestOptions, issued_literal
 from provgraph.ingest.rdf import read_graph_metadata, read_rdf
 from provgraph.ingest.records import Assertion, PassageSpec
 from provgraph.ingest.reify import DocumentMeta, GraphBuilder, xsd_datetime
@@ -54,7 +53,6 @@ from provgraph.models import (
     DocumentOutcome,
     DocumentReport,
     ExtractionMethod,
-    GraphSplit,
     IngestReport,
     InputFormat,
     ValidationIssue,
@@ -63,7 +61,9 @@ from provgraph.models import (
 from provgraph.resources import shapes_dir
 from provgraph.store import catalog, changes, view
 from provgraph.store.base import Backend
-from provgraph.vocab import CATALOG_GRAPH, CURRENT_VIEW, XSD_NS, activity_iri, document_iri, graph_iri
+from provgraph.store.scratch import ScratchStore
+from provgraph.store.terms import NamedNode
+from provgraph.vocab import CATALOG_GRAPH, CURRENT_VIEW, PREFIXES, activity_iri, document_iri, graph_iri
 
 if TYPE_CHECKING:
     import rdflib
@@ -104,45 +104,6 @@ def catalog_checks() -> CompiledShapes | None:
     from provgraph.ingest.shacl import compile_shapes
 
     return compile_shapes(catalog_shapes())
-
-
-@dataclass(frozen=True)
-class IngestOptions:
-    """Everything ``ProvGraph.ingest`` was told, checked."""
-
-    title: str | None = None
-    url: str | None = None
-    issued: str | date | datetime | None = None
-    tier: int = 3
-    publisher: str | None = None
-    id: str | None = None
-    format: InputFormat | None = None
-    method: ExtractionMethod | None = None
-    confidence: float | None = None
-    base: str | None = None
-    shapes: tuple[Path, ...] = ()
-    split: GraphSplit | None = None
-    agent: str | None = None
-    reviewer: str | None = None
-    #: keep ill-typed literals (counted in the report) instead of refusing the input; not part of
-    #: the fingerprint, as it changes what is accepted, not what is written
-    lenient: bool = False
-
-    def fingerprint_fields(self) -> dict[str, object]:
-        return {
-            "title": self.title,
-            "url": self.url,
-            "issued": str(self.issued) if self.issued is not None else None,
-            "tier": self.tier,
-            "publisher": self.publisher,
-            "method": self.method.value if self.method else None,
-            "confidence": self.confidence,
-            "base": self.base,
-            "agent": self.agent,
-            "reviewer": self.reviewer,
-            "split": self.split.pattern if self.split else None,
-            "format": self.format.value if self.format else None,
-        }
 
 
 @dataclass
@@ -199,7 +160,6 @@ def _run(
     source = Path(path)
     _check_file(source)
     fmt = _detect_format(source, options.format)
-    _check_options(options, file)
     content_hash = _file_hash(source)
     now = datetime.now(UTC)
     key = options.id or options.url or str(source.resolve())
@@ -211,7 +171,7 @@ def _run(
         media_type=fmt.media_type,
         method=options.method or ExtractionMethod.SOURCE_DATA,
         url=options.url,
-        issued=_issued(options.issued, file),
+        issued=issued_literal(options.issued),
         publisher=options.publisher,
         confidence=options.confidence,
         agent=options.agent,
@@ -221,36 +181,78 @@ def _run(
 
     remove_stale_spools()
     with tempfile.TemporaryDirectory(prefix=f"{SPOOL_PREFIX}{os.getpid()}-") as tmp:
-        spool_path, view_path = Path(tmp) / "ingest.nq", Path(tmp) / "view.nq"
-        with (
-            source.open("rb") as raw,
-            spool_path.open("w", encoding="utf-8") as quads,
-            view_path.open("w", encoding="utf-8") as view_quads,
-        ):
-            spool = _Spool(quads, view_quads)
-            if raw.read(3) != b"\xef\xbb\xbf":  # a UTF-8 byte order mark is not content
-                raw.seek(0)
-            stream = _Counting(raw, source.stat().st_size, progress)
-            guard = InputGuard(file, path=source, lenient=options.lenient)
-            items = _read(stream, fmt, file=file, base=options.base, guard=guard)
-            if options.split is not None:
-                with _Groups(Path(tmp) / "groups.sqlite3") as groups:
-                    documents, metadata_guard = _split(items, options, main_meta, fingerprint_base, file, groups)
-                    guard.ill_typed += metadata_guard.ill_typed if metadata_guard is not None else 0
-                    built, skipped, validation = _build_split(backend, documents, now, spool, groups)
-            else:
-                doc = _Document(main_meta, _fingerprint(content_hash, fingerprint_base))
-                built, skipped, validation = _build_streaming(backend, doc, items, now, spool, file)
-
-        validation = _user_shapes(validation, built, spool_path, options.shapes)
-        entries = [_entry(b, now) for b in built]
-        if entries and validation.conforms:
-            validation = _merge(validation, _validate_catalog(backend, entries))
+        spool = (Path(tmp) / "ingest.nq", Path(tmp) / "view.nq")
+        outcome = _build(backend, (source, file), fmt, options, main_meta, fingerprint_base, now, spool, progress)
+        validation, entries = _validate(backend, outcome, spool[0], options.shapes, now)
         if not validation.conforms and not dry_run:
             raise ValidationFailedError(validation, file=file)
         if not dry_run and entries:
-            _write(backend, built, entries, (spool_path, view_path), progress)
+            _write(backend, outcome.built, entries, spool, progress)
+    return _report(file, fmt, outcome, validation, dry_run=dry_run, seconds=time.perf_counter() - started)
 
+
+@dataclass
+class _Outcome:
+    """What reading, grouping, reifying and validating the chunks of an input gave."""
+
+    built: list[_Built]
+    skipped: list[DocumentReport]
+    validation: ValidationReport
+    ill_typed: int
+
+
+def _build(
+    backend: Backend,
+    input_file: tuple[Path, str],
+    fmt: InputFormat,
+    options: IngestOptions,
+    main_meta: DocumentMeta,
+    fingerprint_base: str,
+    now: datetime,
+    spool: tuple[Path, Path],
+    progress: ProgressCallback | None,
+) -> _Outcome:
+    """Read the input, group it into documents and reify each into the spool (the graphs' quads,
+    then their copy in the current view), validating chunks with the built-in shapes meanwhile.
+    ``input_file`` is the input's path and its name as the caller gave it (for messages)."""
+    source, file = input_file
+    with (
+        source.open("rb") as raw,
+        spool[0].open("w", encoding="utf-8") as quads,
+        spool[1].open("w", encoding="utf-8") as view_quads,
+    ):
+        if raw.read(3) != b"\xef\xbb\xbf":  # a UTF-8 byte order mark is not content
+            raw.seek(0)
+        stream = _Counting(raw, source.stat().st_size, progress)
+        guard = InputGuard(file, path=source, lenient=options.lenient)
+        items = _read(stream, fmt, file=file, base=options.base, guard=guard)
+        if options.split is not None:
+            with _Groups(spool[0].with_name("groups.sqlite3")) as groups:
+                documents, metadata_guard = _split(items, options, main_meta, fingerprint_base, file, groups)
+                guard.ill_typed += metadata_guard.ill_typed if metadata_guard is not None else 0
+                found = _build_split(backend, documents, now, _Spool(quads, view_quads), groups)
+        else:
+            doc = _Document(main_meta, _fingerprint(main_meta.content_hash, fingerprint_base))
+            found = _build_streaming(backend, doc, items, now, _Spool(quads, view_quads), file)
+    return _Outcome(*found, ill_typed=guard.ill_typed)
+
+
+def _validate(
+    backend: Backend, outcome: _Outcome, spool: Path, user_shapes: tuple[Path, ...], now: datetime
+) -> tuple[ValidationReport, list[catalog.NewVersion]]:
+    """The validation of the whole input (the built-in shapes', then the user's shapes' and the
+    catalog's as it will be after the commit) and the catalog entries to commit."""
+    validation = _user_shapes(outcome.validation, outcome.built, spool, user_shapes)
+    entries = [_entry(b, now) for b in outcome.built]
+    if entries and validation.conforms:
+        validation = _merge(validation, _validate_catalog(backend, entries))
+    return validation, entries
+
+
+def _report(
+    file: str, fmt: InputFormat, outcome: _Outcome, validation: ValidationReport, *, dry_run: bool, seconds: float
+) -> IngestReport:
+    built = outcome.built
     reports = [
         DocumentReport(
             document=b.document.value,
@@ -266,7 +268,7 @@ def _run(
             content_hash=b.doc.meta.content_hash,
         )
         for b in built
-    ] + skipped
+    ] + outcome.skipped
     written = [] if dry_run else built
     return IngestReport(
         file=file,
@@ -277,9 +279,9 @@ def _run(
         quads=sum(b.quads for b in written),
         unchanged=not built,
         validation=validation,
-        ill_typed_literals=guard.ill_typed,
+        ill_typed_literals=outcome.ill_typed,
         dry_run=dry_run,
-        seconds=round(time.perf_counter() - started, 3),
+        seconds=round(seconds, 3),
     )
 
 
@@ -340,59 +342,6 @@ def _check_file(source: Path) -> None:
         raise EmptyInputError("the file is empty: nothing to ingest", file=str(source))
 
 
-def _check_options(options: IngestOptions, file: str) -> None:
-    if not 1 <= options.tier <= 5:
-        raise InputError(f"tier must be from 1 (highest) to 5, not {options.tier}", file=file)
-    if options.confidence is not None and not 0.0 <= options.confidence <= 1.0:
-        raise InputError(f"confidence must be in [0, 1], not {options.confidence}", file=file)
-    for name in ("url", "agent", "reviewer", "base"):
-        value = getattr(options, name)
-        if value is not None:
-            try:
-                NamedNode(value)
-            except ValueError:
-                raise InputError(f"--{name} must be an absolute IRI, not {value!r}", file=file) from None
-            if name in ("agent", "reviewer") and value.startswith(RESERVED_BASE):
-                raise InputError(f"--{name} may not be one of provgraph's own IRIs ({value})", file=file)
-    if options.title is not None and not options.title.strip():
-        raise InputError("--title must not be empty", file=file)
-    if options.split is not None:
-        try:
-            re.compile(options.split.pattern)
-        except re.error as exc:
-            raise InputError(f"bad --split-graphs pattern: {exc}", file=file) from exc
-
-
-def _issued(value: str | date | datetime | None, file: str) -> tuple[str, str] | None:
-    if value is None:
-        return None
-    if isinstance(value, datetime):
-        if value.tzinfo is None:
-            raise InputError("--issued date-time needs a time zone", file=file)
-        return xsd_datetime(value), XSD_NS + "dateTime"
-    if isinstance(value, date):
-        return value.isoformat(), XSD_NS + "date"
-    text = value.strip()
-    if re.fullmatch(r"\d{4}", text):
-        return text, XSD_NS + "gYear"
-    if re.fullmatch(r"\d{4}-(0[1-9]|1[0-2])", text):
-        return text, XSD_NS + "gYearMonth"
-    try:
-        return date.fromisoformat(text).isoformat(), XSD_NS + "date"
-    except ValueError:
-        pass
-    try:
-        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError:
-        raise InputError(
-            f"--issued must be a date (2024-03-01), year-month, year or date-time, not {text!r}",
-            file=file,
-        ) from None
-    if moment.tzinfo is None:
-        raise InputError("--issued date-time needs a time zone, e.g. 2024-03-01T12:00:00Z", file=file)
-    return xsd_datetime(moment.astimezone(UTC)), XSD_NS + "dateTime"
-
-
 def _file_hash(source: Path) -> str:
     digest = hashlib.sha256()
     with source.open("rb") as f:
@@ -446,11 +395,12 @@ _Item = tuple[Assertion | None, str | None, PassageSpec | None]
 
 def _read(stream: _Counting, fmt: InputFormat, *, file: str, base: str | None, guard: InputGuard) -> Iterator[_Item]:
     """(assertion, graph name, passage) triples; exactly one of assertion/passage is set."""
+    reader = cast(IO[bytes], stream)  # read() and readline() are all the readers call
     if fmt.is_rdf:
-        for assertion, graph in read_rdf(stream, fmt, file=file, base=base, guard=guard):  # type: ignore[arg-type]
+        for assertion, graph in read_rdf(reader, fmt, file=file, base=base, guard=guard):
             yield assertion, graph, None
     elif fmt is InputFormat.JSONL:
-        for assertion in read_jsonl(stream, file=file, base=base, guard=guard):  # type: ignore[arg-type]
+        for assertion in read_jsonl(reader, file=file, base=base, guard=guard):
             yield assertion, None, None
     else:
         raw = stream.read()
@@ -774,14 +724,11 @@ def _user_shapes(
     if not user_shapes or not report.conforms or not built:
         return report
     shapes = load_shapes(list(user_shapes))
-    dataset = Store()
-    dataset.bulk_load(path=str(spool), format=RdfFormat.N_QUADS)
+    dataset = ScratchStore.of_nquads_file(spool)
     issues: list[ValidationIssue] = []
     count = 0
     for b in built:
-        graph = Store()  # pyshacl validates a store's default graph
-        graph.load(dataset.dump(format=RdfFormat.N_TRIPLES, from_graph=b.graph), RdfFormat.N_TRIPLES)
-        found, n = validate_store(graph, shapes)
+        found, n = validate_store(dataset.graph(b.graph), shapes)  # pyshacl validates a default graph
         count += n
         issues += [i.model_copy(update={"document": b.doc.meta.key}) for i in found]
     return _merge(
@@ -798,8 +745,7 @@ def _user_shapes(
 def _validate_catalog(backend: Backend, entries: list[catalog.NewVersion]) -> ValidationReport:
     checks = catalog_checks()
     if checks is None:  # pySHACL reads a store
-        preview = Store()
-        preview.load("".join(f"{line} .\n" for line in catalog.preview(backend, entries)), RdfFormat.N_TRIPLES)
+        preview = ScratchStore.of_ntriples("".join(f"{line} .\n" for line in catalog.preview(backend, entries)))
         issues, count = validate_store(preview, catalog_shapes())
     else:
         issues, count = validate_lines(catalog.preview(backend, entries), checks)
@@ -875,7 +821,7 @@ def _write(
     if sum(b.statements for b in built) <= BULK_THRESHOLD:
         # Graphs, current view and catalog in one SPARQL update: one transaction, all or nothing.
         operations = [catalog.commit_update(entries), _insert_data(spool[0], built), *after]
-        backend.update(" ;\n".join(op for op in operations if op))
+        backend.update(" ;\n".join(op for op in operations if op), prefixes=PREFIXES)
         if progress is not None:
             progress("writing", total, total)
         return
@@ -887,7 +833,8 @@ def _write(
         backend.update(view.pending(graphs))
         backend.load_quads((*spool, staged), bulk=True)
         commit = catalog.commit_staged_update(entries)
-        backend.update(" ;\n".join(op for op in (commit, *after, view.committed(graphs)) if op))  # the commit point
+        commit_point = " ;\n".join(op for op in (commit, *after, view.committed(graphs)) if op)
+        backend.update(commit_point, prefixes=PREFIXES)
     except BaseException as exc:
         try:  # not committed: take the graphs out of the view and the store again
             view.recover(backend)
@@ -929,4 +876,4 @@ def _insert_data(spool: Path, built: list[_Built]) -> str:
     return "\n".join(parts)
 
 
-__all__ = ["BULK_THRESHOLD", "SPOOL_PREFIX", "IngestOptions", "ProgressCallback", "remove_stale_spools", "run"]
+__all__ = ["BULK_THRESHOLD", "SPOOL_PREFIX", "ProgressCallback", "remove_stale_spools", "run"]

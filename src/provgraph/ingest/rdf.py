@@ -8,10 +8,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import IO
+from typing import IO, cast
 from urllib.parse import urljoin
-
-from pyoxigraph import BlankNode, DefaultGraph, Literal, NamedNode, Quad, RdfFormat, Triple, parse
 
 from provgraph.errors import InputError
 from provgraph.ingest.guard import (
@@ -26,6 +24,7 @@ from provgraph.ingest.nanopub import check_nanopublications, mentions_nanopublic
 from provgraph.ingest.records import Assertion, LiteralCanonicalizer
 from provgraph.ingest.trix import trix_to_nquads
 from provgraph.models import InputFormat
+from provgraph.store.terms import BlankNode, DefaultGraph, Literal, NamedNode, Quad, RdfFormat, Triple, parse
 
 RDF_FORMATS: dict[InputFormat, RdfFormat] = {
     InputFormat.TURTLE: RdfFormat.TURTLE,
@@ -67,25 +66,15 @@ def read_rdf(
     # JSON-LD's toRdf drops a value with an invalid IRI without a word: parsed leniently, such a
     # value is kept, and the guard refuses it.
     strict = fmt is InputFormat.JSONLD
-    source: IO[bytes] | LineLimit | bytes = stream
     # Nanopublications are checked as a whole once read (see provgraph.ingest.nanopub).
     nanopubs: list[Quad] | None = None
     if fmt in _DATASET_FORMATS and guard.path is not None and mentions_nanopublications(guard.path):
         nanopubs = []
-    if fmt is InputFormat.RDFXML and guard.path is not None:
-        check_xml(guard.path, file)
-    elif fmt is InputFormat.TRIX:
-        document = guard.path if guard.path is not None else stream.read()
-        check_xml(document, file)
-        source = trix_to_nquads(document, file)
-    elif fmt is InputFormat.JSONLD:
-        source = stream.read()
-        check_json_depth(source, file)
-    elif fmt in _BOUNDED_LINES:
-        source = LineLimit(stream, file)
+    source = _source(stream, fmt, file, guard)
+    # The loop is written out here, not in a generator of its own: it runs once per quad.
     try:
         quads = parse(
-            source,  # type: ignore[arg-type]  # a binary reader: read() is all pyoxigraph calls
+            cast("IO[bytes] | bytes", source),  # a LineLimit is a binary reader: read() is all pyoxigraph calls
             format=rdf_format,
             base_iri=base,
             lenient=resolve or strict,
@@ -112,20 +101,43 @@ def read_rdf(
             yield assertion, (None if isinstance(g, DefaultGraph) else str(g))
         if nanopubs is not None:
             check_nanopublications(nanopubs, file=file, locate=guard.line_of)
-    except SyntaxError as exc:
-        raise _syntax_error(exc, file) from exc
-    except MemoryError as exc:
+    except (SyntaxError, MemoryError, ValueError, OSError) as exc:
+        raise _read_error(exc, fmt, file, source) from exc
+
+
+def _source(stream: IO[bytes], fmt: InputFormat, file: str, guard: InputGuard) -> IO[bytes] | LineLimit | bytes:
+    """What the parser reads, checked as its format needs before parsing: RDF/XML and TriX for
+    XML bombs (TriX then as N-Quads), JSON-LD for its nesting, line formats line by line."""
+    if fmt is InputFormat.RDFXML and guard.path is not None:
+        check_xml(guard.path, file)
+    elif fmt is InputFormat.TRIX:
+        document = guard.path if guard.path is not None else stream.read()
+        check_xml(document, file)
+        return trix_to_nquads(document, file)
+    elif fmt is InputFormat.JSONLD:
+        data = stream.read()
+        check_json_depth(data, file)
+        return data
+    elif fmt in _BOUNDED_LINES:
+        return LineLimit(stream, file)
+    return stream
+
+
+def _read_error(exc: Exception, fmt: InputFormat, file: str, source: IO[bytes] | LineLimit | bytes) -> InputError:
+    """What went wrong reading, as an :class:`InputError` with the file and, when known, the line."""
+    if isinstance(exc, SyntaxError):
+        return _syntax_error(exc, file)
+    if isinstance(exc, MemoryError):
         # pyoxigraph's parsers hold one token in a buffer of at most 16 MiB
         line = source.line if isinstance(source, LineLimit) else None
         if isinstance(source, bytes):
             line = long_json_string_line(source, MAX_TERM_BYTES)
-        raise InputError(
+        return InputError(
             f"a single token (a literal or an IRI) is larger than the parser's buffer: {exc}", file=file, line=line
-        ) from exc
-    except ValueError as exc:
-        raise InputError(f"cannot parse as {fmt.value}: {exc}", file=file) from exc
-    except OSError as exc:
-        raise InputError(f"cannot read: {exc}", file=file) from exc
+        )
+    if isinstance(exc, ValueError):
+        return InputError(f"cannot parse as {fmt.value}: {exc}", file=file)
+    return InputError(f"cannot read: {exc}", file=file)
 
 
 def _syntax_error(exc: SyntaxError, file: str) -> InputError:
@@ -164,27 +176,33 @@ def _resolver(base: str | None, file: str) -> Callable[[NamedNode], NamedNode]:
     return fix
 
 
-def _fix_term(term: object, fix: Callable[[NamedNode], NamedNode]) -> object:
+Subject = NamedNode | BlankNode | Triple
+Object = NamedNode | BlankNode | Literal | Triple
+
+
+def _fix_subject(term: Subject, fix: Callable[[NamedNode], NamedNode]) -> Subject:
     if isinstance(term, NamedNode):
         return fix(term)
-    if isinstance(term, Literal) and term.datatype is not None and term.language is None:
-        dt = fix(term.datatype)
-        return term if dt == term.datatype else Literal(term.value, datatype=dt)
     if isinstance(term, Triple):
-        return Triple(
-            _fix_term(term.subject, fix),  # type: ignore[arg-type]
-            fix(term.predicate),
-            _fix_term(term.object, fix),  # type: ignore[arg-type]
-        )
+        return Triple(_fix_subject(term.subject, fix), fix(term.predicate), _fix_object(term.object, fix))
     return term
+
+
+def _fix_object(term: Object, fix: Callable[[NamedNode], NamedNode]) -> Object:
+    if isinstance(term, Literal):
+        if term.datatype is not None and term.language is None:
+            dt = fix(term.datatype)
+            return term if dt == term.datatype else Literal(term.value, datatype=dt)
+        return term
+    return _fix_subject(term, fix)
 
 
 def _fix_quad(quad: Quad, fix: Callable[[NamedNode], NamedNode]) -> Quad:
     g = quad.graph_name
     return Quad(
-        _fix_term(quad.subject, fix),  # type: ignore[arg-type]
+        _fix_subject(quad.subject, fix),
         fix(quad.predicate),
-        _fix_term(quad.object, fix),  # type: ignore[arg-type]
+        _fix_object(quad.object, fix),
         fix(g) if isinstance(g, NamedNode) else g,
     )
 

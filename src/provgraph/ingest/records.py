@@ -9,6 +9,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from provgraph.store.scratch import StoredForm
+from provgraph.store.terms import Literal
+
 
 @dataclass(slots=True, frozen=True)
 class PassageSpec:
@@ -53,23 +56,16 @@ class LiteralCanonicalizer:
     ``xsd:nonNegativeInteger`` as ``xsd:integer``, ``"2.19E8"^^xsd:double`` as ``"219000000"``.
     Fact and statement keys hash the triple, so they must hash what the store will hold, or
     evidence looked up by the stored value would miss its statements. Oxigraph itself does the
-    conversion (a scratch store, a few microseconds per distinct literal), so the rule can never
-    drift from the engine's.
+    conversion (:class:`~provgraph.store.scratch.StoredForm`, a few microseconds per distinct
+    literal), so the rule can never drift from the engine's.
     """
 
     def __init__(self) -> None:
-        from pyoxigraph import NamedNode, Store
-
-        self._store = Store()
-        self._s = NamedNode("urn:provgraph:canonical")
-        self._p = self._s
+        self._stored = StoredForm()
         self._cache: dict[tuple[str, str], str] = {}
 
-    def __call__(self, literal: object) -> str:
-        """The N-Triples form of ``literal`` (a pyoxigraph Literal) as the store will keep it."""
-        from pyoxigraph import Literal, Quad
-
-        assert isinstance(literal, Literal)
+    def __call__(self, literal: Literal) -> str:
+        """The N-Triples form of ``literal`` as the store will keep it."""
         datatype = literal.datatype.value
         if literal.language is not None or datatype in _KEPT_AS_IS:
             return str(literal)
@@ -78,10 +74,7 @@ class LiteralCanonicalizer:
         key = (literal.value, datatype)
         found = self._cache.get(key)
         if found is None:
-            quad = Quad(self._s, self._p, literal)
-            self._store.add(quad)
-            found = str(next(iter(self._store.quads_for_pattern(self._s, self._p, None))).object)
-            self._store.remove(quad)
+            found = str(self._stored(literal))
             if len(self._cache) < 100_000:
                 self._cache[key] = found
         return found

@@ -12,11 +12,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from pyoxigraph import Literal, NamedNode
-
 from provgraph._version import __version__
 from provgraph.ingest.records import Assertion, PassageSpec
 from provgraph.models import ExtractionMethod
+from provgraph.store.terms import Literal, NamedNode
 from provgraph.vocab import (
     DCTERMS_NS,
     PG,

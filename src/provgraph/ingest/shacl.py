@@ -28,13 +28,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import rdflib
-from pyoxigraph import BlankNode, NamedNode, Quad, RdfFormat, Store, parse
-from pyoxigraph import Literal as OxLiteral
 from pyshacl.rdfutil.compare import compare_literal
 from rdflib.namespace import RDF, RDFS, SH, XSD
 
 from provgraph.errors import ProvGraphError
 from provgraph.models import ValidationIssue
+from provgraph.store.scratch import StoredForm
+from provgraph.store.terms import BlankNode, NamedNode, RdfFormat, parse
+from provgraph.store.terms import Literal as OxLiteral
 
 RDF_TYPE = f"<{RDF.type}>"
 SUBCLASS_OF = f"<{RDFS.subClassOf}>"
@@ -114,8 +115,7 @@ class _Terms:
     LIMIT = 100_000
 
     def __init__(self) -> None:
-        self._store = Store()
-        self._subject = NamedNode("urn:provgraph:term")
+        self._stored = StoredForm()
         self._canonical: dict[str, str] = {}
         self._rdflib: dict[str, Any] = {}
 
@@ -123,12 +123,7 @@ class _Terms:
         """The term as Oxigraph stores it."""
         (triple,) = parse(f"<urn:x> <urn:x> {term} .\n".encode(), format=RdfFormat.N_TRIPLES)
         value = triple.object
-        if isinstance(value, OxLiteral):
-            quad = Quad(self._subject, self._subject, value)
-            self._store.add(quad)
-            value = next(iter(self._store.quads_for_pattern(self._subject, self._subject, None))).object
-            self._store.remove(quad)
-        return value
+        return self._stored(value) if isinstance(value, OxLiteral) else value
 
     def canonical(self, term: str) -> str:
         if term[0] != '"':

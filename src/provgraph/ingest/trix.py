@@ -26,9 +26,8 @@ from collections.abc import Callable
 from pathlib import Path
 from xml.parsers import expat
 
-from pyoxigraph import BlankNode, Literal, NamedNode
-
 from provgraph.errors import InputError
+from provgraph.store.terms import BlankNode, Literal, NamedNode
 
 TRIX_NS = "http://www.w3.org/2004/03/trix/trix-1/"
 _XML_LANG = "http://www.w3.org/XML/1998/namespace lang"

@@ -10,8 +10,9 @@ three things make that fast enough to validate every statement of a large docume
    uses, from a node shape that has targets and is referenced by no other shape, validates the
    same nodes with the same result when it carries those targets itself; hoisted that way,
    pyshacl evaluates it once over all focus nodes (about 2x faster on our shapes).
-2. **Oxigraph as the data graph.** Each chunk is loaded into an in-memory pyoxigraph store, so
-   ``sh:sparql`` constraints run in Oxigraph rather than rdflib's SPARQL engine.
+2. **Oxigraph as the data graph.** Each chunk is loaded into an in-memory Oxigraph store
+   (:class:`~provgraph.store.scratch.ScratchStore`), so ``sh:sparql`` constraints run in Oxigraph
+   rather than rdflib's SPARQL engine.
 3. **Chunks on both cores.** The built-in shapes are local: each constrains a statement (or
    passage, document, activity) through the nodes it points to and the triple it reifies. A
    chunk holding some statements, their asserted triples, the passages they cite and the
@@ -40,14 +41,14 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pyoxigraph import RdfFormat, Store
-
 from provgraph.errors import InputError, ProvGraphError
 from provgraph.models import ValidationIssue
 from provgraph.resources import builtin_shape_files
+from provgraph.store.scratch import ScratchStore
 
 if TYPE_CHECKING:
     import rdflib
+    from rdflib.term import Node
 
     from provgraph.ingest.shacl import CompiledShapes
 
@@ -118,19 +119,19 @@ def _quiet_rdflib() -> Iterator[None]:
         logger.setLevel(level)
 
 
-def validate_store(store: Store, shapes: rdflib.Graph) -> tuple[list[ValidationIssue], int]:
+def validate_store(store: ScratchStore, shapes: rdflib.Graph) -> tuple[list[ValidationIssue], int]:
     """Validate the default graph of ``store``; return (issues, number of issues)."""
     with _quiet_rdflib():
         return _validate_store(store, shapes)
 
 
-def _validate_store(store: Store, shapes: rdflib.Graph) -> tuple[list[ValidationIssue], int]:
+def _validate_store(store: ScratchStore, shapes: rdflib.Graph) -> tuple[list[ValidationIssue], int]:
     from pyshacl import validate as shacl_validate
     from pyshacl.graph_abstraction import DataGraph
 
     try:
         conforms, results, _text = shacl_validate(
-            DataGraph.from_oxigraph_store(store),
+            DataGraph.from_oxigraph_store(store.engine),
             shacl_graph=shapes,
             inference=None,
             inplace=True,
@@ -144,9 +145,7 @@ def _validate_store(store: Store, shapes: rdflib.Graph) -> tuple[list[Validation
 
 
 def validate_ntriples(text: str, shapes: rdflib.Graph) -> tuple[list[ValidationIssue], int]:
-    store = Store()
-    store.load(text.encode("utf-8"), RdfFormat.N_TRIPLES)
-    return validate_store(store, shapes)
+    return validate_store(ScratchStore.of_ntriples(text.encode("utf-8")), shapes)
 
 
 def validate_lines(lines: Sequence[str], checks: CompiledShapes) -> tuple[list[ValidationIssue], int]:
@@ -211,23 +210,26 @@ def _shapes_text(shapes: rdflib.Graph) -> str:
     the same labels (a result names its source shape, often a blank node)."""
     import rdflib
 
-    named = rdflib.Graph()
-    for triple in shapes:
-        named.add(tuple(rdflib.URIRef(_BLANK + str(t)) if isinstance(t, rdflib.BNode) else t for t in triple))  # type: ignore[arg-type]
-    return named.serialize(format="nt")
+    def named(term: Node) -> Node:
+        return rdflib.URIRef(_BLANK + str(term)) if isinstance(term, rdflib.BNode) else term
+
+    graph = rdflib.Graph()
+    for s, p, o in shapes:
+        graph.add((named(s), named(p), named(o)))
+    return graph.serialize(format="nt")
 
 
 def _shapes_from_text(text: str) -> rdflib.Graph:
     import rdflib
 
-    shapes = rdflib.Graph()
-    for triple in rdflib.Graph().parse(data=text, format="nt"):
-        shapes.add(
-            tuple(
-                rdflib.BNode(t[len(_BLANK) :]) if isinstance(t, rdflib.URIRef) and t.startswith(_BLANK) else t
-                for t in triple
-            )  # type: ignore[arg-type]
+    def blank(term: Node) -> Node:
+        return (
+            rdflib.BNode(term[len(_BLANK) :]) if isinstance(term, rdflib.URIRef) and term.startswith(_BLANK) else term
         )
+
+    shapes = rdflib.Graph()
+    for s, p, o in rdflib.Graph().parse(data=text, format="nt"):
+        shapes.add((blank(s), blank(p), blank(o)))
     return shapes
 
 

@@ -1,27 +1,24 @@
 """The catalog graph: which source graphs exist, which document and version each is, and its
 status. It is the commit point of every ingest: a source graph is part of the store once the
 catalog gives it a ``pg:status`` (see :func:`commit_update`; a large ingest loads the rest of its
-entries ahead of the commit, :func:`staged_triples`)."""
+entries ahead of the commit, :func:`staged_triples`).
+
+The update operations this module writes (:func:`commit_update`, :func:`discard_staged`, ...) use
+provgraph's prefixes: run them with ``backend.update(..., prefixes=PREFIXES)``.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from datetime import datetime
-
-from pyoxigraph import BlankNode, Literal, NamedNode, Quad, QuerySolutions, QueryTriples, RdfFormat, Store
+from string import Template
+from typing import cast
 
 from provgraph.models import SourceInfo, SourceStatus, SourceVersion
-from provgraph.store.base import Backend
-from provgraph.vocab import CATALOG_GRAPH, DCTERMS_NS, ID_NS, PG, PG_NS, PROV_NS, RDF_NS, XSD_NS
-
-_PREFIXES = f"""PREFIX pg: <{PG_NS}>
-PREFIX prov: <{PROV_NS}>
-PREFIX rdf: <{RDF_NS}>
-PREFIX xsd: <{XSD_NS}>
-PREFIX dcterms: <{DCTERMS_NS}>
-"""
-_CAT = f"<{CATALOG_GRAPH.value}>"
+from provgraph.store.base import Backend, Substitutions
+from provgraph.store.scratch import ScratchStore
+from provgraph.store.terms import Literal, NamedNode, Quad, sparql_term, sparql_terms
+from provgraph.vocab import CATALOG_GRAPH, DCTERMS_NS, ID_NS, PG, PROV_NS, RDF_NS, XSD_NS
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,7 +52,17 @@ class NewVersion:
 
 
 def _lit(value: str, datatype: str | None = None) -> str:
-    return str(Literal(value) if datatype is None else Literal(value, datatype=NamedNode(datatype)))
+    return sparql_term(Literal(value) if datatype is None else Literal(value, datatype=NamedNode(datatype)))
+
+
+#: Every version of the documents with the keys ``$keys``.
+LOOKUP = Template("""SELECT ?key ?g ?v ?status ?fp WHERE {
+  VALUES ?key { $keys }
+  GRAPH pgid:catalog {
+    ?d pg:documentKey ?key .
+    ?g pg:document ?d ; pg:version ?v ; pg:status ?status ; pg:fingerprint ?fp .
+  }
+}""")
 
 
 def lookup(backend: Backend, keys: Iterable[str], documents: dict[str, NamedNode]) -> dict[str, CurrentVersion]:
@@ -64,75 +71,74 @@ def lookup(backend: Backend, keys: Iterable[str], documents: dict[str, NamedNode
     found = {k: CurrentVersion(documents[k], None, None, 0, None) for k in keys}
     if not keys:
         return found
-    values = " ".join(_lit(k) for k in keys)
-    query = (
-        _PREFIXES
-        + f"""
-SELECT ?key ?g ?v ?status ?fp WHERE {{
-  VALUES ?key {{ {values} }}
-  GRAPH {_CAT} {{
-    ?d pg:documentKey ?key .
-    ?g pg:document ?d ; pg:version ?v ; pg:status ?status ; pg:fingerprint ?fp .
-  }}
-}}"""
-    )
-    for row in _select(backend, query):
-        key = row["key"].value
+    query = LOOKUP.substitute(keys=sparql_terms(Literal(k) for k in keys))
+    for row in backend.select(query):
+        key = row.value("key")
         entry = found[key]
-        version = int(row["v"].value)
+        version = row.integer("v")
         current = row["status"] == PG.Current
         newest = version > entry.last_version
+        graph = cast(NamedNode, row["g"])  # the catalog names versions by IRI
         found[key] = CurrentVersion(
             entry.document,
-            row["g"] if current else entry.graph,  # type: ignore[arg-type]
-            row["fp"].value if current else entry.fingerprint,
+            graph if current else entry.graph,
+            row.value("fp") if current else entry.fingerprint,
             max(entry.last_version, version),
-            row["g"] if newest else entry.latest,  # type: ignore[arg-type]
+            graph if newest else entry.latest,
         )
     return found
+
+
+_TYPE = NamedNode(RDF_NS + "type")
+_TITLE = NamedNode(DCTERMS_NS + "title")
+_ENTITY = NamedNode(PROV_NS + "Entity")
+_GENERATED_AT = NamedNode(PROV_NS + "generatedAtTime")
+_GENERATED_BY = NamedNode(PROV_NS + "wasGeneratedBy")
+_REVISION_OF = NamedNode(PROV_NS + "wasRevisionOf")
+_INTEGER = XSD_NS + "integer"
+
+# The entry lines are N-Triples (the bulk loader reads them, the catalog shapes check them), not
+# SPARQL: their terms are written out in full.
 
 
 def _status_lines(e: NewVersion) -> list[str]:
     """The lines that make an entry committed: without a ``pg:status`` no reader of the catalog
     takes a version for part of the store."""
-    pg = f"<{PG_NS}"
-    lines = [f"<{e.graph.value}> {pg}status> {pg}Current>"]
+    lines = [f"{e.graph} {PG.status} {PG.Current}"]
     if e.previous is not None:
-        lines.append(f"<{e.previous.value}> {pg}status> {pg}Superseded>")
+        lines.append(f"{e.previous} {PG.status} {PG.Superseded}")
     return lines
 
 
 def _version_lines(e: NewVersion) -> list[str]:
-    cat, rdf_type, xsd_int = f"<{CATALOG_GRAPH.value}>", f"<{RDF_NS}type>", XSD_NS + "integer"
-    pg, prov = f"<{PG_NS}", f"<{PROV_NS}"
-    g = f"<{e.graph.value}>"
-    revision = [f"{g} {prov}wasRevisionOf> <{e.revision_of.value}>"] if e.revision_of is not None else []
+    g = e.graph
+    revision = [f"{g} {_REVISION_OF} {e.revision_of}"] if e.revision_of is not None else []
     return [
         *revision,
-        f"{cat} {pg}hasSourceGraph> {g}",
-        f"{g} {rdf_type} {pg}SourceGraph>",
-        f"{g} {rdf_type} {prov}Entity>",
-        f"{g} {pg}document> <{e.document.value}>",
-        f"{g} {pg}version> {_lit(str(e.version), xsd_int)}",
-        f"{g} {pg}contentHash> {_lit(e.content_hash)}",
-        f"{g} {pg}fingerprint> {_lit(e.fingerprint)}",
-        f"{g} {prov}generatedAtTime> {_lit(e.ingested_at, XSD_NS + 'dateTime')}",
-        f"{g} {prov}wasGeneratedBy> <{e.activity.value}>",
-        f"{g} {pg}statementCount> {_lit(str(e.statements), xsd_int)}",
-        f"{g} {pg}passageCount> {_lit(str(e.passages), xsd_int)}",
+        f"{CATALOG_GRAPH} {PG.hasSourceGraph} {g}",
+        f"{g} {_TYPE} {PG.SourceGraph}",
+        f"{g} {_TYPE} {_ENTITY}",
+        f"{g} {PG.document} {e.document}",
+        f"{g} {PG.version} {_lit(str(e.version), _INTEGER)}",
+        f"{g} {PG.contentHash} {_lit(e.content_hash)}",
+        f"{g} {PG.fingerprint} {_lit(e.fingerprint)}",
+        f"{g} {_GENERATED_AT} {_lit(e.ingested_at, XSD_NS + 'dateTime')}",
+        f"{g} {_GENERATED_BY} {e.activity}",
+        f"{g} {PG.statementCount} {_lit(str(e.statements), _INTEGER)}",
+        f"{g} {PG.passageCount} {_lit(str(e.passages), _INTEGER)}",
     ]
 
 
 def _document_lines(e: NewVersion) -> list[str]:
-    d = f"<{e.document.value}>"
+    d = e.document
     return [
-        f"{d} <{RDF_NS}type> <{PG_NS}SourceDocument>",
-        f"{d} <{PG_NS}documentKey> {_lit(e.key)}",
-        f"{d} <{DCTERMS_NS}title> {_lit(e.title)}",
+        f"{d} {_TYPE} {PG.SourceDocument}",
+        f"{d} {PG.documentKey} {_lit(e.key)}",
+        f"{d} {_TITLE} {_lit(e.title)}",
     ]
 
 
-_CATALOG_TYPE = f"<{CATALOG_GRAPH.value}> <{RDF_NS}type> <{PG_NS}Catalog>"
+_CATALOG_TYPE = f"{CATALOG_GRAPH} {_TYPE} {PG.Catalog}"
 
 
 def entry_triples(entries: Sequence[NewVersion]) -> list[str]:
@@ -172,47 +178,65 @@ def commit_staged_update(entries: Sequence[NewVersion]) -> str:
     return _commit(entries, lines)
 
 
+#: Titles may change between versions; the catalog keeps the newest of the documents ``$documents``.
+DELETE_TITLES = Template("""DELETE { GRAPH pgid:catalog { ?d dcterms:title ?t } }
+WHERE { VALUES ?d { $documents } GRAPH pgid:catalog { ?d dcterms:title ?t } }""")
+#: The ``$lines`` that say the versions the committed ones supersede are current.
+DELETE_CURRENT = Template("DELETE DATA { GRAPH pgid:catalog {\n$lines\n} }")
+#: The lines ``$lines`` (N-Triples without the final " .", joined by " .\n") into the catalog.
+INSERT_ENTRIES = Template("INSERT DATA { GRAPH pgid:catalog {\n$lines .\n} }")
+
+
 def _commit(entries: Sequence[NewVersion], lines: list[str]) -> str:
-    deletes = [f"<{e.previous.value}> pg:status pg:Current ." for e in entries if e.previous is not None]
-    # Titles may change between versions; the catalog keeps the newest.
-    titles = " ".join(f"<{e.document.value}>" for e in entries if e.revision_of is not None)
-    update = _PREFIXES
+    operations = []
+    titles = [e.document for e in entries if e.revision_of is not None]
     if titles:
-        update += f"""DELETE {{ GRAPH {_CAT} {{ ?d dcterms:title ?t }} }}
-WHERE {{ VALUES ?d {{ {titles} }} GRAPH {_CAT} {{ ?d dcterms:title ?t }} }} ;
-"""
+        operations.append(DELETE_TITLES.substitute(documents=sparql_terms(titles)))
+    deletes = [f"{e.previous} pg:status pg:Current ." for e in entries if e.previous is not None]
     if deletes:
-        update += "DELETE DATA { GRAPH " + _CAT + " {\n" + "\n".join(deletes) + "\n} } ;\n"
-    update += "INSERT DATA { GRAPH " + _CAT + " {\n" + " .\n".join(lines) + " .\n} }"
-    return update
+        operations.append(DELETE_CURRENT.substitute(lines="\n".join(deletes)))
+    operations.append(INSERT_ENTRIES.substitute(lines=" .\n".join(lines)))
+    return " ;\n".join(operations)
+
+
+#: What a large ingest staged for the versions ``$graphs`` it never committed: their documents
+#: when no committed version names them, then the versions' own entries.
+DISCARD_STAGED = Template("""DELETE { GRAPH pgid:catalog { ?d ?p ?o } }
+WHERE {
+  VALUES ?g { $graphs }
+  GRAPH pgid:catalog {
+    ?g pg:document ?d . ?d ?p ?o
+    FILTER NOT EXISTS { ?other pg:document ?d ; pg:status ?s }
+  }
+} ;
+DELETE { GRAPH pgid:catalog { ?g ?p ?o . pgid:catalog pg:hasSourceGraph ?g } }
+WHERE { VALUES ?g { $graphs } GRAPH pgid:catalog { ?g ?p ?o FILTER NOT EXISTS { ?g pg:status ?s } } }""")
 
 
 def discard_staged(graphs: Iterable[str]) -> str:
     """A SPARQL update operation taking out of the catalog what :func:`staged_triples` loaded for
     ``graphs`` (versions never committed), with the documents no committed version names."""
-    values = " ".join(f"<{g}>" for g in sorted(set(graphs)))
-    if not values:
-        return ""
-    return f"""DELETE {{ GRAPH {_CAT} {{ ?d ?p ?o }} }}
-WHERE {{
-  VALUES ?g {{ {values} }}
-  GRAPH {_CAT} {{
-    ?g <{PG_NS}document> ?d . ?d ?p ?o
-    FILTER NOT EXISTS {{ ?other <{PG_NS}document> ?d ; <{PG_NS}status> ?s }}
-  }}
-}} ;
-DELETE {{ GRAPH {_CAT} {{ ?g ?p ?o . {_CAT} <{PG_NS}hasSourceGraph> ?g }} }}
-WHERE {{ VALUES ?g {{ {values} }} GRAPH {_CAT} {{ ?g ?p ?o FILTER NOT EXISTS {{ ?g <{PG_NS}status> ?s }} }} }}"""
+    values = sparql_terms(sorted(set(graphs)))
+    return DISCARD_STAGED.substitute(graphs=values) if values else ""
+
+
+#: The version ``$graph`` withdrawn at ``$at``.
+REVOKE = Template("""DELETE DATA { GRAPH pgid:catalog { $graph pg:status pg:Current } } ;
+INSERT DATA { GRAPH pgid:catalog {
+  $graph pg:status pg:Revoked ; prov:invalidatedAtTime $at } }""")
 
 
 def revoke_update(graph: NamedNode, at: str) -> str:
-    g = f"<{graph.value}>"
-    return (
-        _PREFIXES
-        + f"""DELETE DATA {{ GRAPH {_CAT} {{ {g} pg:status pg:Current }} }} ;
-INSERT DATA {{ GRAPH {_CAT} {{
-  {g} pg:status pg:Revoked ; prov:invalidatedAtTime {_lit(at, XSD_NS + "dateTime")} }} }}"""
-    )
+    return REVOKE.substitute(graph=sparql_term(graph), at=_lit(at, XSD_NS + "dateTime"))
+
+
+#: The catalog entries of the documents ``$documents`` and of their versions.
+PREVIEW = Template("""CONSTRUCT { ?s ?p ?o } WHERE {
+  VALUES ?d { $documents }
+  GRAPH pgid:catalog {
+    { ?s pg:document ?d . ?s ?p ?o } UNION { ?d ?p ?o BIND(?d AS ?s) }
+  }
+}""")
 
 
 def preview(backend: Backend, entries: Sequence[NewVersion]) -> list[str]:
@@ -225,38 +249,25 @@ def preview(backend: Backend, entries: Sequence[NewVersion]) -> list[str]:
     lines = entry_triples(fresh)
     if not known:
         return lines
-    values = " ".join(sorted({f"<{e.document.value}>" for e in known}))
-    query = (
-        _PREFIXES
-        + f"""
-CONSTRUCT {{ ?s ?p ?o }} WHERE {{
-  VALUES ?d {{ {values} }}
-  GRAPH {_CAT} {{
-    {{ ?s pg:document ?d . ?s ?p ?o }} UNION {{ ?d ?p ?o BIND(?d AS ?s) }}
-  }}
-}}"""
-    )
-    scratch = Store()
-    triples = backend.query(query)
-    assert isinstance(triples, QueryTriples)
-    scratch.extend(Quad(t.subject, t.predicate, t.object, CATALOG_GRAPH) for t in triples)
+    query = PREVIEW.substitute(documents=sparql_terms(sorted({e.document.value for e in known})))
+    scratch = ScratchStore()
+    scratch.extend(Quad(t.subject, t.predicate, t.object, CATALOG_GRAPH) for t in backend.construct(query))
     scratch.update(commit_update(known))
-    dumped = scratch.dump(format=RdfFormat.N_TRIPLES, from_graph=CATALOG_GRAPH)
-    assert dumped is not None
-    text = dumped.decode("utf-8")
-    return lines + [line[:-2] for line in text.splitlines()]
+    return lines + [line[:-2] for line in scratch.ntriples(CATALOG_GRAPH).splitlines()]
+
+
+CURRENT_GRAPHS = "SELECT ?g WHERE { GRAPH pgid:catalog { ?g pg:status pg:Current } }"
+COMMITTED_GRAPHS = "SELECT DISTINCT ?g WHERE { GRAPH pgid:catalog { ?g pg:status ?status } }"
 
 
 def current_graphs(backend: Backend) -> list[NamedNode]:
-    query = _PREFIXES + f"SELECT ?g WHERE {{ GRAPH {_CAT} {{ ?g pg:status pg:Current }} }}"
-    return [row["g"] for row in _select(backend, query)]  # type: ignore[misc]
+    return [cast(NamedNode, row["g"]) for row in backend.select(CURRENT_GRAPHS)]
 
 
 def catalogued_graphs(backend: Backend) -> set[str]:
     """Every committed version (an entry a large ingest staged but never committed has no
     status)."""
-    query = _PREFIXES + f"SELECT DISTINCT ?g WHERE {{ GRAPH {_CAT} {{ ?g pg:status ?status }} }}"
-    return {row["g"].value for row in _select(backend, query)}
+    return {row.value("g") for row in backend.select(COMMITTED_GRAPHS)}
 
 
 def orphan_graphs(backend: Backend) -> list[NamedNode]:
@@ -279,80 +290,64 @@ def remove_orphans(backend: Backend) -> list[str]:
     return [g.value for g in orphans]
 
 
-_SOURCES = (
-    _PREFIXES
-    + f"""
-SELECT ?d ?key ?g ?v ?status ?hash ?at ?n ?np ?prev ?title ?url ?issued ?tier ?publisher WHERE {{
-  GRAPH {_CAT} {{
+SOURCES = """SELECT ?d ?key ?g ?v ?status ?hash ?at ?n ?np ?prev ?title ?url ?issued ?tier ?publisher WHERE {
+  GRAPH pgid:catalog {
     ?d pg:documentKey ?key .
     ?g pg:document ?d ; pg:version ?v ; pg:status ?status ; pg:contentHash ?hash ;
        prov:generatedAtTime ?at ; pg:statementCount ?n ; pg:passageCount ?np .
-    OPTIONAL {{ ?g prov:wasRevisionOf ?prev }}
-  }}
-  GRAPH ?g {{
+    OPTIONAL { ?g prov:wasRevisionOf ?prev }
+  }
+  GRAPH ?g {
     ?d dcterms:title ?title ; pg:tier ?tier .
-    OPTIONAL {{ ?d pg:sourceUrl ?url }}
-    OPTIONAL {{ ?d dcterms:issued ?issued }}
-    OPTIONAL {{ ?d dcterms:publisher ?publisher }}
-  }}
-}} ORDER BY ?key DESC(?v)"""
-)
+    OPTIONAL { ?d pg:sourceUrl ?url }
+    OPTIONAL { ?d dcterms:issued ?issued }
+    OPTIONAL { ?d dcterms:publisher ?publisher }
+  }
+} ORDER BY ?key DESC(?v)"""
 
 
 def sources(backend: Backend, *, key: str | None = None, document: NamedNode | None = None) -> list[SourceInfo]:
     """Every document in the catalog with its versions, newest first, sorted by title; or the
     one with ``key``, or the one that is ``document``. Both are bound as terms (SPARQL
     substitutions), never written into the query text."""
-    bound: dict[str, NamedNode | BlankNode | Literal] = {}
+    bound: Substitutions = {}
     if key is not None:
         bound["key"] = Literal(key)
     elif document is not None:
         bound["d"] = document
-    rows = backend.query(_SOURCES, substitutions=bound or None)
-    assert isinstance(rows, QuerySolutions)
     by_doc: dict[str, dict[str, object]] = {}
-    for row in rows:
-        doc = row["d"].value
-        status = SourceStatus.from_iri(row["status"].value)
+    versions: dict[str, list[SourceVersion]] = {}
+    for row in backend.select(SOURCES, substitutions=bound or None):
+        doc = row.value("d")
+        status = SourceStatus.from_iri(row.value("status"))
         version = SourceVersion(
-            graph=row["g"].value,
-            version=int(row["v"].value),
+            graph=row.value("g"),
+            version=row.integer("v"),
             status=status,
-            content_hash=row["hash"].value,
-            ingested_at=datetime.fromisoformat(row["at"].value.replace("Z", "+00:00")),
-            statements=int(row["n"].value),
-            passages=int(row["np"].value),
-            was_revision_of=row["prev"].value if row["prev"] is not None else None,
+            content_hash=row.value("hash"),
+            ingested_at=row.moment("at"),
+            statements=row.integer("n"),
+            passages=row.integer("np"),
+            was_revision_of=row.optional_value("prev"),
         )
         if doc not in by_doc:  # newest version first: it describes the document
             by_doc[doc] = {
                 "document": doc,
-                "key": row["key"].value,
-                "title": row["title"].value,
-                "url": _opt(row["url"]),
-                "issued": _opt(row["issued"]),
-                "tier": int(row["tier"].value),
-                "publisher": _opt(row["publisher"]),
+                "key": row.value("key"),
+                "title": row.value("title"),
+                "url": row.optional_value("url"),
+                "issued": row.optional_value("issued"),
+                "tier": row.integer("tier"),
+                "publisher": row.optional_value("publisher"),
                 "status": status,
                 "current_graph": None,
-                "versions": [],
+                "versions": versions.setdefault(doc, []),
             }
-        info = by_doc[doc]
-        info["versions"].append(version)  # type: ignore[attr-defined]
+        versions[doc].append(version)
         if status is SourceStatus.CURRENT:
-            info["current_graph"] = version.graph
+            by_doc[doc]["current_graph"] = version.graph
     result = [SourceInfo.model_validate(v) for v in by_doc.values()]
     return sorted(result, key=lambda s: (s.title.casefold(), s.key))
-
-
-def _opt(term: object | None) -> str | None:
-    return None if term is None else term.value  # type: ignore[attr-defined]
-
-
-def _select(backend: Backend, query: str) -> QuerySolutions:
-    result = backend.query(query)
-    assert isinstance(result, QuerySolutions)
-    return result
 
 
 __all__ = [

@@ -15,7 +15,8 @@ In the graph ``pgid:changes``:
   was rebuilt as a whole (a restore) and derived views must start over.
 
 Each entry is written in the same transaction as the catalog change it records (:func:`record`
-returns the SPARQL operation to add to that update).
+returns the SPARQL operation to add to that update; it uses provgraph's prefixes: run it with
+``backend.update(..., prefixes=PREFIXES)``).
 """
 
 from __future__ import annotations
@@ -23,14 +24,37 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
-
-from pyoxigraph import Literal, NamedNode, QuerySolutions
+from string import Template
 
 from provgraph.store.base import Backend
-from provgraph.vocab import CHANGES_GRAPH, ID_NS, PG, PROV_NS, XSD_NS
+from provgraph.store.terms import Literal, NamedNode, sparql_term, sparql_terms
+from provgraph.vocab import ID_NS, PG, XSD_NS
 
-_LOG = str(CHANGES_GRAPH)
 _CHANGE = ID_NS + "change/"
+
+GENERATION = "SELECT ?n WHERE { GRAPH pgid:changes { pgid:changes pg:generation ?n } }"
+#: Raise the generation and log the facts ``$facts`` of the change ``?c`` under it.
+RECORD = Template("""DELETE { GRAPH pgid:changes { pgid:changes pg:generation ?n } }
+INSERT { GRAPH pgid:changes { pgid:changes pg:generation ?next . $facts } }
+WHERE {
+  OPTIONAL { GRAPH pgid:changes { pgid:changes pg:generation ?n } }
+  BIND(COALESCE(?n, 0) + 1 AS ?next)
+  BIND(IRI(CONCAT($prefix, STR(?next))) AS ?c)
+}""")
+#: The log entries ``$entries``: each one's generation, and each added or removed graph, ontology
+#: change or reset with its kind. Each kind is a branch of its own with the entries bound: as an
+#: OPTIONAL with a VALUES of the kinds, Oxigraph read every entry of the log (35 ms with the
+#: 100,000 graphs of one large ingest in it, growing with the log).
+SINCE = Template("""SELECT ?n ?kind ?g WHERE {
+  { VALUES ?c { $entries } GRAPH pgid:changes { ?c pg:generation ?n } }
+  UNION { VALUES ?c { $entries } GRAPH pgid:changes { ?c pg:added ?g ; pg:generation ?n } BIND(pg:added AS ?kind) }
+  UNION { VALUES ?c { $entries } GRAPH pgid:changes { ?c pg:removed ?g ; pg:generation ?n } BIND(pg:removed AS ?kind) }
+  UNION {
+    VALUES ?c { $entries } GRAPH pgid:changes { ?c pg:ontologyChanged ?g ; pg:generation ?n }
+    BIND(pg:ontologyChanged AS ?kind)
+  }
+  UNION { VALUES ?c { $entries } GRAPH pgid:changes { ?c pg:reset ?g ; pg:generation ?n } BIND(pg:reset AS ?kind) }
+}""")
 
 
 @dataclass(frozen=True)
@@ -52,10 +76,7 @@ class Changes:
 
 def generation(backend: Backend) -> int:
     """The store's generation: 0 for a store no write has recorded a change in."""
-    result = backend.query(f"SELECT ?n WHERE {{ GRAPH {_LOG} {{ {_LOG} {PG.generation} ?n }} }}")
-    assert isinstance(result, QuerySolutions)
-    found = [int(row["n"].value) for row in result]  # type: ignore[union-attr]
-    return max(found, default=0)
+    return max((row.integer("n") for row in backend.select(GENERATION)), default=0)
 
 
 def record(
@@ -63,20 +84,14 @@ def record(
 ) -> str:
     """The SPARQL update operation that raises the generation and logs this change under it."""
     now = Literal(datetime.now(UTC).isoformat().replace("+00:00", "Z"), datatype=NamedNode(XSD_NS + "dateTime"))
-    facts = [f"?c a {PG.Change} ; {PG.generation} ?next ; <{PROV_NS}generatedAtTime> {now} ."]
-    facts += [f"?c {PG.added} {NamedNode(g)} ." for g in sorted(set(added))]
-    facts += [f"?c {PG.removed} {NamedNode(g)} ." for g in sorted(set(removed))]
+    facts = [f"?c a pg:Change ; pg:generation ?next ; prov:generatedAtTime {sparql_term(now)} ."]
+    facts += [f"?c pg:added {sparql_term(g)} ." for g in sorted(set(added))]
+    facts += [f"?c pg:removed {sparql_term(g)} ." for g in sorted(set(removed))]
     if ontology:
-        facts.append(f"?c {PG.ontologyChanged} true .")
+        facts.append("?c pg:ontologyChanged true .")
     if reset:
-        facts.append(f"?c {PG.reset} true .")
-    return f"""DELETE {{ GRAPH {_LOG} {{ {_LOG} {PG.generation} ?n }} }}
-INSERT {{ GRAPH {_LOG} {{ {_LOG} {PG.generation} ?next . {" ".join(facts)} }} }}
-WHERE {{
-  OPTIONAL {{ GRAPH {_LOG} {{ {_LOG} {PG.generation} ?n }} }}
-  BIND(COALESCE(?n, 0) + 1 AS ?next)
-  BIND(IRI(CONCAT("{_CHANGE}", STR(?next))) AS ?c)
-}}"""
+        facts.append("?c pg:reset true .")
+    return RECORD.substitute(facts=" ".join(facts), prefix=sparql_term(Literal(_CHANGE)))
 
 
 def since(backend: Backend, known: int, *, until: int | None = None) -> Changes:
@@ -88,36 +103,21 @@ def since(backend: Backend, known: int, *, until: int | None = None) -> Changes:
     ontology = False
     reset = known > last  # a view ahead of the log: the store was restored under it, start over
     if last > known:
-        entries = " ".join(f"<{_CHANGE}{n}>" for n in range(known + 1, last + 1))
-        # the entries' own triples, each kind a constant of its own with the entries bound: as an
-        # OPTIONAL with a VALUES of the kinds, Oxigraph read every entry of the log (35 ms with
-        # the 100,000 graphs of one large ingest in it, growing with the log)
-        kinds = " UNION ".join(
-            f"{{ VALUES ?c {{ {entries} }} GRAPH {_LOG} {{ ?c {kind} ?g ; {PG.generation} ?n }} "
-            f"BIND({kind} AS ?kind) }}"
-            for kind in (PG.added, PG.removed, PG.ontologyChanged, PG.reset)
-        )
-        result = backend.query(
-            f"""SELECT ?n ?kind ?g WHERE {{ {{ VALUES ?c {{ {entries} }} GRAPH {_LOG} {{ ?c {PG.generation} ?n }} }}
-  UNION {kinds} }}"""
-        )
-        assert isinstance(result, QuerySolutions)
-        rows = sorted(
-            ((int(r["n"].value), r["kind"], r["g"]) for r in result),  # type: ignore[union-attr]
-            key=lambda row: (row[0], row[1] is not None),
-        )
+        query = SINCE.substitute(entries=sparql_terms(f"{_CHANGE}{n}" for n in range(known + 1, last + 1)))
+        found = ((r.integer("n"), r.get("kind"), r.optional_value("g")) for r in backend.select(query))
+        rows = sorted(found, key=lambda row: (row[0], row[1] is not None))
         seen = {n for n, _, _ in rows}
         if len(seen) < last - known:
             reset = True  # a gap in the log (entries removed by hand): start over
         for _, kind, value in rows:
-            if kind == PG.added:
-                removed.discard(value.value)  # type: ignore[union-attr]
-                added.add(value.value)  # type: ignore[union-attr]
-            elif kind == PG.removed:
-                if value.value in added:  # type: ignore[union-attr]
-                    added.discard(value.value)  # type: ignore[union-attr]
+            if kind == PG.added and value is not None:
+                removed.discard(value)
+                added.add(value)
+            elif kind == PG.removed and value is not None:
+                if value in added:
+                    added.discard(value)
                 else:
-                    removed.add(value.value)  # type: ignore[union-attr]
+                    removed.add(value)
             elif kind == PG.ontologyChanged:
                 ontology = True
             elif kind == PG.reset:

@@ -28,18 +28,21 @@ import threading
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Protocol, TypeVar
-
-from pyoxigraph import QuerySolutions
+from string import Template
+from typing import Protocol, TypeVar, cast
 
 from provgraph.errors import ReadOnlyStoreError, StoreLockedError
 from provgraph.store import changes as change_log
 from provgraph.store.base import Backend
 from provgraph.store.changes import Changes
-from provgraph.vocab import CHANGES_GRAPH, ID_NS, PG, PROV_NS
+from provgraph.store.terms import sparql_term
+from provgraph.vocab import ID_NS
 
-_LOG = str(CHANGES_GRAPH)
-_FIRST = f"<{ID_NS}change/1>"
+#: The store's generation and the time of the change log's first entry ``$first`` (it names the log).
+STAMP = Template("""SELECT ?n ?t WHERE {
+  OPTIONAL { GRAPH pgid:changes { pgid:changes pg:generation ?n } }
+  OPTIONAL { GRAPH pgid:changes { $first prov:generatedAtTime ?t } } }""")
+_STAMP = STAMP.substitute(first=sparql_term(ID_NS + "change/1"))
 
 P = TypeVar("P")
 T = TypeVar("T")
@@ -95,18 +98,12 @@ def stamp(backend: Backend) -> Stamp:
             cached = _stamps.get(backend)
         if cached is not None and cached[0] == written:
             return cached[1]
-    result = backend.query(
-        f"""SELECT ?n ?t WHERE {{
-  OPTIONAL {{ GRAPH {_LOG} {{ {_LOG} {PG.generation} ?n }} }}
-  OPTIONAL {{ GRAPH {_LOG} {{ {_FIRST} <{PROV_NS}generatedAtTime> ?t }} }} }}"""
-    )
-    assert isinstance(result, QuerySolutions)
     generation, log = 0, ""
-    for row in result:
-        if row["n"] is not None:
-            generation = max(generation, int(row["n"].value))  # type: ignore[union-attr]
-        if row["t"] is not None:
-            log = row["t"].value  # type: ignore[union-attr]
+    for row in backend.select(_STAMP):
+        if "n" in row:
+            generation = max(generation, row.integer("n"))
+        if "t" in row:
+            log = row.value("t")
     found = Stamp(log, generation)
     if written is not None and backend.generation == written:
         with _lock:
@@ -121,7 +118,7 @@ def memo(backend: Backend, name: str, compute: Callable[[], T]) -> T:
     with _lock:
         found = _memos.get(backend, {}).get(name)
     if found is not None and found[0] == now:
-        return found[1]  # type: ignore[return-value]
+        return cast(T, found[1])
     value = compute()
     with _lock:
         _memos.setdefault(backend, {})[name] = (now, value)
@@ -142,7 +139,7 @@ def catch_up(backend: Backend, view: Derived[P], name: str) -> P | None:
     written, the view's ``compute`` result that readers must lay over the stored view."""
     settled, pending = _memoized(backend, name, stamp(backend))
     if settled:
-        return pending  # type: ignore[return-value]
+        return cast(P | None, pending)
     with _view_lock(backend, name):  # one catch-up of a view at a time in this process
         return _catch_up(backend, view, name)
 
@@ -165,7 +162,7 @@ def _catch_up(backend: Backend, view: Derived[P], name: str) -> P | None:
     now = stamp(backend)
     settled, pending = _memoized(backend, name, now)  # another thread may have caught up meanwhile
     if settled:
-        return pending  # type: ignore[return-value]
+        return cast(P | None, pending)
     known = view.stored(backend)
     if known == now:
         _current(backend, name, now)

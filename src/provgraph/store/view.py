@@ -17,60 +17,73 @@ pending graph the catalog never committed left.
 
 The view is derived: it is left out of exports and rebuilt from the source graphs after a restore
 or when a store made before it existed is first opened for writing (:func:`ensure`).
+
+:func:`retire` is an update operation with provgraph's prefixes: run it with
+``backend.update(..., prefixes=PREFIXES)``; :func:`pending` and :func:`committed` are plain data.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from string import Template
 
 from provgraph.store import catalog
 from provgraph.store.base import Backend
-from provgraph.vocab import CATALOG_GRAPH, CURRENT_VIEW, PG
+from provgraph.store.terms import sparql_term, sparql_terms
+from provgraph.vocab import CATALOG_GRAPH, PG, PREFIXES
 
 _CAT = str(CATALOG_GRAPH)
-_VIEW = str(CURRENT_VIEW)
-_CURRENT = f"{PG.status} {PG.Current}"
+
+IS_MAINTAINED = "ASK { GRAPH pgid:catalog { pgid:catalog pg:currentView pgid:current } }"
+HAS_SOURCE_GRAPHS = "ASK { GRAPH pgid:catalog { ?g a pg:SourceGraph } }"
+#: The triples of the versions ``$graphs`` no current source graph states.
+RETIRE = Template("""DELETE { GRAPH pgid:current { ?s ?p ?o } }
+WHERE {
+  VALUES ?old { $graphs }
+  GRAPH ?old { ?s ?p ?o }
+  FILTER NOT EXISTS { GRAPH ?g { ?s ?p ?o } GRAPH pgid:catalog { ?g pg:status pg:Current } }
+}""")
+REBUILD = """DROP SILENT GRAPH pgid:current ;
+INSERT { GRAPH pgid:current { ?s ?p ?o } }
+WHERE { GRAPH pgid:catalog { ?g pg:status pg:Current } GRAPH ?g { ?s ?p ?o } } ;
+DELETE WHERE { GRAPH pgid:catalog { pgid:catalog pg:pendingView ?pending } } ;
+INSERT DATA { GRAPH pgid:catalog { pgid:catalog pg:currentView pgid:current . pgid:current a pg:CurrentView } }"""
+#: The pending graphs, each with whether the catalog committed it.
+PENDING_GRAPHS = """SELECT ?g ?known WHERE { GRAPH pgid:catalog { pgid:catalog pg:pendingView ?g
+  OPTIONAL { ?g pg:status ?status BIND(true AS ?known) } } }"""
 
 
 def is_maintained(backend: Backend) -> bool:
     """Whether the store keeps a current view (a store made before it did has none until its
     first write)."""
-    return bool(backend.query(f"ASK {{ GRAPH {_CAT} {{ {_CAT} {PG.currentView} {_VIEW} }} }}"))
+    return backend.ask(IS_MAINTAINED)
 
 
 def retire(graphs: Iterable[str]) -> str:
     """A SPARQL update operation taking out of the view the triples of ``graphs`` (versions that
     are no longer current) that no current source graph states. Run after the catalog change
     that made them not current, in the same request."""
-    values = " ".join(f"<{g}>" for g in sorted(set(graphs)))
-    if not values:
-        return ""
-    return f"""DELETE {{ GRAPH {_VIEW} {{ ?s ?p ?o }} }}
-WHERE {{
-  VALUES ?old {{ {values} }}
-  GRAPH ?old {{ ?s ?p ?o }}
-  FILTER NOT EXISTS {{ GRAPH ?g {{ ?s ?p ?o }} GRAPH {_CAT} {{ ?g {_CURRENT} }} }}
-}}"""
+    values = sparql_terms(sorted(set(graphs)))
+    return RETIRE.substitute(graphs=values) if values else ""
 
 
 def pending(graphs: Iterable[str]) -> str:
     """Mark ``graphs`` as written to the view ahead of their catalog entries."""
-    return "INSERT DATA { GRAPH " + _CAT + " { " + " ".join(f"{_CAT} {PG.pendingView} <{g}> ." for g in graphs) + " } }"
+    return "INSERT DATA { GRAPH " + _CAT + " { " + _marks(graphs) + " } }"
 
 
 def committed(graphs: Iterable[str]) -> str:
     """Clear the pending marks of ``graphs`` (part of the commit)."""
-    return "DELETE DATA { GRAPH " + _CAT + " { " + " ".join(f"{_CAT} {PG.pendingView} <{g}> ." for g in graphs) + " } }"
+    return "DELETE DATA { GRAPH " + _CAT + " { " + _marks(graphs) + " } }"
+
+
+def _marks(graphs: Iterable[str]) -> str:
+    return " ".join(f"{_CAT} {PG.pendingView} {sparql_term(g)} ." for g in graphs)
 
 
 def rebuild(backend: Backend) -> None:
     """Build the view from the current source graphs, in one transaction."""
-    backend.update(
-        f"""DROP SILENT GRAPH {_VIEW} ;
-INSERT {{ GRAPH {_VIEW} {{ ?s ?p ?o }} }} WHERE {{ GRAPH {_CAT} {{ ?g {_CURRENT} }} GRAPH ?g {{ ?s ?p ?o }} }} ;
-DELETE WHERE {{ GRAPH {_CAT} {{ {_CAT} {PG.pendingView} ?pending }} }} ;
-INSERT DATA {{ GRAPH {_CAT} {{ {_CAT} {PG.currentView} {_VIEW} . {_VIEW} a {PG.CurrentView} }} }}"""
-    )
+    backend.update(REBUILD, prefixes=PREFIXES)
 
 
 def ensure(backend: Backend, *, writing: bool) -> None:
@@ -79,7 +92,7 @@ def ensure(backend: Backend, *, writing: bool) -> None:
     stays empty until its first write."""
     if is_maintained(backend):
         return
-    if writing or backend.query(f"ASK {{ GRAPH {_CAT} {{ ?g a {PG.SourceGraph} }} }}"):
+    if writing or backend.ask(HAS_SOURCE_GRAPHS):
         rebuild(backend)
 
 
@@ -87,17 +100,13 @@ def recover(backend: Backend) -> list[str]:
     """Finish what a writer that stopped left: pending graphs the catalog committed (gave a
     status) have their marks cleared; the quads of the others come out of the view and their
     staged entries out of the catalog. Returns the graphs whose quads were taken out."""
-    rows = backend.query(
-        f"""SELECT ?g ?known WHERE {{ GRAPH {_CAT} {{ {_CAT} {PG.pendingView} ?g
-  OPTIONAL {{ ?g {PG.status} ?status BIND(true AS ?known) }} }} }}"""
-    )
-    pending_graphs: list[tuple[str, bool]] = [(r["g"].value, r["known"] is not None) for r in rows]  # type: ignore[index,union-attr]
+    pending_graphs = [(row.value("g"), "known" in row) for row in backend.select(PENDING_GRAPHS)]
     if not pending_graphs:
         return []
     orphans = [g for g, known in pending_graphs if not known]
     operations = [retire(orphans), catalog.discard_staged(orphans)] if orphans else []
     operations.append(committed(g for g, _ in pending_graphs))
-    backend.update(" ;\n".join(operations))
+    backend.update(" ;\n".join(operations), prefixes=PREFIXES)
     return orphans
 
 

@@ -8,7 +8,7 @@ number of facts: a single query over all predicates at once was two orders of ma
 1M facts, because it groups every (subject, predicate) of the store. Only the items found get a
 second query, for their statements and provenance.
 
-Normalisation (in SPARQL, :func:`key_expression`): numbers compare by value whatever their
+Normalisation (in SPARQL, :data:`KEY`): numbers compare by value whatever their
 datatype (``"1"^^xsd:integer`` = ``"1.0"^^xsd:double``); strings by their lexical form with
 whitespace collapsed, datatype and language ignored, and case folded when the predicate is
 declared ``pg:caseInsensitive``; IRIs after entity resolution.
@@ -27,45 +27,143 @@ import time
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from string import Template
 from typing import Any
 from urllib.parse import urlsplit
 
-from pyoxigraph import Literal, QuerySolutions
-
 from provgraph.store import view as current_view
 from provgraph.store.base import Backend
+from provgraph.store.terms import Literal, Row, parse_datetime, sparql_term, sparql_terms
 from provgraph.trust.confidence import decay, statement_confidence
-from provgraph.trust.models import ConflictKind
+from provgraph.trust.models import ConflictKind, ValueClaim
 from provgraph.trust.policy import Policy
-from provgraph.vocab import CATALOG_GRAPH, CURRENT_VIEW, DCTERMS_NS, ID_NS, PG_NS, PROV_NS, RDF_NS
+from provgraph.vocab import DCTERMS_NS, ID_NS, PG_NS
 
-OWL = "http://www.w3.org/2002/07/owl#"
-SKOS = "http://www.w3.org/2004/02/skos/core#"
-XSD = "http://www.w3.org/2001/XMLSchema#"
-LABELS = ("http://www.w3.org/2000/01/rdf-schema#label", SKOS + "prefLabel", SKOS + "altLabel")
 #: Statement properties that say when a value was last edited or checked (recency uses the first found).
 EDIT_TIME_PROPERTIES = (PG_NS + "lastVerified", "http://dbpedia.org/metadata/lastedit")
 #: Entities per VALUES block of a details query.
 BATCH = 400
+#: Up to this many named graphs that are not current sources are excluded by name; beyond, the
+#: detection queries join the catalog instead.
+EXCLUDE_LIMIT = 64
+#: A VALUES row that binds nothing: the query reads every one (measured no slower than no VALUES).
+EVERY = "UNDEF"
+EVERY_PAIR = "(UNDEF UNDEF)"
 
-_CAT = f"<{CATALOG_GRAPH.value}>"
-_VIEW = f"<{CURRENT_VIEW.value}>"
+# ---------------------------------------------------------------------- queries
 
+# Where the current sources' triples are read: ``$sources { triple } $unlisted`` in a query,
+# filled by _current_sources. The current view (:mod:`provgraph.store.view`) holds exactly the
+# triples of the current source graphs: one graph, read from its indexes whatever the number of
+# documents. A store without one (written before provgraph kept it, opened read-only) is read
+# through its graphs: joined with the catalog, Oxigraph loops over every graph and the cost grows
+# faster than the store (1.2 s per predicate at 1M facts in 10k graphs, against 0.05 s without
+# the join), so when there are few graphs that are not current sources (the catalog, the
+# ontology and conflict graphs, some superseded versions) those are excluded by name instead.
+IN_VIEW = "GRAPH pgid:current"
+IN_GRAPHS = "GRAPH ?g"
+NOT_LISTED = Template("FILTER(?g NOT IN ($graphs))")
+IN_CATALOG = "GRAPH pgid:catalog { ?g pg:status pg:Current } GRAPH ?g"
 
-@dataclass(frozen=True)
-class Claim:
-    statement: str
-    graph: str
-    document: str
-    source: str
-    subject: str
-    object: str  # N-Triples
-    predicate: str
-    key: str
-    number: float | None
-    tier: int
-    confidence: float
-    time: datetime | None
+#: The current source graphs among $graphs (EVERY: all of them).
+CURRENT = Template("SELECT ?g WHERE { VALUES ?g { $graphs } GRAPH pgid:catalog { ?g pg:status pg:Current } }")
+
+#: Links between IRIs that merge them, in the current sources.
+LINKS = Template("""SELECT DISTINCT ?a ?b WHERE {
+  VALUES ?k { owl:sameAs skos:exactMatch }
+  $sources { ?a ?k ?b } $unlisted FILTER(isIRI(?a) && isIRI(?b)) }""")
+#: The subjects carrying one of the labels $labels (whitespace collapsed), in the current sources.
+LABELLED = Template("""SELECT DISTINCT ?s ?l WHERE {
+  VALUES ?lp { rdfs:label skos:prefLabel skos:altLabel } VALUES ?l { $labels }
+  $sources { ?s ?lp ?label } $unlisted FILTER(isIRI(?s))
+  FILTER(REPLACE(REPLACE(STR(?label), "\\\\s+", " "), "^ | $$", "") = ?l) }""")
+
+# Entity resolution in a query: ?s resolved into ?c and ?o into ?co ($pairs: the (member entity)
+# rows of the mapping); without a mapping, each is itself.
+MAP_SUBJECT = Template("OPTIONAL { VALUES (?s ?c_m) { $pairs } } BIND(COALESCE(?c_m, ?s) AS ?c)")
+MAP_OBJECT = Template("OPTIONAL { VALUES (?o ?co_m) { $pairs } } BIND(COALESCE(?co_m, ?o) AS ?co)")
+SAME_SUBJECT = "BIND(?s AS ?c)"
+SAME_OBJECT = "BIND(?o AS ?co)"
+
+#: The comparison key of an object ?o (?co: resolved), see the module docstring.
+KEY = (
+    'IF(isLiteral(?o), IF(isNumeric(?o), CONCAT("n:", STR(xsd:double(?o))), '
+    'CONCAT("s:", REPLACE(REPLACE(STR(?o), "\\\\s+", " "), "^ | $", ""))), CONCAT("i:", STR(?co)))'
+)
+#: :data:`KEY` of a predicate declared ``pg:caseInsensitive``.
+KEY_CASELESS = (
+    'IF(isLiteral(?o), IF(isNumeric(?o), CONCAT("n:", STR(xsd:double(?o))), '
+    'CONCAT("s:", LCASE(REPLACE(REPLACE(STR(?o), "\\\\s+", " "), "^ | $", "")))), CONCAT("i:", STR(?co)))'
+)
+
+#: The entities with more than one value ($key) of the functional $predicate, each with whether
+#: its numbers spread beyond the tolerance ($absolute, $relative) or it has other values. One
+#: pass over the predicate's triples: the predicate is a constant of the query (Oxigraph reads it
+#: from its index; a VALUES of predicates, or a substituted ?p, was several times slower).
+ITEMS = Template("""SELECT ?c ?n ((?nonnum > 0) || ((?hi - ?lo) > $absolute
+          && (?hi - ?lo) > $relative * IF(ABS(?lo) > ABS(?hi), ABS(?lo), ABS(?hi))) AS ?beyond) WHERE {
+  { SELECT ?c (COUNT(DISTINCT ?k) AS ?n) (MIN(?num) AS ?lo) (MAX(?num) AS ?hi)
+           (SUM(IF(BOUND(?num), 0, 1)) AS ?nonnum) WHERE {
+      $sources { ?s $predicate ?o } $unlisted FILTER(isIRI(?s))
+      $map_subject
+      $map_object
+      BIND($key AS ?k)
+      BIND(IF(isNumeric(?o), xsd:double(?o), ?unbound) AS ?num)
+    } GROUP BY ?c HAVING (COUNT(DISTINCT ?k) > 1) } }""")
+#: The (entity, object) pairs stated with both predicates $pair (disjoint), by the subjects
+#: $subjects (EVERY: any).
+DISJOINT_PAIRS = Template("""SELECT DISTINCT ?c ?co WHERE {
+  VALUES ?s { $subjects }
+  VALUES ?pp { $pair }
+  $sources { ?s ?pp ?o } $unlisted FILTER(isIRI(?s))
+  $map_subject
+  $map_object
+} GROUP BY ?c ?co HAVING (COUNT(DISTINCT ?pp) = 2)""")
+
+# Shaped for Oxigraph's planner, measured at 100k facts: the predicate is a constant (one query
+# per predicate; a VALUES of predicates was 5x slower, a substituted ?p 3.5x), current graphs are
+# filtered in Python rather than joined with the catalog (which made it start from the catalog
+# and scan every graph), and document metadata and edit times come from queries of their own
+# (OPTIONALs in this one cost 10x).
+#: The statements of $predicate about the ($members: (subject entity) rows) subjects.
+CLAIMS = Template("""SELECT ?c ?s ?o ?st ?g ?d ?conf ?k ?num WHERE {
+  VALUES (?s ?c) { $members }
+  GRAPH ?g {
+    ?st rdf:subject ?s ; rdf:predicate $predicate ; rdf:object ?o ;
+        prov:wasDerivedFrom ?d ; pg:confidence ?conf }
+  $map_object
+  BIND($key AS ?k)
+  BIND(IF(isNumeric(?o), xsd:double(?o), ?unbound) AS ?num)
+}""")
+#: The statements $statements, with what a claim reads of them.
+STATEMENT_CLAIMS = Template("""SELECT ?st ?s ?p ?o ?g ?d ?conf WHERE {
+  VALUES ?st { $statements }
+  GRAPH ?g {
+    ?st rdf:subject ?s ; rdf:predicate ?p ; rdf:object ?o ;
+        prov:wasDerivedFrom ?d ; pg:confidence ?conf }
+}""")
+#: One document property ($property) of the (graph document) $pairs (EVERY: of every one): one
+#: query per property, read from its index.
+METADATA = Template("SELECT ?g ?d ?x WHERE { VALUES (?g ?d) { $pairs } GRAPH ?g { ?d $property ?x } }")
+#: The edit times ($properties: EDIT_TIME_PROPERTIES) of the statements $statements. A query of
+#: its own: as an OPTIONAL of the claims query it made Oxigraph several times slower.
+EDIT_TIMES = Template("""SELECT ?st ?edit WHERE {
+  VALUES ?st { $statements }
+  VALUES ?ep { $properties }
+  GRAPH ?g { ?st ?ep ?edit } }""")
+
+#: Whether the graphs $graphs link IRIs that entity resolution merges.
+LINKED = Template("""ASK { VALUES ?g { $graphs } VALUES ?k { owl:sameAs skos:exactMatch }
+  GRAPH ?g { ?a ?k ?b FILTER(isIRI(?a) && isIRI(?b)) } }""")
+#: The labels of IRIs in the graphs $graphs.
+LABELS_IN = Template("""SELECT DISTINCT ?label WHERE {
+  VALUES ?g { $graphs } VALUES ?lp { rdfs:label skos:prefLabel skos:altLabel }
+  GRAPH ?g { ?s ?lp ?label FILTER(isIRI(?s)) } }""")
+#: The (subject, predicate) of the $predicates stated in the graphs $graphs.
+TOUCHED = Template("""SELECT DISTINCT ?s ?p WHERE { VALUES ?g { $graphs } VALUES ?p { $predicates }
+  GRAPH ?g { ?s ?p ?o } FILTER(isIRI(?s)) }""")
+
+# ---------------------------------------------------------------------- items
 
 
 @dataclass
@@ -73,7 +171,7 @@ class Cluster:
     """Claims whose values agree (equal after normalisation, or within tolerance)."""
 
     predicate: str
-    claims: list[Claim] = field(default_factory=list)
+    claims: list[ValueClaim] = field(default_factory=list)
 
     @property
     def value(self) -> str:
@@ -125,42 +223,76 @@ class Detection:
         return [i for i in self.items if i.is_conflict]
 
 
+# ---------------------------------------------------------------------- query parts
+
+
+def _values(terms: Iterable[str] | None) -> str:
+    """The rows of a one-variable VALUES block: ``terms`` (IRIs), or one that binds nothing
+    (``None``: every one)."""
+    return EVERY if terms is None else sparql_terms(terms)
+
+
+def _rows(pairs: Iterable[tuple[str, str]]) -> str:
+    """The rows of a two-variable VALUES block, of IRIs."""
+    return " ".join("(" + sparql_terms(pair) + ")" for pair in pairs)
+
+
+def _resolution(mapping: dict[str, str]) -> dict[str, str]:
+    """The entity resolution of ?s and ?o in a query (MAP_SUBJECT, MAP_OBJECT)."""
+    if not mapping:
+        return {"map_subject": SAME_SUBJECT, "map_object": SAME_OBJECT}
+    pairs = _rows(sorted(mapping.items()))
+    return {"map_subject": MAP_SUBJECT.substitute(pairs=pairs), "map_object": MAP_OBJECT.substitute(pairs=pairs)}
+
+
+def _key(policy: Policy, predicate: str) -> str:
+    return KEY_CASELESS if predicate in policy.case_insensitive else KEY
+
+
+def _current_sources(backend: Backend) -> dict[str, str]:
+    """Where a query reads the current sources (see IN_VIEW): ``sources`` and ``unlisted``."""
+    if current_view.is_maintained(backend):
+        return {"sources": IN_VIEW, "unlisted": ""}
+    current = _current(backend)
+    others = [g for g in backend.named_graphs() if g.value not in current]
+    if len(others) <= EXCLUDE_LIMIT:
+        # IN takes a comma-separated list
+        excluded = ", ".join(sorted(sparql_term(g) for g in others))
+        return {"sources": IN_GRAPHS, "unlisted": NOT_LISTED.substitute(graphs=excluded) if excluded else ""}
+    return {"sources": IN_CATALOG, "unlisted": ""}
+
+
+def _current(backend: Backend, graphs: set[str] | None = None) -> set[str]:
+    """The current source graphs (among ``graphs``)."""
+    if graphs is not None and not graphs:
+        return set()
+    query = CURRENT.substitute(graphs=_values(None if graphs is None else sorted(graphs)))
+    return {r.value("g") for r in backend.select(query)}
+
+
+def _chunks(items: Sequence[str], size: int) -> Iterator[Sequence[str]]:
+    for i in range(0, len(items), size):
+        yield items[i : i + size]
+
+
 # ---------------------------------------------------------------------- entity resolution
-
-
-def _rows(backend: Backend, query: str) -> QuerySolutions:
-    result = backend.query(query)
-    assert isinstance(result, QuerySolutions)
-    return result
 
 
 def entity_map(backend: Backend, policy: Policy) -> dict[str, str]:
     """Each merged IRI to its entity (one that declares aliases, else the least IRI of its group);
     IRIs not merged are absent."""
+    sources = _current_sources(backend)
     links = set(policy.same_as)
-    for r in _rows(
-        backend,
-        f"""SELECT DISTINCT ?a ?b WHERE {{
-  VALUES ?k {{ <{OWL}sameAs> <{SKOS}exactMatch> }}
-  {_current_graph_pattern(backend, "?a ?k ?b")} FILTER(isIRI(?a) && isIRI(?b)) }}""",
-    ):
-        links.add((r["a"].value, r["b"].value))  # type: ignore[union-attr]
+    links.update((r.value("a"), r.value("b")) for r in backend.select(LINKS.substitute(sources)))
     if policy.aliases:
         wanted: dict[str, set[str]] = {}
         for entity, labels in policy.aliases.items():
             for label in labels:
                 wanted.setdefault(" ".join(label.split()), set()).add(entity)
-        values = " ".join(str(Literal(label)) for label in wanted)
-        props = " ".join(f"<{p}>" for p in LABELS)
         carriers: dict[str, set[str]] = {}
-        for r in _rows(
-            backend,
-            f"""SELECT DISTINCT ?s ?l WHERE {{
-  VALUES ?lp {{ {props} }} VALUES ?l {{ {values} }}
-  {_current_graph_pattern(backend, "?s ?lp ?label")} FILTER(isIRI(?s))
-  FILTER(REPLACE(REPLACE(STR(?label), "\\\\s+", " "), "^ | $", "") = ?l) }}""",
-        ):
-            carriers.setdefault(r["l"].value, set()).add(r["s"].value)  # type: ignore[union-attr]
+        query = LABELLED.substitute(sources, labels=sparql_terms(Literal(label) for label in wanted))
+        for r in backend.select(query):
+            carriers.setdefault(r.value("l"), set()).add(r.value("s"))
         for label, entities in wanted.items():
             subjects = carriers.get(label, set()) - entities
             # an alias two entities declare, or two subjects carry, says nothing about either
@@ -186,49 +318,21 @@ def entity_map(backend: Backend, policy: Policy) -> dict[str, str]:
     return {x: find(x) for x in parent if find(x) != x}
 
 
-def _map_clause(var: str, out: str, mapping: dict[str, str]) -> str:
-    if not mapping:
-        return f"BIND({var} AS {out})"
-    values = " ".join(f"(<{a}> <{b}>)" for a, b in sorted(mapping.items()))
-    tmp = out + "_m"
-    return f"OPTIONAL {{ VALUES ({var} {tmp}) {{ {values} }} }} BIND(COALESCE({tmp}, {var}) AS {out})"
-
-
-def key_expression(var: str, mapped: str, *, case_insensitive: bool) -> str:
-    """The SPARQL expression of the comparison key of an object (see the module docstring)."""
-    text = f'REPLACE(REPLACE(STR({var}), "\\\\s+", " "), "^ | $", "")'
-    if case_insensitive:
-        text = f"LCASE({text})"
-    return (
-        f'IF(isLiteral({var}), IF(isNumeric({var}), CONCAT("n:", STR(xsd:double({var}))), CONCAT("s:", {text})), '
-        f'CONCAT("i:", STR({mapped})))'
-    )
-
-
-_PREFIX = f"PREFIX xsd: <{XSD}>\n"
-
-
 def find_items(
     backend: Backend, policy: Policy, predicate: str, mapping: dict[str, str]
 ) -> tuple[list[tuple[str, bool]], int]:
     """The entities with more than one value of a functional ``predicate`` in current sources, each
     with whether its values conflict (True) or all agree within tolerance (False)."""
     tol = policy.tolerance(predicate)
-    key = key_expression("?o", "?co", case_insensitive=predicate in policy.case_insensitive)
-    query = (
-        _PREFIX
-        + f"""SELECT ?c ?n ((?nonnum > 0) || ((?hi - ?lo) > {tol.absolute!r}
-          && (?hi - ?lo) > {tol.relative!r} * IF(ABS(?lo) > ABS(?hi), ABS(?lo), ABS(?hi))) AS ?beyond) WHERE {{
-  {{ SELECT ?c (COUNT(DISTINCT ?k) AS ?n) (MIN(?num) AS ?lo) (MAX(?num) AS ?hi)
-           (SUM(IF(BOUND(?num), 0, 1)) AS ?nonnum) WHERE {{
-      {_current_graph_pattern(backend, f"?s <{predicate}> ?o")} FILTER(isIRI(?s))
-      {_map_clause("?s", "?c", mapping)}
-      {_map_clause("?o", "?co", mapping)}
-      BIND({key} AS ?k)
-      BIND(IF(isNumeric(?o), xsd:double(?o), ?unbound) AS ?num)
-    }} GROUP BY ?c HAVING (COUNT(DISTINCT ?k) > 1) }} }}"""
+    query = ITEMS.substitute(
+        _current_sources(backend),
+        **_resolution(mapping),
+        predicate=sparql_term(predicate),
+        key=_key(policy, predicate),
+        absolute=sparql_term(Literal(tol.absolute)),
+        relative=sparql_term(Literal(tol.relative)),
     )
-    found = [(r["c"].value, r["beyond"].value == "true") for r in _rows(backend, query)]  # type: ignore[union-attr]
+    found = [(r.value("c"), r.value("beyond") == "true") for r in backend.select(query)]
     return found, len(found)
 
 
@@ -239,15 +343,10 @@ def find_disjoint(
     ``subjects`` only, when given)."""
     if subjects is not None and not subjects:
         return []
-    bound = "" if subjects is None else "VALUES ?s { " + " ".join(f"<{x}>" for x in subjects) + " }"
-    query = f"""SELECT DISTINCT ?c ?co WHERE {{
-  {bound}
-  VALUES ?pp {{ <{p}> <{q}> }}
-  {_current_graph_pattern(backend, "?s ?pp ?o")} FILTER(isIRI(?s))
-  {_map_clause("?s", "?c", mapping)}
-  {_map_clause("?o", "?co", mapping)}
-}} GROUP BY ?c ?co HAVING (COUNT(DISTINCT ?pp) = 2)"""
-    return [(r["c"].value, str(r["co"])) for r in _rows(backend, query)]  # type: ignore[union-attr]
+    query = DISJOINT_PAIRS.substitute(
+        _current_sources(backend), **_resolution(mapping), subjects=_values(subjects), pair=sparql_terms((p, q))
+    )
+    return [(r.value("c"), str(r["co"])) for r in backend.select(query)]
 
 
 def _members(entities: Iterable[str], mapping: dict[str, str]) -> dict[str, list[str]]:
@@ -257,45 +356,6 @@ def _members(entities: Iterable[str], mapping: dict[str, str]) -> dict[str, list
         if entity in wanted:
             wanted[entity].append(member)
     return wanted
-
-
-#: Up to this many named graphs that are not current sources are excluded by name; beyond, the
-#: detection queries join the catalog instead.
-EXCLUDE_LIMIT = 64
-
-
-def _current_graph_pattern(backend: Backend, triple: str) -> str:
-    """``triple`` in the current sources.
-
-    The current view (:mod:`provgraph.store.view`) holds exactly the triples of the current
-    source graphs: one graph, read from its indexes whatever the number of documents. A store
-    without one (written before provgraph kept it, opened read-only) is read through its graphs:
-    joined with the catalog, Oxigraph loops over every graph and the cost grows faster than the
-    store (1.2 s per predicate at 1M facts in 10k graphs, against 0.05 s without the join), so
-    when there are few graphs that are not current sources (the catalog, the ontology and
-    conflict graphs, some superseded versions) those are excluded by name instead."""
-    if current_view.is_maintained(backend):
-        return f"GRAPH {_VIEW} {{ {triple} }}"
-    current = _current(backend)
-    others = [str(g) for g in backend.named_graphs() if g.value not in current]
-    if len(others) <= EXCLUDE_LIMIT:
-        excluded = ", ".join(sorted(others))
-        return f"GRAPH ?g {{ {triple} }}" + (f" FILTER(?g NOT IN ({excluded}))" if excluded else "")
-    return f"GRAPH {_CAT} {{ ?g <{PG_NS}status> <{PG_NS}Current> }} GRAPH ?g {{ {triple} }}"
-
-
-def _current(backend: Backend, graphs: set[str] | None = None) -> set[str]:
-    """The current source graphs (among ``graphs``)."""
-    bound = "" if graphs is None else "VALUES ?g { " + " ".join(f"<{g}>" for g in sorted(graphs)) + " }"
-    if graphs is not None and not graphs:
-        return set()
-    query = f"SELECT ?g WHERE {{ {bound} GRAPH {_CAT} {{ ?g <{PG_NS}status> <{PG_NS}Current> }} }}"
-    return {r["g"].value for r in _rows(backend, query)}  # type: ignore[union-attr]
-
-
-def _chunks(items: Sequence[str], size: int) -> Iterator[Sequence[str]]:
-    for i in range(0, len(items), size):
-        yield items[i : i + size]
 
 
 def source_key(document: str, url: str | None, publisher: str | None) -> str:
@@ -310,20 +370,7 @@ def source_key(document: str, url: str | None, publisher: str | None) -> str:
     return document
 
 
-def _time(term: object | None) -> datetime | None:
-    if term is None:
-        return None
-    text = term.value  # type: ignore[attr-defined]
-    try:
-        when = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    return when if when.tzinfo is not None else when.replace(tzinfo=UTC)
-
-
-_STATEMENT = f"""GRAPH ?g {{
-    ?st <{RDF_NS}subject> ?s ; <{RDF_NS}predicate> PREDICATE ; <{RDF_NS}object> ?o ;
-        <{PROV_NS}wasDerivedFrom> ?d ; <{PG_NS}confidence> ?conf }}"""
+# ---------------------------------------------------------------------- claims
 
 
 def claims(
@@ -334,79 +381,60 @@ def claims(
     mapping: dict[str, str],
     *,
     now: datetime,
-) -> dict[str, list[Claim]]:
+) -> dict[str, list[ValueClaim]]:
     """The statements of ``predicates`` about ``entities`` (and the IRIs resolved to them) in
-    current sources, by entity.
-
-    Shaped for Oxigraph's planner, measured at 100k facts: the predicate is a constant (one query
-    per predicate; a VALUES of predicates was 5x slower), current graphs are filtered here rather
-    than joined with the catalog (which made it start from the catalog and scan every graph), and
-    document metadata and edit times come from queries of their own (OPTIONALs in this one cost
-    10x)."""
-    out: dict[str, list[Claim]] = {}
+    current sources, by entity (see CLAIMS for the shape of the query)."""
+    out: dict[str, list[ValueClaim]] = {}
     if not entities:
         return out
     members = _members(entities, mapping)
-    flat = [f"(<{m}> <{e}>)" for e, ms in members.items() for m in ms]
-    found: list[tuple[str, list[object]]] = []
+    flat = [(m, e) for e, ms in members.items() for m in ms]
+    resolution = _resolution(mapping)
+    found: list[tuple[str, list[Row]]] = []
     for predicate in predicates:
-        key = key_expression("?o", "?co", case_insensitive=predicate in policy.case_insensitive)
-        for chunk in _chunks(flat, BATCH):
-            query = (
-                _PREFIX
-                + f"""SELECT ?c ?s ?o ?st ?g ?d ?conf ?k ?num WHERE {{
-  VALUES (?s ?c) {{ {" ".join(chunk)} }}
-  {_STATEMENT.replace("PREDICATE", f"<{predicate}>")}
-  {_map_clause("?o", "?co", mapping)}
-  BIND({key} AS ?k)
-  BIND(IF(isNumeric(?o), xsd:double(?o), ?unbound) AS ?num)
-}}"""
+        for i in range(0, len(flat), BATCH):
+            query = CLAIMS.substitute(
+                members=_rows(flat[i : i + BATCH]),
+                predicate=sparql_term(predicate),
+                map_object=resolution["map_object"],
+                key=_key(policy, predicate),
             )
-            found.append((predicate, list(_rows(backend, query))))
-    # the status and metadata of the graphs these statements are in, not of every graph, unless
-    # they are many (a whole run): then one scan per property is cheaper than lookups
-    pairs = {(r["g"].value, r["d"].value) for _, rows in found for r in rows}  # type: ignore[index]
-    if len(pairs) > BATCH:
-        current, meta = _current(backend), _metadata(backend)
-    else:
-        current, meta = _current(backend, {g for g, _ in pairs}), _metadata(backend, pairs)
+            found.append((predicate, backend.select(query)))
+    current, meta = _graphs_of(backend, {(r.value("g"), r.value("d")) for _, rows in found for r in rows})
     for predicate, rows in found:
-        kept = [r for r in rows if r["g"].value in current]  # type: ignore[index]
-        for c, claim in zip(
-            (r["c"].value for r in kept),  # type: ignore[index]
-            _claims_of(backend, policy, kept, predicate, now, meta),
-            strict=True,
-        ):
-            out.setdefault(c, []).append(claim)
+        kept = [r for r in rows if r.value("g") in current]
+        for r, claim in zip(kept, _claims_of(backend, policy, kept, predicate, now, meta), strict=True):
+            out.setdefault(r.value("c"), []).append(claim)
     return out
 
 
 def claims_by_statement(
     backend: Backend, policy: Policy, statements: Sequence[str], *, now: datetime
-) -> dict[str, Claim]:
+) -> dict[str, ValueClaim]:
     """The claims of the given statements (in current graphs), by statement IRI."""
-    out: dict[str, Claim] = {}
+    out: dict[str, ValueClaim] = {}
     if not statements:
         return out
-    chunks = []
-    for chunk in _chunks(sorted(set(statements)), BATCH):
-        query = f"""SELECT ?st ?s ?p ?o ?g ?d ?conf WHERE {{
-  VALUES ?st {{ {" ".join(f"<{s}>" for s in chunk)} }}
-  {_STATEMENT.replace("PREDICATE", "?p")}
-}}"""
-        chunks.append(list(_rows(backend, query)))
-    # the status and metadata of the graphs these statements are in, not of every graph: a few
-    # statements (the conflicts about one entity) are read on every question
-    pairs = {(r["g"].value, r["d"].value) for rows in chunks for r in rows}  # type: ignore[union-attr]
-    if len(pairs) > BATCH:
-        current, meta = _current(backend), _metadata(backend)
-    else:
-        current, meta = _current(backend, {g for g, _ in pairs}), _metadata(backend, pairs)
+    chunks = [
+        backend.select(STATEMENT_CLAIMS.substitute(statements=sparql_terms(chunk)))
+        for chunk in _chunks(sorted(set(statements)), BATCH)
+    ]
+    # a few statements (the conflicts about one entity) are read on every question
+    current, meta = _graphs_of(backend, {(r.value("g"), r.value("d")) for rows in chunks for r in rows})
     for rows in chunks:
-        kept = [r for r in rows if r["g"].value in current]  # type: ignore[union-attr]
+        kept = [r for r in rows if r.value("g") in current]
         for claim in _claims_of(backend, policy, kept, None, now, meta):
             out.setdefault(claim.statement, claim)
     return out
+
+
+def _graphs_of(backend: Backend, pairs: set[tuple[str, str]]) -> tuple[set[str], dict[tuple[str, str], dict[str, str]]]:
+    """Which of the graphs of the (graph, document) ``pairs`` are current, and the metadata of
+    the pairs: of those only, unless they are many (a whole run): then one scan per property is
+    cheaper than lookups."""
+    if len(pairs) > BATCH:
+        return _current(backend), _metadata(backend)
+    return _current(backend, {g for g, _ in pairs}), _metadata(backend, pairs)
 
 
 def _metadata(backend: Backend, pairs: set[tuple[str, str]] | None = None) -> dict[tuple[str, str], dict[str, str]]:
@@ -414,9 +442,9 @@ def _metadata(backend: Backend, pairs: set[tuple[str, str]] | None = None) -> di
     then one scan per property, linear in the number of documents (per-chunk VALUES lookups cost
     10x more at 10k documents)."""
     out: dict[tuple[str, str], dict[str, str]] = {}
-    bound = "" if pairs is None else "VALUES (?g ?d) { " + " ".join(f"(<{g}> <{d}>)" for g, d in sorted(pairs)) + " }"
     if pairs is not None and not pairs:
         return out
+    rows = EVERY_PAIR if pairs is None else _rows(sorted(pairs))
     fields = {
         "tier": PG_NS + "tier",
         "url": PG_NS + "sourceUrl",
@@ -424,50 +452,46 @@ def _metadata(backend: Backend, pairs: set[tuple[str, str]] | None = None) -> di
         "issued": DCTERMS_NS + "issued",
     }
     for name, prop in fields.items():
-        for r in _rows(backend, f"SELECT ?g ?d ?x WHERE {{ {bound} GRAPH ?g {{ ?d <{prop}> ?x }} }}"):
-            out.setdefault((r["g"].value, r["d"].value), {})[name] = r["x"].value  # type: ignore[union-attr]
+        for r in backend.select(METADATA.substitute(pairs=rows, property=sparql_term(prop))):
+            out.setdefault((r.value("g"), r.value("d")), {})[name] = r.value("x")
     return out
 
 
 def _claims_of(
     backend: Backend,
     policy: Policy,
-    rows: list[object],
+    rows: list[Row],
     predicate: str | None,
     now: datetime,
     meta: dict[tuple[str, str], dict[str, str]],
-) -> list[Claim]:
+) -> list[ValueClaim]:
+    """The claims of the statements ``rows`` (of CLAIMS when ``predicate`` is given, else of
+    STATEMENT_CLAIMS), their confidence decayed to ``now``."""
     if not rows:
         return []
-    edits = _edit_times(backend, [r["st"].value for r in rows])  # type: ignore[index]
+    edits = _edit_times(backend, [r.value("st") for r in rows])
     out = []
-    for r in rows:
-        row = r  # a pyoxigraph QuerySolution
-        st, g, doc = row["st"].value, row["g"].value, row["d"].value  # type: ignore[index]
-        p = predicate or row["p"].value  # type: ignore[index]
+    for row in rows:
+        st, g, doc = row.value("st"), row.value("g"), row.value("d")
+        p = predicate or row.value("p")
         info = meta.get((g, doc), {})
         tier = int(info.get("tier", "3"))
-        when = edits.get(st) or _time_text(info.get("issued"))
-        conf = statement_confidence(min(1.0, max(0.0, float(row["conf"].value))), tier)  # type: ignore[index]
+        when = edits.get(st) or _time(info.get("issued"))
+        conf = statement_confidence(min(1.0, max(0.0, row.number("conf"))), tier)
         rate = policy.decay.rate(p)
         if rate and when is not None:
             conf = decay(conf, (now - when).total_seconds() / 86400, rate)
-        number = None
-        key = ""
-        if predicate is not None:
-            number = float(row["num"].value) if row["num"] is not None else None  # type: ignore[index]
-            key = row["k"].value  # type: ignore[index]
         out.append(
-            Claim(
+            ValueClaim(
                 statement=st,
                 graph=g,
                 document=doc,
                 source=source_key(doc, info.get("url"), info.get("publisher")),
-                subject=row["s"].value,  # type: ignore[index]
-                object=str(row["o"]),  # type: ignore[index]
+                subject=row.value("s"),
+                object=str(row["o"]),
                 predicate=p,
-                key=key,
-                number=number,
+                key=row.value("k") if predicate is not None else "",
+                number=row.optional_number("num") if predicate is not None else None,
                 tier=tier,
                 confidence=conf,
                 time=when,
@@ -476,17 +500,38 @@ def _claims_of(
     return out
 
 
-def _time_text(text: str | None) -> datetime | None:
+def _time(text: str | None) -> datetime | None:
+    """An edit or issue time (UTC when it says no zone); None when there is none or it is no
+    dateTime (an ``xsd:date`` or a free text)."""
     if text is None:
         return None
     try:
-        when = datetime.fromisoformat(text.replace("Z", "+00:00"))
+        when = parse_datetime(text)
     except ValueError:
         return None
     return when if when.tzinfo is not None else when.replace(tzinfo=UTC)
 
 
-def cluster(claims_: Sequence[Claim], policy: Policy, predicate: str) -> list[Cluster]:
+def _edit_times(backend: Backend, statements: Sequence[str]) -> dict[str, datetime]:
+    """The latest edit time of each statement that has one (EDIT_TIMES)."""
+    if not statements:
+        return {}
+    query = EDIT_TIMES.substitute(
+        statements=sparql_terms(set(statements)), properties=sparql_terms(EDIT_TIME_PROPERTIES)
+    )
+    out: dict[str, datetime] = {}
+    for r in backend.select(query):
+        when = _time(r.value("edit"))
+        st = r.value("st")
+        if when is not None and (st not in out or when > out[st]):
+            out[st] = when
+    return out
+
+
+# ---------------------------------------------------------------------- detection
+
+
+def cluster(claims_: Sequence[ValueClaim], policy: Policy, predicate: str) -> list[Cluster]:
     """Group claims whose values agree. Numbers with a tolerance: sorted, each cluster anchored
     at its smallest value, so a cluster never spans more than the tolerance (a chain of close
     values does not hide a large difference). Everything else: by normalised key."""
@@ -600,12 +645,16 @@ def item_state(item: Item) -> str:
 
 def item_from_state(text: str) -> Item:
     """The item :func:`item_state` describes."""
-    data = json.loads(text)
+    return item_from_data(json.loads(text))
+
+
+def item_from_data(data: dict[str, Any]) -> Item:
+    """The item an :func:`item_state` (parsed) describes."""
     clusters = [
         Cluster(
             c["predicate"],
             [
-                Claim(
+                ValueClaim(
                     statement=x[0],
                     graph=x[1],
                     document=x[2],
@@ -617,7 +666,7 @@ def item_from_state(text: str) -> Item:
                     number=x[8],
                     tier=x[9],
                     confidence=x[10],
-                    time=datetime.fromisoformat(x[11]) if x[11] is not None else None,
+                    time=parse_datetime(x[11]) if x[11] is not None else None,
                 )
                 for x in c["claims"]
             ],
@@ -653,26 +702,15 @@ def links_changed(backend: Backend, policy: Policy, graphs: Sequence[str]) -> bo
     policy's aliases. Read from those graphs alone."""
     if not graphs:
         return False
-    values = " ".join(f"<{g}>" for g in graphs)
-    if bool(
-        backend.query(
-            f"""ASK {{ VALUES ?g {{ {values} }} VALUES ?k {{ <{OWL}sameAs> <{SKOS}exactMatch> }}
-  GRAPH ?g {{ ?a ?k ?b FILTER(isIRI(?a) && isIRI(?b)) }} }}"""
-        )
-    ):
+    values = sparql_terms(graphs)
+    if backend.ask(LINKED.substitute(graphs=values)):
         return True
     if not policy.aliases:
         return False
     aliases = {" ".join(label.split()) for labels in policy.aliases.values() for label in labels}
-    props = " ".join(f"<{p}>" for p in LABELS)
-    for r in _rows(
-        backend,
-        f"""SELECT DISTINCT ?label WHERE {{ VALUES ?g {{ {values} }} VALUES ?lp {{ {props} }}
-  GRAPH ?g {{ ?s ?lp ?label FILTER(isIRI(?s)) }} }}""",
-    ):
-        if " ".join(str(r["label"].value).split()) in aliases:  # type: ignore[union-attr]
-            return True
-    return False
+    return any(
+        " ".join(r.value("label").split()) in aliases for r in backend.stream(LABELS_IN.substitute(graphs=values))
+    )
 
 
 def touched(
@@ -684,14 +722,11 @@ def touched(
     if not graphs or not wanted:
         return set()
     found: set[tuple[str, str]] = set()
-    preds = " ".join(f"<{p}>" for p in wanted)
     for chunk in _chunks(sorted(graphs), BATCH):
-        values = " ".join(f"<{g}>" for g in chunk)
-        query = f"""SELECT DISTINCT ?s ?p WHERE {{ VALUES ?g {{ {values} }} VALUES ?p {{ {preds} }}
-  GRAPH ?g {{ ?s ?p ?o }} FILTER(isIRI(?s)) }}"""
-        for r in _rows(backend, query):
-            subject = r["s"].value  # type: ignore[union-attr]
-            found.add((mapping.get(subject, subject), r["p"].value))  # type: ignore[union-attr]
+        query = TOUCHED.substitute(graphs=sparql_terms(chunk), predicates=sparql_terms(wanted))
+        for r in backend.select(query):
+            subject = r.value("s")
+            found.add((mapping.get(subject, subject), r.value("p")))
     return found
 
 
@@ -765,27 +800,8 @@ def _disjoint_items(
     return items
 
 
-def _edit_times(backend: Backend, statements: Sequence[str]) -> dict[str, datetime]:
-    """The latest edit time of each statement that has one. A query of its own: as an OPTIONAL of
-    the claims query it made Oxigraph several times slower."""
-    if not statements:
-        return {}
-    query = f"""SELECT ?st ?edit WHERE {{
-  VALUES ?st {{ {" ".join(f"<{s}>" for s in set(statements))} }}
-  VALUES ?ep {{ {" ".join(f"<{p}>" for p in EDIT_TIME_PROPERTIES)} }}
-  GRAPH ?g {{ ?st ?ep ?edit }} }}"""
-    out: dict[str, datetime] = {}
-    for r in _rows(backend, query):
-        when = _time_text(r["edit"].value)  # type: ignore[union-attr]
-        st = r["st"].value  # type: ignore[union-attr]
-        if when is not None and (st not in out or when > out[st]):
-            out[st] = when
-    return out
-
-
 __all__ = [
     "EDIT_TIME_PROPERTIES",
-    "Claim",
     "Cluster",
     "Detection",
     "Item",
@@ -797,9 +813,9 @@ __all__ = [
     "entity_map",
     "find_disjoint",
     "find_items",
+    "item_from_data",
     "item_from_state",
     "item_state",
-    "key_expression",
     "links_changed",
     "source_key",
     "state_votes",

@@ -68,7 +68,14 @@ class _Model(BaseModel):
 
 
 class ValueClaim(_Model):
-    """One statement stating a competing value, with the provenance resolution uses."""
+    """One statement stating a competing value, with the provenance resolution uses: the one
+    claim type of the trust layer, which detection finds (:mod:`provgraph.trust.conflicts`),
+    resolution ranks (:mod:`provgraph.trust.resolve`) and a conflict shows.
+
+    ``predicate``, ``key`` and ``number`` are what detection groups values by. They are not
+    serialised, so a conflict's JSON is what it always was (the value shows its predicate), and a
+    claim read back by its statement has no ``key`` nor ``number``: only detection compares
+    claims."""
 
     statement: str
     graph: str
@@ -79,6 +86,11 @@ class ValueClaim(_Model):
     tier: int
     confidence: float = Field(description="statement confidence: extraction confidence within the tier's band")
     time: datetime | None = Field(default=None, description="last edit of the statement, else issue of the document")
+    predicate: str = Field(default="", exclude=True, description="the predicate stated (not serialised)")
+    key: str = Field(
+        default="", exclude=True, description="the object's comparison key after normalisation (not serialised)"
+    )
+    number: float | None = Field(default=None, exclude=True, description="the object as a number (not serialised)")
 
 
 class ConflictValue(_Model):

@@ -17,16 +17,33 @@ Understood:
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from pyoxigraph import QuerySolutions
-
+from provgraph.options import ResolutionStrategy
+from provgraph.store import derived
 from provgraph.store.base import Backend
 from provgraph.trust.confidence import DecayConfig
-from provgraph.trust.models import ResolutionStrategy
-from provgraph.vocab import ONTOLOGY_GRAPH, PG_NS, SH_NS
+from provgraph.vocab import ONTOLOGY_GRAPH
 
-OWL = "http://www.w3.org/2002/07/owl#"
+#: The strategy of a predicate whose policy names none.
+DEFAULT_STRATEGY = ResolutionStrategy.SOURCE_TRUST
+
+#: Functional predicates: declared so, or the path of a SHACL property shape with one value.
+FUNCTIONAL = """SELECT DISTINCT ?p WHERE { GRAPH pgid:ontology {
+  { ?p a owl:FunctionalProperty }
+  UNION { ?shape sh:path ?p ; sh:maxCount ?max FILTER(isIRI(?p) && ?max = 1) } } }"""
+DISJOINT = "SELECT ?p ?q WHERE { GRAPH pgid:ontology { ?p owl:propertyDisjointWith ?q } }"
+#: Each predicate with a setting of its own, and every setting it has.
+SETTINGS = """SELECT ?p ?abs ?rel ?ci ?strategy ?rate WHERE { GRAPH pgid:ontology {
+  ?p ?k ?any FILTER(?k IN (pg:absoluteTolerance, pg:relativeTolerance, pg:caseInsensitive,
+                           pg:resolutionStrategy, pg:decayRate))
+  OPTIONAL { ?p pg:absoluteTolerance ?abs } OPTIONAL { ?p pg:relativeTolerance ?rel }
+  OPTIONAL { ?p pg:caseInsensitive ?ci } OPTIONAL { ?p pg:resolutionStrategy ?strategy }
+  OPTIONAL { ?p pg:decayRate ?rate } } }"""
+ALIASES = "SELECT ?e ?a WHERE { GRAPH pgid:ontology { ?e pg:alias ?a FILTER(isIRI(?e)) } }"
+SAME_AS = """SELECT ?a ?b WHERE { GRAPH pgid:ontology { ?a ?k ?b FILTER(isIRI(?a) && isIRI(?b))
+  FILTER(?k IN (owl:sameAs, skos:exactMatch)) } }"""
 
 
 @dataclass(frozen=True)
@@ -56,75 +73,55 @@ class Policy:
     def tolerance(self, predicate: str) -> Tolerance:
         return self.tolerances.get(predicate, Tolerance())
 
+    def strategy(self, predicates: Sequence[str]) -> ResolutionStrategy:
+        """The strategy of an item of ``predicates``: the first one's that declares one, else
+        :data:`DEFAULT_STRATEGY`."""
+        for p in predicates:
+            if p in self.strategies:
+                return self.strategies[p]
+        return DEFAULT_STRATEGY
 
-def _rows(backend: Backend, query: str) -> QuerySolutions:
-    result = backend.query(query)
-    assert isinstance(result, QuerySolutions)
-    return result
+
+def policy_of(backend: Backend) -> Policy:
+    """The policy of the ontology graph, read once per store state."""
+    return derived.memo(backend, "policy", lambda: load(backend))
 
 
 def load(backend: Backend) -> Policy:
     """The policy the ontology graph declares (empty when nothing was added)."""
-    g = f"<{ONTOLOGY_GRAPH.value}>"
-    functional = {
-        r["p"].value  # type: ignore[union-attr]
-        for r in _rows(
-            backend,
-            f"""SELECT DISTINCT ?p WHERE {{ GRAPH {g} {{
-  {{ ?p a <{OWL}FunctionalProperty> }}
-  UNION {{ ?shape <{SH_NS}path> ?p ; <{SH_NS}maxCount> ?max FILTER(isIRI(?p) && ?max = 1) }} }} }}""",
-        )
-    }
     disjoint = set()
-    for r in _rows(backend, f"SELECT ?p ?q WHERE {{ GRAPH {g} {{ ?p <{OWL}propertyDisjointWith> ?q }} }}"):
-        p, q = r["p"].value, r["q"].value  # type: ignore[union-attr]
+    for r in backend.select(DISJOINT):
+        p, q = r.value("p"), r.value("q")
         if p != q:
             disjoint.add((min(p, q), max(p, q)))
     tolerances: dict[str, Tolerance] = {}
     case_insensitive: set[str] = set()
     strategies: dict[str, ResolutionStrategy] = {}
     rates: dict[str, float] = {}
-    for r in _rows(
-        backend,
-        f"""SELECT ?p ?abs ?rel ?ci ?strategy ?rate WHERE {{ GRAPH {g} {{
-  ?p ?k ?any FILTER(?k IN (<{PG_NS}absoluteTolerance>, <{PG_NS}relativeTolerance>, <{PG_NS}caseInsensitive>,
-                           <{PG_NS}resolutionStrategy>, <{PG_NS}decayRate>))
-  OPTIONAL {{ ?p <{PG_NS}absoluteTolerance> ?abs }} OPTIONAL {{ ?p <{PG_NS}relativeTolerance> ?rel }}
-  OPTIONAL {{ ?p <{PG_NS}caseInsensitive> ?ci }} OPTIONAL {{ ?p <{PG_NS}resolutionStrategy> ?strategy }}
-  OPTIONAL {{ ?p <{PG_NS}decayRate> ?rate }} }} }}""",
-    ):
-        p = r["p"].value  # type: ignore[union-attr]
-        if r["abs"] is not None or r["rel"] is not None:
-            tolerances[p] = Tolerance(
-                absolute=float(r["abs"].value) if r["abs"] is not None else 0.0,  # type: ignore[union-attr]
-                relative=float(r["rel"].value) if r["rel"] is not None else 0.0,  # type: ignore[union-attr]
-            )
-        if r["ci"] is not None and r["ci"].value in ("true", "1"):  # type: ignore[union-attr]
+    for r in backend.select(SETTINGS):
+        p = r.value("p")
+        absolute, relative = r.optional_number("abs"), r.optional_number("rel")
+        if absolute is not None or relative is not None:
+            tolerances[p] = Tolerance(absolute=absolute or 0.0, relative=relative or 0.0)
+        if r.optional_value("ci") in ("true", "1"):
             case_insensitive.add(p)
-        if r["strategy"] is not None:
-            strategies[p] = ResolutionStrategy.from_iri(r["strategy"].value)  # type: ignore[union-attr]
-        if r["rate"] is not None:
-            rates[p] = float(r["rate"].value)  # type: ignore[union-attr]
+        strategy, rate = r.optional_value("strategy"), r.optional_number("rate")
+        if strategy is not None:
+            strategies[p] = ResolutionStrategy.from_iri(strategy)
+        if rate is not None:
+            rates[p] = rate
     aliases: dict[str, set[str]] = {}
-    for r in _rows(backend, f"SELECT ?e ?a WHERE {{ GRAPH {g} {{ ?e <{PG_NS}alias> ?a FILTER(isIRI(?e)) }} }}"):
-        aliases.setdefault(r["e"].value, set()).add(r["a"].value)  # type: ignore[union-attr]
-    same_as = {
-        (r["a"].value, r["b"].value)  # type: ignore[union-attr]
-        for r in _rows(
-            backend,
-            f"""SELECT ?a ?b WHERE {{ GRAPH {g} {{ ?a ?k ?b FILTER(isIRI(?a) && isIRI(?b))
-  FILTER(?k IN (<{OWL}sameAs>, <http://www.w3.org/2004/02/skos/core#exactMatch>)) }} }}""",
-        )
-    }
+    for r in backend.select(ALIASES):
+        aliases.setdefault(r.value("e"), set()).add(r.value("a"))
     return Policy(
-        functional=frozenset(functional),
+        functional=frozenset(r.value("p") for r in backend.select(FUNCTIONAL)),
         disjoint=frozenset(disjoint),
         tolerances=tolerances,
         case_insensitive=frozenset(case_insensitive),
         strategies=strategies,
         decay=DecayConfig(per_predicate=rates),
         aliases={k: frozenset(v) for k, v in aliases.items()},
-        same_as=frozenset(same_as),
+        same_as=frozenset((r.value("a"), r.value("b")) for r in backend.select(SAME_AS)),
         fingerprint=fingerprint(backend),
     )
 
@@ -135,4 +132,4 @@ def fingerprint(backend: Backend) -> str:
     return hashlib.sha256("\n".join(lines).encode("utf-8")).hexdigest()
 
 
-__all__ = ["Policy", "Tolerance", "fingerprint", "load"]
+__all__ = ["DEFAULT_STRATEGY", "Policy", "Tolerance", "fingerprint", "load", "policy_of"]

@@ -26,14 +26,15 @@ from __future__ import annotations
 import json
 import tempfile
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-
-from pyoxigraph import Literal, NamedNode, QuerySolutions, RdfFormat, parse, serialize
+from string import Template
 
 from provgraph.store.base import Backend
 from provgraph.store.derived import Stamp
+from provgraph.store.terms import Literal, NamedNode, RdfFormat, Row, Term, parse, serialize, sparql_term, sparql_terms
+from provgraph.trust.confidence import aggregate_by_source
 from provgraph.trust.models import (
     Conflict,
     ConflictKind,
@@ -43,98 +44,195 @@ from provgraph.trust.models import (
     ValueClaim,
     ValueOutcome,
 )
-from provgraph.vocab import CONFLICT_GRAPH, PG_NS, PROV_NS, RDF_NS, XSD_NS
+from provgraph.vocab import PREFIXES, XSD_NS
 
-_G = f"<{CONFLICT_GRAPH.value}>"
-_TYPE = f"<{RDF_NS}type>"
 #: Bumped when what the records hold changes: records of another version are rebuilt.
 VERSION = 2
+#: Conflicts (statements, value nodes) per VALUES block.
+CHUNK = 500
+#: A VALUES row that binds nothing: the query reads every one (measured no slower than no VALUES).
+EVERY = "UNDEF"
+
+# ---------------------------------------------------------------------- queries
+
+#: The parameters of the run that wrote the records.
+LAST_RUN = """SELECT ?params WHERE { GRAPH pgid:conflicts {
+  pgid:conflicts prov:wasGeneratedBy ?act . ?act pg:parameters ?params } }"""
+#: The store state the records reflect, and their version.
+STAMP = """SELECT ?n ?log ?v WHERE { GRAPH pgid:conflicts {
+  pgid:conflicts pg:generation ?n ; pg:changeLog ?log ; pg:recordsVersion ?v } }"""
+#: The source accuracies and the entity resolution of the last run.
+STORED_STATE = """SELECT ?acc ?map WHERE { GRAPH pgid:conflicts {
+  pgid:conflicts pg:sourceAccuracy ?acc ; pg:entityMap ?map } }"""
+#: When the conflicts $conflicts (EVERY: every one) were first detected.
+FIRST_DETECTED = Template(
+    "SELECT ?c ?t WHERE { VALUES ?c { $conflicts } GRAPH pgid:conflicts { ?c pg:firstDetected ?t } }"
+)
+#: The resolution input of the items $items (EVERY: every one).
+INPUTS = Template(
+    "SELECT ?c ?state WHERE { VALUES ?c { $items } GRAPH pgid:conflicts { ?c pg:resolutionInput ?state } }"
+)
+#: The resolution input of the items of the (entity predicate) $keys.
+KEYED_INPUTS = Template("""SELECT ?c ?state WHERE { VALUES (?e ?p) { $keys } GRAPH pgid:conflicts {
+  { ?c pg:conflictSubject ?e ; pg:conflictPredicate ?p }
+  UNION { ?c pg:agreementSubject ?e ; pg:agreementPredicate ?p }
+  ?c pg:resolutionInput ?state } }""")
+#: The conflicts about ?subject (the entity or an IRI merged into it).
+ABOUT = """SELECT DISTINCT ?c ?subject WHERE { GRAPH pgid:conflicts {
+  { ?c pg:conflictSubject ?subject } UNION { ?c pg:mergedEntity ?subject } } }"""
+#: The conflicts about ?subject with ?predicate.
+ABOUT_WITH = """SELECT DISTINCT ?c ?subject ?predicate WHERE { GRAPH pgid:conflicts {
+  { ?c pg:conflictSubject ?subject } UNION { ?c pg:mergedEntity ?subject }
+  ?c pg:conflictPredicate ?predicate } }"""
+#: The conflicts with ?predicate.
+WITH = "SELECT ?c ?predicate WHERE { GRAPH pgid:conflicts { ?c pg:conflictPredicate ?predicate } }"
+#: The statements the conflicts $conflicts (EVERY: every one) cite.
+COMPETING = Template("""SELECT DISTINCT ?st WHERE { VALUES ?c { $conflicts } GRAPH pgid:conflicts {
+  ?c pg:hasValue ?v . ?v pg:competingStatement ?st } }""")
+# Bound first when filtered: Oxigraph then reads the few conflicts' triples, not the graph;
+# scores and statements come from a query of their own (as OPTIONALs here they were evaluated
+# over every value of the graph).
+#: The conflicts $conflicts (EVERY: every one), a row per value.
+RECORDS = Template("""SELECT ?c ?kind ?s ?strategy ?why ?first ?act ?v ?value ?vp ?outcome
+WHERE { VALUES ?c { $conflicts } GRAPH pgid:conflicts {
+  ?c a pg:Conflict ; pg:conflictKind ?kind ; pg:conflictSubject ?s ; pg:strategy ?strategy ;
+     pg:rationale ?why ; pg:firstDetected ?first ; prov:wasGeneratedBy ?act ; pg:hasValue ?v .
+  ?v pg:value ?value ; pg:valuePredicate ?vp ; pg:outcome ?outcome .
+  } }""")
+#: The score and the statements of the value nodes $values (EVERY: every one); each property
+#: bound, read from its index, not by filtering every triple of the graph.
+VALUE_DETAILS = Template("""SELECT ?v ?k ?o WHERE { VALUES ?v { $values } GRAPH pgid:conflicts {
+  { ?v pg:score ?o BIND("score" AS ?k) } UNION { ?v pg:competingStatement ?o BIND("statement" AS ?k) }
+} }""")
+#: When the activities $activities ended: a query of its own, as an OPTIONAL of RECORDS it made
+#: Oxigraph evaluate that a thousand times slower.
+ENDED = Template("SELECT ?a ?t WHERE { VALUES ?a { $activities } GRAPH pgid:conflicts { ?a prov:endedAtTime ?t } }")
+#: The IRIs merged into the entity of each of the conflicts $conflicts.
+MERGED = Template(
+    "SELECT ?c ?x WHERE { VALUES ?c { $conflicts } GRAPH pgid:conflicts { ?c pg:mergedEntity ?x } } ORDER BY ?c ?x"
+)
+#: The predicates of each of the conflicts $conflicts.
+PREDICATES = Template(
+    "SELECT ?c ?x WHERE { VALUES ?c { $conflicts } GRAPH pgid:conflicts { ?c pg:conflictPredicate ?x } } ORDER BY ?c ?x"
+)
+#: The conflict and the outcome of the value of each of the statements $statements a conflict cites.
+OUTCOMES = Template("""SELECT ?st ?c ?outcome WHERE { VALUES ?st { $statements } GRAPH pgid:conflicts {
+  ?v pg:competingStatement ?st ; pg:outcome ?outcome . ?c pg:hasValue ?v } }""")
+
+# ---------------------------------------------------------------------- updates
+
+#: The activities the records $items name, and the graph's.
+NAMED_ACTIVITIES = Template("""SELECT DISTINCT ?a WHERE { GRAPH pgid:conflicts {
+  { VALUES ?c { $items } ?c prov:wasGeneratedBy ?a } UNION { pgid:conflicts prov:wasGeneratedBy ?a } } }""")
+#: Take out the items $items: their values, then themselves.
+DELETE_ITEMS = Template("""DELETE { GRAPH pgid:conflicts { ?v ?p ?o } } WHERE { VALUES ?c { $items }
+  GRAPH pgid:conflicts { ?c pg:hasValue ?v . ?v ?p ?o } } ;
+DELETE { GRAPH pgid:conflicts { ?c ?p ?o } } WHERE { VALUES ?c { $items } GRAPH pgid:conflicts { ?c ?p ?o } }""")
+# Each property a constant of its own, with the conflicts bound: from a VALUES of the properties,
+# Oxigraph read them over the whole graph (360 ms for 300 conflicts of 5,000).
+#: Take out what the resolution of the conflicts $conflicts decides.
+DELETE_RESOLUTIONS = Template("""DELETE { GRAPH pgid:conflicts { ?v pg:outcome ?o } } WHERE { VALUES ?c { $conflicts }
+  GRAPH pgid:conflicts { ?c pg:hasValue ?v . ?v pg:outcome ?o } } ;
+DELETE { GRAPH pgid:conflicts { ?v pg:score ?o } } WHERE { VALUES ?c { $conflicts }
+  GRAPH pgid:conflicts { ?c pg:hasValue ?v . ?v pg:score ?o } } ;
+DELETE { GRAPH pgid:conflicts { ?c pg:rationale ?o } } WHERE { VALUES ?c { $conflicts }
+  GRAPH pgid:conflicts { ?c pg:rationale ?o } } ;
+DELETE { GRAPH pgid:conflicts { ?c pg:preferredValue ?o } } WHERE { VALUES ?c { $conflicts }
+  GRAPH pgid:conflicts { ?c pg:preferredValue ?o } } ;
+DELETE { GRAPH pgid:conflicts { ?c prov:wasGeneratedBy ?o } } WHERE { VALUES ?c { $conflicts }
+  GRAPH pgid:conflicts { ?c prov:wasGeneratedBy ?o } }""")
+# The graph's own triples read by its subject, filtered: a VALUES of the properties would be
+# read over the whole graph.
+#: Take out the graph's run, accuracies, entity resolution and stamp.
+DELETE_RUN = """DELETE { GRAPH pgid:conflicts { pgid:conflicts ?p ?o } } WHERE { GRAPH pgid:conflicts {
+  pgid:conflicts ?p ?o } FILTER(?p IN (pg:generation, pg:changeLog, pg:recordsVersion, pg:sourceAccuracy,
+  pg:entityMap, prov:wasGeneratedBy)) }"""
+#: Take out the activities among $activities no record names any more.
+DELETE_UNNAMED = Template("""DELETE { GRAPH pgid:conflicts { ?a ?p ?o } } WHERE { VALUES ?a { $activities }
+  GRAPH pgid:conflicts { ?a ?p ?o FILTER NOT EXISTS { ?x prov:wasGeneratedBy ?a } } }""")
+#: Write the triples $triples (pg:, prov:, rdf: names) into the graph.
+INSERT = Template("INSERT DATA { GRAPH pgid:conflicts {\n$triples\n} }")
+DROP = "DROP SILENT GRAPH pgid:conflicts"
+#: The triples $triples as a TriG document of the graph, with their $prefixes.
+TRIG = Template("$prefixes\npgid:conflicts {\n$triples\n}\n")
+TRIG_PREFIXES = "".join("PREFIX " + name + ": " + sparql_term(iri) + "\n" for name, iri in PREFIXES.items())
 
 
-def _lit(value: str | float, datatype: str | None = None) -> str:
-    if isinstance(value, float):
-        return str(Literal(repr(value), datatype=NamedNode(XSD_NS + "double")))
-    return str(Literal(value) if datatype is None else Literal(value, datatype=NamedNode(datatype)))
+def _values(terms: Iterable[str] | None) -> str:
+    """The rows of a one-variable VALUES block: ``terms`` (IRIs), or one that binds nothing
+    (``None``: every one)."""
+    return EVERY if terms is None else sparql_terms(terms)
 
 
-def _dt(when: datetime) -> str:
-    return _lit(when.astimezone(UTC).isoformat().replace("+00:00", "Z"), XSD_NS + "dateTime")
+def _chunks(terms: Sequence[str] | None) -> list[Sequence[str] | None]:
+    """``terms`` in chunks of :data:`CHUNK` (``None``, every one, in one)."""
+    return [None] if terms is None else [terms[i : i + CHUNK] for i in range(0, len(terms), CHUNK)]
 
 
-def _pg(local: str) -> str:
-    return f"<{PG_NS}{local}>"
+def _outcome(row: Row, name: str) -> ValueOutcome:
+    return ValueOutcome(row.value(name).rsplit("#", 1)[-1].lower())
+
+
+# ---------------------------------------------------------------------- reading the graph's state
 
 
 def last_run(backend: Backend) -> dict[str, object]:
     """The parameters of the last run (empty: never run)."""
-    result = backend.query(
-        f"""SELECT ?params WHERE {{ GRAPH {_G} {{ {_G} <{PROV_NS}wasGeneratedBy> ?act .
-  ?act {_pg("parameters")} ?params }} }}"""
-    )
-    assert isinstance(result, QuerySolutions)
-    for row in result:
-        return json.loads(row["params"].value)  # type: ignore[no-any-return,union-attr]
+    for row in backend.select(LAST_RUN):
+        found: dict[str, object] = json.loads(row.value("params"))
+        return found
     return {}
 
 
 def stamp(backend: Backend) -> Stamp | None:
     """The store state the records reflect; None when there are none, or of another version."""
-    result = backend.query(
-        f"""SELECT ?n ?log ?v WHERE {{ GRAPH {_G} {{ {_G} {_pg("generation")} ?n ; {_pg("changeLog")} ?log ;
-  {_pg("recordsVersion")} ?v }} }}"""
-    )
-    assert isinstance(result, QuerySolutions)
-    for row in result:
-        if int(row["v"].value) != VERSION:  # type: ignore[union-attr]
+    for row in backend.select(STAMP):
+        if row.integer("v") != VERSION:
             return None
-        return Stamp(row["log"].value, int(row["n"].value))  # type: ignore[union-attr]
+        return Stamp(row.value("log"), row.integer("n"))
     return None
 
 
 def stored_state(backend: Backend) -> tuple[dict[str, float], dict[str, str]]:
     """The source accuracies and the entity resolution of the records (empty: none)."""
-    result = backend.query(
-        f"""SELECT ?acc ?map WHERE {{ GRAPH {_G} {{ {_G} {_pg("sourceAccuracy")} ?acc ; {_pg("entityMap")} ?map }} }}"""
-    )
-    assert isinstance(result, QuerySolutions)
-    for row in result:
-        return json.loads(row["acc"].value), json.loads(row["map"].value)  # type: ignore[union-attr]
+    for row in backend.select(STORED_STATE):
+        return json.loads(row.value("acc")), json.loads(row.value("map"))
     return {}, {}
 
 
 def first_detected(backend: Backend, conflicts: Sequence[str] | None = None) -> dict[str, datetime]:
     """When each stored conflict (of ``conflicts``, or every one) was first detected."""
-    if conflicts is not None and not conflicts:
-        return {}
     first: dict[str, datetime] = {}
-    chunks = [None] if conflicts is None else [conflicts[i : i + 500] for i in range(0, len(conflicts), 500)]
-    for chunk in chunks:
-        bound = "" if chunk is None else f"VALUES ?c {{ {' '.join(f'<{c}>' for c in chunk)} }}"
-        query = f"SELECT ?c ?t WHERE {{ {bound} GRAPH {_G} {{ ?c {_pg('firstDetected')} ?t }} }}"
-        for row in _solutions(backend, query):
-            first[row["c"].value] = datetime.fromisoformat(row["t"].value.replace("Z", "+00:00"))  # type: ignore[union-attr]
+    for chunk in _chunks(conflicts):
+        for row in backend.select(FIRST_DETECTED.substitute(conflicts=_values(chunk))):
+            first[row.value("c")] = row.moment("t")
     return first
 
 
 def items(backend: Backend, keys: Iterable[tuple[str, str]] | None = None) -> dict[str, str]:
     """The stored items (conflicts and agreements) of the (entity, predicate) ``keys``, or every
     one: their IRI and resolution input (JSON)."""
+    if keys is None:
+        return {r.value("c"): r.value("state") for r in backend.select(INPUTS.substitute(items=EVERY))}
     found: dict[str, str] = {}
-    wanted = None if keys is None else sorted(set(keys))
-    if wanted is None:
-        query = f"SELECT ?c ?state WHERE {{ GRAPH {_G} {{ ?c {_pg('resolutionInput')} ?state }} }}"
-        for row in _solutions(backend, query):
-            found[row["c"].value] = row["state"].value  # type: ignore[union-attr]
-        return found
+    wanted = sorted(set(keys))
     for i in range(0, len(wanted), 400):
-        bound = " ".join(f"(<{e}> <{p}>)" for e, p in wanted[i : i + 400])
-        query = f"""SELECT ?c ?state WHERE {{ VALUES (?e ?p) {{ {bound} }} GRAPH {_G} {{
-  {{ ?c {_pg("conflictSubject")} ?e ; {_pg("conflictPredicate")} ?p }}
-  UNION {{ ?c {_pg("agreementSubject")} ?e ; {_pg("agreementPredicate")} ?p }}
-  ?c {_pg("resolutionInput")} ?state }} }}"""
-        for row in _solutions(backend, query):
-            found[row["c"].value] = row["state"].value  # type: ignore[union-attr]
+        rows = " ".join("(" + sparql_terms(key) + ")" for key in wanted[i : i + 400])
+        for row in backend.select(KEYED_INPUTS.substitute(keys=rows)):
+            found[row.value("c")] = row.value("state")
     return found
+
+
+def states(backend: Backend, conflicts: Sequence[str]) -> dict[str, str]:
+    """The resolution input (JSON) of each of the stored ``conflicts``."""
+    out: dict[str, str] = {}
+    for chunk in _chunks(conflicts):
+        for row in backend.select(INPUTS.substitute(items=_values(chunk))):
+            out[row.value("c")] = row.value("state")
+    return out
+
+
+# ---------------------------------------------------------------------- writing
 
 
 @dataclass(frozen=True)
@@ -148,65 +246,121 @@ class Agreement:
     state: str
 
 
-def _graph_lines(
-    *,
-    activity: str,
-    started: datetime,
-    ended: datetime,
-    parameters: dict[str, object],
-    accuracy: dict[str, float],
-    mapping: dict[str, str],
-) -> list[str]:
+@dataclass(frozen=True)
+class Run:
+    """What the graph keeps of the run that wrote it: its resolution activity (IRI, times and
+    parameters), the source accuracies and the entity resolution."""
+
+    activity: str
+    started: datetime
+    ended: datetime
+    parameters: dict[str, object]
+    accuracy: dict[str, float]
+    mapping: dict[str, str]
+
+
+def _lit(value: str | float, datatype: str | None = None) -> str:
+    if isinstance(value, float):
+        return sparql_term(Literal(repr(value), datatype=NamedNode(XSD_NS + "double")))
+    return sparql_term(Literal(value) if datatype is None else Literal(value, datatype=NamedNode(datatype)))
+
+
+def _dt(when: datetime) -> str:
+    return _lit(when.astimezone(UTC).isoformat().replace("+00:00", "Z"), XSD_NS + "dateTime")
+
+
+def _json(value: object) -> str:
+    return _lit(json.dumps(value, sort_keys=True))
+
+
+def _run_lines(run: Run) -> list[str]:
+    activity = sparql_term(run.activity)
     return [
-        f"{_G} {_TYPE} {_pg('ConflictGraph')} ; <{PROV_NS}wasGeneratedBy> <{activity}> ;"
-        f" {_pg('sourceAccuracy')} {_lit(json.dumps(accuracy, sort_keys=True))} ;"
-        f" {_pg('entityMap')} {_lit(json.dumps(mapping, sort_keys=True))} .",
-        f"<{activity}> {_TYPE} {_pg('ResolutionActivity')} , <{PROV_NS}Activity> ;"
-        f" <{PROV_NS}startedAtTime> {_dt(started)} ; <{PROV_NS}endedAtTime> {_dt(ended)} ;"
-        f" {_pg('parameters')} {_lit(json.dumps(parameters, sort_keys=True))} .",
+        f"pgid:conflicts rdf:type pg:ConflictGraph ; prov:wasGeneratedBy {activity} ;"
+        f" pg:sourceAccuracy {_json(run.accuracy)} ; pg:entityMap {_json(run.mapping)} .",
+        f"{activity} rdf:type pg:ResolutionActivity , prov:Activity ;"
+        f" prov:startedAtTime {_dt(run.started)} ; prov:endedAtTime {_dt(run.ended)} ;"
+        f" pg:parameters {_json(run.parameters)} .",
     ]
 
 
 def _stamp_line(target: Stamp) -> str:
     return (
-        f"{_G} {_pg('generation')} {_lit(str(target.generation), XSD_NS + 'integer')} ;"
-        f" {_pg('changeLog')} {_lit(target.log)} ;"
-        f" {_pg('recordsVersion')} {_lit(str(VERSION), XSD_NS + 'integer')} ."
+        f"pgid:conflicts pg:generation {_lit(str(target.generation), XSD_NS + 'integer')} ;"
+        f" pg:changeLog {_lit(target.log)} ; pg:recordsVersion {_lit(str(VERSION), XSD_NS + 'integer')} ."
     )
 
 
+def _score(value: ConflictValue) -> float | None:
+    """A value's score as the records keep it: none when it is not a finite number."""
+    score = value.score
+    if score is not None and score == score and abs(score) != float("inf"):
+        return float(score)
+    return None
+
+
 def _conflict_lines(c: Conflict, state: str, *, activity: str, started: datetime) -> list[str]:
-    node = f"<{c.iri}>"
+    node = sparql_term(c.iri)
     lines = [
-        f"{node} {_TYPE} {_pg('Conflict')} ; {_pg('conflictKind')} <{c.kind.iri}> ;"
-        f" {_pg('conflictSubject')} <{c.subject}> ; {_pg('strategy')} <{c.resolution.strategy.iri}> ;"
-        f" {_pg('rationale')} {_lit(c.resolution.rationale)} ; <{PROV_NS}wasGeneratedBy> <{activity}> ;"
-        f" {_pg('firstDetected')} {_dt(c.first_detected or started)} ; {_pg('resolutionInput')} {_lit(state)} ."
+        f"{node} rdf:type pg:Conflict ; pg:conflictKind {sparql_term(c.kind.iri)} ;"
+        f" pg:conflictSubject {sparql_term(c.subject)} ; pg:strategy {sparql_term(c.resolution.strategy.iri)} ;"
+        f" pg:rationale {_lit(c.resolution.rationale)} ; prov:wasGeneratedBy {sparql_term(activity)} ;"
+        f" pg:firstDetected {_dt(c.first_detected or started)} ; pg:resolutionInput {_lit(state)} ."
     ]
-    lines += [f"{node} {_pg('conflictPredicate')} <{p}> ." for p in c.predicates]
-    lines += [f"{node} {_pg('mergedEntity')} <{m}> ." for m in c.merged_subjects]
+    lines += [f"{node} pg:conflictPredicate {sparql_term(p)} ." for p in c.predicates]
+    lines += [f"{node} pg:mergedEntity {sparql_term(m)} ." for m in c.merged_subjects]
     for i, v in enumerate(c.values):
-        vnode = f"<{c.iri}/value/{i}>"
+        vnode = sparql_term(f"{c.iri}/value/{i}")
         lines.append(
-            f"{node} {_pg('hasValue')} {vnode} . {vnode} {_TYPE} {_pg('ConflictValue')} ;"
-            f" {_pg('value')} {v.value} ; {_pg('valuePredicate')} <{v.predicate}> ;"
-            f" {_pg('outcome')} <{v.outcome.iri}> ."
+            f"{node} pg:hasValue {vnode} . {vnode} rdf:type pg:ConflictValue ;"
+            f" pg:value {v.value} ; pg:valuePredicate {sparql_term(v.predicate)} ;"
+            f" pg:outcome {sparql_term(v.outcome.iri)} ."
         )
-        if v.score is not None and v.score == v.score and abs(v.score) != float("inf"):
-            lines.append(f"{vnode} {_pg('score')} {_lit(float(v.score))} .")
-        if v.outcome is ValueOutcome.PREFERRED:
-            lines.append(f"{node} {_pg('preferredValue')} {vnode} .")
-        lines += [f"{vnode} {_pg('competingStatement')} <{x.statement}> ." for x in v.claims]
-        lines += [f"{vnode} {_pg('sourceKey')} {_lit(s)} ." for s in v.sources]
+        lines += _value_resolution_lines(node, vnode, v)
+        lines += [f"{vnode} pg:competingStatement {sparql_term(x.statement)} ." for x in v.claims]
+        lines += [f"{vnode} pg:sourceKey {_lit(s)} ." for s in v.sources]
+    return lines
+
+
+def _value_resolution_lines(node: str, vnode: str, v: ConflictValue) -> list[str]:
+    """The score of a value and, when it is preferred, its conflict's preferredValue."""
+    lines = []
+    score = _score(v)
+    if score is not None:
+        lines.append(f"{vnode} pg:score {_lit(score)} .")
+    if v.outcome is ValueOutcome.PREFERRED:
+        lines.append(f"{node} pg:preferredValue {vnode} .")
+    return lines
+
+
+def _resolution_lines(c: Conflict, *, activity: str) -> list[str]:
+    """The triples of a conflict's record that its resolution decides."""
+    node = sparql_term(c.iri)
+    lines = [f"{node} pg:rationale {_lit(c.resolution.rationale)} ; prov:wasGeneratedBy {sparql_term(activity)} ."]
+    for i, v in enumerate(c.values):
+        vnode = sparql_term(f"{c.iri}/value/{i}")
+        lines.append(f"{vnode} pg:outcome {sparql_term(v.outcome.iri)} .")
+        lines += _value_resolution_lines(node, vnode, v)
     return lines
 
 
 def _agreement_lines(a: Agreement) -> list[str]:
-    node = f"<{a.iri}>"
+    node = sparql_term(a.iri)
     return [
-        f"{node} {_TYPE} {_pg('ToleranceAgreement')} ; {_pg('agreementSubject')} <{a.subject}> ;"
-        f" {_pg('resolutionInput')} {_lit(a.state)} ."
-    ] + [f"{node} {_pg('agreementPredicate')} <{p}> ." for p in a.predicates]
+        f"{node} rdf:type pg:ToleranceAgreement ; pg:agreementSubject {sparql_term(a.subject)} ;"
+        f" pg:resolutionInput {_lit(a.state)} ."
+    ] + [f"{node} pg:agreementPredicate {sparql_term(p)} ." for p in a.predicates]
+
+
+def _item_lines(
+    conflicts: Sequence[Conflict], states: dict[str, str], agreements: Sequence[Agreement], run: Run
+) -> list[str]:
+    lines = []
+    for c in conflicts:
+        lines += _conflict_lines(c, states[c.iri], activity=run.activity, started=run.started)
+    for a in agreements:
+        lines += _agreement_lines(a)
+    return lines
 
 
 def write(
@@ -215,35 +369,23 @@ def write(
     *,
     states: dict[str, str],
     agreements: Sequence[Agreement],
-    activity: str,
-    started: datetime,
-    ended: datetime,
-    parameters: dict[str, object],
-    accuracy: dict[str, float],
-    mapping: dict[str, str],
+    run: Run,
     target: Stamp,
 ) -> None:
     """Replace the conflict graph with ``conflicts`` (``states``: each one's resolution input)
-    and ``agreements``, stamped ``target``."""
-    lines = _graph_lines(
-        activity=activity, started=started, ended=ended, parameters=parameters, accuracy=accuracy, mapping=mapping
-    )
-    for c in conflicts:
-        lines += _conflict_lines(c, states[c.iri], activity=activity, started=started)
-    for a in agreements:
-        lines += _agreement_lines(a)
-    body = "\n".join(lines)
-    quads = parse(f"{_G} {{\n{body}\n}}\n".encode(), format=RdfFormat.TRIG)
+    and ``agreements`` of ``run``, stamped ``target``."""
+    body = "\n".join(_run_lines(run) + _item_lines(conflicts, states, agreements, run))
+    quads = parse(TRIG.substitute(prefixes=TRIG_PREFIXES, triples=body).encode(), format=RdfFormat.TRIG)
     # Not one transaction: SPARQL INSERT DATA was 5x slower, and a transactional load 3x slower,
     # than the bulk loader at 1M facts. The stamp is written last, in its own step: if the
     # process dies before, the graph has none and the next read computes the records again.
-    backend.update(f"DROP SILENT GRAPH {_G}")
+    backend.update(DROP, prefixes=PREFIXES)
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "conflicts.nq"
         with path.open("wb") as f:
             serialize(quads, f, format=RdfFormat.N_QUADS)
         backend.load_quads(path, bulk=True)
-    backend.update(f"INSERT DATA {{ GRAPH {_G} {{ {_stamp_line(target)} }} }}")
+    backend.update(INSERT.substitute(triples=_stamp_line(target)), prefixes=PREFIXES)
 
 
 def update(
@@ -254,91 +396,34 @@ def update(
     resolved: Sequence[Conflict],
     states: dict[str, str],
     agreements: Sequence[Agreement],
-    activity: str,
-    started: datetime,
-    ended: datetime,
-    parameters: dict[str, object],
-    accuracy: dict[str, float],
-    mapping: dict[str, str],
+    run: Run,
     target: Stamp,
 ) -> None:
     """In one transaction: take out the items ``removed``, write ``conflicts`` (``states``: each
     one's resolution input) and ``agreements``, rewrite the resolution of the conflicts
     ``resolved`` (their values' outcomes and scores, the preferred value, the rationale), store
-    the new accuracies and the stamp ``target``, and drop the resolution activities no record
-    names any more."""
-    out = " ".join(f"<{c}>" for c in sorted(set(removed) | {c.iri for c in conflicts}))
-    again = " ".join(f"<{c.iri}>" for c in resolved)
-    lines = _graph_lines(
-        activity=activity, started=started, ended=ended, parameters=parameters, accuracy=accuracy, mapping=mapping
-    )
-    lines.append(_stamp_line(target))
-    for c in conflicts:
-        lines += _conflict_lines(c, states[c.iri], activity=activity, started=started)
-    for a in agreements:
-        lines += _agreement_lines(a)
+    ``run`` (its accuracies) and the stamp ``target``, and drop the resolution activities no
+    record names any more."""
+    out = sparql_terms(sorted(set(removed) | {c.iri for c in conflicts}))
+    again = sparql_terms(c.iri for c in resolved)
+    lines = [*_run_lines(run), _stamp_line(target), *_item_lines(conflicts, states, agreements, run)]
     for c in resolved:
-        lines += _resolution_lines(c, activity=activity)
-    was = f"<{PROV_NS}wasGeneratedBy>"
-    own = " ".join(_pg(p) for p in ("generation", "changeLog", "recordsVersion", "sourceAccuracy", "entityMap"))
+        lines += _resolution_lines(c, activity=run.activity)
     # the activities the replaced records name: those no record names afterwards go too
-    old = f"""SELECT DISTINCT ?a WHERE {{ GRAPH {_G} {{
-  {{ VALUES ?c {{ {out} {again} }} ?c {was} ?a }} UNION {{ {_G} {was} ?a }} }} }}"""
-    activities = " ".join(f"<{r['a'].value}>" for r in _solutions(backend, old))  # type: ignore[union-attr]
+    named = backend.select(NAMED_ACTIVITIES.substitute(items=out + " " + again))
+    activities = sparql_terms(r.value("a") for r in named)
     operations = []
     if out:
-        operations += [
-            f"DELETE {{ GRAPH {_G} {{ ?v ?p ?o }} }} WHERE {{ VALUES ?c {{ {out} }} "
-            f"GRAPH {_G} {{ ?c {_pg('hasValue')} ?v . ?v ?p ?o }} }}",
-            f"DELETE {{ GRAPH {_G} {{ ?c ?p ?o }} }} WHERE {{ VALUES ?c {{ {out} }} GRAPH {_G} {{ ?c ?p ?o }} }}",
-        ]
+        operations.append(DELETE_ITEMS.substitute(items=out))
     if again:
-        # each property a constant of its own, with the conflicts bound: from a VALUES of the
-        # properties, Oxigraph read them over the whole graph (360 ms for 300 conflicts of 5,000)
-        bound = f"VALUES ?c {{ {again} }}"
-        for p in (_pg("outcome"), _pg("score")):
-            pattern = f"?c {_pg('hasValue')} ?v . ?v {p} ?o"
-            operations.append(f"DELETE {{ GRAPH {_G} {{ ?v {p} ?o }} }} WHERE {{ {bound} GRAPH {_G} {{ {pattern} }} }}")
-        for p in (_pg("rationale"), _pg("preferredValue"), was):
-            operations.append(f"DELETE {{ GRAPH {_G} {{ ?c {p} ?o }} }} WHERE {{ {bound} GRAPH {_G} {{ ?c {p} ?o }} }}")
-    operations += [
-        # the graph's own triples read by its subject, filtered: a VALUES of properties would be
-        # read over the whole graph
-        f"DELETE {{ GRAPH {_G} {{ {_G} ?p ?o }} }} WHERE {{ GRAPH {_G} {{ {_G} ?p ?o }} "
-        f"FILTER(?p IN ({', '.join([*own.split(), was])})) }}",
-        "INSERT DATA { GRAPH " + _G + " {\n" + "\n".join(lines) + "\n} }",
-    ]
+        operations.append(DELETE_RESOLUTIONS.substitute(conflicts=again))
+    operations += [DELETE_RUN, INSERT.substitute(triples="\n".join(lines))]
     if activities:
-        operations.append(
-            f"""DELETE {{ GRAPH {_G} {{ ?a ?p ?o }} }} WHERE {{ VALUES ?a {{ {activities} }} GRAPH {_G} {{ ?a ?p ?o
-  FILTER NOT EXISTS {{ ?x {was} ?a }} }} }}"""
-        )
-    backend.update(" ;\n".join(operations))
+        operations.append(DELETE_UNNAMED.substitute(activities=activities))
+    backend.update(" ;\n".join(operations), prefixes=PREFIXES)
 
 
-def _resolution_lines(c: Conflict, *, activity: str) -> list[str]:
-    """The triples of a conflict's record that its resolution decides."""
-    node = f"<{c.iri}>"
-    lines = [f"{node} {_pg('rationale')} {_lit(c.resolution.rationale)} ; <{PROV_NS}wasGeneratedBy> <{activity}> ."]
-    for i, v in enumerate(c.values):
-        vnode = f"<{c.iri}/value/{i}>"
-        lines.append(f"{vnode} {_pg('outcome')} <{v.outcome.iri}> .")
-        if v.score is not None and v.score == v.score and abs(v.score) != float("inf"):
-            lines.append(f"{vnode} {_pg('score')} {_lit(float(v.score))} .")
-        if v.outcome is ValueOutcome.PREFERRED:
-            lines.append(f"{node} {_pg('preferredValue')} {vnode} .")
-    return lines
-
-
-def states(backend: Backend, conflicts: Sequence[str]) -> dict[str, str]:
-    """The resolution input (JSON) of each of the stored ``conflicts``."""
-    out: dict[str, str] = {}
-    for i in range(0, len(conflicts), 500):
-        values = " ".join(f"<{c}>" for c in conflicts[i : i + 500])
-        query = f"SELECT ?c ?s WHERE {{ VALUES ?c {{ {values} }} GRAPH {_G} {{ ?c {_pg('resolutionInput')} ?s }} }}"
-        for row in _solutions(backend, query):
-            out[row["c"].value] = row["s"].value  # type: ignore[union-attr]
-    return out
+# ---------------------------------------------------------------------- reading conflicts
 
 
 def conflict_iris(backend: Backend, *, subject: str | None = None, predicate: str | None = None) -> list[str] | None:
@@ -346,26 +431,41 @@ def conflict_iris(backend: Backend, *, subject: str | None = None, predicate: st
     None without either filter (every conflict)."""
     if subject is None and predicate is None:
         return None
-    patterns = ""
-    if subject is not None:
-        s = NamedNode(subject)
-        patterns += f"{{ ?c {_pg('conflictSubject')} {s} }} UNION {{ ?c {_pg('mergedEntity')} {s} }} "
+    terms: dict[str, Term] = {"subject": NamedNode(subject)} if subject is not None else {}
     if predicate is not None:
-        patterns += f"?c {_pg('conflictPredicate')} {NamedNode(predicate)} ."
-    query = f"SELECT DISTINCT ?c WHERE {{ GRAPH {_G} {{ {patterns} }} }} ORDER BY ?c"
-    return [r["c"].value for r in _solutions(backend, query)]  # type: ignore[union-attr]
+        terms["predicate"] = NamedNode(predicate)
+    query = WITH if subject is None else ABOUT if predicate is None else ABOUT_WITH
+    return sorted({r.value("c") for r in backend.select(query, substitutions=terms)})
 
 
 def competing_statements(backend: Backend, conflicts: Sequence[str] | None) -> list[str]:
     """The statements the stored conflicts (``conflicts``, or all) cite."""
     if conflicts is not None and not conflicts:
         return []
-    bound = "" if conflicts is None else f"VALUES ?c {{ {' '.join(f'<{c}>' for c in conflicts)} }}"
-    query = (
-        f"SELECT DISTINCT ?st WHERE {{ {bound} GRAPH {_G} {{ ?c {_pg('hasValue')} ?v . "
-        f"?v {_pg('competingStatement')} ?st }} }}"
-    )
-    return [r["st"].value for r in _solutions(backend, query)]  # type: ignore[union-attr]
+    return [r.value("st") for r in backend.select(COMPETING.substitute(conflicts=_values(conflicts)))]
+
+
+@dataclass(frozen=True)
+class _Head:
+    """What a stored conflict says of itself."""
+
+    kind: ConflictKind
+    subject: str
+    strategy: ResolutionStrategy
+    rationale: str
+    first: datetime
+    activity: str
+
+
+@dataclass
+class _Value:
+    """A stored value of a conflict, its score and claims read after it."""
+
+    value: str
+    predicate: str
+    outcome: ValueOutcome
+    score: float | None = None
+    claims: list[ValueClaim] = field(default_factory=list)
 
 
 def read(
@@ -378,171 +478,127 @@ def read(
     statements from ``claims`` (statement IRI to claim)."""
     if conflicts is not None and not conflicts:
         return []
-    # bound first when filtered: Oxigraph then reads the few conflicts' triples, not the graph;
-    # scores and statements come from a query of their own (as OPTIONALs here they were
-    # evaluated over every value of the graph)
-    bound = "" if conflicts is None else f"VALUES ?c {{ {' '.join(f'<{c}>' for c in conflicts)} }}"
-    query = f"""SELECT ?c ?kind ?s ?strategy ?why ?first ?act ?v ?value ?vp ?outcome
-WHERE {{ {bound} GRAPH {_G} {{
-  ?c a {_pg("Conflict")} ; {_pg("conflictKind")} ?kind ; {_pg("conflictSubject")} ?s ; {_pg("strategy")} ?strategy ;
-     {_pg("rationale")} ?why ; {_pg("firstDetected")} ?first ; <{PROV_NS}wasGeneratedBy> ?act ; {_pg("hasValue")} ?v .
-  ?v {_pg("value")} ?value ; {_pg("valuePredicate")} ?vp ; {_pg("outcome")} ?outcome .
-  }} }}"""
-    result = backend.query(query)
-    assert isinstance(result, QuerySolutions)
-    heads: dict[str, dict[str, object]] = {}
-    values: dict[str, dict[str, dict[str, object]]] = {}
-    by_value: dict[str, dict[str, object]] = {}
-    for r in result:
-        c = r["c"].value  # type: ignore[union-attr]
+    heads, values = _heads(backend, conflicts)
+    by_node = {node: v for of in values.values() for node, v in of.items()}
+    scores, statements = _value_details(backend, list(by_node) if conflicts is not None else None)
+    for node, score in scores.items():
+        if node in by_node:
+            by_node[node].score = score
+    for node, st in statements:
+        found = by_node.get(node)
+        if found is not None and st in claims and claims[st] not in found.claims:
+            found.claims.append(claims[st])
+    activities = sparql_terms(sorted({h.activity for h in heads.values()}))
+    ended = {r.value("a"): r.moment("t") for r in backend.select(ENDED.substitute(activities=activities))}
+    merged = _multi(backend, MERGED, list(heads))
+    predicates = _multi(backend, PREDICATES, list(heads))
+    return [  # by IRI, as an ORDER BY would, which cost more
+        _conflict(c, head, values[c], merged.get(c, []), predicates.get(c, []), ended.get(head.activity))
+        for c, head in sorted(heads.items())
+    ]
+
+
+def _heads(backend: Backend, conflicts: Sequence[str] | None) -> tuple[dict[str, _Head], dict[str, dict[str, _Value]]]:
+    """The stored conflicts (``conflicts``, or all), and the values of each by value node."""
+    heads: dict[str, _Head] = {}
+    values: dict[str, dict[str, _Value]] = {}
+    for r in backend.stream(RECORDS.substitute(conflicts=_values(conflicts))):
+        c = r.value("c")
         if c not in heads:
-            heads[c] = {
-                "kind": ConflictKind(r["kind"].value.rsplit("#", 1)[-1].removesuffix("Conflict").lower()),  # type: ignore[union-attr]
-                "subject": r["s"].value,  # type: ignore[union-attr]
-                "strategy": ResolutionStrategy.from_iri(r["strategy"].value),  # type: ignore[union-attr]
-                "why": r["why"].value,  # type: ignore[union-attr]
-                "first": datetime.fromisoformat(r["first"].value.replace("Z", "+00:00")),  # type: ignore[union-attr]
-                "act": r["act"].value,  # type: ignore[union-attr]
-            }
-        v = r["v"].value  # type: ignore[union-attr]
-        entry = values.setdefault(c, {}).setdefault(
-            v,
-            {
-                "value": str(r["value"]),
-                "predicate": r["vp"].value,  # type: ignore[union-attr]
-                "outcome": ValueOutcome(r["outcome"].value.rsplit("#", 1)[-1].lower()),  # type: ignore[union-attr]
-                "score": None,
-                "claims": [],
-            },
-        )
-        by_value[v] = entry
-    for v, prop, o in _value_details(backend, list(by_value) if conflicts is not None else None):
-        found = by_value.get(v)
-        if found is None:
-            continue
-        if prop == "score":
-            found["score"] = float(o)
-        elif o in claims and claims[o] not in found["claims"]:  # type: ignore[operator]
-            found["claims"].append(claims[o])  # type: ignore[attr-defined]
-    # activity times in a query of their own: an OPTIONAL for them in the query above made
-    # Oxigraph evaluate it a thousand times slower
-    acts = " ".join(sorted({f"<{h['act']}>" for h in heads.values()}))
-    ended = {
-        r["a"].value: datetime.fromisoformat(r["t"].value.replace("Z", "+00:00"))  # type: ignore[union-attr]
-        for r in _solutions(
-            backend, f"SELECT ?a ?t WHERE {{ VALUES ?a {{ {acts} }} GRAPH {_G} {{ ?a <{PROV_NS}endedAtTime> ?t }} }}"
-        )
-    }
-    merged = _merged(backend, list(heads))
-    predicates = _predicates(backend, list(heads))
-    from provgraph.trust.confidence import aggregate_by_source
+            heads[c] = _Head(
+                kind=ConflictKind(r.value("kind").rsplit("#", 1)[-1].removesuffix("Conflict").lower()),
+                subject=r.value("s"),
+                strategy=ResolutionStrategy.from_iri(r.value("strategy")),
+                rationale=r.value("why"),
+                first=r.moment("first"),
+                activity=r.value("act"),
+            )
+            values[c] = {}
+        node = r.value("v")
+        if node not in values[c]:
+            values[c][node] = _Value(str(r["value"]), r.value("vp"), _outcome(r, "outcome"))
+    return heads, values
 
+
+def _conflict(
+    iri: str,
+    head: _Head,
+    values: dict[str, _Value],
+    merged: list[str],
+    predicates: list[str],
+    ended: datetime | None,
+) -> Conflict:
     out = []
-    for c, head in sorted(heads.items()):  # by IRI, as an ORDER BY would, which cost more
-        vals = []
-        preferred = None
-        for v in sorted(values[c], key=lambda k: int(k.rsplit("/", 1)[-1])):
-            e = values[c][v]
-            cl: list[ValueClaim] = e["claims"]  # type: ignore[assignment]
-            value = ConflictValue(
-                value=e["value"],  # type: ignore[arg-type]
-                predicate=e["predicate"],  # type: ignore[arg-type]
-                members=sorted({x.object for x in cl}),
-                sources=sorted({x.source for x in cl}),
-                claims=cl,
-                outcome=e["outcome"],  # type: ignore[arg-type]
-                score=e["score"],  # type: ignore[arg-type]
-                confidence=aggregate_by_source((x.source, x.confidence) for x in cl),
-            )
-            if value.outcome is ValueOutcome.PREFERRED:
-                preferred = value.value
-            vals.append(value)
-        out.append(
-            Conflict(
-                iri=c,
-                kind=head["kind"],  # type: ignore[arg-type]
-                subject=head["subject"],  # type: ignore[arg-type]
-                merged_subjects=merged.get(c, []),
-                predicates=predicates.get(c, []),
-                values=vals,
-                resolution=Resolution(
-                    strategy=head["strategy"],  # type: ignore[arg-type]
-                    preferred=preferred,
-                    rationale=head["why"],  # type: ignore[arg-type]
-                    activity=head["act"],  # type: ignore[arg-type]
-                    resolved_at=ended.get(head["act"]),  # type: ignore[arg-type,call-overload]
-                ),
-                first_detected=head["first"],  # type: ignore[arg-type]
-            )
+    preferred = None
+    for node in sorted(values, key=lambda k: int(k.rsplit("/", 1)[-1])):
+        e = values[node]
+        value = ConflictValue(
+            value=e.value,
+            predicate=e.predicate,
+            members=sorted({x.object for x in e.claims}),
+            sources=sorted({x.source for x in e.claims}),
+            claims=e.claims,
+            outcome=e.outcome,
+            score=e.score,
+            confidence=aggregate_by_source((x.source, x.confidence) for x in e.claims),
         )
-    return out
+        if value.outcome is ValueOutcome.PREFERRED:
+            preferred = value.value
+        out.append(value)
+    return Conflict(
+        iri=iri,
+        kind=head.kind,
+        subject=head.subject,
+        merged_subjects=merged,
+        predicates=predicates,
+        values=out,
+        resolution=Resolution(
+            strategy=head.strategy,
+            preferred=preferred,
+            rationale=head.rationale,
+            activity=head.activity,
+            resolved_at=ended,
+        ),
+        first_detected=head.first,
+    )
 
 
-def _value_details(backend: Backend, values: list[str] | None) -> list[tuple[str, str, str]]:
-    """(value node, 'score' or 'statement', score or statement IRI) of the given value nodes, or
-    of every value, in statement order."""
-    out: list[tuple[str, str, str]] = []
-    chunks = [None] if values is None else [values[i : i + 500] for i in range(0, len(values), 500)]
-    for chunk in chunks:
-        bound = "" if chunk is None else f"VALUES ?v {{ {' '.join(f'<{v}>' for v in chunk)} }}"
-        # each property bound: read from its index, not by filtering every triple of the graph
-        query = f"""SELECT ?v ?k ?o WHERE {{ {bound} GRAPH {_G} {{
-  {{ ?v {_pg("score")} ?o BIND("score" AS ?k) }} UNION {{ ?v {_pg("competingStatement")} ?o BIND("statement" AS ?k) }}
-}} }}"""
-        for r in _solutions(backend, query):
-            out.append((r["v"].value, r["k"].value, r["o"].value))  # type: ignore[union-attr]
-    out.sort()  # in Python: an ORDER BY cost Oxigraph more than the query
-    return out
+def _value_details(backend: Backend, values: list[str] | None) -> tuple[dict[str, float], list[tuple[str, str]]]:
+    """The score of each of the given value nodes (or of every value) that has one, and their
+    (value node, statement) pairs in statement order."""
+    scores: dict[str, float] = {}
+    statements: list[tuple[str, str]] = []
+    for chunk in _chunks(values):
+        for r in backend.stream(VALUE_DETAILS.substitute(values=_values(chunk))):
+            if r.value("k") == "score":
+                scores[r.value("v")] = r.number("o")
+            else:
+                statements.append((r.value("v"), r.value("o")))
+    statements.sort()  # in Python: an ORDER BY cost Oxigraph more than the query
+    return scores, statements
 
 
-def _solutions(backend: Backend, query: str) -> QuerySolutions:
-    result = backend.query(query)
-    assert isinstance(result, QuerySolutions)
-    return result
-
-
-def _multi(backend: Backend, conflicts: list[str], prop: str) -> dict[str, list[str]]:
-    if not conflicts:
-        return {}
+def _multi(backend: Backend, query: Template, conflicts: list[str]) -> dict[str, list[str]]:
+    """``query`` (MERGED, PREDICATES) of each of ``conflicts``: its ?x values, in order."""
     found: dict[str, list[str]] = {}
-    for i in range(0, len(conflicts), 500):
-        values = " ".join(f"<{c}>" for c in conflicts[i : i + 500])
-        result = backend.query(
-            f"SELECT ?c ?x WHERE {{ VALUES ?c {{ {values} }} GRAPH {_G} {{ ?c {_pg(prop)} ?x }} }} ORDER BY ?c ?x"
-        )
-        assert isinstance(result, QuerySolutions)
-        for r in result:
-            found.setdefault(r["c"].value, []).append(r["x"].value)  # type: ignore[union-attr]
+    for chunk in _chunks(conflicts):
+        for r in backend.select(query.substitute(conflicts=_values(chunk))):
+            found.setdefault(r.value("c"), []).append(r.value("x"))
     return found
-
-
-def _merged(backend: Backend, conflicts: list[str]) -> dict[str, list[str]]:
-    return _multi(backend, conflicts, "mergedEntity")
-
-
-def _predicates(backend: Backend, conflicts: list[str]) -> dict[str, list[str]]:
-    return _multi(backend, conflicts, "conflictPredicate")
 
 
 def statement_outcomes(backend: Backend, statements: Sequence[str]) -> dict[str, tuple[str, ValueOutcome]]:
     """For statements a stored conflict involves, the conflict and the outcome of their value."""
     if not statements:
         return {}
-    values = " ".join(f"<{s}>" for s in statements)
-    result = backend.query(
-        f"SELECT ?st ?c ?o WHERE {{ VALUES ?st {{ {values} }} GRAPH {_G} {{ ?v {_pg('competingStatement')} ?st ;"
-        f" {_pg('outcome')} ?o . ?c {_pg('hasValue')} ?v }} }}"
-    )
-    assert isinstance(result, QuerySolutions)
-    return {
-        r["st"].value: (r["c"].value, ValueOutcome(r["o"].value.rsplit("#", 1)[-1].lower()))  # type: ignore[union-attr]
-        for r in result
-    }
+    rows = backend.select(OUTCOMES.substitute(statements=sparql_terms(statements)))
+    return {r.value("st"): (r.value("c"), _outcome(r, "outcome")) for r in rows}
 
 
 __all__ = [
     "VERSION",
     "Agreement",
+    "Run",
     "competing_statements",
     "conflict_iris",
     "first_detected",

@@ -1508,30 +1508,6 @@ def relationships(
     return [r for r in found if r.strength >= min_strength]
 
 
-def to_cytoscape(relations: Sequence[DocumentRelation]) -> dict[str, list[dict[str, object]]]:
-    """Cytoscape.js elements: ``{"nodes": [{"data": {id, label, key}}], "edges": [{"data": {id,
-    source, target, type, strength, directed, types}}]}`` (documents are nodes, relations edges)."""
-    nodes: dict[str, dict[str, object]] = {}
-    edges: list[dict[str, object]] = []
-    for r in relations:
-        nodes.setdefault(r.from_document, {"data": {"id": r.from_document, "label": r.from_title, "key": r.from_key}})
-        nodes.setdefault(r.to_document, {"data": {"id": r.to_document, "label": r.to_title, "key": r.to_key}})
-        edges.append(
-            {
-                "data": {
-                    "id": r.iri,
-                    "source": r.from_document,
-                    "target": r.to_document,
-                    "type": r.type.value,
-                    "types": [t.value for t in r.types],
-                    "strength": r.strength,
-                    "directed": r.directed,
-                }
-            }
-        )
-    return {"nodes": list(nodes.values()), "edges": edges}
-
-
 __all__ = [
     "CITO_NS",
     "MAX_ENTITY_DOCUMENTS",
@@ -1554,7 +1530,6 @@ __all__ = [
     "relationships",
     "shared_strength",
     "stamp",
-    "to_cytoscape",
     "update",
     "write",
 ]

@@ -13,6 +13,8 @@ criterion, and the rationale says so.
   Yin et al.'s TruthFinder) that estimates each source's accuracy from how often its values win,
   and weighs votes by it;
 - surface: prefer nothing.
+
+:func:`to_conflict` is the conflict an item becomes once ranked: every value with its outcome.
 """
 
 from __future__ import annotations
@@ -20,10 +22,11 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 
 from provgraph.trust.confidence import aggregate_by_source
 from provgraph.trust.conflicts import Cluster, Item
-from provgraph.trust.models import ResolutionStrategy
+from provgraph.trust.models import Conflict, ConflictValue, Resolution, ResolutionStrategy, ValueOutcome
 
 #: Prior accuracy of a source before any evidence, and its weight in pseudo-claims.
 PRIOR_ACCURACY = 0.8
@@ -214,4 +217,58 @@ def _describe(clusters: Sequence[Cluster], best: int | None) -> str:
     return f"{_fmt(c.value)} ({', '.join(c.sources[:5])}{', ...' if len(c.sources) > 5 else ''})"
 
 
-__all__ = ["PRIOR_ACCURACY", "Ranked", "rank", "truth_discovery", "value_probabilities"]
+def outcomes(ranked: Ranked, count: int) -> list[ValueOutcome]:
+    """The outcome of each of the ``count`` values ``ranked`` ranks."""
+    if ranked.preferred is None:
+        return [ValueOutcome.UNRESOLVED] * count
+    return [ValueOutcome.PREFERRED if i == ranked.preferred else ValueOutcome.REJECTED for i in range(count)]
+
+
+def to_conflict(
+    item: Item,
+    strategy: ResolutionStrategy,
+    ranked: Ranked,
+    *,
+    first: datetime | None,
+    activity: str | None,
+    at: datetime | None,
+) -> Conflict:
+    """The conflict ``item`` as ``strategy`` ranked it (``ranked``: :func:`rank`), resolved by
+    ``activity`` at ``at``."""
+    values = [
+        ConflictValue(
+            value=cl.value,
+            predicate=cl.predicate,
+            members=cl.members,
+            sources=cl.sources,
+            claims=sorted(cl.claims, key=lambda c: (c.source, c.statement)),
+            outcome=outcome,
+            score=ranked.scores[i],
+            confidence=aggregate_by_source((c.source, c.confidence) for c in cl.claims),
+        )
+        for i, (cl, outcome) in enumerate(zip(item.clusters, outcomes(ranked, len(item.clusters)), strict=True))
+    ]
+    preferred = item.clusters[ranked.preferred].value if ranked.preferred is not None else None
+    return Conflict(
+        iri=item.iri,
+        kind=item.kind,
+        subject=item.subject,
+        merged_subjects=sorted(item.members),
+        predicates=list(item.predicates),
+        values=values,
+        resolution=Resolution(
+            strategy=strategy, preferred=preferred, rationale=ranked.rationale, activity=activity, resolved_at=at
+        ),
+        first_detected=first,
+    )
+
+
+__all__ = [
+    "PRIOR_ACCURACY",
+    "Ranked",
+    "outcomes",
+    "rank",
+    "to_conflict",
+    "truth_discovery",
+    "value_probabilities",
+]
