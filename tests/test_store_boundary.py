@@ -33,7 +33,6 @@ NOT_YET_CONVERTED = {
     "provgraph/trust/engine.py": "trust/ conversion",
     "provgraph/trust/policy.py": "trust/ conversion",
     "provgraph/trust/records.py": "trust/ conversion",
-    "provgraph/trust/relations.py": "trust/ conversion",
 }
 
 

@@ -9,7 +9,6 @@ from pathlib import Path
 
 import httpx
 import pytest
-from pyoxigraph import QuerySolutions
 
 from helpers import live_server, run_cli
 from provgraph import DocumentRelation, GraphSplit, IngestOptions, NotFoundError, ProvGraph, RelationType
@@ -89,10 +88,7 @@ def _pairs(found: list[DocumentRelation], iris: dict[str, str]) -> list[tuple[st
 
 
 def _select(graph: ProvGraph, sparql: str) -> list[dict[str, str]]:
-    result = graph.backend.query(sparql)
-    assert isinstance(result, QuerySolutions)
-    names = [v.value for v in result.variables]
-    return [{n: row[n].value for n in names if row[n] is not None} for row in result]  # type: ignore[union-attr]
+    return [{n: row.value(n) for n in row} for row in graph.backend.select(sparql)]
 
 
 def _stored_count(graph: ProvGraph, cls: str) -> int:
