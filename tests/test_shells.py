@@ -16,7 +16,15 @@ SRC = ROOT / "src" / "provgraph"
 SHELLS = sorted([*(SRC / "http").glob("*.py"), *(SRC / "cli").glob("*.py")])
 #: Where a shell may import core names from: the package (its public names) and the light
 #: modules those names live in.
-PUBLIC = {"provgraph", "provgraph.errors", "provgraph.models", "provgraph.options", "provgraph._version"}
+#: ``provgraph.store.terms`` is the RDF term model every layer speaks (what a Graph Store body holds).
+PUBLIC = {
+    "provgraph",
+    "provgraph.errors",
+    "provgraph.models",
+    "provgraph.options",
+    "provgraph._version",
+    "provgraph.store.terms",
+}
 #: Modules a shell may import only these names from (``provgraph serve`` serves the HTTP shell).
 NAMED = {
     "provgraph.graph": {"ProvGraph"},

@@ -24,16 +24,7 @@ ALLOWED = {
 #: Modules that import pyoxigraph until their conversion to provgraph.store.terms and
 #: Backend.select/ask/construct lands (issue 14, point 1, done on other branches). Each entry
 #: goes once its module no longer imports pyoxigraph: the test fails for an entry not needed.
-NOT_YET_CONVERTED = {
-    "provgraph/answer/index.py": "answer/ conversion",
-    "provgraph/answer/retrieve.py": "answer/ conversion",
-    "provgraph/http/gsp.py": "http/ conversion (terms only: NamedNode)",
-    "provgraph/http/service.py": "http/ conversion (terms only: BlankNode, Literal, NamedNode, Quad, ...)",
-    "provgraph/trust/conflicts.py": "trust/ conversion",
-    "provgraph/trust/engine.py": "trust/ conversion",
-    "provgraph/trust/policy.py": "trust/ conversion",
-    "provgraph/trust/records.py": "trust/ conversion",
-}
+NOT_YET_CONVERTED: dict[str, str] = {}
 
 
 def _imports_pyoxigraph(path: Path) -> bool:

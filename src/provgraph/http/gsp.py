@@ -21,7 +21,6 @@ from urllib.parse import quote, unquote
 
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
-from pyoxigraph import NamedNode
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
 
@@ -35,6 +34,7 @@ from provgraph.http.openapi import GSP_RESPONSES
 from provgraph.http.reads import Reader
 from provgraph.http.settings import ServerSettings
 from provgraph.models import ExportFormat, InputFormat
+from provgraph.store.terms import NamedNode
 
 MULTIPART = "multipart/form-data"
 _SUMMARIES = {

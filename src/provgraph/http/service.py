@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from fastapi import Request
 from fastapi.responses import RedirectResponse, Response
-from pyoxigraph import BlankNode, Literal, NamedNode, Quad, RdfFormat, serialize
 
 from provgraph.http.errors import HttpError
 from provgraph.http.negotiation import choose
 from provgraph.http.settings import ServerSettings
+from provgraph.store.terms import BlankNode, Literal, NamedNode, Quad, RdfFormat, serialize
 
 SD = "http://www.w3.org/ns/sparql-service-description#"
 RDF_TYPE = NamedNode("http://www.w3.org/1999/02/22-rdf-syntax-ns#type")
