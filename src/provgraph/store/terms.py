@@ -30,7 +30,8 @@ def sparql_term(term: Term | str) -> str:
 
 
 def sparql_terms(terms: Iterable[Term | str]) -> str:
-    """Terms as a space-separated SPARQL list, for a ``VALUES`` block or an ``IN (...)``."""
+    """Terms as a space-separated SPARQL list, for a ``VALUES`` block (an ``IN (...)`` list
+    needs commas: join :func:`sparql_term` with ``", "``)."""
     return " ".join(sparql_term(t) for t in terms)
 
 
@@ -88,7 +89,10 @@ class Row:
 
     def value(self, name: str) -> str:
         """The IRI, blank node id or lexical form bound to ``?name``."""
-        return self[name].value
+        term = self._read(name)  # not self[name]: the hottest reader, called per row of large reads
+        if term is None:
+            raise KeyError(name)
+        return cast(Term, term).value
 
     def optional_value(self, name: str) -> str | None:
         term = self._read(name)
