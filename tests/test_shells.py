@@ -35,10 +35,10 @@ NAMED = {
 }
 #: Imports past the public surface, by shell module, each with its reason.
 EXCEPTIONS: dict[str, tuple[str, ...]] = {
-    # The query workers open checkpoints of the store and run prepared queries over them: the
-    # store layer's own machinery, served from http/ (issue 14, point 1 moves it).
-    "http/reads.py": ("provgraph.store.",),
-    "http/workers.py": ("provgraph.store.", "provgraph.query"),
+    # The query workers read checkpoints of the store (ProvGraph.checkpoints() hands them out; the
+    # server passes them to its workers) and run prepared queries through the one query runner.
+    "http/reads.py": ("provgraph.store.snapshots",),
+    "http/workers.py": ("provgraph.store.snapshots", "provgraph.query"),
     # The HotpotQA harness is a benchmark of the answering path (bench/answers.py runs it too),
     # not part of the store's API.
     "cli/answer.py": ("provgraph.answer.evaluate",),

@@ -48,6 +48,7 @@ from provgraph.store import catalog, changes
 from provgraph.store import view as current_view
 from provgraph.store.base import Backend
 from provgraph.store.oxigraph import OxigraphBackend
+from provgraph.store.snapshots import Snapshots
 from provgraph.store.terms import BlankNode, DefaultGraph, Literal, NamedNode, RdfFormat, parse, serialize
 from provgraph.trust import relations as _relations
 from provgraph.trust.annotate import annotate as _annotate
@@ -142,6 +143,21 @@ class ProvGraph:
         """Open, read-only, a checkpoint of the on-disk store ``store`` (how the server's query
         workers read a consistent state of the store while it is being written)."""
         return cls(OxigraphBackend.open_snapshot(checkpoint, store=Path(store)))
+
+    def checkpoints(self) -> Snapshots | None:
+        """Checkpoints of this store for readers in other processes (the server's query
+        workers), or None when it cannot give them: in memory, opened read-only, or not holding
+        the write lock (a lazy open), since only the writer knows when the data changes. Each call
+        starts the checkpoint directory afresh: one server process holds one."""
+        backend = self._backend
+        if (
+            not isinstance(backend, OxigraphBackend)
+            or backend.location is None
+            or backend.read_only
+            or backend.generation is None
+        ):
+            return None
+        return Snapshots(backend)
 
     @classmethod
     def memory(cls) -> ProvGraph:

@@ -42,7 +42,6 @@ from provgraph.http.evaluate import TIMEOUT, TOO_LARGE, LimitExceeded, capture
 from provgraph.http.settings import ServerSettings
 from provgraph.http.workers import BUSY, STOPPED, CallOutcome, CallTask, QueryPool
 from provgraph.models import DerivedRecords, Evidence, ExportFormat, SourceInfo
-from provgraph.store.oxigraph import OxigraphBackend
 from provgraph.store.snapshots import Snapshots
 
 logger = logging.getLogger("provgraph.http")
@@ -113,15 +112,9 @@ class Reader:
         self.settings = settings
         self.snapshots: Snapshots | None = None
         self.pool: QueryPool | None = None
-        backend = pg.backend
-        if (
-            settings.query_workers
-            and isinstance(backend, OxigraphBackend)
-            and backend.location is not None
-            and not backend.read_only
-            and backend.generation is not None  # this process writes the store (not lazily)
-        ):
-            self.snapshots = Snapshots(backend)
+        if settings.query_workers:
+            self.snapshots = pg.checkpoints()
+        if self.snapshots is not None:
             self.pool = QueryPool(self.snapshots, settings.query_workers)
         self.threads = DaemonThreads(settings.max_concurrent_queries)
         #: held by each ingest, and by the refresh of derived records, which must not see one half done
