@@ -578,3 +578,48 @@ def test_chunks_checked_in_a_worker_process_give_the_same_results():
     assert found[0][2] is False and found[1][2] is True
     assert found[0][:2] == found[1][:2]
     assert found[0][0]  # source shapes (blank nodes of the shapes graph) read the same in the worker
+
+
+def _entries(n: int) -> list:
+    from provgraph.store.catalog import NewVersion
+
+    def entry(i: int) -> NewVersion:
+        return NewVersion(
+            document=NamedNode(f"urn:doc{i}"),
+            key=f"k{i}",
+            title=f"T{i}",
+            graph=NamedNode(f"urn:doc{i}/v1"),
+            activity=NamedNode(f"urn:doc{i}/v1/ingest"),
+            version=1 if i % 3 else 0,  # every third one breaks sh:minInclusive 1
+            content_hash=HASH if i % 4 else "not hex",  # every fourth one breaks sh:pattern
+            fingerprint="f",
+            ingested_at="2024-01-01T00:00:00Z",
+            statements=1,
+            passages=0,
+            previous=None,
+            revision_of=None,
+        )
+
+    return [entry(i) for i in range(n)]
+
+
+@pytest.mark.parametrize("compiled", [True, False], ids=["compiled", "pyshacl"])
+def test_the_catalog_validated_in_chunks_reports_what_one_validation_of_all_reports(monkeypatch, compiled):
+    """Large ingests validate their catalog entries a chunk of documents at a time (memory); the
+    issues, their order, the first MAX_ISSUES and the count are those of one validation."""
+    from provgraph import ProvGraph
+    from provgraph.ingest import pipeline
+    from provgraph.ingest.validate import MAX_ISSUES
+
+    if not compiled:
+        monkeypatch.setattr(pipeline, "catalog_checks", lambda: None)
+    entries = _entries(3 * MAX_ISSUES)  # more issues than a report lists
+    with ProvGraph.open() as pg:
+        whole = pipeline._validate_catalog(pg.backend, entries)
+        monkeypatch.setattr(pipeline, "CATALOG_CHUNK", 7)
+        chunked = pipeline._validate_catalog(pg.backend, entries)
+    broken_version = sum(1 for i in range(len(entries)) if i % 3 == 0)
+    broken_hash = sum(1 for i in range(len(entries)) if i % 4 == 0)
+    assert whole.issue_count == broken_version + broken_hash > MAX_ISSUES and not whole.conforms
+    assert len(whole.issues) == MAX_ISSUES
+    assert chunked == whole

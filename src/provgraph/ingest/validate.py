@@ -157,6 +157,19 @@ def validate_lines(lines: Sequence[str], checks: CompiledShapes) -> tuple[list[V
     return found[:MAX_ISSUES], len(found)
 
 
+def merge_issues(parts: Iterable[tuple[list[ValidationIssue], int]]) -> tuple[list[ValidationIssue], int]:
+    """The (issues, count) of validating parts of a graph separately, as one validation of the
+    whole reports them (parts that share no focus node): each part's first MAX_ISSUES in order
+    hold the whole's first MAX_ISSUES."""
+    issues: list[ValidationIssue] = []
+    count = 0
+    for found, n in parts:
+        issues += found
+        count += n
+    issues.sort(key=_order)
+    return issues[:MAX_ISSUES], count
+
+
 def _order(issue: ValidationIssue) -> tuple[str, str, str]:
     return issue.focus_node, issue.path or "", issue.message
 
@@ -179,7 +192,9 @@ def _issues(results: Any) -> tuple[list[ValidationIssue], int]:
 
     issues: list[ValidationIssue] = []
     found = list(results.subjects(rdflib.RDF.type, SH.ValidationResult))
-    for result in found[:MAX_ISSUES]:
+    # every result read, then the first MAX_ISSUES in order: the same ones whichever order
+    # pySHACL found them in, as the compiled checks give
+    for result in found:
         value = results.value
         severity = value(result, SH.resultSeverity)
         path = value(result, SH.resultPath)
@@ -195,7 +210,7 @@ def _issues(results: Any) -> tuple[list[ValidationIssue], int]:
             )
         )
     issues.sort(key=_order)
-    return issues, len(found)
+    return issues[:MAX_ISSUES], len(found)
 
 
 # ---------------------------------------------------------------------- worker pool
@@ -410,6 +425,7 @@ __all__ = [
     "builtin_shapes",
     "hoist_property_shapes",
     "load_shapes",
+    "merge_issues",
     "validate_lines",
     "validate_ntriples",
     "validate_store",
