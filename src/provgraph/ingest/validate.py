@@ -30,6 +30,7 @@ from __future__ import annotations
 import concurrent.futures as cf
 import contextlib
 import ctypes
+import heapq
 import logging
 import multiprocessing
 import os
@@ -190,27 +191,24 @@ def _issues(results: Any) -> tuple[list[ValidationIssue], int]:
     import rdflib
     from rdflib.namespace import SH
 
-    issues: list[ValidationIssue] = []
-    found = list(results.subjects(rdflib.RDF.type, SH.ValidationResult))
-    # every result read, then the first MAX_ISSUES in order: the same ones whichever order
-    # pySHACL found them in, as the compiled checks give
-    for result in found:
+    def issue(result: Any) -> ValidationIssue:
         value = results.value
         severity = value(result, SH.resultSeverity)
         path = value(result, SH.resultPath)
-        issues.append(
-            ValidationIssue(
-                focus_node=_term(value(result, SH.focusNode)) or "?",
-                path=_term(path) if isinstance(path, rdflib.URIRef) else (path and "(complex path)"),
-                value=_term(value(result, SH.value)),
-                message=str(value(result, SH.resultMessage) or "constraint violated"),
-                severity=str(severity).rsplit("#", 1)[-1] if severity else "Violation",
-                source_shape=_term(value(result, SH.sourceShape)),
-                constraint=str(value(result, SH.sourceConstraintComponent) or "").rsplit("#", 1)[-1] or None,
-            )
+        return ValidationIssue(
+            focus_node=_term(value(result, SH.focusNode)) or "?",
+            path=_term(path) if isinstance(path, rdflib.URIRef) else (path and "(complex path)"),
+            value=_term(value(result, SH.value)),
+            message=str(value(result, SH.resultMessage) or "constraint violated"),
+            severity=str(severity).rsplit("#", 1)[-1] if severity else "Violation",
+            source_shape=_term(value(result, SH.sourceShape)),
+            constraint=str(value(result, SH.sourceConstraintComponent) or "").rsplit("#", 1)[-1] or None,
         )
-    issues.sort(key=_order)
-    return issues[:MAX_ISSUES], len(found)
+
+    found = list(results.subjects(rdflib.RDF.type, SH.ValidationResult))
+    # every result read, the first MAX_ISSUES in order kept: the same ones whichever order
+    # pySHACL found them in, as the compiled checks give
+    return heapq.nsmallest(MAX_ISSUES, map(issue, found), key=_order), len(found)
 
 
 # ---------------------------------------------------------------------- worker pool
