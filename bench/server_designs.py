@@ -1,0 +1,255 @@
+"""What HTTP throughput each server design could reach, before building it: small servers that
+answer SPARQL queries in different ways, against ``oxigraph serve`` in the same run.
+
+    python bench/server_designs.py --keep DIR [--size 100000:10000] [--seconds 4]
+
+DIR holds the stores ``bench/http.py --keep DIR`` built (``FACTS-DOCUMENTS/store`` for provgraph,
+``.../oxigraph`` for Oxigraph, ``.../queries.json`` for the query texts). Each design is a
+uvicorn server (uvloop, httptools) with a response written as raw ASGI messages:
+
+- ``bare-inline``: pyoxigraph over Oxigraph's union default graph, answered on the event loop
+  (no provgraph code: the floor of any Python server);
+- ``bare-thread``: the same, each query handed to a thread of the process;
+- ``pg-inline``: provgraph's query path (``ProvGraph.prepare`` over the current view, the query
+  runner, the query workers' serialisation) on the event loop of a read-only open.
+
+each in one process and in two sharing the port (SO_REUSEPORT), loaded with ``wrk`` (1 and 4
+connections) with the same requests as ``oxigraph serve --union-default-graph`` before and after
+them. None of these stops a query at its deadline; that is the point of ``--gil``: it shows
+whether pyoxigraph lets another thread run while it evaluates (a watchdog thread could then
+answer 503 and end the process).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import math
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.parse
+from pathlib import Path
+
+# bench/http.py would shadow the standard library's http package for a script run from bench/
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
+
+SHAPES = ("trivial", "count", "facts")
+DESIGNS = ("bare-inline", "bare-thread", "pg-inline")
+ACCEPT = "application/sparql-results+json"
+
+_WRK_SCRIPT = """local paths = {PATHS}
+local i = 0
+wrk.headers["Accept"] = "application/sparql-results+json"
+request = function()
+  i = i + 1
+  return wrk.format("GET", paths[(i % #paths) + 1])
+end
+done = function(summary, latency, requests)
+  io.write(string.format("RESULT %d %d\\n", summary.requests, summary.duration))
+end
+"""
+
+
+def _app(design: str, root: Path):  # type: ignore[no-untyped-def]
+    """The ASGI app of ``design`` over the stores in ``root``."""
+    import concurrent.futures
+
+    if design == "pg-inline":
+        from provgraph import ProvGraph
+        from provgraph.http.evaluate import answer
+        from provgraph.query import execute
+
+        pg = ProvGraph.open(root / "store", read_only=True)
+
+        def run(query: str) -> bytes:
+            prepared = pg.prepare(query, base_iri="http://127.0.0.1/sparql")
+            result = execute(pg.backend, prepared.text, prepared.dataset, prepared.base_iri)
+            return answer(result, accept=ACCEPT, max_bytes=1 << 30, deadline=time.time() + 60).body
+    else:
+        import pyoxigraph as ox
+
+        store = ox.Store.read_only(str(root / "oxigraph"))
+
+        def run(query: str) -> bytes:
+            solutions = store.query(query, use_default_graph_as_union=True)
+            return solutions.serialize(format=ox.QueryResultsFormat.JSON)  # type: ignore[union-attr]
+
+    threads = concurrent.futures.ThreadPoolExecutor(4)
+
+    async def app(scope, _receive, send):  # type: ignore[no-untyped-def]
+        if scope["type"] != "http":
+            return
+        query = dict(urllib.parse.parse_qsl(scope["query_string"].decode()))["query"]
+        if design == "bare-thread":
+            body = await asyncio.get_running_loop().run_in_executor(threads, run, query)
+        else:
+            body = run(query)
+        headers = [(b"content-length", str(len(body)).encode()), (b"content-type", ACCEPT.encode())]
+        await send({"type": "http.response.start", "status": 200, "headers": headers})
+        await send({"type": "http.response.body", "body": body})
+
+    return app
+
+
+def _serve(design: str, root: Path, port: int) -> None:
+    import uvicorn
+
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # as uvicorn's own sockets
+    sock.bind(("127.0.0.1", port))
+    sock.listen(1024)
+    config = uvicorn.Config(
+        _app(design, root), loop="uvloop", http="httptools", log_level="warning", access_log=False, lifespan="off"
+    )
+    asyncio.run(uvicorn.Server(config).serve(sockets=[sock]))
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _wait_up(port: int, path: str) -> None:
+    import http.client
+
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        try:
+            connection = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+            connection.request("GET", path, headers={"Accept": ACCEPT})
+            if connection.getresponse().status == 200:
+                return
+        except OSError:
+            time.sleep(0.2)
+    raise SystemExit(f"nothing answered on port {port}")
+
+
+def _load(port: int, paths: list[str], seconds: float, connections: int, tmp: Path) -> float:
+    script = tmp / "load.lua"
+    script.write_text(_WRK_SCRIPT.replace("{PATHS}", "{" + ", ".join(json.dumps(p) for p in paths) + "}"))
+    command = ["wrk", "-t", str(min(connections, 2)), "-c", str(connections), "-d", f"{math.ceil(seconds)}s"]
+    done = subprocess.run(
+        [*command, "-s", str(script), f"http://127.0.0.1:{port}"], capture_output=True, text=True, check=True
+    )
+    line = next(x for x in done.stdout.splitlines() if x.startswith("RESULT "))
+    requests, duration_us = (int(v) for v in line.split()[1:])
+    return requests / (duration_us / 1e6)
+
+
+def _measure(port: int, queries: dict[str, list[str]], seconds: float, tmp: Path) -> dict[str, float]:
+    found = {}
+    for shape in SHAPES:
+        paths = ["/query?query=" + urllib.parse.quote(text, safe="") for text in queries[shape]]
+        _wait_up(port, paths[0])
+        for connections in (1, 4):
+            found[f"{shape} x{connections}"] = _load(port, paths, seconds, connections, tmp)
+    return found
+
+
+def _oxigraph(root: Path, queries: dict[str, list[str]], seconds: float, tmp: Path) -> dict[str, float]:
+    oxigraph = shutil.which("oxigraph")
+    if oxigraph is None:
+        raise SystemExit("needs the oxigraph command: pip install oxigraph")
+    port = _free_port()
+    location = str(root / "oxigraph")
+    bind = f"127.0.0.1:{port}"
+    command = [oxigraph, "serve-read-only", "--location", location, "--bind", bind, "--union-default-graph"]
+    server = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        return _measure(port, queries, seconds, tmp)
+    finally:
+        server.terminate()
+        server.wait()
+
+
+def _design(design: str, processes: int, root: Path, queries: dict[str, list[str]], seconds: float, tmp: Path):  # type: ignore[no-untyped-def]
+    port = _free_port()
+    children = []
+    for _ in range(processes):
+        pid = os.fork()
+        if pid == 0:  # the child serves until it is killed
+            try:
+                _serve(design, root, port)
+            finally:
+                os._exit(0)
+        children.append(pid)
+    try:
+        return _measure(port, queries, seconds, tmp)
+    finally:
+        for pid in children:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+
+
+def _gil() -> None:
+    """Does another thread run while pyoxigraph evaluates a long query?"""
+    import pyoxigraph as ox
+
+    store = ox.Store()
+    p = ox.NamedNode("http://example.org/p")
+    store.extend(ox.Quad(ox.NamedNode(f"http://example.org/{i}"), p, ox.Literal(i)) for i in range(200))
+    ticks = 0
+    stop = threading.Event()
+
+    def tick() -> None:
+        nonlocal ticks
+        while not stop.wait(0.001):
+            ticks += 1
+
+    ticker = threading.Thread(target=tick)
+    ticker.start()
+    started = time.perf_counter()
+    list(store.query("SELECT (COUNT(*) AS ?n) WHERE { ?a ?p ?x . ?b ?p ?y . ?c ?p ?z }"))  # type: ignore[arg-type]
+    seconds = time.perf_counter() - started
+    stop.set()
+    ticker.join()
+    print(f"a ticker thread ran {ticks} times (every 1 ms at most) during a {seconds:.2f} s query")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--keep", type=Path, help="the directory bench/http.py --keep built the stores in")
+    parser.add_argument("--size", default="100000:10000", help="FACTS:DOCUMENTS of the stores to use")
+    parser.add_argument("--seconds", type=float, default=4.0, help="wrk time per row")
+    parser.add_argument("--gil", action="store_true", help="only check whether pyoxigraph releases the GIL")
+    args = parser.parse_args()
+    if args.gil:
+        _gil()
+        return
+    if args.keep is None:
+        parser.error("--keep DIR is needed (build it with bench/http.py --keep DIR)")
+    if shutil.which("wrk") is None:
+        raise SystemExit("needs wrk (apt-get install wrk)")
+    facts, documents = args.size.split(":")
+    root = args.keep / f"{facts}-{documents}"
+    queries = json.loads((root / "queries.json").read_text())
+    rows: dict[str, dict[str, float]] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        before = _oxigraph(root, queries, args.seconds, Path(tmp))
+        for design in DESIGNS:
+            for processes in (1, 2):
+                print(f"  {design} x{processes} ...", file=sys.stderr)
+                rows[f"{design} x{processes}"] = _design(design, processes, root, queries, args.seconds, Path(tmp))
+        after = _oxigraph(root, queries, args.seconds, Path(tmp))
+    reference = {key: (before[key] + after[key]) / 2 for key in before}
+    columns = list(reference)
+    print("requests/s of oxigraph serve (mean of its runs before and after): ", end="")
+    print(", ".join(f"{key} {reference[key]:,.0f}" for key in columns))
+    print(f"{'design':18s}" + "".join(f"{key:>14s}" for key in columns))
+    for name, found in rows.items():
+        print(f"{name:18s}" + "".join(f"{found[key] / reference[key]:13.2f}x" for key in columns))
+
+
+if __name__ == "__main__":
+    main()
