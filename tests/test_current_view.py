@@ -335,3 +335,42 @@ def test_a_restore_is_logged_as_a_reset(pg, tmp_path):
         assert changes.generation(other.backend) == 1
         assert changes.since(other.backend, 0).reset
         assert changes.since(other.backend, 7).reset  # a view built on the old store starts over
+
+
+def _change_log(pg: ProvGraph) -> set[tuple[int, str, str]]:
+    """Every (generation, added|removed, graph) the change log holds."""
+    found = pg.backend.select(
+        f"""SELECT ?n ?kind ?g WHERE {{ GRAPH <{CHANGES_GRAPH.value}> {{
+          ?c <{PG.generation.value}> ?n ; ?kind ?g FILTER(?kind IN (<{PG.added.value}>, <{PG.removed.value}>)) }} }}"""
+    )
+    return {(row.integer("n"), row.value("kind").rsplit("#", 1)[1], row.value("g")) for row in found}
+
+
+def test_the_bulk_path_logs_the_changes_the_one_transaction_path_logs(tmp_path, monkeypatch):
+    """The bulk path's commit reads the graphs it adds from the pending marks instead of listing
+    them: the change log it leaves is the one a single transaction leaves (graph names aside,
+    which hold content hashes: the same input gives the same names)."""
+    from provgraph import GraphSplit
+
+    split = GraphSplit(pattern=r"^(?P<document>http://example\.org/doc\d+)$")
+    first = _write(tmp_path / "a.nq", "".join(f'<{EX}s{i}> <{EX}p> "{i}" <{EX}doc{i % 3}> .\n' for i in range(9)))
+    second = _write(
+        tmp_path / "b.nq", "".join(f'<{EX}s{i}> <{EX}p> "{i + 1}" <{EX}doc{i % 2 + 2}> .\n' for i in range(4))
+    )
+    logs = []
+    for threshold in (10**6, 0):
+        monkeypatch.setattr(pipeline, "BULK_THRESHOLD", threshold)
+        with ProvGraph.memory() as pg:
+            pg.ingest(first, IngestOptions(id="f", split=split))
+            pg.ingest(second, IngestOptions(id="f", split=split))
+            _assert_view_is_the_union_of_current_sources(pg)
+            assert not _has_pending_marks(pg)
+            logs.append(_change_log(pg))
+            current = set(pg.current_graphs())
+    one_transaction, bulk = logs
+    # the first ingest adds doc0-2; the second a new version of doc2 (removing its first) and doc3
+    assert sorted((n, kind) for n, kind, _ in bulk) == [(1, "added")] * 3 + [(2, "added")] * 2 + [(2, "removed")]
+    assert {NamedNode(g) for n, kind, g in bulk if kind == "added"} - {
+        NamedNode(g) for _, kind, g in bulk if kind == "removed"
+    } == current
+    assert bulk == one_transaction

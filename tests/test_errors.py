@@ -202,6 +202,11 @@ def test_a_failed_write_leaves_no_graph_behind(seeded, monkeypatch, bulk):
     def broken_update(self, sparql, *, base_iri=None, prefixes=None):  # Backend.update's signature
         raise oxigraph.StoreError("disk full (simulated)")
 
+    def broken_load(self, nquads, *, bulk):  # Backend.load_quads's signature
+        raise oxigraph.StoreError("disk full (simulated)")
+
+    # a full disk refuses every write: the bulk path's first is a load (its pending marks)
     monkeypatch.setattr(oxigraph.OxigraphBackend, "update", broken_update)
+    monkeypatch.setattr(oxigraph.OxigraphBackend, "load_quads", broken_load)
     error = unchanged_after(seeded, lambda: seeded.ingest(EXAMPLES / "facts.jsonl"))
     assert "disk full" in str(error)

@@ -831,24 +831,29 @@ def _write(
     # The versions the new ones supersede leave the current view (after the catalog says so), and
     # the change is logged for the derived views, all in the commit's transaction.
     previous = [b.previous.value for b in built if b.previous is not None]
-    after = [view.retire(previous), changes.record(added=[b.graph.value for b in built], removed=previous)]
     if sum(b.statements for b in built) <= BULK_THRESHOLD:
         # Graphs, current view and catalog in one SPARQL update: one transaction, all or nothing.
-        operations = [catalog.commit_update(entries), _insert_data(spool[0], built), *after]
+        record = changes.record(added=[b.graph.value for b in built], removed=previous)
+        operations = [catalog.commit_update(entries), _insert_data(spool[0], built), view.retire(previous), record]
         backend.update(" ;\n".join(op for op in operations if op), prefixes=PREFIXES)
         if progress is not None:
             progress("writing", total, total)
         return
-    graphs = [b.graph.value for b in built]
-    staged = spool[0].with_name("catalog.nq")
+    marks, staged = spool[0].with_name("pending.nq"), spool[0].with_name("catalog.nq")
     try:
         with staged.open("w", encoding="utf-8") as out:
             out.writelines(f"{line} {CATALOG_GRAPH} .\n" for line in catalog.staged_triples(entries))
-        backend.update(view.pending(graphs))
+        with marks.open("w", encoding="utf-8") as out:
+            out.writelines(view.pending_quads(b.graph.value for b in built))
+        backend.load_quads(marks, bulk=True)  # the marks first: recovery finds what follows them
         backend.load_quads((*spool, staged), bulk=True)
+        # The commit point: its text and its transaction are a few lines per revised document and
+        # patterns over the pending marks, whatever the number of new ones (their statuses, their
+        # entry in the change log), which it clears last.
+        record = changes.record(added_pending=True, removed=previous)
         commit = catalog.commit_staged_update(entries)
-        commit_point = " ;\n".join(op for op in (commit, *after, view.committed(graphs)) if op)
-        backend.update(commit_point, prefixes=PREFIXES)
+        commit_point = (commit, view.retire(previous), record, view.CLEAR_PENDING)
+        backend.update(" ;\n".join(op for op in commit_point if op), prefixes=PREFIXES)
     except BaseException as exc:
         try:  # not committed: take the graphs out of the view and the store again
             view.recover(backend)

@@ -168,14 +168,26 @@ def staged_triples(entries: Sequence[NewVersion]) -> Iterator[str]:
             yield from _document_lines(e)
 
 
+#: Every pending graph the catalog has no status for becomes current: the commit of a large
+#: ingest, whose graphs are the pending ones. A pattern over the marks, not the list of graphs:
+#: measured alone at 50,000 graphs, the INSERT DATA of their statuses held 93 MB in Oxigraph's
+#: transaction and this 57 MB (200,000: 367 and 211 MB).
+COMMIT_PENDING = """INSERT { GRAPH pgid:catalog { ?g pg:status pg:Current } }
+WHERE { GRAPH pgid:catalog { pgid:catalog pg:pendingView ?g FILTER NOT EXISTS { ?g pg:status ?status } } }"""
+
+
 def commit_staged_update(entries: Sequence[NewVersion]) -> str:
-    """The commit of entries whose :func:`staged_triples` are loaded: one transaction."""
+    """The commit of entries whose :func:`staged_triples` are loaded and whose graphs are the
+    pending ones of the current view (:func:`provgraph.store.view.pending_quads`): one
+    transaction. Only what revisions change is written out (one line or a few per revised
+    document); the new versions' statuses come from the pending marks."""
     lines: list[str] = []
     for e in entries:
-        lines += _status_lines(e)
+        if e.previous is not None:
+            lines.append(f"{e.previous} {PG.status} {PG.Superseded}")
         if e.revision_of is not None:
             lines += _document_lines(e)
-    return _commit(entries, lines)
+    return " ;\n".join(op for op in (_commit(entries, lines), COMMIT_PENDING) if op)
 
 
 #: Titles may change between versions; the catalog keeps the newest of the documents ``$documents``.
@@ -195,7 +207,8 @@ def _commit(entries: Sequence[NewVersion], lines: list[str]) -> str:
     deletes = [f"{e.previous} pg:status pg:Current ." for e in entries if e.previous is not None]
     if deletes:
         operations.append(DELETE_CURRENT.substitute(lines="\n".join(deletes)))
-    operations.append(INSERT_ENTRIES.substitute(lines=" .\n".join(lines)))
+    if lines:
+        operations.append(INSERT_ENTRIES.substitute(lines=" .\n".join(lines)))
     return " ;\n".join(operations)
 
 
