@@ -374,3 +374,21 @@ def test_the_bulk_path_logs_the_changes_the_one_transaction_path_logs(tmp_path, 
         NamedNode(g) for _, kind, g in bulk if kind == "removed"
     } == current
     assert bulk == one_transaction
+
+
+def test_a_bulk_commit_commits_its_own_graphs_not_marks_a_failed_write_left(tmp_path, monkeypatch):
+    """The bulk path's commit makes the pending graphs current. Marks left in the same process by
+    a write whose clean-up failed (so no reopen ran recovery) are not its graphs: they are
+    recovered first, and what they staged never becomes current."""
+    monkeypatch.setattr(pipeline, "BULK_THRESHOLD", 0)
+    with ProvGraph.open(tmp_path / "store") as pg:
+        pg.ingest(EXAMPLES / "aspirin.ttl", IngestOptions(id="aspirin", title="Aspirin"))
+        stale = _new_version(NamedNode(f"{EX}doc/stale"), "stale", NamedNode(ORPHAN), previous=None)
+        pg.backend.update(view.pending([stale.graph.value]))
+        lines = "".join(f"{line} <{CATALOG_GRAPH.value}> .\n" for line in catalog.staged_triples([stale]))
+        pg.backend._store.load(lines.encode(), format=RdfFormat.N_QUADS)  # type: ignore[attr-defined]
+        pg.ingest(EXAMPLES / "facts.jsonl", IngestOptions(id="trial", title="Trial"))
+        assert {s.key for s in pg.sources()} == {"aspirin", "trial"}
+        assert ORPHAN not in {g.value for g in pg.current_graphs()}
+        _assert_view_is_the_union_of_current_sources(pg)
+        assert not _has_pending_marks(pg)

@@ -845,6 +845,9 @@ def _write(
             out.writelines(f"{line} {CATALOG_GRAPH} .\n" for line in catalog.staged_triples(entries))
         with marks.open("w", encoding="utf-8") as out:
             out.writelines(view.pending_quads(b.graph.value for b in built))
+        # The commit makes every marked graph current: marks a failed write of this process left
+        # (its clean-up failed too; no reopen recovered them) go first. No marks: one lookup.
+        view.recover(backend)
         backend.load_quads(marks, bulk=True)  # the marks first: recovery finds what follows them
         backend.load_quads((*spool, staged), bulk=True)
         # The commit point: its text and its transaction are a few lines per revised document and
