@@ -82,7 +82,7 @@ def pending_quads(graphs: Iterable[str]) -> Iterator[str]:
 
 
 def committed(graphs: Iterable[str]) -> str:
-    """Clear the pending marks of ``graphs`` (part of the commit)."""
+    """Clear the pending marks of ``graphs`` (recovery; a commit clears them with :data:`CLEAR_PENDING`)."""
     return "DELETE DATA { GRAPH " + _CAT + " { " + _marks(graphs) + " } }"
 
 
