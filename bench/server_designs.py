@@ -24,8 +24,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import importlib.util
 import json
-import math
 import os
 import shutil
 import signal
@@ -41,21 +41,21 @@ from pathlib import Path
 # bench/http.py would shadow the standard library's http package for a script run from bench/
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
 
+
+def _bench_http():  # type: ignore[no-untyped-def]
+    """bench/http.py as a module (its name would shadow the standard library's http package)."""
+    spec = importlib.util.spec_from_file_location("bench_http", Path(__file__).with_name("http.py"))
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+_HTTP = _bench_http()  # its wrk runner and free-port helper: the same load as bench/http.py's
+
 SHAPES = ("trivial", "count", "facts")
 DESIGNS = ("bare-inline", "bare-thread", "pg-inline")
 ACCEPT = "application/sparql-results+json"
-
-_WRK_SCRIPT = """local paths = {PATHS}
-local i = 0
-wrk.headers["Accept"] = "application/sparql-results+json"
-request = function()
-  i = i + 1
-  return wrk.format("GET", paths[(i % #paths) + 1])
-end
-done = function(summary, latency, requests)
-  io.write(string.format("RESULT %d %d\\n", summary.requests, summary.duration))
-end
-"""
 
 
 def _app(design: str, root: Path):  # type: ignore[no-untyped-def]
@@ -114,12 +114,6 @@ def _serve(design: str, root: Path, port: int) -> None:
     asyncio.run(uvicorn.Server(config).serve(sockets=[sock]))
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def _wait_up(port: int, path: str) -> None:
     import http.client
 
@@ -135,25 +129,13 @@ def _wait_up(port: int, path: str) -> None:
     raise SystemExit(f"nothing answered on port {port}")
 
 
-def _load(port: int, paths: list[str], seconds: float, connections: int, tmp: Path) -> float:
-    script = tmp / "load.lua"
-    script.write_text(_WRK_SCRIPT.replace("{PATHS}", "{" + ", ".join(json.dumps(p) for p in paths) + "}"))
-    command = ["wrk", "-t", str(min(connections, 2)), "-c", str(connections), "-d", f"{math.ceil(seconds)}s"]
-    done = subprocess.run(
-        [*command, "-s", str(script), f"http://127.0.0.1:{port}"], capture_output=True, text=True, check=True
-    )
-    line = next(x for x in done.stdout.splitlines() if x.startswith("RESULT "))
-    requests, duration_us = (int(v) for v in line.split()[1:])
-    return requests / (duration_us / 1e6)
-
-
 def _measure(port: int, queries: dict[str, list[str]], seconds: float, tmp: Path) -> dict[str, float]:
     found = {}
     for shape in SHAPES:
         paths = ["/query?query=" + urllib.parse.quote(text, safe="") for text in queries[shape]]
         _wait_up(port, paths[0])
         for connections in (1, 4):
-            found[f"{shape} x{connections}"] = _load(port, paths, seconds, connections, tmp)
+            found[f"{shape} x{connections}"] = _HTTP.load_wrk(port, paths, ACCEPT, seconds, connections, tmp)["qps"]
     return found
 
 
@@ -161,7 +143,7 @@ def _oxigraph(root: Path, queries: dict[str, list[str]], seconds: float, tmp: Pa
     oxigraph = shutil.which("oxigraph")
     if oxigraph is None:
         raise SystemExit("needs the oxigraph command: pip install oxigraph")
-    port = _free_port()
+    port = _HTTP._free_port()
     location = str(root / "oxigraph")
     bind = f"127.0.0.1:{port}"
     command = [oxigraph, "serve-read-only", "--location", location, "--bind", bind, "--union-default-graph"]
@@ -174,7 +156,7 @@ def _oxigraph(root: Path, queries: dict[str, list[str]], seconds: float, tmp: Pa
 
 
 def _design(design: str, processes: int, root: Path, queries: dict[str, list[str]], seconds: float, tmp: Path):  # type: ignore[no-untyped-def]
-    port = _free_port()
+    port = _HTTP._free_port()
     children = []
     for _ in range(processes):
         pid = os.fork()
