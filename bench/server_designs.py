@@ -54,7 +54,7 @@ def _bench_http():  # type: ignore[no-untyped-def]
 _HTTP = _bench_http()  # its wrk runner and free-port helper: the same load as bench/http.py's
 
 SHAPES = ("trivial", "count", "facts")
-DESIGNS = ("bare-inline", "bare-thread", "pg-inline")
+DESIGNS = ("bare-inline", "bare-thread", "pg-inline", "bare-raw", "pg-raw")
 ACCEPT = "application/sparql-results+json"
 
 
@@ -99,7 +99,70 @@ def _app(design: str, root: Path):  # type: ignore[no-untyped-def]
     return app
 
 
-def _serve(design: str, root: Path, port: int) -> None:
+def _runner(design: str, root: Path):  # type: ignore[no-untyped-def]
+    """``run(query text) -> body`` of ``design``."""
+    if design.startswith("pg-"):
+        from provgraph import ProvGraph
+        from provgraph.http.evaluate import answer
+        from provgraph.query import execute
+
+        pg = ProvGraph.open(root / "store", read_only=True)
+
+        def run(query: str) -> bytes:
+            prepared = pg.prepare(query, base_iri="http://127.0.0.1/sparql")
+            result = execute(pg.backend, prepared.text, prepared.dataset, prepared.base_iri)
+            return answer(result, accept=ACCEPT, max_bytes=1 << 30, deadline=time.time() + 60).body
+
+        return run
+    import pyoxigraph as ox
+
+    store = ox.Store.read_only(str(root / "oxigraph"))
+
+    def run_bare(query: str) -> bytes:
+        solutions = store.query(query, use_default_graph_as_union=True)
+        return solutions.serialize(format=ox.QueryResultsFormat.JSON)  # type: ignore[union-attr]
+
+    return run_bare
+
+
+def _serve_raw(design: str, root: Path, sock: socket.socket) -> None:
+    """An asyncio protocol over httptools' parser on uvloop: no ASGI layer, no server framework."""
+    import httptools
+    import uvloop
+
+    run = _runner(design, root)
+    head = b"HTTP/1.1 200 OK\r\ncontent-type: " + ACCEPT.encode() + b"\r\ncontent-length: "
+
+    class Protocol(asyncio.Protocol):
+        def connection_made(self, transport):  # type: ignore[no-untyped-def]
+            self.transport = transport
+            self.parser = httptools.HttpRequestParser(self)
+            self.url = b""
+
+        def data_received(self, data: bytes) -> None:
+            self.parser.feed_data(data)
+
+        def on_url(self, url: bytes) -> None:
+            self.url += url
+
+        def on_message_complete(self) -> None:
+            parsed = httptools.parse_url(self.url)
+            self.url = b""
+            query = dict(urllib.parse.parse_qsl(parsed.query.decode()))["query"]
+            body = run(query)
+            self.transport.write(head + str(len(body)).encode() + b"\r\n\r\n" + body)
+
+    async def main() -> None:
+        server = await asyncio.get_running_loop().create_server(Protocol, sock=sock)
+        await server.serve_forever()
+
+    uvloop.run(main())
+
+
+def _serve(design: str, root: Path, port: int, shared: socket.socket | None = None) -> None:
+    if shared is not None:
+        _serve_raw(design, root, shared)
+        return
     import uvicorn
 
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
@@ -158,11 +221,17 @@ def _oxigraph(root: Path, queries: dict[str, list[str]], seconds: float, tmp: Pa
 def _design(design: str, processes: int, root: Path, queries: dict[str, list[str]], seconds: float, tmp: Path):  # type: ignore[no-untyped-def]
     port = _HTTP._free_port()
     children = []
+    shared = None
+    if design.endswith("-raw"):  # one listening socket, accepted from by every process
+        shared = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        shared.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        shared.bind(("127.0.0.1", port))
+        shared.listen(1024)
     for _ in range(processes):
         pid = os.fork()
         if pid == 0:  # the child serves until it is killed
             try:
-                _serve(design, root, port)
+                _serve(design, root, port, shared)
             finally:
                 os._exit(0)
         children.append(pid)
@@ -204,6 +273,7 @@ def main() -> None:
     parser.add_argument("--keep", type=Path, help="the directory bench/http.py --keep built the stores in")
     parser.add_argument("--size", default="100000:10000", help="FACTS:DOCUMENTS of the stores to use")
     parser.add_argument("--seconds", type=float, default=4.0, help="wrk time per row")
+    parser.add_argument("--designs", nargs="*", choices=DESIGNS, help="only these designs")
     parser.add_argument("--gil", action="store_true", help="only check whether pyoxigraph releases the GIL")
     args = parser.parse_args()
     if args.gil:
@@ -219,7 +289,7 @@ def main() -> None:
     rows: dict[str, dict[str, float]] = {}
     with tempfile.TemporaryDirectory() as tmp:
         before = _oxigraph(root, queries, args.seconds, Path(tmp))
-        for design in DESIGNS:
+        for design in args.designs or DESIGNS:
             for processes in (1, 2):
                 print(f"  {design} x{processes} ...", file=sys.stderr)
                 rows[f"{design} x{processes}"] = _design(design, processes, root, queries, args.seconds, Path(tmp))

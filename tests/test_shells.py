@@ -29,7 +29,7 @@ PUBLIC = {
 NAMED = {
     "provgraph.graph": {"ProvGraph"},
     "provgraph.resources": {"data_dir"},
-    "provgraph.http": {"ServerSettings", "create_app"},
+    "provgraph.http": {"Front", "ServerSettings", "create_app"},
     # the marker on IngestOptions' fields that names a flag's metavar, read where flags are built
     "provgraph.ingest.options": {"Metavar"},
 }
@@ -39,6 +39,9 @@ EXCEPTIONS: dict[str, tuple[str, ...]] = {
     # server passes them to its workers) and run prepared queries through the one query runner.
     "http/reads.py": ("provgraph.store.snapshots",),
     "http/workers.py": ("provgraph.store.snapshots", "provgraph.query"),
+    # The front's readers follow the checkpoints the writer publishes on the shared board, and run
+    # queries through the same query runner as the workers.
+    "http/front.py": ("provgraph.store.snapshots", "provgraph.query"),
     # The HotpotQA harness is a benchmark of the answering path (bench/answers.py runs it too),
     # not part of the store's API.
     "cli/answer.py": ("provgraph.answer.evaluate",),

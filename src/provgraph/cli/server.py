@@ -62,6 +62,15 @@ QueryWorkersOpt = Annotated[
         "answer 503 at the deadline but finish their computation).",
     ),
 ]
+ReadersOpt = Annotated[
+    int | None,
+    typer.Option(
+        min=0,
+        metavar="N",
+        help="Reader processes that accept the connections and answer queries by GET themselves, the "
+        "rest passed to this process (default: one per core; 0: this process serves everything).",
+    ),
+]
 AllowServiceOpt = Annotated[
     list[str] | None,
     typer.Option(
@@ -96,6 +105,7 @@ def serve(
     max_upload_bytes: MaxUploadOpt = 100 * 1024 * 1024,
     view: ViewOpt = DatasetView.CURRENT,
     query_workers: QueryWorkersOpt = 4,
+    readers: ReadersOpt = None,
     allow_service: AllowServiceOpt = None,
     allow_load: AllowLoadOpt = None,
     generator: GeneratorOpt = GeneratorKind.EXTRACTIVE,
@@ -132,7 +142,7 @@ def serve(
             load_allow=tuple(allow_load or ()),
             answer_generator=generator,
         )
-        _serve(store, listener, settings)
+        _serve(store, listener, settings, readers=(os.cpu_count() or 1) if readers is None else readers)
     except (_Stopped, KeyboardInterrupt):
         pass
     finally:
@@ -196,23 +206,47 @@ def _listen(host: str, port: int) -> socket.socket:
     return sock
 
 
-def _serve(store: Path, listener: socket.socket, settings: ServerSettings) -> None:
+def _serve(store: Path, listener: socket.socket, settings: ServerSettings, *, readers: int) -> None:
+    import asyncio
+    import tempfile
+
     import uvicorn
 
-    from provgraph.http import create_app
+    from provgraph.http import Front, create_app
 
     host, port = listener.getsockname()[:2]
     where = f"[{host}]:{port}" if listener.family == socket.AF_INET6 else f"{host}:{port}"
-    with open_store(store, read_only=False) as graph:
+    with open_store(store, read_only=False) as graph, tempfile.TemporaryDirectory(prefix="provgraph-") as private:
         app = create_app(graph, settings)
         reader = app.state.reader
+        front: Front | None = None
+        served = listener
+        if readers and reader.snapshots is not None:
+            # the app behind the readers, on a socket only this user can reach (the directory is 0700)
+            served = socket.socket(socket.AF_UNIX)
+            upstream = Path(private) / "writer.sock"
+            served.bind(str(upstream))
+            served.listen(2048)
+            front = Front(
+                listener=listener,
+                upstream=upstream,
+                store=store,
+                snapshots=reader.snapshots,
+                settings=settings,
+                readers=readers,
+                grace=SHUTDOWN_GRACE,
+            )
 
         class Server(uvicorn.Server):
             async def shutdown(self, sockets: list[Any] | None = None) -> None:
                 # First of all: reads still waiting get their 503 now (their workers killed, their
                 # threads abandoned), within the grace period, not cancelled with a 500 after it.
-                reader.close()
-                await super().shutdown(sockets)
+                # The readers finish what they have meanwhile, relaying to this process.
+                reader.stop_reads()
+                stopping = [super().shutdown(sockets)]
+                if front is not None:
+                    stopping.append(asyncio.to_thread(front.stop, SHUTDOWN_GRACE))
+                await asyncio.gather(*stopping)
 
         try:
             mode = "writes need the token" if settings.token is not None else "read-only: no token"
@@ -222,9 +256,13 @@ def _serve(store: Path, listener: socket.socket, settings: ServerSettings) -> No
             config = uvicorn.Config(
                 app, log_level="warning", access_log=False, timeout_graceful_shutdown=SHUTDOWN_GRACE
             )
-            Server(config).run(sockets=[listener])
+            Server(config).run(sockets=[served])
         finally:
+            if front is not None:
+                front.stop(0)
             reader.close()
+            if served is not listener:
+                served.close()
 
 
 class _Stopped(Exception):  # noqa: N818 - a signal, not an error

@@ -169,14 +169,19 @@ class Reader:
             503, f"the request ran past the {self.settings.query_timeout:g} s timeout and was stopped; narrow it"
         )
 
+    def stop_reads(self) -> None:
+        """Kill the workers (reads waiting for them get 503); reads still running in threads are
+        abandoned. The checkpoints stay for other readers until :meth:`close`."""
+        self.threads.stop()
+        if self.pool is not None:
+            self.pool.close()
+
     def close(self) -> None:
         """Kill the workers, delete the checkpoints; reads still running in threads are abandoned."""
         if self._closed:
             return
         self._closed = True
-        self.threads.stop()
-        if self.pool is not None:
-            self.pool.close()
+        self.stop_reads()
         if self.snapshots is not None:
             self.snapshots.close()
 

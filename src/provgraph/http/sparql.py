@@ -170,7 +170,7 @@ def _run_query(request: Request, query: str, params: dict[str, list[str]]) -> Re
         del result  # pyoxigraph results belong to the thread that made them: drop them here
     finally:
         slots.release()
-    answered = _checked(answered, settings)
+    answered = checked_answer(answered, settings)
     return Response(answered.body, media_type=answered.media_type)
 
 
@@ -290,8 +290,18 @@ async def answer_in_worker(
 async def _prepare(
     pg: ProvGraph, settings: ServerSettings, reader: Reader, query: str, params: dict[str, list[str]], base_iri: str
 ) -> PreparedQuery:
-    prepare = functools.partial(
-        pg.prepare,
+    prepare = functools.partial(prepare_query, pg, settings, query, params, base_iri)
+    if len(query) <= INLINE_PREPARE:
+        return prepare()
+    return await reader.threads.run(prepare, timeout=None)
+
+
+def prepare_query(
+    pg: ProvGraph, settings: ServerSettings, query: str, params: dict[str, list[str]], base_iri: str
+) -> PreparedQuery:
+    """``query`` prepared as the route prepares it, with the protocol's dataset ``params``
+    (raises HttpError or ProvGraphError for what the route answers with an error)."""
+    return pg.prepare(
         query,
         view=_view(params, settings),
         default_graph=params.get("default-graph-uri"),
@@ -299,9 +309,6 @@ async def _prepare(
         base_iri=base_iri,
         services=settings.service_allow if settings.federation else (),
     )
-    if len(query) <= INLINE_PREPARE:
-        return prepare()
-    return await reader.threads.run(prepare, timeout=None)
 
 
 async def _run_in_worker(
@@ -336,13 +343,31 @@ async def _evaluate(
     if answered is not None and answered.syntax is not None:
         message, line, column = answered.syntax
         raise prepared.error(QuerySyntaxError(message, line=line, column=column))
-    return _checked(answered, settings)
+    return checked_answer(answered, settings)
 
 
 #: The parameters of a query by GET (the SPARQL protocol's, and the view).
 _GET_PARAMETERS = frozenset({"query", "default-graph-uri", "named-graph-uri", "view", "union-default-graph"})
 #: How many query strings and base IRIs the fast path remembers.
 _REMEMBERED = 1024
+
+
+def fast_params(query_string: bytes) -> dict[str, list[str]] | None:
+    """The parameters of a query by GET when a fast path may answer it as the route would: a
+    query, each parameter one the route takes, the single-valued ones given once (None: the
+    route answers it, an error maybe)."""
+    try:
+        params = _params(parse_qsl(query_string.decode(), keep_blank_values=True))
+    except UnicodeDecodeError:
+        return None
+    if (
+        "query" not in params
+        or "update" in params
+        or not params.keys() <= _GET_PARAMETERS
+        or any(len(params[k]) > 1 for k in ("query", "view", "union-default-graph") if k in params)
+    ):
+        return None
+    return params
 
 
 class QueryFastPath:
@@ -369,17 +394,7 @@ class QueryFastPath:
             return self._parsed[query_string]
         except KeyError:
             pass
-        try:
-            params: dict[str, list[str]] | None = _params(parse_qsl(query_string.decode(), keep_blank_values=True))
-        except UnicodeDecodeError:
-            params = None
-        if params is not None and (
-            "query" not in params
-            or "update" in params
-            or not params.keys() <= _GET_PARAMETERS
-            or any(len(params[k]) > 1 for k in ("query", "view", "union-default-graph") if k in params)
-        ):
-            params = None
+        params = fast_params(query_string)
         if len(query_string) <= INLINE_PREPARE:  # a bounded cache: long texts are read each time
             if len(self._parsed) >= _REMEMBERED:
                 self._parsed.clear()
@@ -452,7 +467,7 @@ class QueryFastPath:
         await response(scope, receive, send)
 
 
-def _checked(answered: QueryAnswer | None, settings: ServerSettings) -> QueryAnswer:
+def checked_answer(answered: QueryAnswer | None, settings: ServerSettings) -> QueryAnswer:
     """An evaluated query's answer when it is a 200; else the HttpError to send (``None``: it was
     stopped at the deadline)."""
     if answered is None or (answered.status == 503 and answered.body == TIMEOUT):
@@ -469,4 +484,4 @@ def _checked(answered: QueryAnswer | None, settings: ServerSettings) -> QueryAns
     return answered
 
 
-__all__ = ["QueryFastPath", "router"]
+__all__ = ["QueryFastPath", "checked_answer", "fast_params", "prepare_query", "router"]
