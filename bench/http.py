@@ -26,7 +26,8 @@ fresh process calling pyoxigraph or ``ProvGraph.query`` (result serialised as SP
 ``pg.query (new text)`` is a text the server has not seen before (no prepared-query cache hit).
 HTTP figures come from ``wrk`` (Debian package ``wrk``) when installed, else from Python client
 processes, at each number of connections. Peak memory is the high-water mark (VmHWM) of each
-process: the in-process child, and each server with its worker processes.
+process: the in-process child, and each server with its child processes (provgraph's readers and
+query workers).
 
 The last table shows how each cost grows per 10x facts (same documents) and per 10x documents
 (same facts) between the sizes measured.
@@ -498,7 +499,7 @@ def report(found: dict[str, object], args: argparse.Namespace, client: str) -> N
                 f"{_fmt(ox['p50_ms']):>8} {_fmt(pg['p50_ms']):>8}"
             )
     print(
-        f"server peak memory: provgraph serve {peaks.get('provgraph', 0):.0f} MB (with its query workers), "
+        f"server peak memory: provgraph serve {peaks.get('provgraph', 0):.0f} MB (with its readers and query workers), "
         f"oxigraph serve {peaks.get('oxigraph', 0):.0f} MB"
     )
 
