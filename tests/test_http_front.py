@@ -8,8 +8,10 @@ machine's speed."""
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
+import signal
 import socket
 import threading
 from collections.abc import Iterator
@@ -258,3 +260,17 @@ def test_a_query_past_the_deadline_gets_503_and_no_other_client_is_left_unanswer
         assert len(after) == 1 and after != before
         assert server.stop() == 0
         assert "ran past the deadline" in server.text()
+
+
+def test_a_reader_that_dies_is_replaced(tmp_path):
+    store = _store(tmp_path / "store")
+    with ServeProcess(store, "--readers", "1") as server:
+        (first,) = _readers(server.pid)
+        os.kill(first, signal.SIGKILL)  # out of memory, say
+        # the connection waits in the listening socket's queue until the next reader takes it
+        asked = httpx.get(f"{server.url}/sparql", params={"query": "ASK { ?s ?p ?o }"}, timeout=60)
+        assert asked.status_code == 200 and asked.json()["boolean"] is True
+        (second,) = _readers(server.pid)
+        assert second != first
+        assert server.stop() == 0
+        assert "a reader process ended (status -9)" in server.text()

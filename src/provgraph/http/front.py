@@ -63,6 +63,9 @@ logger = logging.getLogger("provgraph.http")
 DEADLINE_EXIT = 75
 #: Seconds between the watchdog's looks at a reader's stop channel, and the writer's at its readers.
 _POLL = 0.25
+#: A reader that ends this many seconds after its start is restarted after a pause, not at once.
+_CRASHED = 2.0
+_RETRY = 5.0
 #: Request bodies buffered ahead of the writer before the client's connection is paused.
 _BUFFERED = 1 << 20
 #: Headers not passed on in either direction: they are about one connection, not the message.
@@ -118,6 +121,8 @@ class Front:
             "grace": grace,
         }
         self._processes: list[subprocess.Popen[bytes] | None] = [None] * readers
+        self._started = [0.0] * readers
+        self._due = [0.0] * readers
         self._lock = threading.Lock()
         self._stopping = threading.Event()
         self.restarts = 0
@@ -142,6 +147,7 @@ class Front:
         process.stdin.write(json.dumps({**self._config, "slot": slot}).encode() + b"\n")
         process.stdin.flush()
         self._processes[slot] = process
+        self._started[slot] = time.monotonic()
 
     def _watch(self) -> None:
         """Restart a reader that ended; delete the checkpoints readers moved off."""
@@ -149,16 +155,23 @@ class Front:
             with self._lock:
                 if self._stopping.is_set():
                     return
+                now = time.monotonic()
                 for slot, process in enumerate(self._processes):
-                    if process is None or process.poll() is None:
-                        continue
-                    if process.returncode == DEADLINE_EXIT:
-                        logger.warning("a query ran past the deadline: its reader process was ended and replaced")
-                    else:
-                        logger.error("a reader process ended (status %s); starting another", process.returncode)
-                    self._board.lease(slot, 0)
-                    self.restarts += 1
-                    self._start(slot)
+                    if process is not None and process.poll() is not None:
+                        self._board.lease(slot, 0)
+                        status = process.returncode
+                        # one that ends as it starts (a broken install, say) is retried, not spun
+                        quick = status != DEADLINE_EXIT and now - self._started[slot] < _CRASHED
+                        if status == DEADLINE_EXIT:
+                            logger.warning("a query ran past the deadline: its reader process was ended and replaced")
+                        else:
+                            retry = f"; starting another in {_RETRY:g} s" if quick else "; starting another"
+                            logger.error("a reader process ended (status %s)%s", status, retry)
+                        self._processes[slot] = None
+                        self._due[slot] = now + (_RETRY if quick else 0.0)
+                    if self._processes[slot] is None and now >= self._due[slot]:
+                        self.restarts += 1
+                        self._start(slot)
             self._snapshots.sweep()
 
     def stop(self, grace: float) -> None:
@@ -471,6 +484,8 @@ class _Connection(asyncio.Protocol):
                     keep = await self._relay(request)
                     self.finish(keep)
                 self.queue.popleft()
+        except (ConnectionError, OSError):
+            self.finish(False)  # the client left, or the writer is gone mid-answer
         finally:
             self.task = None
 
