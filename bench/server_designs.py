@@ -4,16 +4,21 @@ answer SPARQL queries in different ways, against ``oxigraph serve`` in the same 
     python bench/server_designs.py --keep DIR [--size 100000:10000] [--seconds 4]
 
 DIR holds the stores ``bench/http.py --keep DIR`` built (``FACTS-DOCUMENTS/store`` for provgraph,
-``.../oxigraph`` for Oxigraph, ``.../queries.json`` for the query texts). Each design is a
-uvicorn server (uvloop, httptools) with a response written as raw ASGI messages:
+``.../oxigraph`` for Oxigraph, ``.../queries.json`` for the query texts). Each ``-inline`` and
+``-thread`` design is a uvicorn server (uvloop, httptools) with a response written as raw ASGI
+messages; each ``-raw`` design an asyncio protocol over httptools' parser on uvloop (no ASGI, no
+framework), its processes accepting from one listening socket (what ``provgraph serve``'s readers
+now do, :mod:`provgraph.http.front`):
 
 - ``bare-inline``: pyoxigraph over Oxigraph's union default graph, answered on the event loop
   (no provgraph code: the floor of any Python server);
 - ``bare-thread``: the same, each query handed to a thread of the process;
 - ``pg-inline``: provgraph's query path (``ProvGraph.prepare`` over the current view, the query
-  runner, the query workers' serialisation) on the event loop of a read-only open.
+  runner, the query workers' serialisation) on the event loop of a read-only open;
+- ``bare-raw``, ``pg-raw``: ``bare-inline`` and ``pg-inline`` without uvicorn.
 
-each in one process and in two sharing the port (SO_REUSEPORT), loaded with ``wrk`` (1 and 4
+each in one process and in two (sharing the port with SO_REUSEPORT, or the ``-raw`` ones one
+listening socket), loaded with ``wrk`` (1 and 4
 connections) with the same requests as ``oxigraph serve --union-default-graph`` before and after
 them. None of these stops a query at its deadline; that is the point of ``--gil``: it shows
 whether pyoxigraph lets another thread run while it evaluates (a watchdog thread could then
