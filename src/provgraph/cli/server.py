@@ -136,13 +136,14 @@ def serve(
             max_result_bytes=max_result_bytes,
             max_upload_bytes=max_upload_bytes,
             query_workers=query_workers,
+            readers=(os.cpu_count() or 1) if readers is None else readers,
             default_view=view,
             federation=bool(allow_service),
             service_allow=tuple(allow_service or ()),
             load_allow=tuple(allow_load or ()),
             answer_generator=generator,
         )
-        _serve(store, listener, settings, readers=(os.cpu_count() or 1) if readers is None else readers)
+        _serve(store, listener, settings)
     except (_Stopped, KeyboardInterrupt):
         pass
     finally:
@@ -206,7 +207,7 @@ def _listen(host: str, port: int) -> socket.socket:
     return sock
 
 
-def _serve(store: Path, listener: socket.socket, settings: ServerSettings, *, readers: int) -> None:
+def _serve(store: Path, listener: socket.socket, settings: ServerSettings) -> None:
     import asyncio
     import tempfile
 
@@ -221,7 +222,7 @@ def _serve(store: Path, listener: socket.socket, settings: ServerSettings, *, re
         reader = app.state.reader
         front: Front | None = None
         served = listener
-        if readers and reader.snapshots is not None:
+        if settings.readers and reader.snapshots is not None:
             # the app behind the readers, on a socket only this user can reach (the directory is 0700)
             served = socket.socket(socket.AF_UNIX)
             upstream = Path(private) / "writer.sock"
@@ -233,7 +234,7 @@ def _serve(store: Path, listener: socket.socket, settings: ServerSettings, *, re
                 store=store,
                 snapshots=reader.snapshots,
                 settings=settings,
-                readers=readers,
+                readers=settings.readers,
                 grace=SHUTDOWN_GRACE,
             )
 

@@ -115,7 +115,8 @@ class Reader:
         if settings.query_workers:
             self.snapshots = pg.checkpoints()
         if self.snapshots is not None:
-            self.pool = QueryPool(self.snapshots, settings.query_workers)
+            # with readers in front, what is left for the workers (the API's reads) starts them
+            self.pool = QueryPool(self.snapshots, settings.query_workers, start=0 if settings.readers else 2)
         self.threads = DaemonThreads(settings.max_concurrent_queries)
         #: held by each ingest, and by the refresh of derived records, which must not see one half done
         self.ingest_lock = threading.Lock()

@@ -26,6 +26,11 @@ class ServerSettings(BaseModel):
     query_workers: int = Field(
         default=4, ge=0, description="worker processes for queries on an on-disk store (0: threads, not killable)"
     )
+    readers: int = Field(
+        default=0,
+        ge=0,
+        description="reader processes in front of the app answering queries by GET (provgraph serve; 0: none)",
+    )
     default_view: DatasetView = Field(default=DatasetView.CURRENT, description="default graph of queries")
     federation: bool = Field(default=False, description="allow SERVICE calls (to service_allow only)")
     service_allow: tuple[str, ...] = Field(default=(), description="endpoint IRIs SERVICE may call")

@@ -355,14 +355,15 @@ class QueryPool:
     """Up to ``size`` worker processes over the checkpoints of a store, used from one event
     loop."""
 
-    def __init__(self, snapshots: Snapshots, size: int) -> None:
+    def __init__(self, snapshots: Snapshots, size: int, *, start: int = 2) -> None:
         self._snapshots = snapshots
         self._store = str(snapshots.root.parent)
         self._context = multiprocessing.get_context("spawn")
         self._size = size
-        # two start with the server; the others when the load needs them (a server that is not
-        # busy, and each server a test suite starts, costs two processes, not the whole pool)
-        self._idle: list[_Worker] = [_Worker(self._context, self._store) for _ in range(min(size, 2))]
+        # ``start`` (two) start with the server; the others when the load needs them (a server
+        # that is not busy, and each server a test suite starts, costs two processes, not the
+        # whole pool; none when reader processes in front answer the queries)
+        self._idle: list[_Worker] = [_Worker(self._context, self._store) for _ in range(min(size, start))]
         self._all = set(self._idle)  # idle or busy: close() ends them all
         self._waiting: deque[asyncio.Future[_Worker | None]] = deque()
         self._loop: asyncio.AbstractEventLoop | None = None
