@@ -10,7 +10,7 @@ import pytest
 from pyoxigraph import DefaultGraph, Literal, NamedNode, Quad, RdfFormat
 
 from helpers import EXAMPLES
-from provgraph import DatasetView, ExportFormat, IngestOptions, ProvGraph
+from provgraph import DatasetView, ExportFormat, GraphSplit, IngestOptions, ProvGraph, ProvGraphError
 from provgraph.ingest import pipeline
 from provgraph.store import catalog, view
 from provgraph.vocab import CATALOG_GRAPH, CHANGES_GRAPH, CURRENT_VIEW, PG, PROV_NS
@@ -134,6 +134,88 @@ def test_the_bulk_path_commits_the_catalog_the_one_transaction_path_does(tmp_pat
             titles = {s.key: (s.title, [v.status.value for v in s.versions]) for s in pg.sources()}
             assert titles == {"one": ("Second title", ["current", "superseded"]), "two": ("Other", ["current"])}
     assert catalogs[0] == catalogs[1]
+
+
+def _documents(path: Path, version: int) -> Path:
+    """Five documents in one file (one named graph each), as a large ingest splits them."""
+    lines = [f'<{EX}s{d}-{i}> <{EX}p> "{i + version}" <{EX}doc/{d}> .\n' for d in range(5) for i in range(3)]
+    return _write(path, "".join(lines))
+
+
+SPLIT = GraphSplit(pattern=rf"^(?P<document>{EX}doc/\d+)$")
+
+
+def _log(pg: ProvGraph) -> set[tuple[str, str, str]]:
+    varying = {f"<{PROV_NS}generatedAtTime>"}
+    return {(s, p, "*" if p in varying else o) for s, p, o in _triples(pg, CHANGES_GRAPH)}
+
+
+def _state(pg: ProvGraph) -> tuple[object, ...]:
+    """The catalog, change log and current view, times blanked, and each document's statuses."""
+    statuses = {s.key: [v.status.value for v in s.versions] for s in pg.sources()}
+    dated = "<http://www.w3.org/2001/XMLSchema#dateTime>"
+    in_view = {(s, p, "*" if o.endswith(dated) else o) for s, p, o in _triples(pg, CURRENT_VIEW)}
+    return _catalog(pg), _log(pg), in_view, statuses
+
+
+@pytest.mark.parametrize("chunk", [1, 2, 5000])
+def test_a_large_commit_in_chunks_leaves_what_one_transaction_leaves(tmp_path, monkeypatch, chunk):
+    """A large ingest makes its new versions current a chunk at a time (its memory then does not
+    grow with the number of documents): the store it leaves is the one-transaction path's."""
+    one, two = _documents(tmp_path / "one.nq", 0), _documents(tmp_path / "two.nq", 1)
+    states = []
+    for threshold in (10**6, 0):
+        monkeypatch.setattr(pipeline, "BULK_THRESHOLD", threshold)
+        monkeypatch.setattr(view, "COMMIT_CHUNK", chunk)
+        with ProvGraph.memory() as pg:
+            pg.ingest(one, IngestOptions(id="one", split=SPLIT))
+            pg.ingest(two, IngestOptions(id="one", split=SPLIT))  # five new versions
+            _assert_view_is_the_union_of_current_sources(pg)
+            assert not _has_pending_marks(pg)
+            states.append(_state(pg))
+    assert states[0] == states[1]
+    statuses = states[0][3]
+    assert {k: v for k, v in statuses.items() if k.startswith(EX)} == {  # type: ignore[attr-defined]
+        f"{EX}doc/{d}": ["current", "superseded"] for d in range(5)
+    }
+
+
+def test_an_ingest_stopped_after_its_commit_point_is_finished_by_the_next_open(tmp_path, monkeypatch):
+    """Past its commit point a large ingest is committed: if the process stops while the
+    statuses are being written (here the store refuses the second chunk), the next read-write
+    open finishes them, and the store is the one an uninterrupted ingest leaves."""
+    from provgraph.store import oxigraph
+
+    monkeypatch.setattr(pipeline, "BULK_THRESHOLD", 0)
+    monkeypatch.setattr(view, "COMMIT_CHUNK", 2)
+    one, two = _documents(tmp_path / "one.nq", 0), _documents(tmp_path / "two.nq", 1)
+    with ProvGraph.memory() as pg:
+        pg.ingest(one, IngestOptions(id="one", split=SPLIT))
+        pg.ingest(two, IngestOptions(id="one", split=SPLIT))
+        expected = _state(pg)
+    store = tmp_path / "store"
+    update = oxigraph.OxigraphBackend.update
+    chunks = []
+
+    def second_chunk_fails(self, sparql, *, base_iri=None, prefixes=None):  # Backend.update's signature
+        if sparql.startswith("DELETE DATA") and str(PG.pendingView.value) in sparql:
+            chunks.append(sparql)
+            if len(chunks) == 2:
+                raise oxigraph.StoreError("disk full (simulated)")
+        return update(self, sparql, base_iri=base_iri, prefixes=prefixes)
+
+    with ProvGraph.open(store) as pg:
+        pg.ingest(one, IngestOptions(id="one", split=SPLIT))
+        monkeypatch.setattr(oxigraph.OxigraphBackend, "update", second_chunk_fails)
+        with pytest.raises(ProvGraphError, match=r"committed but finishing it failed: .*disk full"):
+            pg.ingest(two, IngestOptions(id="one", split=SPLIT))
+        monkeypatch.setattr(oxigraph.OxigraphBackend, "update", update)
+        assert _has_pending_marks(pg)  # three of the five still to make current
+    with ProvGraph.open(store) as pg:
+        assert not _has_pending_marks(pg)
+        assert not pg.query(f"ASK {{ GRAPH <{CATALOG_GRAPH.value}> {{ ?c <{PG.committing.value}> ?e }} }}")
+        _assert_view_is_the_union_of_current_sources(pg)
+        assert _state(pg) == expected
 
 
 def _new_version(document: NamedNode, key: str, graph: NamedNode, *, previous: NamedNode | None) -> catalog.NewVersion:

@@ -110,6 +110,7 @@ class PG:
     CurrentView = NamedNode(PG_NS + "CurrentView")
     currentView = NamedNode(PG_NS + "currentView")
     pendingView = NamedNode(PG_NS + "pendingView")
+    committing = NamedNode(PG_NS + "committing")
     Change = NamedNode(PG_NS + "Change")
     generation = NamedNode(PG_NS + "generation")
     added = NamedNode(PG_NS + "added")

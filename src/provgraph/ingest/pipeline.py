@@ -850,12 +850,13 @@ def _write(
         view.recover(backend)
         backend.load_quads(marks, bulk=True)  # the marks first: recovery finds what follows them
         backend.load_quads((*spool, staged), bulk=True)
-        # The commit point: its text and its transaction are a few lines per revised document and
-        # patterns over the pending marks, whatever the number of new ones (their statuses, their
-        # entry in the change log), which it clears last.
-        record = changes.record(added_pending=True, removed=previous)
-        commit = catalog.commit_staged_update(entries)
-        commit_point = (commit, view.retire(previous), record, view.CLEAR_PENDING)
+        # The commit point: one transaction of a few lines per revised document, whatever the
+        # number of new ones, naming the change log's entry as the commit under way. From here on
+        # the ingest is committed: the statuses of the new versions follow in chunks (below), and
+        # recovery finishes them if this process stops first.
+        record = changes.record(removed=previous, committing=True)
+        retired = view.retire(previous, pending_current=True)
+        commit_point = (catalog.commit_staged_update(entries), retired, record)
         backend.update(" ;\n".join(op for op in commit_point if op), prefixes=PREFIXES)
     except BaseException as exc:
         try:  # not committed: take the graphs out of the view and the store again
@@ -868,6 +869,13 @@ def _write(
         if isinstance(exc, ProvGraphError) and not isinstance(exc, QueryError):
             raise
         raise ProvGraphError(f"writing the store failed; nothing was committed: {exc}") from exc
+    try:
+        view.finish_commit(backend, (b.graph.value for b in built))
+    except Exception as exc:
+        raise ProvGraphError(
+            f"the ingest is committed but finishing it failed: {exc}; the next write, or read-write open of "
+            "the store, finishes it"
+        ) from exc
     if progress is not None:
         progress("writing", total, total)
 

@@ -158,7 +158,8 @@ def staged_triples(entries: Sequence[NewVersion]) -> Iterator[str]:
     """What a large ingest loads into the catalog ahead of its commit (with the bulk loader, not
     in a transaction), as N-Triples lines without the final " .": every line of
     :func:`entry_triples` but the statuses, and a revised document's title, which the commit
-    replaces. :func:`commit_staged_update` then writes three triples per document where
+    replaces. The commit (:func:`commit_staged_update`, then
+    :func:`provgraph.store.view.finish_commit`) then writes three triples per document where
     :func:`commit_update` writes seventeen: Oxigraph holds a transaction in memory, about 3 KB per
     triple (measured: 20,000 documents took 900 MB to commit whole)."""
     yield _CATALOG_TYPE
@@ -168,26 +169,19 @@ def staged_triples(entries: Sequence[NewVersion]) -> Iterator[str]:
             yield from _document_lines(e)
 
 
-#: Every pending graph the catalog has no status for becomes current: the commit of a large
-#: ingest, whose graphs are the pending ones. A pattern over the marks, not the list of graphs:
-#: measured alone at 50,000 graphs, the INSERT DATA of their statuses held 93 MB in Oxigraph's
-#: transaction and this 57 MB (200,000: 367 and 211 MB).
-COMMIT_PENDING = """INSERT { GRAPH pgid:catalog { ?g pg:status pg:Current } }
-WHERE { GRAPH pgid:catalog { pgid:catalog pg:pendingView ?g FILTER NOT EXISTS { ?g pg:status ?status } } }"""
-
-
 def commit_staged_update(entries: Sequence[NewVersion]) -> str:
-    """The commit of entries whose :func:`staged_triples` are loaded and whose graphs are the
-    pending ones of the current view (:func:`provgraph.store.view.pending_quads`): one
-    transaction. Only what revisions change is written out (one line or a few per revised
-    document); the new versions' statuses come from the pending marks."""
+    """The commit point of entries whose :func:`staged_triples` are loaded and whose graphs are
+    the pending ones of the current view (:func:`provgraph.store.view.pending_quads`), to run in
+    one transaction with the change log's entry (``changes.record(committing=True)``): only what
+    revisions change (one line or a few per revised document). The new versions' statuses follow,
+    in chunks (:func:`provgraph.store.view.finish_commit`)."""
     lines: list[str] = []
     for e in entries:
         if e.previous is not None:
             lines.append(f"{e.previous} {PG.status} {PG.Superseded}")
         if e.revision_of is not None:
             lines += _document_lines(e)
-    return " ;\n".join(op for op in (_commit(entries, lines), COMMIT_PENDING) if op)
+    return _commit(entries, lines)
 
 
 #: Titles may change between versions; the catalog keeps the newest of the documents ``$documents``.

@@ -41,14 +41,12 @@ WHERE {
   BIND(COALESCE(?n, 0) + 1 AS ?next)
   BIND(IRI(CONCAT($prefix, STR(?next))) AS ?c)
 }""")
-#: After :data:`RECORD`: each pending graph of the view (a large ingest's) added to the entry just
-#: logged. An operation of its own: joined into RECORD's WHERE, every template triple was written
-#: once per graph (measured at 50,000 graphs: +213 MB and 3.3 s, against one triple per graph).
-ADDED_PENDING = Template("""INSERT { GRAPH pgid:changes { ?c pg:added ?g } }
+#: After :data:`RECORD`: the entry just logged named as the one a large ingest's commit fills in
+#: (:func:`provgraph.store.view.finish_commit` adds its graphs to it, in chunks).
+COMMITTING = Template("""INSERT { GRAPH pgid:catalog { pgid:catalog pg:committing ?c } }
 WHERE {
   GRAPH pgid:changes { pgid:changes pg:generation ?n }
   BIND(IRI(CONCAT($prefix, STR(?n))) AS ?c)
-  GRAPH pgid:catalog { pgid:catalog pg:pendingView ?g }
 }""")
 #: The log entries ``$entries``: each one's generation, and each added or removed graph, ontology
 #: change or reset with its kind. Each kind is a branch of its own with the entries bound: as an
@@ -91,15 +89,15 @@ def generation(backend: Backend) -> int:
 def record(
     *,
     added: Iterable[str] = (),
-    added_pending: bool = False,
     removed: Iterable[str] = (),
     ontology: bool = False,
     reset: bool = False,
+    committing: bool = False,
 ) -> str:
     """The SPARQL update operation that raises the generation and logs this change under it.
-    ``added_pending``: the graphs the view holds as pending (a large ingest's, run before the
-    marks are cleared) are added too, read from the marks instead of written out: the text and
-    the transaction stay small whatever the number of documents."""
+    ``committing``: the entry is a large ingest's, whose added graphs are logged as its commit
+    makes them current (:func:`provgraph.store.view.finish_commit`): the catalog names it as the
+    commit under way."""
     now = Literal(datetime.now(UTC).isoformat().replace("+00:00", "Z"), datatype=NamedNode(XSD_NS + "dateTime"))
     facts = [f"?c a pg:Change ; pg:generation ?next ; prov:generatedAtTime {sparql_term(now)} ."]
     facts += [f"?c pg:added {sparql_term(g)} ." for g in sorted(set(added))]
@@ -110,7 +108,7 @@ def record(
         facts.append("?c pg:reset true .")
     prefix = sparql_term(Literal(_CHANGE))
     operation = RECORD.substitute(facts=" ".join(facts), prefix=prefix)
-    return operation + " ;\n" + ADDED_PENDING.substitute(prefix=prefix) if added_pending else operation
+    return operation + " ;\n" + COMMITTING.substitute(prefix=prefix) if committing else operation
 
 
 def since(backend: Backend, known: int, *, until: int | None = None) -> Changes:

@@ -11,9 +11,13 @@ view the triples no other current source states.
 
 Every change to the view is made in the same transaction as the catalog change it follows, except
 for a large ingest (written with the bulk loader, which is not transactional): its graph is marked
-``pg:pendingView`` in the catalog before its quads (and its staged catalog entry) are loaded, and
-the commit clears the mark. :func:`recover` takes out of the view, and out of the catalog, what a
-pending graph the catalog never committed left.
+``pg:pendingView`` in the catalog before its quads (and its staged catalog entry) are loaded. Its
+commit point is one small transaction (what revisions change, the change log's entry, and
+``pgid:catalog pg:committing`` naming that entry); then :func:`finish_commit` makes the pending
+graphs current in chunks of :data:`COMMIT_CHUNK`, each clearing its marks, so that the memory a
+commit takes does not grow with the number of documents (Oxigraph holds a transaction in memory,
+about 1-2 KB a quad). :func:`recover` rolls a commit under way forward, and takes out of the view,
+and out of the catalog, what a pending graph no commit reached left.
 
 The view is derived: it is left out of exports and rebuilt from the source graphs after a restore
 or when a store made before it existed is first opened for writing (:func:`ensure`).
@@ -24,30 +28,43 @@ or when a store made before it existed is first opened for writing (:func:`ensur
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable, Iterator
 from string import Template
 
 from provgraph.store import catalog
 from provgraph.store.base import Backend
-from provgraph.store.terms import sparql_term, sparql_terms
-from provgraph.vocab import CATALOG_GRAPH, PG, PREFIXES
+from provgraph.store.terms import NamedNode, sparql_term, sparql_terms
+from provgraph.vocab import CATALOG_GRAPH, CHANGES_GRAPH, PG, PREFIXES
 
 _CAT = str(CATALOG_GRAPH)
+_CHANGES = str(CHANGES_GRAPH)
 
 IS_MAINTAINED = "ASK { GRAPH pgid:catalog { pgid:catalog pg:currentView pgid:current } }"
 HAS_SOURCE_GRAPHS = "ASK { GRAPH pgid:catalog { ?g a pg:SourceGraph } }"
-#: The triples of the versions ``$graphs`` no current source graph states.
+#: The triples of the versions ``$graphs`` no current source graph (``$current``) states.
 RETIRE = Template("""DELETE { GRAPH pgid:current { ?s ?p ?o } }
 WHERE {
   VALUES ?old { $graphs }
   GRAPH ?old { ?s ?p ?o }
-  FILTER NOT EXISTS { GRAPH ?g { ?s ?p ?o } GRAPH pgid:catalog { ?g pg:status pg:Current } }
+  FILTER NOT EXISTS { GRAPH ?g { ?s ?p ?o } $current }
 }""")
+_CURRENT = "GRAPH pgid:catalog { ?g pg:status pg:Current }"
+#: At a large ingest's commit point its pending graphs are current too (their statuses follow).
+_CURRENT_OR_PENDING = (
+    "{ GRAPH pgid:catalog { ?g pg:status pg:Current } } UNION { GRAPH pgid:catalog { pgid:catalog pg:pendingView ?g } }"
+)
 REBUILD = """DROP SILENT GRAPH pgid:current ;
 INSERT { GRAPH pgid:current { ?s ?p ?o } }
 WHERE { GRAPH pgid:catalog { ?g pg:status pg:Current } GRAPH ?g { ?s ?p ?o } } ;
 DELETE WHERE { GRAPH pgid:catalog { pgid:catalog pg:pendingView ?pending } } ;
 INSERT DATA { GRAPH pgid:catalog { pgid:catalog pg:currentView pgid:current . pgid:current a pg:CurrentView } }"""
+#: The change-log entry of the commit under way, if any.
+COMMITTING = "SELECT ?c WHERE { GRAPH pgid:catalog { pgid:catalog pg:committing ?c } }"
+#: Pending graphs a commit under way has yet to make current (recovery reads them in chunks).
+MARKED = "SELECT ?g WHERE { GRAPH pgid:catalog { pgid:catalog pg:pendingView ?g } } LIMIT "
+#: Graphs a chunk of a commit makes current: statuses, the change log's entry, the marks cleared.
+COMMIT_CHUNK = 5000
 #: The pending graphs, each with whether the catalog committed it.
 PENDING_GRAPHS = """SELECT ?g ?known WHERE { GRAPH pgid:catalog { pgid:catalog pg:pendingView ?g
   OPTIONAL { ?g pg:status ?status BIND(true AS ?known) } } }"""
@@ -59,12 +76,14 @@ def is_maintained(backend: Backend) -> bool:
     return backend.ask(IS_MAINTAINED)
 
 
-def retire(graphs: Iterable[str]) -> str:
+def retire(graphs: Iterable[str], *, pending_current: bool = False) -> str:
     """A SPARQL update operation taking out of the view the triples of ``graphs`` (versions that
     are no longer current) that no current source graph states. Run after the catalog change
-    that made them not current, in the same request."""
+    that made them not current, in the same request. ``pending_current``: the pending graphs count
+    as current (the commit point of a large ingest, whose statuses follow it)."""
     values = sparql_terms(sorted(set(graphs)))
-    return RETIRE.substitute(graphs=values) if values else ""
+    current = _CURRENT_OR_PENDING if pending_current else _CURRENT
+    return RETIRE.substitute(graphs=values, current=current) if values else ""
 
 
 def pending(graphs: Iterable[str]) -> str:
@@ -82,14 +101,38 @@ def pending_quads(graphs: Iterable[str]) -> Iterator[str]:
 
 
 def committed(graphs: Iterable[str]) -> str:
-    """Clear the pending marks of ``graphs`` (recovery; a commit clears them with :data:`CLEAR_PENDING`)."""
+    """Clear the pending marks of ``graphs`` (recovery; a commit clears them with :func:`finish_commit`)."""
     return "DELETE DATA { GRAPH " + _CAT + " { " + _marks(graphs) + " } }"
 
 
-#: Clear every pending mark: the commit of a large ingest, which holds the write lock, and whose
-#: graphs are the only ones marked (:func:`recover` ran before it wrote). Written as a pattern,
-#: not as the list of its graphs: the text stays small whatever the number of documents.
-CLEAR_PENDING = "DELETE WHERE { GRAPH pgid:catalog { pgid:catalog pg:pendingView ?g } }"
+def finish_commit(backend: Backend, graphs: Iterable[str] | None = None) -> None:
+    """Make the pending graphs of the commit under way current (``graphs``: them, as the ingest
+    knows them; None: the marks left, as recovery finds them), a chunk of :data:`COMMIT_CHUNK`
+    per transaction, then end the commit. Each chunk is one INSERT DATA and one DELETE DATA of a
+    known size: neither scans the marks (which a pattern with a LIMIT would, past the deleted
+    ones, in every chunk)."""
+    entries = [row.value("c") for row in backend.select(COMMITTING)]
+    if not entries:
+        return
+    change = sparql_term(NamedNode(entries[0]))
+    if graphs is None:
+        graphs = _marked(backend)
+    chunks = iter(graphs)
+    while chunk := list(itertools.islice(chunks, COMMIT_CHUNK)):
+        terms = [sparql_term(NamedNode(g)) for g in chunk]
+        statuses = " ".join(f"{g} {PG.status} {PG.Current} ." for g in terms)
+        added = " ".join(f"{change} {PG.added} {g} ." for g in terms)
+        backend.update(
+            "DELETE DATA { GRAPH " + _CAT + " { " + _marks(chunk) + " } } ;\n"
+            "INSERT DATA { GRAPH " + _CAT + " { " + statuses + " } GRAPH " + _CHANGES + " { " + added + " } }"
+        )
+    backend.update("DELETE WHERE { GRAPH pgid:catalog { pgid:catalog pg:committing ?c } }", prefixes=PREFIXES)
+
+
+def _marked(backend: Backend) -> Iterator[str]:
+    """The graphs still marked pending, a chunk at a time (each chunk is cleared before the next is read)."""
+    while chunk := [row.value("g") for row in backend.select(MARKED + str(COMMIT_CHUNK))]:
+        yield from chunk
 
 
 def _marks(graphs: Iterable[str]) -> str:
@@ -112,9 +155,11 @@ def ensure(backend: Backend, *, writing: bool) -> None:
 
 
 def recover(backend: Backend) -> list[str]:
-    """Finish what a writer that stopped left: pending graphs the catalog committed (gave a
-    status) have their marks cleared; the quads of the others come out of the view and their
+    """Finish what a writer that stopped left: a commit under way is finished
+    (:func:`finish_commit`); pending graphs the catalog committed (gave a status) have their
+    marks cleared; the quads of the others come out of the view and their
     staged entries out of the catalog. Returns the graphs whose quads were taken out."""
+    finish_commit(backend)  # a commit under way is committed: finished, not undone
     pending_graphs = [(row.value("g"), "known" in row) for row in backend.select(PENDING_GRAPHS)]
     if not pending_graphs:
         return []
@@ -126,9 +171,10 @@ def recover(backend: Backend) -> list[str]:
 
 
 __all__ = [
-    "CLEAR_PENDING",
+    "COMMIT_CHUNK",
     "committed",
     "ensure",
+    "finish_commit",
     "is_maintained",
     "pending",
     "pending_quads",
