@@ -81,6 +81,13 @@ def test_the_readers_answer_queries_themselves(pair):
     assert [b["o"]["value"] for b in ours.json()["results"]["bindings"]] == ["http://example.org/headache"]
     assert "server" not in ours.headers  # not the app's uvicorn: a reader wrote it
     assert "date" in ours.headers
+    for body in (
+        {"data": {"query": TREATS}},
+        {"content": TREATS, "headers": {"content-type": "application/sparql-query"}},
+    ):
+        posted = httpx.post(f"{front.url}/sparql", timeout=60, **body)  # type: ignore[arg-type]
+        assert posted.status_code == 200 and "server" not in posted.headers
+        assert posted.json() == ours.json()
 
 
 REQUESTS: list[tuple[str, str, dict[str, object]]] = [
@@ -101,6 +108,22 @@ REQUESTS: list[tuple[str, str, dict[str, object]]] = [
     ("GET", "/sparql", {"params": {"update": "CLEAR ALL"}}),
     ("GET", "/sparql", {"headers": {"accept": "text/turtle"}}),
     ("POST", "/sparql", {"data": {"query": TREATS}}),
+    ("POST", "/sparql", {"data": {"query": "SELECT ?g WHERE { GRAPH ?g { ?s ?p ?o } } LIMIT 1", "view": "all"}}),
+    ("POST", "/sparql", {"data": {"query": TREATS, "update": "CLEAR ALL"}}),
+    ("POST", "/sparql", {"data": {"query": "SELECT * WHERE { ?s ?p }"}}),
+    ("POST", "/sparql", {"params": {"query": TREATS}, "data": {"query": TREATS}}),
+    ("POST", "/sparql", {"data": {"query": TREATS}, "headers": {"accept": "text/tab-separated-values"}}),
+    (
+        "POST",
+        "/sparql",
+        {"params": {"view": "all"}, "content": "ASK {}", "headers": {"content-type": "application/sparql-query"}},
+    ),
+    (
+        "POST",
+        "/sparql",
+        {"content": "ASK {}".encode("utf-16"), "headers": {"content-type": "application/sparql-query; charset=utf-16"}},
+    ),
+    ("POST", "/sparql", {"content": b"ASK {\xff}", "headers": {"content-type": "application/sparql-query"}}),
     ("POST", "/sparql", {"content": TREATS, "headers": {"content-type": "application/sparql-query"}}),
     ("POST", "/sparql", {"content": "CLEAR ALL", "headers": {"content-type": "application/sparql-update"}}),
     ("HEAD", "/sources", {}),

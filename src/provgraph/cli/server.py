@@ -67,7 +67,7 @@ ReadersOpt = Annotated[
     typer.Option(
         min=0,
         metavar="N",
-        help="Reader processes that accept the connections and answer queries by GET themselves, the "
+        help="Reader processes that accept the connections and answer SPARQL queries themselves, the "
         "rest passed to this process (default: one per core; 0: this process serves everything).",
     ),
 ]

@@ -1,7 +1,8 @@
 """The front of ``provgraph serve`` on an on-disk store: reader processes that accept the server's
-connections, answer SPARQL queries by GET themselves, and pass every other request to the writer.
+connections, answer SPARQL queries themselves (by GET, or by POST with a body up to 64 KB), and
+pass every other request to the writer.
 
-A query crossing one process boundary less is what makes the server fast: the current design
+A query crossing one process boundary less is what makes the server fast: the design
 before this one read a request in the server's process and handed the query to a worker process
 (three processes and two wake-ups per query); here the process that reads the request runs the
 query on its own event loop over a read-only checkpoint and writes the answer, as ``oxigraph
@@ -9,11 +10,11 @@ serve`` answers in the thread that read the request. One reader per core, all ac
 one listening socket: a reader busy with a query does not accept, so new connections go to the
 others.
 
-- **Writes and the other routes.** Everything that is not a query by GET the fast path can take
-  (:func:`provgraph.http.sparql.fast_params`) is relayed, as it came, to the writer: the whole
-  app, served by uvicorn on a private Unix socket in the same process that holds the store for
-  writing. So is every request the fast path would answer with an error other than the
-  deadline's or the size limit's: the app words it.
+- **Writes and the other routes.** Everything that is not a query the fast path can take
+  (:func:`provgraph.http.sparql.fast_params`, :func:`~provgraph.http.sparql.fast_post`) is
+  relayed, as it came, to the writer: the whole app, served by uvicorn on a private Unix socket in
+  the same process that holds the store for writing. So is every request the fast path would
+  answer with an error other than the deadline's or the size limit's: the app words it.
 - **Seeing writes.** The writer makes a checkpoint after every write, before it answers, and
   publishes its number on the :class:`~provgraph.store.snapshots.Board`; a reader looks at that
   number before each query and opens the newest checkpoint when it moved (a client that wrote
@@ -66,6 +67,10 @@ _POLL = 0.25
 #: A reader that ends this many seconds after its start is restarted after a pause, not at once.
 _CRASHED = 2.0
 _RETRY = 5.0
+#: A query by POST with a body up to this size may be answered by the reader (larger: relayed).
+_INLINE_BODY = 1 << 16
+#: The parameters of a query by POST, read from its body once it has come.
+_POSTED: dict[str, list[str]] = {}
 #: Request bodies buffered ahead of the writer before the client's connection is paused.
 _BUFFERED = 1 << 20
 #: Headers not passed on in either direction: they are about one connection, not the message.
@@ -227,6 +232,11 @@ class _Body:
         if self._waiter is not None and not self._waiter.done():
             self._waiter.set_result(None)
 
+    def peek(self) -> bytes:
+        """What has come of the body, left for :meth:`next` (a query by POST the reader answers
+        itself, or relays after all)."""
+        return b"".join(self._chunks)
+
     async def next(self) -> bytes | None:
         """The next chunk; None at the end of the body."""
         while not self._chunks:
@@ -255,6 +265,7 @@ class _Request:
     length: int | None = None
     chunked: bool = False
     continue_: bool = False
+    content_type: str | None = None
 
 
 class _Relay:
@@ -315,7 +326,7 @@ class _Relay:
 
 
 class _Connection(asyncio.Protocol):
-    """One client connection of a reader: requests parsed with httptools, queries by GET answered
+    """One client connection of a reader: requests parsed with httptools, queries answered
     on the spot, the rest relayed to the writer one at a time, in order."""
 
     def __init__(self, reader: _ReaderProcess) -> None:
@@ -437,13 +448,17 @@ class _Connection(asyncio.Protocol):
                 request.chunked = b"chunked" in value.lower()
             elif lowered == b"expect":
                 request.continue_ = value.lower() == b"100-continue"
+            elif lowered == b"content-type":
+                request.content_type = value.decode("latin-1")
         if request.method == b"GET":
             request.query = self.reader.takes(request.url)
+        elif request.method == b"POST" and not request.chunked and (request.length or 0) <= _INLINE_BODY:
+            request.query = self.reader.may_post(request.url)
         self.request = request
+        if request.continue_:
+            self.write(b"HTTP/1.1 100 Continue\r\n\r\n")
         if request.query is None:
             self.queue.append(request)
-            if request.continue_:
-                self.write(b"HTTP/1.1 100 Continue\r\n\r\n")
             self._work()
 
     def on_body(self, body: bytes) -> None:
@@ -639,16 +654,27 @@ class _ReaderProcess:
         self._params[query_string] = params
         return params
 
+    def may_post(self, url: bytes) -> dict[str, list[str]] | None:
+        """:data:`_POSTED` when this reader may answer a POST to ``url`` once its body has come."""
+        if self.settings.read_token or url.partition(b"?")[0] != b"/sparql":
+            return None
+        return _POSTED
+
     def answer(self, connection: _Connection, request: _Request) -> bytes | None:
         """The response to the query ``request`` carries, or None when the writer must answer it
         (anything the app words but the deadline's and the size limit's errors)."""
         from provgraph.errors import ProvGraphError, QueryError
         from provgraph.http.errors import HttpError
         from provgraph.http.evaluate import answer
-        from provgraph.http.sparql import checked_answer, prepare_query
+        from provgraph.http.sparql import checked_answer, fast_post, prepare_query
         from provgraph.query import execute
 
-        assert request.query is not None
+        params = request.query
+        assert params is not None
+        if params is _POSTED:
+            params = fast_post(request.url.partition(b"?")[2], request.content_type, request.body.peek())
+            if params is None:
+                return None
         settings = self.settings
         started = time.monotonic()
         watchdog = self.watchdog
@@ -658,9 +684,7 @@ class _ReaderProcess:
             pg = self.graph()
             host = request.host.decode("latin-1") or self.where
             try:
-                prepared = prepare_query(
-                    pg, settings, request.query["query"][0], request.query, f"http://{host}/sparql"
-                )
+                prepared = prepare_query(pg, settings, params["query"][0], params, f"http://{host}/sparql")
                 deadline = time.time() + settings.query_timeout - (time.monotonic() - started)
                 result = execute(pg.backend, prepared.text, prepared.dataset, prepared.base_iri)
                 answered = answer(result, accept=request.accept, max_bytes=settings.max_result_bytes, deadline=deadline)

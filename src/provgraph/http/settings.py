@@ -29,7 +29,7 @@ class ServerSettings(BaseModel):
     readers: int = Field(
         default=0,
         ge=0,
-        description="reader processes in front of the app answering queries by GET (provgraph serve; 0: none)",
+        description="reader processes in front of the app answering SPARQL queries (provgraph serve; 0: none)",
     )
     default_view: DatasetView = Field(default=DatasetView.CURRENT, description="default graph of queries")
     federation: bool = Field(default=False, description="allow SERVICE calls (to service_allow only)")

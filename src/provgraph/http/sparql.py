@@ -360,14 +360,51 @@ def fast_params(query_string: bytes) -> dict[str, list[str]] | None:
         params = _params(parse_qsl(query_string.decode(), keep_blank_values=True))
     except UnicodeDecodeError:
         return None
-    if (
+    return params if _plain(params) else None
+
+
+def fast_post(query_string: bytes, content_type: str | None, body: bytes) -> dict[str, list[str]] | None:
+    """The parameters of a query by POST (a form, or a direct ``application/sparql-query`` body)
+    when a fast path may answer it as the route would (None: the route answers it)."""
+    media, _, rest = (content_type or "").partition(";")
+    media = media.strip().lower()
+    if media not in (FORM, QUERY_TYPE):
+        return None
+    try:
+        params = _params(parse_qsl(query_string.decode(), keep_blank_values=True))
+        text = body.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    if "query" in params or "update" in params:
+        return None  # the route refuses either in the URL of a POST
+    if media == QUERY_TYPE:
+        for param in rest.split(";"):  # the route refuses a body declared in another charset
+            name, _, value = param.partition("=")
+            if name.strip().lower() == "charset" and value.strip().strip('"').lower() not in (
+                "utf-8",
+                "utf8",
+                "us-ascii",
+            ):
+                return None
+        params["query"] = [text]
+    else:
+        try:
+            pairs = parse_qsl(text, keep_blank_values=True, strict_parsing=False, encoding="utf-8", errors="strict")
+        except UnicodeDecodeError:
+            return None
+        for key, value in pairs:
+            params.setdefault(key, []).append(value)
+    return params if _plain(params) else None
+
+
+def _plain(params: dict[str, list[str]]) -> bool:
+    """A query with parameters the route takes, the single-valued ones given once."""
+    return not (
         "query" not in params
         or "update" in params
         or not params.keys() <= _GET_PARAMETERS
         or any(len(params[k]) > 1 for k in ("query", "view", "union-default-graph") if k in params)
-    ):
-        return None
-    return params
+    )
 
 
 class QueryFastPath:
@@ -484,4 +521,4 @@ def checked_answer(answered: QueryAnswer | None, settings: ServerSettings) -> Qu
     return answered
 
 
-__all__ = ["QueryFastPath", "checked_answer", "fast_params", "prepare_query", "router"]
+__all__ = ["QueryFastPath", "checked_answer", "fast_params", "fast_post", "prepare_query", "router"]
