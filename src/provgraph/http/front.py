@@ -34,7 +34,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import email.utils
-import json
 import logging
 import os
 import select
@@ -115,16 +114,17 @@ class Front:
         self._listener = listener
         self._snapshots = snapshots
         self._board = snapshots.board(readers)
-        self._config = {
-            "listener": listener.fileno(),
-            "upstream": str(upstream),
-            "store": str(store),
-            "checkpoints": str(snapshots.root),
-            "board": str(self._board.path),
-            "readers": readers,
-            "settings": settings.model_dump(mode="json", exclude={"token"}),
-            "grace": grace,
-        }
+        self._config = ReaderConfig(
+            listener=listener.fileno(),
+            upstream=str(upstream),
+            store=str(store),
+            checkpoints=str(snapshots.root),
+            board=str(self._board.path),
+            slot=0,
+            readers=readers,
+            settings=settings.model_dump(mode="json", exclude={"token"}),
+            grace=grace,
+        )
         self._processes: list[subprocess.Popen[bytes] | None] = [None] * readers
         self._started = [0.0] * readers
         self._due = [0.0] * readers
@@ -136,11 +136,6 @@ class Front:
         self._watcher = threading.Thread(target=self._watch, name="provgraph-front", daemon=True)
         self._watcher.start()
 
-    @property
-    def pids(self) -> list[int]:
-        with self._lock:
-            return [p.pid for p in self._processes if p is not None]
-
     def _start(self, slot: int) -> None:
         process = subprocess.Popen(
             [sys.executable, "-m", "provgraph.http.front"],
@@ -149,7 +144,7 @@ class Front:
             close_fds=True,
         )
         assert process.stdin is not None
-        process.stdin.write(json.dumps({**self._config, "slot": slot}).encode() + b"\n")
+        process.stdin.write(self._config.model_copy(update={"slot": slot}).model_dump_json().encode() + b"\n")
         process.stdin.flush()
         self._processes[slot] = process
         self._started[slot] = time.monotonic()
@@ -185,6 +180,7 @@ class Front:
         with self._lock:
             self._stopping.set()
             processes = [p for p in self._processes if p is not None]
+        self._watcher.join(timeout=5)  # no restart, and no sweep, from here on
         for process in processes:
             with contextlib.suppress(OSError):
                 assert process.stdin is not None
@@ -196,7 +192,6 @@ class Front:
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait()
-        self._board.close()
 
 
 # ------------------------------------------------------------------------------ the reader's side
