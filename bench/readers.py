@@ -9,7 +9,7 @@ The phases, by the time each request started:
 
 - idle: the server with no upload (the baseline of the ratios);
 - during: ``--uploads`` POST /sources of ``--facts`` JSON Lines facts each, one after the other
-  (bench/ingest.py's generator, another seed per upload);
+  (another seed per upload);
 - after: ``--after`` seconds once the last upload has been answered.
 
 Prints requests, errors (any status but 200, 503 included), p50/p95/p99/max latency per phase
@@ -29,9 +29,9 @@ if sys.path and Path(sys.path[0] or ".").resolve() == Path(__file__).resolve().p
 
 import argparse
 import http.client
-import importlib.util
 import json
 import os
+import random
 import socket
 import subprocess
 import tempfile
@@ -46,11 +46,21 @@ QUERY = "SELECT ?s WHERE { ?s ?p ?o } LIMIT 1"
 
 
 def _make_jsonl(path: Path, n: int, seed: int) -> None:
-    spec = importlib.util.spec_from_file_location("bench_ingest", Path(__file__).with_name("ingest.py"))
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    module.make_jsonl(path, n, seed=seed)
+    """``n`` JSON Lines facts about entities (five each), half integer literals, half links."""
+    rng = random.Random(seed)
+    with path.open("w", encoding="utf-8") as out:
+        for i in range(n):
+            record: dict[str, object] = {
+                "subject": f"http://example.org/entity/{i // 5}",
+                "predicate": f"http://example.org/p{i % 20}",
+                "confidence": round(rng.uniform(0.5, 1.0), 3),
+            }
+            if i % 2:
+                record["literal"] = str(rng.randint(0, 10**6))
+                record["datatype"] = "xsd:integer"
+            else:
+                record["object"] = f"http://example.org/entity/{rng.randint(0, n)}"
+            out.write(json.dumps(record) + "\n")
 
 
 def child_reader(port: str, stop_file: str, out_file: str) -> None:
