@@ -21,6 +21,8 @@ from provgraph.options import TOKEN_ENV, DatasetView, GeneratorKind
 if TYPE_CHECKING:
     from provgraph.http import ServerSettings
 
+#: Most reader processes started by default (one per core up to this; about 85 MB each).
+DEFAULT_READERS = 4
 #: Seconds `serve` gives requests in flight on SIGTERM/SIGINT before it stops.
 SHUTDOWN_GRACE = 3
 
@@ -68,7 +70,8 @@ ReadersOpt = Annotated[
         min=0,
         metavar="N",
         help="Reader processes that accept the connections and answer SPARQL queries themselves, the "
-        "rest passed to this process (default: one per core; 0: this process serves everything).",
+        f"rest passed to this process (default: one per core, at most {DEFAULT_READERS}; 0: this process "
+        "serves everything).",
     ),
 ]
 AllowServiceOpt = Annotated[
@@ -136,7 +139,7 @@ def serve(
             max_result_bytes=max_result_bytes,
             max_upload_bytes=max_upload_bytes,
             query_workers=query_workers,
-            readers=(os.cpu_count() or 1) if readers is None else readers,
+            readers=min(os.cpu_count() or 1, DEFAULT_READERS) if readers is None else readers,
             default_view=view,
             federation=bool(allow_service),
             service_allow=tuple(allow_service or ()),
