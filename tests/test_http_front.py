@@ -14,6 +14,7 @@ import shutil
 import signal
 import socket
 import threading
+import typing
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -228,29 +229,25 @@ def test_uploads_chunked_bodies_and_limits_pass_through_the_front(tmp_path):
         assert client.get("/sparql", params={"query": "ASK {}"}).json()["boolean"] is True
 
 
-def _raw(port: int, path: str) -> socket.socket:
+def _raw(port: int, path: str) -> tuple[socket.socket, typing.BinaryIO]:
+    """A connection that has sent a GET of ``path``, and the file its answers are read from."""
     sock = socket.create_connection(("127.0.0.1", port), timeout=120)
     sock.sendall(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAccept: {JSON}\r\n\r\n".encode())
-    return sock
+    return sock, sock.makefile("rb")
 
 
-def _response(sock: socket.socket) -> tuple[int, dict[str, str], bytes]:
-    """One response read from ``sock`` (Content-Length framed, as the server sends)."""
-    data = b""
-    while b"\r\n\r\n" not in data:
-        chunk = sock.recv(65536)
-        if not chunk:
-            raise ConnectionError(f"closed before a response: {data!r}")
-        data += chunk
-    head, _, body = data.partition(b"\r\n\r\n")
-    lines = head.decode("latin-1").split("\r\n")
-    headers = {k.lower(): v.strip() for k, _, v in (line.partition(":") for line in lines[1:])}
-    while len(body) < int(headers["content-length"]):
-        chunk = sock.recv(65536)
-        if not chunk:
-            raise ConnectionError("closed inside a response")
-        body += chunk
-    return int(lines[0].split()[1]), headers, body
+def _response(stream: typing.BinaryIO) -> tuple[int, dict[str, str], bytes]:
+    """One response read from ``stream`` (a socket's file: Content-Length framed, as the server
+    sends; what follows it stays for the next call)."""
+    status_line = stream.readline()
+    if not status_line:
+        raise ConnectionError("closed before a response")
+    headers = {}
+    while (line := stream.readline()) not in (b"\r\n", b""):
+        name, _, value = line.decode("latin-1").partition(":")
+        headers[name.strip().lower()] = value.strip()
+    body = stream.read(int(headers["content-length"]))
+    return int(status_line.split()[1]), headers, body
 
 
 def test_a_query_past_the_deadline_gets_503_and_no_other_client_is_left_unanswered(tmp_path):
@@ -262,18 +259,18 @@ def test_a_query_past_the_deadline_gets_503_and_no_other_client_is_left_unanswer
         port = int(server.url.rsplit(":", 1)[1])
         before = _readers(server.pid)
         # a connection the only reader holds: answered once
-        held = _raw(port, quick)
-        assert _response(held)[0] == 200
-        late = _raw(port, "/sparql?query=" + quote(SLOW))
+        held, held_answers = _raw(port, quick)
+        assert _response(held_answers)[0] == 200
+        late, late_answers = _raw(port, "/sparql?query=" + quote(SLOW))
         # its next request, and a new connection, sent while the reader may be stuck
         held.sendall(f"GET {quick} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
-        fresh = _raw(port, quick)
-        status, _, body = _response(late)
+        fresh, fresh_answers = _raw(port, quick)
+        status, _, body = _response(late_answers)
         assert status == 503 and b"timeout" in body, body
         # the others: answered (before the slow query, or by the next reader), or 503 "try again"
         # if the stuck reader had taken them; never a connection dropped with no answer
-        for sock in (held, fresh):
-            status, headers, body = _response(sock)
+        for answers in (held_answers, fresh_answers):
+            status, headers, body = _response(answers)
             assert status == 200 or (status == 503 and headers.get("retry-after") == "1"), (status, body)
         for sock in (held, late, fresh):
             sock.close()
@@ -297,3 +294,28 @@ def test_a_reader_that_dies_is_replaced(tmp_path):
         assert second != first
         assert server.stop() == 0
         assert "a reader process ended (status -9)" in server.text()
+
+
+def test_pipelined_requests_are_answered_in_order_and_http_1_0_is_closed_after_its_answer(pair):
+    from urllib.parse import quote
+
+    front, _ = pair
+    port = int(front.url.rsplit(":", 1)[1])
+    ask = "/sparql?query=" + quote("ASK { ?s ?p ?o }")
+    with socket.create_connection(("127.0.0.1", port), timeout=60) as sock:
+        # a query, a relayed request, a query again, in one write: three answers in that order
+        sock.sendall(
+            f"GET {ask} HTTP/1.1\r\nHost: x\r\nAccept: {JSON}\r\n\r\n"
+            "GET /nowhere HTTP/1.1\r\nHost: x\r\n\r\n"
+            f"GET {ask} HTTP/1.1\r\nHost: x\r\nAccept: {JSON}\r\n\r\n".encode()
+        )
+        stream = sock.makefile("rb")
+        answers = [_response(stream) for _ in range(3)]
+    assert [status for status, _, _ in answers] == [200, 404, 200]
+    assert b'"boolean":true' in answers[0][2] and b'"boolean":true' in answers[2][2]
+    with socket.create_connection(("127.0.0.1", port), timeout=60) as sock:
+        sock.sendall(f"GET {ask} HTTP/1.0\r\nAccept: {JSON}\r\n\r\n".encode())
+        stream = sock.makefile("rb")
+        status, headers, _ = _response(stream)
+        assert status == 200 and headers.get("connection") == "close"
+        assert stream.read(1) == b""  # closed by the server

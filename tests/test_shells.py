@@ -29,7 +29,9 @@ PUBLIC = {
 NAMED = {
     "provgraph.graph": {"ProvGraph"},
     "provgraph.resources": {"data_dir"},
-    "provgraph.http": {"Front", "ServerSettings", "create_app"},
+    "provgraph.http": {"ServerSettings", "create_app"},
+    # the reader processes in front of the app (a module of its own: a reader runs it as __main__)
+    "provgraph.http.front": {"Front"},
     # the marker on IngestOptions' fields that names a flag's metavar, read where flags are built
     "provgraph.ingest.options": {"Metavar"},
 }

@@ -216,7 +216,8 @@ def _serve(store: Path, listener: socket.socket, settings: ServerSettings) -> No
 
     import uvicorn
 
-    from provgraph.http import Front, create_app
+    from provgraph.http import create_app
+    from provgraph.http.front import Front
 
     host, port = listener.getsockname()[:2]
     where = f"[{host}]:{port}" if listener.family == socket.AF_INET6 else f"{host}:{port}"
