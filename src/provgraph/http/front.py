@@ -622,7 +622,11 @@ class _ReaderProcess:
             number = self.board.take_newest(self.config.slot)
             if number != self.number or self.pg is None:
                 previous = self.pg
-                self.pg = ProvGraph.open_checkpoint(self.checkpoints / str(number), store=self.config.store)
+                try:
+                    self.pg = ProvGraph.open_checkpoint(self.checkpoints / str(number), store=self.config.store)
+                except BaseException:
+                    self.board.lease(self.config.slot, self.number)  # still reading the one it has open
+                    raise
                 self.number = number
                 if previous is not None:
                     previous.close()
