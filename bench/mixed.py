@@ -97,29 +97,27 @@ def main() -> None:
     root = args.keep / f"{facts}-{documents}"
     queries = json.loads((root / "queries.json").read_text())
     rows: dict[str, dict[str, dict[str, float]]] = {}
+    readers = [] if args.readers is None else ["--readers", str(args.readers)]
+    servers = {
+        "provgraph serve": ("/sparql?query=", lambda port: [
+            sys.executable, "-m", "provgraph", "serve", "--store", str(root / "store"), "--port", str(port), *readers
+        ]),
+        "oxigraph serve": ("/query?query=", lambda port: [
+            "oxigraph", "serve-read-only", "--location", str(root / "oxigraph"), "--bind", f"127.0.0.1:{port}",
+            *_HTTP.UNION,
+        ]),
+    }  # fmt: skip
     with tempfile.TemporaryDirectory() as tmp:
-        port = _HTTP._free_port()
-        readers = [] if args.readers is None else ["--readers", str(args.readers)]
-        command = [sys.executable, "-m", "provgraph", "serve", "--store", str(root / "store"), "--port", str(port)]
-        server = subprocess.Popen([*command, *readers], stderr=subprocess.DEVNULL)
-        try:
-            trivial = ["/sparql?query=" + quote(text, safe="") for text in queries["trivial"]]
-            _HTTP._wait_until_up(port, trivial[0], server, "provgraph serve")
-            rows["provgraph serve"] = _measure(port, "/sparql?query=", trivial, args.seconds, Path(tmp))
-        finally:
-            server.terminate()
-            server.wait()
-        port = _HTTP._free_port()
-        location, bind = str(root / "oxigraph"), f"127.0.0.1:{port}"
-        command = ["oxigraph", "serve-read-only", "--location", location, "--bind", bind, *_HTTP.UNION]
-        server = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        try:
-            trivial = ["/query?query=" + quote(text, safe="") for text in queries["trivial"]]
-            _HTTP._wait_until_up(port, trivial[0], server, "oxigraph serve")
-            rows["oxigraph serve"] = _measure(port, "/query?query=", trivial, args.seconds, Path(tmp))
-        finally:
-            server.terminate()
-            server.wait()
+        for name, (path, command) in servers.items():
+            port = _HTTP._free_port()
+            server = subprocess.Popen(command(port), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            try:
+                trivial = [path + quote(text, safe="") for text in queries["trivial"]]
+                _HTTP._wait_until_up(port, trivial[0], server, name)
+                rows[name] = _measure(port, path, trivial, args.seconds, Path(tmp))
+            finally:
+                server.terminate()
+                server.wait()
     print(f"trivial query, wrk, 4 connections, {args.seconds:g} s a row; long query: {LONG}")
     print(
         f"{'server':16s} {'phase':18s} {'requests/s':>11s} {'p50 ms':>8s} {'p95 ms':>8s} {'long':>5s} {'long ms':>8s}"

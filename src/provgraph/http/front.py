@@ -46,16 +46,21 @@ import time
 import typing
 from collections import deque
 from dataclasses import dataclass
+from http import HTTPStatus
 from pathlib import Path
 from typing import Any
 
+import httptools
 from pydantic import BaseModel
 
+from provgraph.errors import ProvGraphError, QueryError
+from provgraph.graph import ProvGraph
+from provgraph.http.errors import HttpError, error_response
+from provgraph.http.evaluate import answer
 from provgraph.http.settings import ServerSettings
-
-if typing.TYPE_CHECKING:
-    from provgraph.graph import ProvGraph
-    from provgraph.store.snapshots import Board, Snapshots
+from provgraph.http.sparql import checked_answer, fast_params, fast_post, prepare_query
+from provgraph.query import execute
+from provgraph.store.snapshots import Board, Snapshots
 
 logger = logging.getLogger("provgraph.http")
 
@@ -130,7 +135,6 @@ class Front:
         self._due = [0.0] * readers
         self._lock = threading.Lock()
         self._stopping = threading.Event()
-        self.restarts = 0
         for slot in range(readers):
             self._start(slot)
         self._watcher = threading.Thread(target=self._watch, name="provgraph-front", daemon=True)
@@ -170,7 +174,6 @@ class Front:
                         self._processes[slot] = None
                         self._due[slot] = now + (_RETRY if quick else 0.0)
                     if self._processes[slot] is None and now >= self._due[slot]:
-                        self.restarts += 1
                         self._start(slot)
             self._snapshots.sweep()
 
@@ -325,8 +328,6 @@ class _Connection(asyncio.Protocol):
     on the spot, the rest relayed to the writer one at a time, in order."""
 
     def __init__(self, reader: _ReaderProcess) -> None:
-        import httptools
-
         self.reader = reader
         self.parser = httptools.HttpRequestParser(self)
         self.transport: asyncio.Transport | None = None
@@ -358,8 +359,6 @@ class _Connection(asyncio.Protocol):
         self._release()
 
     def data_received(self, data: bytes) -> None:
-        import httptools
-
         try:
             self.parser.feed_data(data)
         except httptools.HttpParserUpgrade:
@@ -515,8 +514,6 @@ class _Connection(asyncio.Protocol):
             upstream.write(b"".join(lines))
             sending = asyncio.get_running_loop().create_task(self._send_body(request, upstream))
             relay = _Relay(self, request)
-            import httptools
-
             relay.parser = httptools.HttpResponseParser(relay)
             try:
                 self.relay = relay
@@ -593,8 +590,6 @@ class _ReaderProcess:
     answers a query."""
 
     def __init__(self, config: ReaderConfig) -> None:
-        from provgraph.store.snapshots import Board
-
         self.config = config
         self.settings = ServerSettings.model_validate(config.settings)
         self.upstream = config.upstream
@@ -616,8 +611,6 @@ class _ReaderProcess:
 
     def graph(self) -> ProvGraph:
         """A read-only ProvGraph over the newest checkpoint (opened when the writer made a newer one)."""
-        from provgraph.graph import ProvGraph
-
         if self.board.newest != self.number or self.pg is None:
             number = self.board.take_newest(self.config.slot)
             if number != self.number or self.pg is None:
@@ -645,8 +638,6 @@ class _ReaderProcess:
             return self._params[query_string]
         except KeyError:
             pass
-        from provgraph.http.sparql import fast_params
-
         params = fast_params(query_string)
         if len(self._params) >= 1024:
             self._params.clear()
@@ -662,12 +653,6 @@ class _ReaderProcess:
     def answer(self, connection: _Connection, request: _Request) -> bytes | None:
         """The response to the query ``request`` carries, or None when the writer must answer it
         (anything the app words but the deadline's and the size limit's errors)."""
-        from provgraph.errors import ProvGraphError, QueryError
-        from provgraph.http.errors import HttpError
-        from provgraph.http.evaluate import answer
-        from provgraph.http.sparql import checked_answer, fast_post, prepare_query
-        from provgraph.query import execute
-
         params = request.query
         assert params is not None
         if params is _POSTED:
@@ -718,10 +703,6 @@ class _ReaderProcess:
         self, path: bytes, status: int, message: str, *, close: bool, headers: dict[str, str] | None = None
     ) -> bytes:
         """An error response as the app words it for ``path``."""
-        from http import HTTPStatus
-
-        from provgraph.http.errors import error_response
-
         response = error_response(path.partition(b"?")[0].decode("latin-1"), status, message, headers=headers)
         reason = HTTPStatus(status).phrase.encode() if status in HTTPStatus._value2member_map_ else b""
         lines = [b"HTTP/1.1 %d %s\r\n" % (status, reason)]

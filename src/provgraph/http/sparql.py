@@ -91,11 +91,19 @@ async def _form(request: Request) -> list[tuple[str, str]]:
 def _require_utf8(request: Request) -> None:
     """The protocol's direct POST bodies are UTF-8: a body declared otherwise (UTF-16, say) is
     refused outright rather than misread, which UTF-16 text without a byte order mark would be."""
-    for param in (request.headers.get("content-type") or "").split(";")[1:]:
+    declared = _other_charset((request.headers.get("content-type") or "").partition(";")[2])
+    if declared is not None:
+        raise HttpError(415, f"the request body must be UTF-8, not {declared}")
+
+
+def _other_charset(parameters: str) -> str | None:
+    """The charset the media type ``parameters`` declare (``; charset=...``), as written, when it
+    is not UTF-8 (or its subset ASCII)."""
+    for param in parameters.split(";"):
         name, _, value = param.partition("=")
-        charset = value.strip().strip('"').lower()
-        if name.strip().lower() == "charset" and charset not in ("utf-8", "utf8", "us-ascii"):
-            raise HttpError(415, f"the request body must be UTF-8, not {value.strip()}")
+        if name.strip().lower() == "charset" and value.strip().strip('"').lower() not in ("utf-8", "utf8", "us-ascii"):
+            return value.strip()
+    return None
 
 
 async def _text_body(request: Request) -> str:
@@ -355,7 +363,20 @@ _REMEMBERED = 1024
 def fast_params(query_string: bytes) -> dict[str, list[str]] | None:
     """The parameters of a query by GET when a fast path may answer it as the route would: a
     query, each parameter one the route takes, the single-valued ones given once (None: the
-    route answers it, an error maybe)."""
+    route answers it, an error maybe). Remembered for query strings up to
+    :data:`INLINE_PREPARE` bytes (clients repeat their queries, and reading them again is a
+    measurable part of a small query's cost): callers must not change what it returns."""
+    if len(query_string) <= INLINE_PREPARE:
+        return _remembered_params(query_string)
+    return _read_params(query_string)
+
+
+@functools.lru_cache(maxsize=_REMEMBERED)
+def _remembered_params(query_string: bytes) -> dict[str, list[str]] | None:
+    return _read_params(query_string)
+
+
+def _read_params(query_string: bytes) -> dict[str, list[str]] | None:
     try:
         params = _params(parse_qsl(query_string.decode(), keep_blank_values=True))
     except UnicodeDecodeError:
@@ -378,14 +399,8 @@ def fast_post(query_string: bytes, content_type: str | None, body: bytes) -> dic
     if "query" in params or "update" in params:
         return None  # the route refuses either in the URL of a POST
     if media == QUERY_TYPE:
-        for param in rest.split(";"):  # the route refuses a body declared in another charset
-            name, _, value = param.partition("=")
-            if name.strip().lower() == "charset" and value.strip().strip('"').lower() not in (
-                "utf-8",
-                "utf8",
-                "us-ascii",
-            ):
-                return None
+        if _other_charset(rest) is not None:
+            return None  # the route refuses a body declared in another charset
         params["query"] = [text]
     else:
         try:
@@ -420,23 +435,9 @@ class QueryFastPath:
         self.pg = pg
         self.settings = settings
         self.reader = reader
-        # query strings and base IRIs seen before (clients repeat their queries): reading them
-        # again is a measurable part of a small query's cost
-        self._parsed: dict[bytes, dict[str, list[str]] | None] = {}
+        # base IRIs seen before (clients repeat their queries): working them out again is a
+        # measurable part of a small query's cost
         self._bases: dict[tuple[object, ...], str] = {}
-
-    def _params(self, query_string: bytes) -> dict[str, list[str]] | None:
-        """The request's parameters when this path takes it (None: the app answers it)."""
-        try:
-            return self._parsed[query_string]
-        except KeyError:
-            pass
-        params = fast_params(query_string)
-        if len(query_string) <= INLINE_PREPARE:  # a bounded cache: long texts are read each time
-            if len(self._parsed) >= _REMEMBERED:
-                self._parsed.clear()
-            self._parsed[query_string] = params
-        return params
 
     def _base(self, scope: Scope, host: bytes) -> str:
         """The request's URL without its query string, as ``str(request.url)`` gives it."""
@@ -459,7 +460,7 @@ class QueryFastPath:
         ):
             await self.app(scope, receive, send)
             return
-        params = self._params(scope["query_string"])
+        params = fast_params(scope["query_string"])
         if params is None:
             await self.app(scope, receive, send)
             return
