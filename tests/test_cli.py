@@ -265,6 +265,24 @@ def test_split_dbpedia_with_the_cli(tmp_path):
     assert "dbpedia" in keys and len(keys) == 27
 
 
+def test_an_ingest_of_more_documents_than_a_report_lists_counts_them_all(tmp_path):
+    """A report lists the first 1,000 documents in key order; what it says counts every one."""
+    source = tmp_path / "many.nq"
+    source.write_text("".join(f'<urn:s{d}> <urn:p> "{d}" <urn:doc:{d:04}> .\n' for d in range(1100)))
+    store = str(tmp_path / "store")
+    args = ("--store", store, "--id", "many", "--split-graphs", r"^(urn:doc:\d+)$")
+    dry = run_cli("validate", str(source), *args)
+    assert dry.returncode == 0, dry.stderr
+    assert "would write 1100 graph(s)" in dry.stdout  # not the statements of the 1,000 listed
+    done = run_cli("ingest", str(source), *args, "-q", "--json")
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["document_count"] == 1100 and report["outcomes"] == {"created": 1100}
+    assert [d["key"] for d in report["documents"]] == [f"urn:doc:{d:04}" for d in range(1000)]
+    again = run_cli("ingest", str(source), *args, "-q")
+    assert "unchanged, nothing written (1100 documents already current)" in again.stdout
+
+
 def test_revoke_and_stats(store):
     assert run_cli("revoke", "https://example.org/aspirin", "--store", str(store)).returncode == 0
     stats = json.loads(run_cli("stats", "--json", "--store", str(store)).stdout)

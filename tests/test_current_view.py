@@ -180,6 +180,56 @@ def test_a_large_commit_in_chunks_leaves_what_one_transaction_leaves(tmp_path, m
     }
 
 
+@pytest.mark.parametrize("threshold", [10**6, 0], ids=["one-transaction", "bulk"])
+def test_documents_planned_built_and_committed_in_batches_leave_what_one_batch_leaves(tmp_path, monkeypatch, threshold):
+    """A split input's documents are looked up, built, kept on disk and committed a batch at a
+    time (memory does not grow with the number of documents): batches of three documents, a
+    ledger flushed every four, leave the store one batch leaves, and report the same."""
+    from provgraph.ingest import ledger
+
+    monkeypatch.setattr(pipeline, "BULK_THRESHOLD", threshold)
+    one = _write(tmp_path / "one.nq", "".join(f'<{EX}s{d}> <{EX}p> "{d}" <{EX}doc/{d}> .\n' for d in range(7)))
+    # the second: doc/0-2 unchanged, doc/3-6 revised, doc/7-8 new, and one triple of the file's own
+    two = _write(
+        tmp_path / "two.nq",
+        "".join(f'<{EX}s{d}> <{EX}p> "{d if d < 3 else -d}" <{EX}doc/{d}> .\n' for d in range(9))
+        + f'<{EX}rest> <{EX}p> "rest" .\n',
+    )
+    results = []
+    for batch, writes in ((10**6, 10**6), (3, 4)):
+        monkeypatch.setattr(pipeline, "BATCH_DOCUMENTS", batch)
+        monkeypatch.setattr(ledger.Ledger, "_WRITE_BATCH", writes)
+        with ProvGraph.memory() as pg:
+            pg.ingest(one, IngestOptions(id="one", split=SPLIT))
+            report = pg.ingest(two, IngestOptions(id="one", split=SPLIT))
+            _assert_view_is_the_union_of_current_sources(pg)
+            assert not _has_pending_marks(pg)
+            results.append((_state(pg), report.model_dump(exclude={"seconds"})))
+    assert results[0] == results[1]
+    (_, _, _, statuses), report = results[1]
+    assert report["document_count"] == 10
+    assert report["outcomes"] == {"unchanged": 3, "new_version": 4, "created": 3}
+    assert [d["key"] for d in report["documents"]] == [f"{EX}doc/{d}" for d in range(9)] + ["one"]
+    assert statuses[f"{EX}doc/4"] == ["current", "superseded"] and statuses[f"{EX}doc/8"] == ["current"]
+    assert report["statements"] == 4 + 2 + 1
+
+
+def test_a_report_lists_the_first_documents_in_key_order_and_counts_them_all(tmp_path, monkeypatch):
+    """An ingest report lists at most REPORTED_DOCUMENTS documents (the first in key order) and
+    counts every one; the CLI's summary counts them all too."""
+    from provgraph.ingest import ledger
+
+    monkeypatch.setattr(ledger, "REPORTED_DOCUMENTS", 3)
+    source = _write(tmp_path / "many.nq", "".join(f'<{EX}s{d}> <{EX}p> "{d}" <{EX}doc/{d}> .\n' for d in range(12)))
+    with ProvGraph.memory() as pg:
+        report = pg.ingest(source, IngestOptions(id="many", split=SPLIT))
+        again = pg.ingest(source, IngestOptions(id="many", split=SPLIT))
+        assert len(pg.sources()) == 12
+    assert [d.key for d in report.documents] == [f"{EX}doc/{d}" for d in (0, 1, 10)]  # key order: strings
+    assert report.document_count == 12 and report.outcomes == {"created": 12} and report.statements == 12
+    assert again.unchanged and again.document_count == 12 and again.outcomes == {"unchanged": 12}
+
+
 def test_an_ingest_stopped_after_its_commit_point_is_finished_by_the_next_open(tmp_path, monkeypatch):
     """Past its commit point a large ingest is committed: if the process stops while the
     statuses are being written (here the store refuses the second chunk), the next read-write

@@ -14,6 +14,7 @@ from provgraph import (
     ExtractionMethod,
     GraphSplit,
     IngestOptions,
+    InputError,
     InputFormat,
     ProvGraph,
     SourceStatus,
@@ -298,6 +299,19 @@ def test_large_documents_validate_in_worker_processes(pg, tmp_path):
     assert report.statements == 5000 and report.validation.conforms
     assert report.validation.nodes_checked >= 5000
     assert pg.stats().statements == 5000
+
+
+def test_a_split_document_named_like_the_files_own_document_is_refused(tmp_path):
+    source = tmp_path / "clash.nq"
+    source.write_text(f'<{EX}s1> <{EX}p> "a" <{EX}doc/a> .\n<{EX}s2> <{EX}p> "rest" .\n')
+    split = GraphSplit(pattern=rf"^(?P<document>{EX}doc/\w+)$")
+    with ProvGraph.memory() as pg:
+        with pytest.raises(InputError, match="same identity as the file's own document; pass --id"):
+            pg.ingest(source, IngestOptions(split=split, id=f"{EX}doc/a"))
+        assert pg.sources() == []
+        # without triples of its own, the file has no document to clash with
+        source.write_text(f'<{EX}s1> <{EX}p> "a" <{EX}doc/a> .\n')
+        assert pg.ingest(source, IngestOptions(split=split, id=f"{EX}doc/a")).document_count == 1
 
 
 def test_progress_is_reported(pg, tmp_path):

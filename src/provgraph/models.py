@@ -150,7 +150,12 @@ class IngestReport(_Model):
 
     file: str
     format: InputFormat
-    documents: list[DocumentReport]
+    documents: list[DocumentReport] = Field(
+        description="the input's documents in key order: every one, or the first 1,000 of a larger input "
+        "(document_count and outcomes count them all; the catalog lists them)"
+    )
+    document_count: int = Field(description="documents in the input")
+    outcomes: dict[DocumentOutcome, int] = Field(description="how many documents had each outcome")
     statements: int = Field(description="statements written (0 when nothing changed)")
     passages: int
     quads: int = Field(description="quads written")

@@ -41,13 +41,13 @@ def ingest_report(out: Console, report: IngestReport) -> None:
     if report.unchanged:
         out.print(
             f"{escape(report.file)}: unchanged, nothing written "
-            f"({len(report.documents)} document{'s' if len(report.documents) != 1 else ''} already current)"
+            f"({report.document_count} document{'s' if report.document_count != 1 else ''} already current)"
         )
         return
-    changed = [d for d in report.documents if d.outcome.value != "unchanged"]
+    changed = _changed(report)
     out.print(
         f"{escape(report.file)}: {report.statements} statements, {report.passages} passages, "
-        f"{report.quads} quads in {len(changed)} graph{'s' if len(changed) != 1 else ''} "
+        f"{report.quads} quads in {changed} graph{'s' if changed != 1 else ''} "
         f"({report.seconds:.2f} s); SHACL: conforms"
     )
     if report.ill_typed_literals:
@@ -55,8 +55,15 @@ def ingest_report(out: Console, report: IngestReport) -> None:
     for doc in report.documents[:20]:
         what = {"created": "new", "new_version": f"version {doc.version}", "unchanged": "unchanged"}[doc.outcome.value]
         out.print(f"  {what:<11} {escape(doc.title)}  <{doc.graph}>")
-    if len(report.documents) > 20:
-        out.print(f"  ... and {len(report.documents) - 20} more documents")
+    if report.document_count > 20:
+        out.print(f"  ... and {report.document_count - 20} more documents")
+
+
+def _changed(report: IngestReport) -> int:
+    """The documents of which the ingest writes (or would write) a new version."""
+    from provgraph.models import DocumentOutcome  # pydantic stays unloaded for --help
+
+    return report.document_count - report.outcomes.get(DocumentOutcome.UNCHANGED, 0)
 
 
 def validation_report(out: Console, report: IngestReport) -> None:
@@ -64,8 +71,7 @@ def validation_report(out: Console, report: IngestReport) -> None:
     if v.conforms:
         out.print(
             f"{escape(report.file)}: conforms ({v.nodes_checked} nodes checked; "
-            f"would write {sum(d.statements for d in report.documents)} statements to "
-            f"{sum(1 for d in report.documents if d.outcome.value != 'unchanged')} graph(s)); nothing written"
+            f"would write {_would_write(report)}{_changed(report)} graph(s)); nothing written"
         )
         return
     out.print(f"{escape(report.file)}: does NOT conform: {v.issue_count} issue(s); nothing written")
@@ -146,3 +152,10 @@ def _value(nt: str) -> str:
         end = nt.rfind('"')
         return nt[1:end].replace('\\"', '"').replace("\\\\", "\\")
     return nt
+
+
+def _would_write(report: IngestReport) -> str:
+    """The statements a dry run would write, when its report lists every document."""
+    if len(report.documents) < report.document_count:
+        return ""
+    return f"{sum(d.statements for d in report.documents)} statements to "

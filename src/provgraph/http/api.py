@@ -313,10 +313,11 @@ def _ingest(
             body = {"error": str(where), "file": shown, "line": exc.line, "column": exc.column}
             return JSONResponse(body, status_code=status_of(exc))
     report = report.model_copy(update={"file": name})
-    changed = any(d.outcome is not DocumentOutcome.UNCHANGED for d in report.documents)
+    changed = report.outcomes.get(DocumentOutcome.UNCHANGED, 0) < report.document_count
     headers = {}
-    if changed:
-        first = next(d for d in report.documents if d.outcome is not DocumentOutcome.UNCHANGED)
+    # the first changed document the report lists (a report lists the first 1,000 documents)
+    first = next((d for d in report.documents if d.outcome is not DocumentOutcome.UNCHANGED), None)
+    if first is not None:
         headers["Location"] = f"/sources/{quote(first.key, safe='')}"
     return JSONResponse(report.model_dump(mode="json"), status_code=201 if changed else 200, headers=headers)
 

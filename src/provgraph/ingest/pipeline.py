@@ -17,12 +17,13 @@ import shutil
 import sqlite3
 import tempfile
 import time
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from functools import lru_cache
+from itertools import islice
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, cast
+from typing import IO, TYPE_CHECKING, TypeVar, cast
 from urllib.parse import unquote, urlsplit
 
 from provgraph.errors import (
@@ -35,6 +36,7 @@ from provgraph.errors import (
 )
 from provgraph.ingest.guard import InputGuard
 from provgraph.ingest.jsonl import read_jsonl
+from provgraph.ingest.ledger import Built, Ledger
 from provgraph.ingest.options import IngestOptions, issued_literal
 from provgraph.ingest.rdf import read_graph_metadata, read_rdf
 from provgraph.ingest.records import Assertion, PassageSpec
@@ -70,6 +72,8 @@ if TYPE_CHECKING:
     import rdflib
 
     from provgraph.ingest.shacl import CompiledShapes
+
+T = TypeVar("T")
 
 #: Graphs with more statements than this are written with Oxigraph's bulk loader (not
 #: transactional; the catalog commit keeps the ingest atomic, see ProvGraph.recover).
@@ -107,26 +111,12 @@ def catalog_checks() -> CompiledShapes | None:
     return compile_shapes(catalog_shapes())
 
 
-@dataclass
+@dataclass(slots=True)
 class _Document:
     """One document of the input as it is being built."""
 
     meta: DocumentMeta
     fingerprint: str
-    passages: list[PassageSpec] = field(default_factory=list)
-
-
-@dataclass
-class _Built:
-    doc: _Document
-    document: NamedNode
-    graph: NamedNode
-    version: int
-    previous: NamedNode | None
-    revision_of: NamedNode | None
-    statements: int
-    passages: int
-    quads: int
 
 
 class _StoreChangedError(Exception):
@@ -181,23 +171,27 @@ def _run(
     fingerprint_base = json.dumps(options.fingerprint_fields(), sort_keys=True)
 
     remove_stale_spools()
-    with tempfile.TemporaryDirectory(prefix=f"{SPOOL_PREFIX}{os.getpid()}-") as tmp:
+    with (
+        tempfile.TemporaryDirectory(prefix=f"{SPOOL_PREFIX}{os.getpid()}-") as tmp,
+        Ledger(Path(tmp) / "ledger.sqlite3") as ledger,
+    ):
         spool = (Path(tmp) / "ingest.nq", Path(tmp) / "view.nq")
-        outcome = _build(backend, (source, file), fmt, options, main_meta, fingerprint_base, now, spool, progress)
-        validation, entries = _validate(backend, outcome, spool[0], options.shapes, now)
+        outcome = _build(
+            backend, (source, file), fmt, options, main_meta, fingerprint_base, now, spool, ledger, progress
+        )
+        validation = _validate(backend, outcome.validation, ledger, spool[0], options.shapes, now)
         if not validation.conforms and not dry_run:
             raise ValidationFailedError(validation, file=file)
-        if not dry_run and entries:
-            _write(backend, outcome.built, entries, spool, progress)
-    return _report(file, fmt, outcome, validation, dry_run=dry_run, seconds=time.perf_counter() - started)
+        if not dry_run and ledger.built:
+            _write(backend, ledger, now, spool, progress)
+        return _report(file, fmt, outcome, ledger, validation, dry_run=dry_run, seconds=time.perf_counter() - started)
 
 
 @dataclass
 class _Outcome:
-    """What reading, grouping, reifying and validating the chunks of an input gave."""
+    """What reading, grouping, reifying and validating the chunks of an input found (the
+    documents built are in the ledger)."""
 
-    built: list[_Built]
-    skipped: list[DocumentReport]
     validation: ValidationReport
     ill_typed: int
 
@@ -211,6 +205,7 @@ def _build(
     fingerprint_base: str,
     now: datetime,
     spool: tuple[Path, Path],
+    ledger: Ledger,
     progress: ProgressCallback | None,
 ) -> _Outcome:
     """Read the input, group it into documents and reify each into the spool (the graphs' quads,
@@ -229,56 +224,52 @@ def _build(
         items = _read(stream, fmt, file=file, base=options.base, guard=guard)
         if options.split is not None:
             with _Groups(spool[0].with_name("groups.sqlite3")) as groups:
-                documents, metadata_guard = _split(items, options, main_meta, fingerprint_base, file, groups)
+                metadata_hash, metadata_guard = _split(items, options, main_meta, file, groups)
                 guard.ill_typed += metadata_guard.ill_typed if metadata_guard is not None else 0
-                found = _build_split(backend, documents, now, _Spool(quads, view_quads), groups)
+                documents = _documents(groups, main_meta, fingerprint_base, metadata_hash)
+                found = _build_split(backend, documents, now, _Spool(quads, view_quads), ledger)
         else:
             doc = _Document(main_meta, _fingerprint(main_meta.content_hash, fingerprint_base))
-            found = _build_streaming(backend, doc, items, now, _Spool(quads, view_quads), file)
-    return _Outcome(*found, ill_typed=guard.ill_typed)
+            found = _build_streaming(backend, doc, items, now, _Spool(quads, view_quads), file, ledger)
+    return _Outcome(found, ill_typed=guard.ill_typed)
 
 
 def _validate(
-    backend: Backend, outcome: _Outcome, spool: Path, user_shapes: tuple[Path, ...], now: datetime
-) -> tuple[ValidationReport, list[catalog.NewVersion]]:
-    """The validation of the whole input (the built-in shapes', then the user's shapes' and the
-    catalog's as it will be after the commit) and the catalog entries to commit."""
-    validation = _user_shapes(outcome.validation, outcome.built, spool, user_shapes)
-    entries = [_entry(b, now) for b in outcome.built]
-    if entries and validation.conforms:
-        validation = _merge(validation, _validate_catalog(backend, entries))
-    return validation, entries
+    backend: Backend,
+    found: ValidationReport,
+    ledger: Ledger,
+    spool: Path,
+    user_shapes: tuple[Path, ...],
+    now: datetime,
+) -> ValidationReport:
+    """The validation of the whole input: what the built-in shapes ``found``, then the user's
+    shapes and the catalog's as it will be after the commit."""
+    validation = _user_shapes(found, ledger, spool, user_shapes)
+    if ledger.built and validation.conforms:
+        validation = _merge(validation, _validate_catalog(backend, (_entry(b, now) for b in ledger)))
+    return validation
 
 
 def _report(
-    file: str, fmt: InputFormat, outcome: _Outcome, validation: ValidationReport, *, dry_run: bool, seconds: float
+    file: str,
+    fmt: InputFormat,
+    outcome: _Outcome,
+    ledger: Ledger,
+    validation: ValidationReport,
+    *,
+    dry_run: bool,
+    seconds: float,
 ) -> IngestReport:
-    built = outcome.built
-    reports = [
-        DocumentReport(
-            document=b.document.value,
-            key=b.doc.meta.key,
-            title=b.doc.meta.title,
-            outcome=DocumentOutcome.NEW_VERSION if b.revision_of is not None else DocumentOutcome.CREATED,
-            graph=b.graph.value,
-            version=b.version,
-            previous_graph=b.revision_of.value if b.revision_of is not None else None,
-            statements=b.statements,
-            passages=b.passages,
-            quads=b.quads,
-            content_hash=b.doc.meta.content_hash,
-        )
-        for b in built
-    ] + outcome.skipped
-    written = [] if dry_run else built
     return IngestReport(
         file=file,
         format=fmt,
-        documents=sorted(reports, key=lambda r: r.key),
-        statements=sum(b.statements for b in written),
-        passages=sum(b.passages for b in written),
-        quads=sum(b.quads for b in written),
-        unchanged=not built,
+        documents=ledger.reports(),
+        document_count=ledger.documents,
+        outcomes=dict(ledger.outcomes),
+        statements=0 if dry_run else ledger.statements,
+        passages=0 if dry_run else ledger.passages,
+        quads=0 if dry_run else ledger.quads,
+        unchanged=not ledger.built,
         validation=validation,
         ill_typed_literals=outcome.ill_typed,
         dry_run=dry_run,
@@ -513,10 +504,13 @@ class _Assembler:
         self._in_chunk = 0
         self._chunk_no += 1
 
-    def close(self) -> _Built:
+    def close(self) -> Built:
         self.flush()
-        return _Built(
-            self.doc,
+        return Built(
+            self.doc.meta.key,
+            self.doc.meta.title,
+            self.doc.meta.content_hash,
+            self.doc.fingerprint,
             self.builder.document,
             self.graph,
             self.version,
@@ -529,14 +523,15 @@ class _Assembler:
 
 
 def _build_streaming(
-    backend: Backend, doc: _Document, items: Iterator[_Item], now: datetime, spool: _Spool, file: str
-) -> tuple[list[_Built], list[DocumentReport], ValidationReport]:
+    backend: Backend, doc: _Document, items: Iterator[_Item], now: datetime, spool: _Spool, file: str, ledger: Ledger
+) -> ValidationReport:
     state = _plan(backend, [doc])[doc.meta.key]
     if state.graph is not None and state.fingerprint == doc.fingerprint:
         # Identical content and options: a no-op. Still read it, so a broken file is reported.
         if not any(True for _ in items):
             raise EmptyInputError("nothing to ingest in the file", file=file)
-        return [], [_unchanged(doc, state)], ValidationReport(conforms=True, issue_count=0)
+        ledger.skip(_unchanged(doc, state))
+        return ValidationReport(conforms=True, issue_count=0)
     with ChunkValidator(_shapes_for_chunks(), checks=document_checks()) as validator:
         assembler = _Assembler(doc, state, now, spool, validator)
         count = 0
@@ -547,9 +542,9 @@ def _build_streaming(
             count += 1
         if count == 0:
             raise EmptyInputError("nothing to ingest: no triples, records or text in the file", file=file)
-        built = [assembler.close()]
+        ledger.add(assembler.close())
         validator.finish()
-    return built, [], _chunk_report(validator, built, doc.meta.key)
+    return _chunk_report(validator, ledger, doc.meta.key)
 
 
 class _Groups:
@@ -584,13 +579,22 @@ class _Groups:
         self._db.executemany("INSERT INTO a (rest, key, data) VALUES (?, ?, ?)", self._batch)
         self._batch = []
 
-    def grouped(self) -> Iterator[tuple[str | None, list[Assertion]]]:
-        """Each document's key (None: the rest) and its assertions in input order: the keys in
-        sorted order, the rest last."""
+    def _index(self) -> None:
         self._flush()
         if not self._indexed:
             self._db.execute("CREATE INDEX a_key ON a (rest, key, seq)")
             self._indexed = True
+
+    def holds(self, key: str | None) -> bool:
+        """Whether any assertion belongs to the document ``key`` (None: to the rest)."""
+        self._index()
+        found = self._db.execute("SELECT 1 FROM a WHERE rest = ? AND key = ? LIMIT 1", (key is None, key or ""))
+        return found.fetchone() is not None
+
+    def grouped(self) -> Iterator[tuple[str | None, list[Assertion]]]:
+        """Each document's key (None: the rest) and its assertions in input order: the keys in
+        sorted order, the rest last."""
+        self._index()
         current: tuple[int, str] | None = None
         assertions: list[Assertion] = []
         for rest, key, data in self._db.execute("SELECT rest, key, data FROM a ORDER BY rest, key, seq"):
@@ -604,15 +608,10 @@ class _Groups:
 
 
 def _split(
-    items: Iterator[_Item],
-    options: IngestOptions,
-    main: DocumentMeta,
-    fingerprint_base: str,
-    file: str,
-    groups: _Groups,
-) -> tuple[list[_Document], InputGuard | None]:
-    """The documents of a split input, in the order :meth:`_Groups.grouped` gives their
-    assertions (which go to ``groups``, not into the documents)."""
+    items: Iterator[_Item], options: IngestOptions, main: DocumentMeta, file: str, groups: _Groups
+) -> tuple[str, InputGuard | None]:
+    """Put the assertions of a split input into ``groups``, by document; returns the hash of the
+    metadata file (part of every split document's content) and the guard that read it."""
     assert options.split is not None
     pattern = re.compile(options.split.pattern)
     metadata: dict[str, list[tuple[str, str]]] = {}
@@ -641,23 +640,44 @@ def _split(
         groups.add(key, assertion)
     if count == 0:
         raise EmptyInputError("nothing to ingest: no triples in the file", file=file)
-    docs: list[_Document] = []
-    for key, assertions in groups.grouped():
-        if key is None:  # the assertions no pattern matched: the file's own document, last
-            docs.append(_Document(main, _fingerprint(main.content_hash, fingerprint_base)))
-            continue
-        try:
-            NamedNode(key)
-            url = key if key.startswith(("http://", "https://")) else None
-        except ValueError:
-            url = None
-        content = _canonical_hash(assertions, metadata_hash)
-        meta = replace(main, key=key, title=_title_for(key), url=url, content_hash=content)
-        docs.append(_Document(meta, _fingerprint(content, fingerprint_base)))
-    keys = [d.meta.key for d in docs]
-    if len(set(keys)) != len(keys):
+    if groups.holds(None) and groups.holds(main.key):
         raise InputError("a split document has the same identity as the file's own document; pass --id", file=file)
-    return docs, metadata_guard
+    return metadata_hash, metadata_guard
+
+
+#: The documents of a split input are planned (their catalog entries looked up) and built this
+#: many at a time, or fewer when they hold more than :data:`BATCH_ASSERTIONS` assertions.
+BATCH_DOCUMENTS = 1000
+BATCH_ASSERTIONS = 5_000
+
+
+def _documents(
+    groups: _Groups, main: DocumentMeta, fingerprint_base: str, metadata_hash: str
+) -> Iterator[list[tuple[_Document, list[Assertion]]]]:
+    """The documents of a split input with their assertions, a batch at a time, in the order
+    :meth:`_Groups.grouped` gives them (the file's own document, of the assertions no pattern
+    matched, last)."""
+    batch: list[tuple[_Document, list[Assertion]]] = []
+    size = 0
+    for key, assertions in groups.grouped():
+        if key is None:
+            doc = _Document(main, _fingerprint(main.content_hash, fingerprint_base))
+        else:
+            try:
+                NamedNode(key)
+                url = key if key.startswith(("http://", "https://")) else None
+            except ValueError:
+                url = None
+            content = _canonical_hash(assertions, metadata_hash)
+            meta = replace(main, key=key, title=_title_for(key), url=url, content_hash=content)
+            doc = _Document(meta, _fingerprint(content, fingerprint_base))
+        batch.append((doc, assertions))
+        size += len(assertions)
+        if len(batch) >= BATCH_DOCUMENTS or size >= BATCH_ASSERTIONS:
+            yield batch
+            batch, size = [], 0
+    if batch:
+        yield batch
 
 
 def _title_for(key: str) -> str:
@@ -681,23 +701,26 @@ def _canonical_hash(assertions: list[Assertion], metadata_hash: str) -> str:
 
 
 def _build_split(
-    backend: Backend, docs: list[_Document], now: datetime, spool: _Spool, groups: _Groups
-) -> tuple[list[_Built], list[DocumentReport], ValidationReport]:
-    states = _plan(backend, docs)
-    built: list[_Built] = []
-    skipped: list[DocumentReport] = []
+    backend: Backend,
+    documents: Iterator[list[tuple[_Document, list[Assertion]]]],
+    now: datetime,
+    spool: _Spool,
+    ledger: Ledger,
+) -> ValidationReport:
     with ChunkValidator(_shapes_for_chunks(), checks=document_checks()) as validator:
-        for doc, (_key, assertions) in zip(docs, groups.grouped(), strict=True):
-            state = states[doc.meta.key]
-            if state.graph is not None and state.fingerprint == doc.fingerprint:
-                skipped.append(_unchanged(doc, state))
-                continue
-            assembler = _Assembler(doc, state, now, spool, validator)
-            for assertion in assertions:
-                assembler.add(assertion, None)
-            built.append(assembler.close())
+        for batch in documents:
+            states = _plan(backend, [doc for doc, _ in batch])
+            for doc, assertions in batch:
+                state = states[doc.meta.key]
+                if state.graph is not None and state.fingerprint == doc.fingerprint:
+                    ledger.skip(_unchanged(doc, state))
+                    continue
+                assembler = _Assembler(doc, state, now, spool, validator)
+                for assertion in assertions:
+                    assembler.add(assertion, None)
+                ledger.add(assembler.close())
         validator.finish()
-    return built, skipped, _chunk_report(validator, built, None)
+    return _chunk_report(validator, ledger, None)
 
 
 def _shapes_for_chunks() -> rdflib.Graph:
@@ -707,31 +730,31 @@ def _shapes_for_chunks() -> rdflib.Graph:
 # ---------------------------------------------------------------------- validation
 
 
-def _chunk_report(validator: ChunkValidator, built: list[_Built], key: str | None) -> ValidationReport:
+def _chunk_report(validator: ChunkValidator, ledger: Ledger, key: str | None) -> ValidationReport:
     """What the built-in shapes found, over the chunks of every built document."""
     return ValidationReport(
         conforms=validator.issue_count == 0,
         issues=[i.model_copy(update={"document": key}) if key else i for i in validator.issues],
         issue_count=validator.issue_count,
-        nodes_checked=sum(b.statements + b.passages + 2 for b in built),  # + document, activity
+        nodes_checked=ledger.statements + ledger.passages + 2 * ledger.built,  # + document, activity
         shapes=[f"shapes/{name}" for name in DOCUMENT_SHAPES],
     )
 
 
 def _user_shapes(
-    report: ValidationReport, built: list[_Built], spool: Path, user_shapes: tuple[Path, ...]
+    report: ValidationReport, ledger: Ledger, spool: Path, user_shapes: tuple[Path, ...]
 ) -> ValidationReport:
     """Add what the user's shapes find, each run once over a complete document graph."""
-    if not user_shapes or not report.conforms or not built:
+    if not user_shapes or not report.conforms or not ledger.built:
         return report
     shapes = load_shapes(list(user_shapes))
     dataset = ScratchStore.of_nquads_file(spool)
     issues: list[ValidationIssue] = []
     count = 0
-    for b in built:
+    for b in ledger:
         found, n = validate_store(dataset.graph(b.graph), shapes)  # pyshacl validates a default graph
         count += n
-        issues += [i.model_copy(update={"document": b.doc.meta.key}) for i in found]
+        issues += [i.model_copy(update={"document": b.key}) for i in found]
     return _merge(
         report,
         ValidationReport(
@@ -751,11 +774,13 @@ def _user_shapes(
 CATALOG_CHUNK = 2000
 
 
-def _validate_catalog(backend: Backend, entries: list[catalog.NewVersion]) -> ValidationReport:
+def _validate_catalog(backend: Backend, entries: Iterable[catalog.NewVersion]) -> ValidationReport:
     checks = catalog_checks()
     found: list[tuple[list[ValidationIssue], int]] = []
-    for start in range(0, len(entries), CATALOG_CHUNK):
-        lines = catalog.preview(backend, entries[start : start + CATALOG_CHUNK])
+    count = 0
+    for chunk in _chunks(entries, CATALOG_CHUNK):
+        count += len(chunk)
+        lines = catalog.preview(backend, chunk)
         if checks is None:  # pySHACL reads a store
             preview = ScratchStore.of_ntriples("".join(f"{line} .\n" for line in lines))
             found.append(validate_store(preview, catalog_shapes()))
@@ -767,9 +792,15 @@ def _validate_catalog(backend: Backend, entries: list[catalog.NewVersion]) -> Va
         conforms=count == 0,
         issues=issues,
         issue_count=count,
-        nodes_checked=len(entries),
+        nodes_checked=count,
         shapes=[f"shapes/{name}" for name in CATALOG_SHAPES],
     )
+
+
+def _chunks(items: Iterable[T], size: int) -> Iterator[list[T]]:
+    iterator = iter(items)
+    while chunk := list(islice(iterator, size)):
+        yield chunk
 
 
 def _merge(a: ValidationReport, b: ValidationReport) -> ValidationReport:
@@ -782,16 +813,16 @@ def _merge(a: ValidationReport, b: ValidationReport) -> ValidationReport:
     )
 
 
-def _entry(b: _Built, now: datetime) -> catalog.NewVersion:
+def _entry(b: Built, now: datetime) -> catalog.NewVersion:
     return catalog.NewVersion(
         document=b.document,
-        key=b.doc.meta.key,
-        title=b.doc.meta.title,
+        key=b.key,
+        title=b.title,
         graph=b.graph,
         activity=activity_iri(b.graph),
         version=b.version,
-        content_hash=b.doc.meta.content_hash,
-        fingerprint=b.doc.fingerprint,
+        content_hash=b.content_hash,
+        fingerprint=b.fingerprint,
         ingested_at=xsd_datetime(now),
         statements=b.statements,
         passages=b.passages,
@@ -804,11 +835,7 @@ def _entry(b: _Built, now: datetime) -> catalog.NewVersion:
 
 
 def _write(
-    backend: Backend,
-    built: list[_Built],
-    entries: list[catalog.NewVersion],
-    spool: tuple[Path, Path],
-    progress: ProgressCallback | None,
+    backend: Backend, ledger: Ledger, now: datetime, spool: tuple[Path, Path], progress: ProgressCallback | None
 ) -> None:
     """Write the spool (the graphs' quads, then their copy in the current view) and commit."""
     if backend.begin_write():
@@ -818,22 +845,21 @@ def _write(
         # orphan graphs whose quads that reads go.
         view.recover(backend)
         catalog.remove_orphans(backend)
-        docs = {b.doc.meta.key: b.document for b in built}
-        now_state = catalog.lookup(backend, docs.keys(), docs)
-        for b in built:
-            state = now_state[b.doc.meta.key]
-            if state.graph != b.previous or state.last_version != b.version - 1:
-                raise _StoreChangedError
+        _check_plan(backend, ledger)
     view.ensure(backend, writing=True)
-    total = sum(b.quads for b in built)
+    total = ledger.quads
     if progress is not None:
         progress("writing", 0, total)
     # The versions the new ones supersede leave the current view (after the catalog says so), and
-    # the change is logged for the derived views, all in the commit's transaction.
-    previous = [b.previous.value for b in built if b.previous is not None]
-    if sum(b.statements for b in built) <= BULK_THRESHOLD:
+    # the change is logged for the derived views, all in the commit's transaction. Only revisions
+    # are named in the commit's text: the versions of new documents are the pending graphs.
+    revised = [_entry(b, now) for b in ledger.revisions()]
+    previous = [e.previous.value for e in revised if e.previous is not None]
+    if ledger.statements <= BULK_THRESHOLD:
         # Graphs, current view and catalog in one SPARQL update: one transaction, all or nothing.
+        built = list(ledger)
         record = changes.record(added=[b.graph.value for b in built], removed=previous)
+        entries = [_entry(b, now) for b in built]
         operations = [catalog.commit_update(entries), _insert_data(spool[0], built), view.retire(previous), record]
         backend.update(" ;\n".join(op for op in operations if op), prefixes=PREFIXES)
         if progress is not None:
@@ -842,9 +868,10 @@ def _write(
     marks, staged = spool[0].with_name("pending.nq"), spool[0].with_name("catalog.nq")
     try:
         with staged.open("w", encoding="utf-8") as out:
-            out.writelines(f"{line} {CATALOG_GRAPH} .\n" for line in catalog.staged_triples(entries))
+            lines = catalog.staged_triples(_entry(b, now) for b in ledger)
+            out.writelines(f"{line} {CATALOG_GRAPH} .\n" for line in lines)
         with marks.open("w", encoding="utf-8") as out:
-            out.writelines(view.pending_quads(b.graph.value for b in built))
+            out.writelines(view.pending_quads(ledger.graphs()))
         # The commit makes every marked graph current: marks a failed write of this process left
         # (its clean-up failed too; no reopen recovered them) go first. No marks: one lookup.
         view.recover(backend)
@@ -856,13 +883,13 @@ def _write(
         # recovery finishes them if this process stops first.
         record = changes.record(removed=previous, committing=True)
         retired = view.retire(previous, pending_current=True)
-        commit_point = (catalog.commit_staged_update(entries), retired, record)
+        commit_point = (catalog.commit_staged_update(revised), retired, record)
         backend.update(" ;\n".join(op for op in commit_point if op), prefixes=PREFIXES)
     except BaseException as exc:
         try:  # not committed: take the graphs out of the view and the store again
             view.recover(backend)
-            for b in built:
-                backend.remove_graph(b.graph)
+            for graph in ledger.graphs():
+                backend.remove_graph(NamedNode(graph))
         except ProvGraphError:
             pass
         # the engine refusing the pipeline's own update is the store failing, not the user's query
@@ -870,7 +897,7 @@ def _write(
             raise
         raise ProvGraphError(f"writing the store failed; nothing was committed: {exc}") from exc
     try:
-        view.finish_commit(backend, (b.graph.value for b in built))
+        view.finish_commit(backend, ledger.graphs())
     except Exception as exc:
         raise ProvGraphError(
             f"the ingest is committed but finishing it failed: {exc}; the next write, or read-write open of "
@@ -880,7 +907,19 @@ def _write(
         progress("writing", total, total)
 
 
-def _insert_data(spool: Path, built: list[_Built]) -> str:
+def _check_plan(backend: Backend, ledger: Ledger) -> None:
+    """Raise :class:`_StoreChangedError` when a document's current or newest version is no longer
+    the one its new version was planned on."""
+    for batch in ledger.batches(BATCH_DOCUMENTS):
+        docs = {b.key: b.document for b in batch}
+        now_state = catalog.lookup(backend, docs.keys(), docs)
+        for b in batch:
+            state = now_state[b.key]
+            if state.graph != b.previous or state.last_version != b.version - 1:
+                raise _StoreChangedError
+
+
+def _insert_data(spool: Path, built: list[Built]) -> str:
     """The spool's quads as one INSERT DATA operation (N-Triples terms are SPARQL terms), each
     also in the current view (blank node labels name one node across the whole operation)."""
     suffixes = {f" <{b.graph.value}> .": b.graph.value for b in built}

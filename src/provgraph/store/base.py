@@ -141,4 +141,9 @@ class Backend(Protocol):
 
     def optimize(self) -> None: ...
 
+    def flush(self) -> None:
+        """Write to disk what the engine holds of committed writes in memory (RocksDB's
+        memtables, which otherwise grow with every transaction until they are full)."""
+        ...
+
     def close(self) -> None: ...

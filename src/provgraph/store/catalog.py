@@ -154,7 +154,7 @@ def commit_update(entries: Sequence[NewVersion]) -> str:
     return _commit(entries, entry_triples(entries))
 
 
-def staged_triples(entries: Sequence[NewVersion]) -> Iterator[str]:
+def staged_triples(entries: Iterable[NewVersion]) -> Iterator[str]:
     """What a large ingest loads into the catalog ahead of its commit (with the bulk loader, not
     in a transaction), as N-Triples lines without the final " .": every line of
     :func:`entry_triples` but the statuses, and a revised document's title, which the commit

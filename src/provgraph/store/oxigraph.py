@@ -315,6 +315,12 @@ class OxigraphBackend:
         with self._writing():
             self._store.optimize()
 
+    def flush(self) -> None:
+        try:
+            self._store.flush()
+        except OSError as exc:
+            raise StoreError(f"writing the store failed: {exc}") from exc
+
     def close(self) -> None:
         if self._closed:
             return
