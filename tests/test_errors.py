@@ -9,6 +9,7 @@ import pytest
 from helpers import DBPEDIA, EXAMPLES, dataset_dump
 from provgraph import (
     EmptyInputError,
+    GraphSplit,
     IngestOptions,
     InputError,
     ProvGraph,
@@ -150,6 +151,28 @@ def test_bad_metadata_options(seeded):
         )
         assert isinstance(error, InputError), kwargs
         assert word in str(error)
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "message", "line"),
+    [
+        ("meta.nq", None, "no such file", None),
+        ("meta.txt", "graph facts", "graph metadata must be an RDF file", None),
+        ("meta.nq", '<http://e.org/g1> <http://e.org/source> "a" .\n<http://e.org/g1> <bad iri> "b" .\n', "", 2),
+    ],
+    ids=["missing", "not-rdf", "syntax"],
+)
+def test_bad_graph_metadata_names_its_file_and_writes_nothing(seeded, tmp_path, name, text, message, line):
+    source = tmp_path / "split.nq"
+    source.write_text('<http://e.org/s> <http://e.org/p> "v" <http://e.org/g1> .\n')
+    metadata = tmp_path / name
+    if text is not None:
+        metadata.write_text(text)
+    split = GraphSplit(pattern=r"^(http://e\.org/g\d+)$", metadata=str(metadata))
+    error = unchanged_after(seeded, lambda: seeded.ingest(source, IngestOptions(id="split", split=split)))
+    assert isinstance(error, InputError)
+    assert error.file == str(metadata) and error.line == line
+    assert message in str(error)
 
 
 def test_shacl_violation_names_focus_node_and_path_and_writes_nothing(seeded):

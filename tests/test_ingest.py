@@ -283,6 +283,38 @@ def test_user_shapes_see_the_whole_document(pg):
     assert any(s.endswith("drug-shapes.ttl") for s in ok.validation.shapes)
 
 
+def test_user_shapes_see_each_split_document_alone(pg, tmp_path):
+    """Each document of a split input is validated by the user's shapes alone (read back from the
+    spool one at a time): a drug with one dose in each of two documents is no violation of
+    sh:maxCount 1, two doses in one document are; issues name their document."""
+    xsd_integer = "<http://www.w3.org/2001/XMLSchema#integer>"
+    source = tmp_path / "doses.nq"
+
+    def write(doses: dict[int, list[int]]) -> None:
+        lines = [
+            f'<{EX}drug{d % 2}> <{EX}maxDailyDoseMg> "{dose}"^^{xsd_integer} <{EX}doc/{d}> .\n'
+            for d, values in doses.items()
+            for dose in values
+        ]
+        source.write_text("".join(lines))
+
+    options = IngestOptions(
+        id="doses", split=GraphSplit(pattern=rf"^(?P<document>{EX}doc/\d+)$"), shapes=[EXAMPLES / "drug-shapes.ttl"]
+    )
+    write({0: [100], 1: [200], 2: [20000], 3: [300], 4: [400, 500], 5: [600]})
+    with pytest.raises(ValidationFailedError) as caught:
+        pg.ingest(source, options)
+    report = caught.value.report
+    assert report.issue_count == 2
+    assert {(i.document, i.focus_node) for i in report.issues} == {
+        (f"{EX}doc/2", f"{EX}drug0"),
+        (f"{EX}doc/4", f"{EX}drug0"),
+    }
+    assert pg.sources() == []
+    write({0: [100], 1: [200], 2: [2000], 3: [300], 4: [400], 5: [600]})
+    assert pg.ingest(source, options).document_count == 6
+
+
 def test_validate_is_a_dry_run(pg):
     report = pg.validate(EXAMPLES / "aspirin.ttl", IngestOptions(title="Aspirin"))
     assert report.dry_run and report.validation.conforms

@@ -50,6 +50,7 @@ from provgraph.ingest.validate import (
     load_shapes,
     merge_issues,
     validate_lines,
+    validate_ntriples,
     validate_store,
 )
 from provgraph.models import (
@@ -563,6 +564,8 @@ class _Groups:
         self._db.execute("CREATE TABLE a (seq INTEGER PRIMARY KEY, rest INTEGER, key TEXT, data BLOB)")
         self._batch: list[tuple[int, str, bytes]] = []
         self._indexed = False
+        self._db.execute("CREATE TABLE m (graph TEXT, predicate TEXT, object TEXT)")
+        self._metadata: tuple[str | None, list[tuple[str, str]]] = (None, [])
 
     def __enter__(self) -> _Groups:
         return self
@@ -578,6 +581,19 @@ class _Groups:
     def _flush(self) -> None:
         self._db.executemany("INSERT INTO a (rest, key, data) VALUES (?, ?, ?)", self._batch)
         self._batch = []
+
+    def add_metadata(self, triples: Iterable[tuple[str, str, str]]) -> None:
+        """The triples of a graph metadata file (``--graph-metadata``; their subjects name graphs)."""
+        self._db.executemany("INSERT INTO m VALUES (?, ?, ?)", triples)
+        self._db.execute("CREATE INDEX m_graph ON m (graph)")
+
+    def metadata(self, graph: str) -> list[tuple[str, str]]:
+        """What the metadata file says of the graph ``graph``: (predicate, object) in file order.
+        An input's quads come in runs of one graph, so the last answer is kept."""
+        if graph != self._metadata[0]:
+            found = self._db.execute("SELECT predicate, object FROM m WHERE graph = ? ORDER BY rowid", (graph,))
+            self._metadata = (graph, found.fetchall())
+        return self._metadata[1]
 
     def _index(self) -> None:
         self._flush()
@@ -614,14 +630,13 @@ def _split(
     metadata file (part of every split document's content) and the guard that read it."""
     assert options.split is not None
     pattern = re.compile(options.split.pattern)
-    metadata: dict[str, list[tuple[str, str]]] = {}
     metadata_hash = ""
     metadata_guard = None
     if options.split.metadata is not None:
-        metadata, metadata_guard = read_graph_metadata(
-            Path(options.split.metadata), base=options.base, lenient=options.lenient
-        )
-        metadata_hash = _file_hash(Path(options.split.metadata))
+        metadata = Path(options.split.metadata)
+        metadata_guard = InputGuard(str(metadata), path=metadata, lenient=options.lenient)
+        groups.add_metadata(read_graph_metadata(metadata, base=options.base, guard=metadata_guard))
+        metadata_hash = _file_hash(metadata)
     type_iri = "<http://www.w3.org/1999/02/22-rdf-syntax-ns#type>"
     count = 0
     for assertion, graph, _passage in items:
@@ -636,7 +651,7 @@ def _split(
                 key = found.groupdict().get("document") or (found.group(1) if found.groups() else None)
                 if not key:
                     raise InputError("the --split-graphs pattern needs a group naming the document", file=file)
-            assertion.extra = [(p, o) for p, o in metadata.get(graph, ()) if p != type_iri]
+            assertion.extra = [(p, o) for p, o in groups.metadata(graph) if p != type_iri]
         groups.add(key, assertion)
     if count == 0:
         raise EmptyInputError("nothing to ingest: no triples in the file", file=file)
@@ -748,22 +763,30 @@ def _user_shapes(
     if not user_shapes or not report.conforms or not ledger.built:
         return report
     shapes = load_shapes(list(user_shapes))
-    dataset = ScratchStore.of_nquads_file(spool)
     issues: list[ValidationIssue] = []
     count = 0
-    for b in ledger:
-        found, n = validate_store(dataset.graph(b.graph), shapes)  # pyshacl validates a default graph
+    for b, triples in _graphs_in_spool(spool, ledger):
+        found, n = validate_ntriples(triples, shapes)  # pyshacl validates a default graph
         count += n
-        issues += [i.model_copy(update={"document": b.key}) for i in found]
+        issues += [i.model_copy(update={"document": b.key}) for i in found[: MAX_ISSUES - len(issues)]]
     return _merge(
         report,
-        ValidationReport(
-            conforms=count == 0,
-            issues=issues[:MAX_ISSUES],
-            issue_count=count,
-            shapes=[str(p) for p in user_shapes],
-        ),
+        ValidationReport(conforms=count == 0, issues=issues, issue_count=count, shapes=[str(p) for p in user_shapes]),
     )
+
+
+def _graphs_in_spool(spool: Path, ledger: Ledger) -> Iterator[tuple[Built, str]]:
+    """Each built document and its graph as N-Triples, read from the spool one at a time (a
+    document's quads are written together, in the order the documents were built)."""
+    with spool.open(encoding="utf-8") as lines:
+        line = lines.readline()
+        for b in ledger:
+            end = f" <{b.graph.value}> .\n"
+            triples = []
+            while line.endswith(end):
+                triples.append(line[: -len(end)] + " .\n")
+                line = lines.readline()
+            yield b, "".join(triples)
 
 
 #: Documents whose catalog entries are validated together. The catalog shapes constrain one

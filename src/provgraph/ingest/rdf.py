@@ -207,23 +207,18 @@ def _fix_quad(quad: Quad, fix: Callable[[NamedNode], NamedNode]) -> Quad:
     )
 
 
-def read_graph_metadata(
-    path: Path, *, base: str | None, lenient: bool = False
-) -> tuple[dict[str, list[tuple[str, str]]], InputGuard]:
-    """Triples of a metadata file, grouped by subject: graph name to (predicate, object); and
-    the guard that checked them (it counts what ``lenient`` kept)."""
+def read_graph_metadata(path: Path, *, base: str | None, guard: InputGuard) -> Iterator[tuple[str, str, str]]:
+    """The triples of a metadata file (their subjects name graphs), checked by ``guard`` (which
+    counts what a lenient guard kept)."""
     fmt = InputFormat.from_path(path)
     if fmt is None or not fmt.is_rdf:
         raise InputError("graph metadata must be an RDF file (.nq, .nt, .ttl, .trig, ...)", file=str(path))
-    by_graph: dict[str, list[tuple[str, str]]] = {}
-    guard = InputGuard(str(path), path=path, lenient=lenient)
     try:
         with path.open("rb") as stream:
             for assertion, _graph in read_rdf(stream, fmt, file=str(path), base=base, guard=guard):
-                by_graph.setdefault(assertion.subject, []).append((assertion.predicate, assertion.object))
+                yield assertion.subject, assertion.predicate, assertion.object
     except FileNotFoundError as exc:
         raise InputError("no such file", file=str(path)) from exc
-    return by_graph, guard
 
 
 __all__ = ["RDF_FORMATS", "BlankNode", "read_graph_metadata", "read_rdf"]
