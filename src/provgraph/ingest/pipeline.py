@@ -1,9 +1,10 @@
 """The ingest pipeline: read → group into documents → reify → validate → write → commit.
 
 Nothing is written until every document of the input has been reified and validated. Each
-document's graph is streamed into one N-Quads spool file (memory stays flat in the size of the
-input), loaded into the store in one call;
-the catalog update that makes the new graphs current is one SPARQL update, the commit point.
+document's graph is streamed into one N-Quads spool file, and what each document left is kept in
+the ledger (:mod:`provgraph.ingest.ledger`), so memory stays flat in the size of the input and in
+its number of documents. The spool is loaded into the store in one call; the catalog update that
+makes the new graphs current is one SPARQL update, the commit point.
 """
 
 from __future__ import annotations
