@@ -167,6 +167,11 @@ class IngestReport(_Model):
         0, description="literals that do not match their datatype, kept because lenient was given (else refused)"
     )
 
+    @property
+    def changed(self) -> int:
+        """The documents of which the ingest writes (or, in a dry run, would write) a new version."""
+        return self.document_count - self.outcomes.get(DocumentOutcome.UNCHANGED, 0)
+
 
 class SourceVersion(_Model):
     graph: str

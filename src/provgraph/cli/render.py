@@ -44,7 +44,7 @@ def ingest_report(out: Console, report: IngestReport) -> None:
             f"({report.document_count} document{'s' if report.document_count != 1 else ''} already current)"
         )
         return
-    changed = _changed(report)
+    changed = report.changed
     out.print(
         f"{escape(report.file)}: {report.statements} statements, {report.passages} passages, "
         f"{report.quads} quads in {changed} graph{'s' if changed != 1 else ''} "
@@ -59,19 +59,12 @@ def ingest_report(out: Console, report: IngestReport) -> None:
         out.print(f"  ... and {report.document_count - 20} more documents")
 
 
-def _changed(report: IngestReport) -> int:
-    """The documents of which the ingest writes (or would write) a new version."""
-    from provgraph.models import DocumentOutcome  # pydantic stays unloaded for --help
-
-    return report.document_count - report.outcomes.get(DocumentOutcome.UNCHANGED, 0)
-
-
 def validation_report(out: Console, report: IngestReport) -> None:
     v = report.validation
     if v.conforms:
         out.print(
             f"{escape(report.file)}: conforms ({v.nodes_checked} nodes checked; "
-            f"would write {_would_write(report)}{_changed(report)} graph(s)); nothing written"
+            f"would write {_would_write(report)}{report.changed} graph(s)); nothing written"
         )
         return
     out.print(f"{escape(report.file)}: does NOT conform: {v.issue_count} issue(s); nothing written")

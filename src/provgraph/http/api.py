@@ -313,7 +313,7 @@ def _ingest(
             body = {"error": str(where), "file": shown, "line": exc.line, "column": exc.column}
             return JSONResponse(body, status_code=status_of(exc))
     report = report.model_copy(update={"file": name})
-    changed = report.outcomes.get(DocumentOutcome.UNCHANGED, 0) < report.document_count
+    changed = report.changed > 0
     headers = {}
     # the first changed document the report lists (a report lists the first 1,000 documents)
     first = next((d for d in report.documents if d.outcome is not DocumentOutcome.UNCHANGED), None)

@@ -127,7 +127,7 @@ class Ledger:
         self._pending: list[tuple[str | int | None, ...]] = []
         self.built = self.statements = self.passages = self.quads = 0
         self.outcomes: Counter[DocumentOutcome] = Counter()
-        self._first: list[tuple[str, Built | DocumentReport]] = []
+        self._first: list[Built | DocumentReport] = []
 
     def __enter__(self) -> Ledger:
         return self
@@ -143,16 +143,16 @@ class Ledger:
         self.statements += built.statements
         self.passages += built.passages
         self.quads += built.quads
-        self._keep(built.key, built)
+        self._keep(built)
 
     def skip(self, unchanged: DocumentReport) -> None:
-        self._keep(unchanged.key, unchanged)
+        self._keep(unchanged)
 
-    def _keep(self, key: str, entry: Built | DocumentReport) -> None:
+    def _keep(self, entry: Built | DocumentReport) -> None:
         self.outcomes[entry.outcome] += 1
-        self._first.append((key, entry))
+        self._first.append(entry)
         if len(self._first) >= 2 * REPORTED_DOCUMENTS:  # trimmed now and then: sorting is not per document
-            self._first = sorted(self._first, key=lambda k: k[0])[:REPORTED_DOCUMENTS]
+            self._first = _first_by_key(self._first)
 
     def _flush(self) -> None:
         if self._pending:
@@ -188,5 +188,8 @@ class Ledger:
 
     def reports(self) -> list[DocumentReport]:
         """The first :data:`REPORTED_DOCUMENTS` documents in key order."""
-        first = sorted(self._first, key=lambda k: k[0])[:REPORTED_DOCUMENTS]
-        return [e.report() if isinstance(e, Built) else e for _, e in first]
+        return [e.report() if isinstance(e, Built) else e for e in _first_by_key(self._first)]
+
+
+def _first_by_key(entries: list[Built | DocumentReport]) -> list[Built | DocumentReport]:
+    return sorted(entries, key=lambda e: e.key)[:REPORTED_DOCUMENTS]
