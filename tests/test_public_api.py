@@ -3,6 +3,14 @@
 import provgraph
 
 EXPECTED = {
+    "AnswerSummary",
+    "AuditProblem",
+    "AuditReport",
+    "Composed",
+    "RecordedAnswer",
+    "Segment",
+    "SegmentType",
+    "TrustTier",
     "AnswerClaim",
     "AnswerConfidence",
     "AskFilters",

@@ -16,6 +16,7 @@ from provgraph._version import __version__
 
 if TYPE_CHECKING:
     from provgraph.answer.base import Generator, SupportJudge
+    from provgraph.answer.context import Segment, SegmentType, TrustTier
     from provgraph.answer.extractive import ExtractiveGenerator
     from provgraph.answer.models import (
         AnswerClaim,
@@ -38,6 +39,7 @@ if TYPE_CHECKING:
         SupportLevel,
         VerificationIssue,
     )
+    from provgraph.answer.record import AnswerSummary, AuditProblem, AuditReport, Composed, RecordedAnswer
     from provgraph.answer.verify import HeuristicJudge
     from provgraph.errors import (
         EmptyInputError,
@@ -99,6 +101,14 @@ _WHERE: dict[str, str] = {
     "Generator": "provgraph.answer.base",
     "SupportJudge": "provgraph.answer.base",
     "ExtractiveGenerator": "provgraph.answer.extractive",
+    "Segment": "provgraph.answer.context",
+    "SegmentType": "provgraph.answer.context",
+    "TrustTier": "provgraph.answer.context",
+    "AnswerSummary": "provgraph.answer.record",
+    "AuditProblem": "provgraph.answer.record",
+    "AuditReport": "provgraph.answer.record",
+    "Composed": "provgraph.answer.record",
+    "RecordedAnswer": "provgraph.answer.record",
     "AnswerClaim": "provgraph.answer.models",
     "AnswerConfidence": "provgraph.answer.models",
     "AskFilters": "provgraph.answer.models",
@@ -190,12 +200,16 @@ def __dir__() -> list[str]:
 __all__ = [
     "AnswerClaim",
     "AnswerConfidence",
+    "AnswerSummary",
     "AskFilters",
+    "AuditProblem",
+    "AuditReport",
     "ChainMode",
     "ChainReport",
     "ChainStep",
     "Citation",
     "ClaimClass",
+    "Composed",
     "Conflict",
     "ConflictKind",
     "ConflictValue",
@@ -236,12 +250,15 @@ __all__ = [
     "QueryResult",
     "ReadOnlyStoreError",
     "ReasonCode",
+    "RecordedAnswer",
     "Reference",
     "RelationEvidence",
     "RelationType",
     "Resolution",
     "ResolutionStrategy",
     "ResultFormat",
+    "Segment",
+    "SegmentType",
     "SourceInfo",
     "SourceStatus",
     "SourceUse",
@@ -253,6 +270,7 @@ __all__ = [
     "StoreStats",
     "SupportJudge",
     "SupportLevel",
+    "TrustTier",
     "UnsupportedFormatError",
     "ValidationFailedError",
     "ValidationIssue",

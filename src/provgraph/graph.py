@@ -13,10 +13,13 @@ from types import TracebackType
 from typing import IO
 
 from provgraph import evidence as _evidence
+from provgraph.answer import record as _record
+from provgraph.answer import recording as _recording
 from provgraph.answer import verify as _verification
 from provgraph.answer.base import Generator
 from provgraph.answer.models import AskFilters, Detail, DraftAnswer, EvidencePack, GeneratorKind, GroundedAnswer
-from provgraph.answer.pipeline import build_generator, respond
+from provgraph.answer.pipeline import build_generator
+from provgraph.answer.record import AnswerSummary, AuditReport, Composed, RecordedAnswer
 from provgraph.answer.retrieve import Retriever
 from provgraph.errors import (
     InputError,
@@ -796,11 +799,17 @@ class ProvGraph:
         generator: Generator | GeneratorKind | None = None,
         filters: AskFilters | None = None,
         detail: Detail = Detail.BRIEF,
+        session: str | None = None,
+        record: bool = True,
     ) -> GroundedAnswer:
         """Answer ``question`` from the store: retrieve evidence, draft an answer with
         ``generator`` (default: the offline extractive one) and verify every claim against the
         evidence it cites. Claims the evidence does not support are removed; when too little
         survives, the answer abstains (``confidence == "insufficient_evidence"``).
+
+        The answer is recorded in the store with the context it was built from (its own graph,
+        see :meth:`answer`), and its ``id`` names the record; ``record=False`` leaves no trace.
+        Answers of the same ``session`` are chained in order (:meth:`answers`).
 
         >>> pg = ProvGraph.memory()
         >>> note = IngestOptions(title="Aspirin note", url="https://example.org/note")
@@ -808,13 +817,53 @@ class ProvGraph:
         >>> answer = pg.ask("What does aspirin reduce?")
         >>> answer.confidence.value, answer.references[0].title
         ('high', 'Aspirin note')
-        >>> pg.ask("Who composed the Moonlight Sonata?").abstained
+        >>> pg.answer(answer.id).segments[0].content
+        'Aspirin reduces fever and mild pain.'
+        >>> pg.ask("Who composed the Moonlight Sonata?", record=False).abstained
         True
         """
+        composed = self.compose(question, generator=generator, filters=filters, detail=detail, session=session)
+        return self.record(composed) if record else composed.answer
+
+    def compose(
+        self,
+        question: str,
+        *,
+        generator: Generator | GeneratorKind | None = None,
+        filters: AskFilters | None = None,
+        detail: Detail = Detail.BRIEF,
+        session: str | None = None,
+    ) -> Composed:
+        """:meth:`ask` without writing: the answer and everything its record holds (the context
+        the generator was shown, the generator's and the verifier's work), for :meth:`record`.
+        A server composes in a query worker and records in the process that writes."""
+        _record.check_session(session)
         if isinstance(generator, GeneratorKind):
             generator = build_generator(generator)
         pack = self.retrieve(question, filters=filters)
-        return respond(pack, generator=generator, detail=detail).answer
+        return _recording.compose(pack, generator=generator, detail=detail, filters=filters, session=session)
+
+    def record(self, composed: Composed) -> GroundedAnswer:
+        """Record a composed answer in the store (see :mod:`provgraph.answer.record`): its own
+        graph, validated with ``shapes/answer.ttl``, and an entry of the answer log. Returns the
+        answer with its ``id``."""
+        return _recording.write(self._backend, composed)
+
+    def answers(
+        self, *, session: str | None = None, invalidated: bool | None = None, limit: int = 100
+    ) -> list[AnswerSummary]:
+        """Recorded answers, newest first; a ``session``'s in order."""
+        return _record.summaries(self._backend, session=session, invalidated=invalidated, limit=limit)
+
+    def answer(self, answer_id: str) -> RecordedAnswer:
+        """A recorded answer (by id, IRI or a unique prefix of at least 8 hex digits) with the
+        context it was built from, segment by segment."""
+        return _record.read(self._backend, answer_id)
+
+    def audit(self) -> AuditReport:
+        """Recompute the hash of every record of every recorded answer: a record whose triples
+        were changed behind the store's back no longer matches its IRI."""
+        return _record.audit(self._backend)
 
     def verify(
         self, draft: DraftAnswer, pack: EvidencePack, *, generator: str = "external", detail: Detail = Detail.BRIEF

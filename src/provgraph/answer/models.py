@@ -298,6 +298,10 @@ class GroundedAnswer(_Model):
     removed_claims: list[VerificationIssue] = Field(default_factory=list)
     generator: str = Field(description="the generator that drafted the answer")
     evidence: list[EvidenceItem] | None = Field(default=None, description="cited evidence items (detailed only)")
+    id: str | None = Field(
+        default=None, description="id of the answer's record in the store (SHA-256 hex); None when not recorded"
+    )
+    session: str | None = Field(default=None, description="the session the answer belongs to")
 
     @computed_field  # type: ignore[prop-decorator]
     @property

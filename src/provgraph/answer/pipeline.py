@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 
 from provgraph.answer.base import Generator, SupportJudge
 from provgraph.answer.extractive import ExtractiveGenerator
@@ -25,6 +26,11 @@ class Steps:
     draft: DraftAnswer
     answer: GroundedAnswer
     seconds: dict[str, float] = field(default_factory=dict)
+    #: the generator that wrote the draft (the extractive one after a fallback)
+    drafted_by: Generator | None = None
+    started: datetime | None = None
+    generated: datetime | None = None
+    verified: datetime | None = None
 
 
 def respond(
@@ -38,18 +44,28 @@ def respond(
     generator = generator or ExtractiveGenerator()
     name = generator.name
     limitations: list[str] = []
+    started_at = datetime.now(UTC)
     started = time.perf_counter()
     try:
         draft = generator.generate(pack)
     except GenerationError as exc:
-        fallback = ExtractiveGenerator()
+        generator = ExtractiveGenerator()
         limitations.append(f"The generator {name} failed ({exc}); the offline extractive generator answered instead.")
-        name = f"{fallback.name} (fallback from {name})"
-        draft = fallback.generate(pack)
+        name = f"{generator.name} (fallback from {name})"
+        draft = generator.generate(pack)
     generated = time.perf_counter()
+    generated_at = datetime.now(UTC)
     answer = verify(draft, pack, generator=name, judge=judge, detail=detail, extra_limitations=limitations)
     verified = time.perf_counter()
-    return Steps(draft, answer, {"generation": generated - started, "verification": verified - generated})
+    return Steps(
+        draft,
+        answer,
+        {"generation": generated - started, "verification": verified - generated},
+        drafted_by=generator,
+        started=started_at,
+        generated=generated_at,
+        verified=datetime.now(UTC),
+    )
 
 
 def build_generator(kind: GeneratorKind, *, model: str | None = None, base_url: str | None = None) -> Generator:

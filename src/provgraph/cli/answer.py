@@ -55,12 +55,19 @@ def ask(
         dt.datetime | None,
         typer.Option(formats=["%Y-%m-%d"], metavar="DATE", help="Only sources issued on or after (YYYY-MM-DD)."),
     ] = None,
+    session: Annotated[
+        str | None, typer.Option(metavar="ID", help="Record the answer as the next of this session (a conversation).")
+    ] = None,
+    no_record: Annotated[
+        bool, typer.Option("--no-record", help="Do not record the answer and its context in the store.")
+    ] = False,
     store: StoreOpt = DEFAULT_STORE,
     json: JsonOpt = False,
 ) -> None:
     """Answer a question from the store.
 
-    Every claim cites evidence the verifier checked, or the answer abstains."""
+    Every claim cites evidence the verifier checked, or the answer abstains. The answer is recorded
+    with the context it was built from (provgraph answer ID shows it) unless --no-record."""
     from provgraph import AskFilters, ProvGraph
 
     filters = AskFilters(
@@ -71,11 +78,16 @@ def ask(
     )
     gen = ProvGraph.build_generator(generator, model=model, base_url=base_url)
     with open_store(store, lazy_lock=True, create=False) as graph:
-        answer = graph.ask(question, generator=gen, filters=filters, detail=detail)
+        answer = graph.ask(
+            question, generator=gen, filters=filters, detail=detail, session=session, record=not no_record
+        )
     if json:
         print_json(answer)
     else:
         show(out, answer)
+        if answer.id:
+            where = f" (session {answer.session})" if answer.session else ""
+            out.print(f"\nrecorded as answer {answer.id[:16]}{render.escape(where)}", highlight=False)
 
 
 def show(console: Console, answer: GroundedAnswer) -> None:
@@ -139,6 +151,86 @@ def _clip(text: str, width: int = 160) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
+def answers(
+    session: Annotated[str | None, typer.Option(metavar="ID", help="Only this session's answers, in order.")] = None,
+    invalidated: Annotated[
+        bool, typer.Option("--invalidated", help="Only answers invalidated by a revocation.")
+    ] = False,
+    limit: Annotated[int, typer.Option(min=1, metavar="N", help="At most N answers.")] = 100,
+    store: StoreOpt = DEFAULT_STORE,
+    json: JsonOpt = False,
+) -> None:
+    """List recorded answers, newest first (a session's in order)."""
+    from provgraph.answer.record import AnswerSummary
+
+    with open_store(store, read_only=True, create=False) as graph:
+        found = graph.answers(session=session, invalidated=True if invalidated else None, limit=limit)
+    if json:
+        print_json(found, list[AnswerSummary])
+        return
+    if not found:
+        out.print("no recorded answers" + (f" in session {render.escape(session)}" if session else ""))
+        return
+    for a in found:
+        place = f" {a.session}#{a.session_index}" if a.session else ""
+        mark = " [invalidated]" if a.invalidated else ""
+        out.print(
+            f"{a.id[:16]}  {a.created:%Y-%m-%d %H:%M:%S}  {a.confidence:<21}{render.escape(place)}{mark}  "
+            f"{render.escape(_clip(a.question, 80))}",
+            highlight=False,
+        )
+
+
+def answer(
+    answer_id: Annotated[str, typer.Argument(metavar="ID", help="An answer id, or a unique prefix of 8+ hex digits.")],
+    store: StoreOpt = DEFAULT_STORE,
+    json: JsonOpt = False,
+) -> None:
+    """Show a recorded answer: its claims, and the context it was built from, segment by segment."""
+    with open_store(store, read_only=True, create=False) as graph:
+        found = graph.answer(answer_id)
+    if json:
+        print_json(found)
+        return
+    esc = render.escape
+    show(out, found.answer)
+    out.print(f"\n[bold]Record[/] {found.id}", highlight=False)
+    status = "invalidated" if found.invalidated else "valid"
+    out.print(
+        f"asked {found.created:%Y-%m-%d %H:%M:%S %Z}; {status}; generator {esc(found.generator)}", highlight=False
+    )
+    if found.session:
+        previous = f", after {found.previous[:16]}" if found.previous else ""
+        out.print(f"session {esc(found.session)}, answer {found.session_index}{previous}", highlight=False)
+    out.print(f"\n[bold]Context[/] ({len(found.segments)} segments)")
+    for n, segment in enumerate(found.segments, 1):
+        source = segment.name or (segment.evidence.title if segment.evidence else None) or ""
+        out.print(
+            f"{n:>3}. {segment.id[:12]} {segment.type.value:<11} {segment.tier.value:<8} {esc(_clip(source, 30)):<30} "
+            f"{esc(_clip(segment.content, 70))}",
+            highlight=False,
+        )
+
+
+def audit(store: StoreOpt = DEFAULT_STORE, json: JsonOpt = False) -> None:
+    """Recompute the hash of every record of every recorded answer.
+
+    Exit code 0 when every record matches, 1 when one was changed behind the store's back."""
+    with open_store(store, read_only=True, create=False) as graph:
+        report = graph.audit()
+    if json:
+        print_json(report)
+    else:
+        out.print(f"{report.answers} answer(s), {report.records} record(s) checked", highlight=False)
+        for problem in report.problems:
+            out.print(
+                f"answer {problem.answer[:16]}: {problem.record}: {render.escape(problem.problem)}", highlight=False
+            )
+        out.print("all records match their hashes" if report.ok else f"{len(report.problems)} record(s) do not match")
+    if not report.ok:
+        raise typer.Exit(1)
+
+
 def evaluate(
     file: Annotated[
         Path, typer.Argument(metavar="FILE", help="HotpotQA questions (JSON, the distractor dev set layout).")
@@ -195,4 +287,4 @@ def print_report(console: Console, with_gold: EvalReport, without: EvalReport) -
     console.print(f"  abstained (gold paragraphs removed)           {pct(without.abstained_without_gold):>6}")
 
 
-__all__ = ["ask", "evaluate", "print_report", "show"]
+__all__ = ["answer", "answers", "ask", "audit", "evaluate", "print_report", "show"]

@@ -1,16 +1,23 @@
-"""``POST /qa`` (a question in, a :class:`~provgraph.GroundedAnswer` out) and ``POST /qa/verify``
-(a candidate answer and its evidence pack in, the verified answer out). The handlers call
-``ProvGraph.ask`` and ``ProvGraph.verify``; every rule lives in the core."""
+"""``POST /qa`` (a question in, a :class:`~provgraph.GroundedAnswer` out), ``POST /qa/verify``
+(a candidate answer and its evidence pack in, the verified answer out) and the recorded answers
+(``GET /answers``, ``GET /answers/{id}``). The handlers call ``ProvGraph.compose`` and
+``ProvGraph.record`` (a query worker composes, the server's process records), ``ProvGraph.verify``,
+``ProvGraph.answers`` and ``ProvGraph.answer``; every rule lives in the core."""
 
 from __future__ import annotations
 
-from fastapi import APIRouter
-from pydantic import BaseModel, ConfigDict, Field
+from typing import Annotated
 
-from provgraph import AskFilters, DraftAnswer, EvidencePack, GroundedAnswer
+from fastapi import APIRouter, Query
+from pydantic import BaseModel, ConfigDict, Field
+from starlette.concurrency import run_in_threadpool
+
+from provgraph import AskFilters, DraftAnswer, EvidencePack, GroundedAnswer, ProvGraph
+from provgraph.answer.record import AnswerSummary, Composed, RecordedAnswer
 from provgraph.http import reads
-from provgraph.http.deps import READ_ACCESS, Reads, Settings
-from provgraph.http.errors import READ_ERRORS
+from provgraph.http.deps import READ_ACCESS, Graph, Reads, Settings
+from provgraph.http.errors import READ_ERRORS, ErrorBody
+from provgraph.http.reads import Reader
 from provgraph.models import DerivedRecords
 from provgraph.options import Detail, GeneratorKind
 
@@ -31,6 +38,14 @@ class AskRequest(BaseModel):
     )
     generator: GeneratorKind | None = Field(
         default=None, description="extractive forces the offline generator; default: the server's generator"
+    )
+    session: str | None = Field(
+        default=None,
+        max_length=128,
+        description="record the answer as the next of this session (a conversation): letters, digits, . _ : @ -",
+    )
+    record: bool = Field(
+        default=True, description="record the answer and its context in the store (GET /answers/{id}); false: no trace"
     )
 
 
@@ -57,9 +72,47 @@ router = APIRouter(tags=["Answers"])
     dependencies=[READ_ACCESS],
     responses=READ_ERRORS,
 )
-async def ask(body: AskRequest, reader: Reads, settings: Settings) -> GroundedAnswer:
+async def ask(body: AskRequest, pg: Graph, reader: Reads, settings: Settings) -> GroundedAnswer:
     kind = body.generator or settings.answer_generator
-    return await reader.run(reads.ask, body.question, kind, body.filters, body.detail, records=tuple(DerivedRecords))
+    composed = await reader.run(
+        reads.compose, body.question, kind, body.filters, body.detail, body.session, records=tuple(DerivedRecords)
+    )
+    if not body.record:
+        return composed.answer
+    return await run_in_threadpool(_record, reader, pg, composed)
+
+
+def _record(reader: Reader, pg: ProvGraph, composed: Composed) -> GroundedAnswer:
+    # composed by a query worker, recorded here: the one process that writes
+    with reader.writing():
+        return pg.record(composed)
+
+
+@router.get(
+    "/answers",
+    summary="Recorded answers, newest first (a session's in order)",
+    response_model=list[AnswerSummary],
+    dependencies=[READ_ACCESS],
+    responses=READ_ERRORS,
+)
+async def list_answers(
+    reader: Reads,
+    session: Annotated[str | None, Query(max_length=128, description="only this session's answers, in order")] = None,
+    invalidated: Annotated[bool | None, Query(description="true: only invalidated answers; false: only valid")] = None,
+    limit: Annotated[int, Query(ge=1, le=10000)] = 100,
+) -> list[AnswerSummary]:
+    return await reader.run(reads.answers, session, invalidated, limit)
+
+
+@router.get(
+    "/answers/{answer_id}",
+    summary="A recorded answer: its claims, citations, status and the context segments it was built from",
+    response_model=RecordedAnswer,
+    dependencies=[READ_ACCESS],
+    responses={404: {"model": ErrorBody, "description": "no such answer"}, **READ_ERRORS},
+)
+async def get_answer(answer_id: str, reader: Reads) -> RecordedAnswer:
+    return await reader.run(reads.answer, answer_id)
 
 
 @router.post(

@@ -36,6 +36,7 @@ from provgraph import (
     GroundedAnswer,
     ResolutionStrategy,
 )
+from provgraph.answer.record import AnswerSummary, Composed, RecordedAnswer
 from provgraph.graph import ProvGraph
 from provgraph.http.errors import HttpError
 from provgraph.http.evaluate import TIMEOUT, TOO_LARGE, LimitExceeded, capture
@@ -73,8 +74,18 @@ def related(pg: ProvGraph, document: str | None, min_strength: float) -> list[Do
     return pg.related_documents(document, min_strength=min_strength)
 
 
-def ask(pg: ProvGraph, question: str, generator: GeneratorKind, filters: AskFilters, detail: Detail) -> GroundedAnswer:
-    return pg.ask(question, generator=generator, filters=filters, detail=detail)
+def compose(
+    pg: ProvGraph, question: str, generator: GeneratorKind, filters: AskFilters, detail: Detail, session: str | None
+) -> Composed:
+    return pg.compose(question, generator=generator, filters=filters, detail=detail, session=session)
+
+
+def answers(pg: ProvGraph, session: str | None, invalidated: bool | None, limit: int) -> list[AnswerSummary]:
+    return pg.answers(session=session, invalidated=invalidated, limit=limit)
+
+
+def answer(pg: ProvGraph, answer_id: str) -> RecordedAnswer:
+    return pg.answer(answer_id)
 
 
 def verify(pg: ProvGraph, answer: DraftAnswer, pack: EvidencePack, generator: str, detail: Detail) -> GroundedAnswer:

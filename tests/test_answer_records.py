@@ -1,0 +1,443 @@
+"""Answers as provenance records (issue 15): every answer is recorded in its own graph with the
+context the generator was shown, hash-linked; sessions chain answers; ``audit`` finds a record
+changed behind the store's back; answer graphs are written by the core alone."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import httpx
+import pytest
+
+from helpers import ROOT, live_server, run_cli
+from llm_server import FakeLLMServer, answer
+from provgraph import (
+    AnswerSummary,
+    AuditReport,
+    DraftAnswer,
+    DraftClaim,
+    GroundedAnswer,
+    IngestOptions,
+    InputError,
+    NotFoundError,
+    ProvGraph,
+    RecordedAnswer,
+    SegmentType,
+    TrustTier,
+    WriteRefusedError,
+)
+from provgraph.answer.openai_gen import SYSTEM_PROMPT, OpenAIGenerator, OpenAISettings
+from provgraph.answer.record import answer_iri, record_hash
+from provgraph.http import ServerSettings
+from provgraph.store.terms import NamedNode
+from provgraph.vocab import ANSWERS_GRAPH, ID_NS, PG
+
+EXAMPLES = ROOT / "data" / "examples"
+QUESTION = "What does aspirin reduce?"
+HEX64 = re.compile(r"^[0-9a-f]{64}$")
+TOKEN = "s3cret-token"
+
+
+def _store(pg: ProvGraph) -> ProvGraph:
+    pg.ingest(EXAMPLES / "aspirin-note.md", IngestOptions(title="Aspirin note", url="https://example.org/note"))
+    pg.ingest(
+        EXAMPLES / "aspirin.ttl",
+        IngestOptions(title="Aspirin facts", url="https://example.org/aspirin", issued="2024-03-01", tier=2),
+    )
+    return pg
+
+
+@pytest.fixture
+def pg():
+    with ProvGraph.memory() as graph:
+        yield _store(graph)
+
+
+def _quads(pg: ProvGraph, answer_id: str) -> list[Any]:
+    return list(pg.backend.quads(graph=answer_iri(answer_id)))
+
+
+# ---------------------------------------------------------------------- recording
+
+
+def test_an_answer_is_recorded_with_the_context_it_was_built_from(pg):
+    answered = pg.ask(QUESTION)
+    assert answered.id is not None and HEX64.match(answered.id)
+    recorded = pg.answer(answered.id)
+    assert isinstance(recorded, RecordedAnswer)
+    # the answer itself, as the asker got it
+    assert recorded.answer == answered
+    assert recorded.question == QUESTION and recorded.generator == "extractive"
+    assert recorded.generation_started <= recorded.generation_ended <= recorded.verification_ended
+    # the context: every evidence item of the pack, in order, as the extractive generator reads it
+    pack = pg.retrieve(QUESTION)
+    assert [s.evidence.id for s in recorded.segments if s.evidence] == [i.id for i in pack.items]
+    assert [s.content for s in recorded.segments] == [i.text for i in pack.items]
+    kinds = {s.evidence.kind.value: s.type for s in recorded.segments if s.evidence}
+    assert kinds["passage"] is SegmentType.PASSAGE and kinds["statement"] is SegmentType.EVIDENCE
+    # trust tiers mapped from the source tier: the facts are tier 2, the note the default tier 3
+    tiers = {s.evidence.title: s.tier for s in recorded.segments if s.evidence}
+    assert tiers == {"Aspirin facts": TrustTier.VERIFIED, "Aspirin note": TrustTier.USER}
+    # each claim derives from the segments of the evidence it cites
+    by_evidence = {s.evidence.id: s.id for s in recorded.segments if s.evidence}
+    for claim, segments in zip(recorded.answer.claims, recorded.claim_segments, strict=True):
+        assert segments == sorted(by_evidence[c] for c in claim.supporting_citations)
+    # the draft as the generator wrote it, before the verifier
+    assert [c.text for c in recorded.draft.claims][: len(answered.claims)] == [c.text for c in answered.claims]
+
+
+def test_segment_ids_are_the_sha256_of_content_and_metadata(pg):
+    first = pg.answer(pg.ask(QUESTION).id)
+    second = pg.answer(pg.ask(QUESTION).id)
+    assert first.id != second.id  # two asks, two records
+    assert [s.id for s in first.segments] == [s.id for s in second.segments]  # the same context
+    assert all(HEX64.match(s.id) for s in first.segments)
+    # the id is the hash of the segment's triples, as stored
+    segment = first.segments[0]
+    node = NamedNode(f"{ID_NS}segment/{segment.id}")
+    pairs = [(q.predicate, q.object) for q in pg.backend.quads(subject=node, graph=answer_iri(first.id))]
+    assert record_hash("segment", pairs) == segment.id
+    assert (PG.content, segment.content) in [(p, o.value) for p, o in pairs]
+
+
+def test_the_record_is_prov_o(pg):
+    answered = pg.ask(QUESTION)
+    head = answer_iri(answered.id)
+    rows = pg.backend.select(
+        f"""SELECT ?segment ?statement ?graph WHERE {{ GRAPH {head} {{
+          {head} prov:wasGeneratedBy ?verification .
+          ?verification a prov:Activity ; prov:used ?draft . ?draft prov:wasGeneratedBy ?generation .
+          ?generation a prov:Activity ; prov:used ?context . ?context a prov:Collection ; pg:includes ?segment .
+          ?segment a prov:Entity ; prov:wasDerivedFrom ?statement ; pg:sourceGraph ?graph }} }}"""
+    )
+    graphs = {r.value("graph") for r in rows}
+    assert graphs == {g.value for g in pg.current_graphs()}
+    # a segment derives from the source's own statement: the source graph holds it
+    statement, graph = next((r.value("statement"), r.value("graph")) for r in rows if "/stmt/" in r.value("statement"))
+    assert pg.backend.ask(f"ASK {{ GRAPH <{graph}> {{ <{statement}> a pg:Statement }} }}")
+
+
+def test_no_record_leaves_no_trace(pg):
+    pg.retrieve(QUESTION)  # brings the derived views (index, conflict records) up to date first
+    before = sorted(str(q) for q in pg.backend.quads())
+    answered = pg.ask(QUESTION, record=False)
+    assert answered.id is None and answered.claims
+    assert sorted(str(q) for q in pg.backend.quads()) == before
+    assert pg.answers() == []
+
+
+def test_sessions_chain_answers_in_order(pg):
+    first = pg.ask(QUESTION, session="case-42")
+    other = pg.ask("What does aspirin treat?", session="case-7")
+    second = pg.ask("What does aspirin treat?", session="case-42")
+    assert first.session == second.session == "case-42"
+    listed = pg.answers(session="case-42")
+    assert [(a.id, a.session_index) for a in listed] == [(first.id, 1), (second.id, 2)]
+    assert all(isinstance(a, AnswerSummary) for a in listed)
+    recorded = pg.answer(second.id)
+    assert (recorded.session, recorded.session_index, recorded.previous) == ("case-42", 2, first.id)
+    assert pg.answer(first.id).previous is None
+    assert pg.answer(other.id).session_index == 1
+    # newest first, every session
+    assert [a.id for a in pg.answers()] == [second.id, other.id, first.id]
+    assert [a.id for a in pg.answers(limit=1)] == [second.id]
+
+
+@pytest.mark.parametrize("session", ["", "a b", "x" * 129, "-lead", "semi;colon"])
+def test_a_bad_session_id_is_refused_and_nothing_is_written(pg, session):
+    before = sum(1 for _ in pg.backend.quads())
+    with pytest.raises(InputError, match="invalid session id"):
+        pg.ask(QUESTION, session=session)
+    assert sum(1 for _ in pg.backend.quads()) == before
+
+
+def test_an_answer_is_found_by_a_unique_prefix_and_an_unknown_one_is_refused(pg):
+    answered = pg.ask(QUESTION)
+    assert pg.answer(answered.id[:8]).id == answered.id
+    assert pg.answer(answer_iri(answered.id).value).id == answered.id
+    with pytest.raises(NotFoundError, match="no answer"):
+        pg.answer("0" * 64)
+    with pytest.raises(NotFoundError, match="8 to 64 lowercase hex digits"):
+        pg.answer("abc")
+
+
+def test_an_abstention_is_recorded_too(pg):
+    abstained = pg.ask("Who composed the Moonlight Sonata?")
+    assert abstained.abstained and abstained.id
+    assert pg.answer(abstained.id).answer.abstained
+
+
+def test_removed_claims_are_recorded_with_their_reason(pg):
+    class Overclaiming:
+        name = "overclaiming"
+
+        def generate(self, pack):
+            first = pack.items[0]
+            return DraftAnswer(
+                answer_summary="Aspirin cures everything.",
+                claims=[
+                    DraftClaim(text=first.text, supporting_citations=[first.id]),
+                    DraftClaim(text="Aspirin cures 90% of cancers.", supporting_citations=[first.id]),
+                ],
+            )
+
+    answered = pg.ask(QUESTION, generator=Overclaiming())
+    recorded = pg.answer(answered.id)
+    assert recorded.generator == "overclaiming"
+    assert [c.text for c in recorded.draft.claims][1] == "Aspirin cures 90% of cancers."
+    rows = pg.backend.select(
+        f"SELECT ?code ?text WHERE {{ GRAPH <{answer_iri(answered.id).value}> {{ ?v pg:removedClaim ?r . "
+        "?r pg:reasonCode ?code ; pg:claimText ?text } }"
+    )
+    assert {(r.value("code"), r.value("text")) for r in rows} >= {
+        ("unsupported_number", "Aspirin cures 90% of cancers.")
+    }
+
+
+def test_an_openai_answer_records_the_prompt_and_the_model_never_the_key(pg):
+    with FakeLLMServer() as server:
+        pack = pg.retrieve(QUESTION)
+        fact = next(i for i in pack.items if i.kind.value == "statement")
+        server.queue(
+            answer(DraftAnswer(answer_summary="x", claims=[DraftClaim(text=fact.text, supporting_citations=[fact.id])]))
+        )
+        settings = OpenAISettings(
+            model="test-model", base_url=server.url + "/v1", api_key="sk-secret-value", max_retries=0, timeout=60
+        )
+        answered = pg.ask(QUESTION, generator=OpenAIGenerator(settings))
+        request = server.requests[0]
+    recorded = pg.answer(answered.id)
+    assert recorded.generator == "openai:test-model"
+    instructions = [s for s in recorded.segments if s.type is SegmentType.INSTRUCTION]
+    assert [s.name for s in instructions] == ["system prompt", "answer schema", "evidence header"]
+    assert all(s.tier is TrustTier.SYSTEM for s in instructions)
+    assert instructions[0].content == SYSTEM_PROMPT == request["messages"][0]["content"]
+    schema = json.loads(instructions[1].content)
+    assert schema == request["response_format"]["json_schema"]["schema"]
+    # the evidence segments are the lines the model was shown, in its order
+    user = request["messages"][-1]["content"]
+    shown = user.split("<evidence>\n", 1)[1].split("\n</evidence>", 1)[0].splitlines()
+    assert [s.content for s in recorded.segments if s.type is not SegmentType.INSTRUCTION] == shown
+    assert instructions[2].content in user
+    assert recorded.generator_parameters["model"] == "test-model"
+    assert recorded.generator_parameters["base_url"] == server.url + "/v1"
+    everything = "\n".join(str(q) for q in pg.backend.quads())
+    assert "sk-secret-value" not in everything
+
+
+# ---------------------------------------------------------------------- audit
+
+
+def test_audit_passes_on_untouched_records(pg):
+    pg.ask(QUESTION, session="s")
+    pg.ask("What does aspirin treat?", session="s")
+    report = pg.audit()
+    assert isinstance(report, AuditReport)
+    assert report.ok and report.answers == 2 and report.records > 10
+
+
+def test_audit_catches_a_triple_edited_behind_the_stores_back(pg):
+    answered = pg.ask(QUESTION)
+    graph = answer_iri(answered.id).value
+    segment = pg.answer(answered.id).segments[0]
+    node = f"{ID_NS}segment/{segment.id}"
+    # as someone with the store's files might: straight into the engine, past provgraph's guards
+    pg.backend.update(
+        f"DELETE {{ GRAPH <{graph}> {{ <{node}> pg:content ?c }} }} "
+        f'INSERT {{ GRAPH <{graph}> {{ <{node}> pg:content "Aspirin cures everything." }} }} '
+        f"WHERE {{ GRAPH <{graph}> {{ <{node}> pg:content ?c }} }}",
+        prefixes={"pg": PG.content.value.rsplit("#", 1)[0] + "#"},
+    )
+    report = pg.audit()
+    assert not report.ok
+    assert [(p.answer, p.record) for p in report.problems] == [(answered.id, node)]
+    assert "edited" in report.problems[0].problem
+
+
+def test_audit_catches_a_record_forged_whole(pg):
+    # a forger who rewrites a segment and renames it to its new hash breaks the context's link to it
+    answered = pg.ask(QUESTION)
+    graph = answer_iri(answered.id).value
+    segment = pg.answer(answered.id).segments[0]
+    node = NamedNode(f"{ID_NS}segment/{segment.id}")
+    pairs = [
+        (q.predicate, q.object)
+        for q in pg.backend.quads(subject=node, graph=answer_iri(answered.id))
+        if q.predicate != PG.content
+    ]
+    from provgraph.store.terms import Literal
+
+    pairs.append((PG.content, Literal("Aspirin cures everything.")))
+    forged = NamedNode(f"{ID_NS}segment/{record_hash('segment', pairs)}")
+    body = " . ".join(f"{forged} {p} {o}" for p, o in pairs)
+    pg.backend.update(
+        f"DELETE {{ GRAPH <{graph}> {{ {node} ?p ?o }} }} WHERE {{ GRAPH <{graph}> {{ {node} ?p ?o }} }} ; "
+        f"INSERT DATA {{ GRAPH <{graph}> {{ {body} }} }}"
+    )
+    problems = pg.audit().problems
+    assert problems and all(p.answer == answered.id for p in problems)
+    assert any("not in the answer graph" in p.problem for p in problems)
+
+
+def test_audit_catches_a_removed_answer_graph(pg):
+    answered = pg.ask(QUESTION)
+    pg.backend.update(f"DROP GRAPH <{answer_iri(answered.id).value}>")
+    problems = pg.audit().problems
+    assert [p.problem for p in problems] == ["in the answer log, but no such graph"]
+
+
+# ---------------------------------------------------------------------- written by the core alone
+
+
+def test_sparql_update_to_an_answer_graph_is_refused(pg):
+    answered = pg.ask(QUESTION)
+    graph = answer_iri(answered.id).value
+    with pytest.raises(WriteRefusedError):
+        pg.update(f"INSERT DATA {{ GRAPH <{graph}> {{ <urn:a> <urn:b> <urn:c> }} }}")
+    with pytest.raises(WriteRefusedError):
+        pg.update(f"DROP GRAPH <{graph}>")
+    with pytest.raises(WriteRefusedError):
+        pg.update(f"INSERT DATA {{ GRAPH <{ANSWERS_GRAPH.value}> {{ <urn:a> <urn:b> <urn:c> }} }}")
+    assert pg.audit().ok
+
+
+def test_http_qa_records_and_answers_are_read_back(pg):
+    with live_server(pg, ServerSettings(token=TOKEN)) as base:
+        asked = httpx.post(f"{base}/qa", json={"question": QUESTION, "session": "web-1"}, timeout=60)
+        assert asked.status_code == 200, asked.text
+        body = asked.json()
+        assert HEX64.match(body["id"]) and body["session"] == "web-1"
+        again = httpx.post(f"{base}/qa", json={"question": QUESTION, "session": "web-1"}, timeout=60).json()
+        read = httpx.get(f"{base}/answers/{body['id']}", timeout=60)
+        assert read.status_code == 200
+        recorded = RecordedAnswer.model_validate(read.json())
+        assert recorded.answer.claims == GroundedAnswer.model_validate(body).claims
+        assert recorded.segments and recorded.session_index == 1
+        listed = httpx.get(f"{base}/answers", params={"session": "web-1"}, timeout=60).json()
+        assert [a["id"] for a in listed] == [body["id"], again["id"]]
+        unrecorded = httpx.post(f"{base}/qa", json={"question": QUESTION, "record": False}, timeout=60).json()
+        assert unrecorded["id"] is None
+        assert len(httpx.get(f"{base}/answers", timeout=60).json()) == 2
+        missing = httpx.get(f"{base}/answers/{'0' * 64}", timeout=60)
+        assert missing.status_code == 404 and "no answer" in missing.text
+        bad = httpx.post(f"{base}/qa", json={"question": QUESTION, "session": "a b"}, timeout=60)
+        assert bad.status_code in (400, 422) and "session" in bad.text
+        # answer graphs are the core's: the Graph Store and SPARQL Update refuse them
+        gsp = httpx.put(
+            f"{base}/store",
+            params={"graph": answer_iri(body["id"]).value},
+            content=b"<urn:a> <urn:b> <urn:c> .",
+            headers={"content-type": "application/n-triples", "authorization": f"Bearer {TOKEN}"},
+            timeout=60,
+        )
+        update = httpx.post(
+            f"{base}/sparql",
+            content=f"DROP GRAPH <{answer_iri(body['id']).value}>",
+            headers={"content-type": "application/sparql-update", "authorization": f"Bearer {TOKEN}"},
+            timeout=60,
+        )
+    assert gsp.status_code == 409 and update.status_code == 409, (gsp.text, update.text)
+    assert pg.audit().ok
+
+
+# ---------------------------------------------------------------------- command line
+
+
+def test_cli_records_lists_shows_and_audits(tmp_path):
+    store = str(tmp_path / "store")
+    for name, title in (("aspirin-note.md", "Aspirin note"), ("aspirin.ttl", "Aspirin facts")):
+        done = run_cli("ingest", str(EXAMPLES / name), "--title", title, "--store", store)
+        assert done.returncode == 0, done.stderr
+    asked = run_cli("ask", QUESTION, "--session", "cli-1", "--store", store)
+    assert asked.returncode == 0, asked.stderr
+    short = re.search(r"recorded as answer ([0-9a-f]{16}) \(session cli-1\)", asked.stdout)
+    assert short, asked.stdout
+    as_json = run_cli("ask", QUESTION, "--session", "cli-1", "--json", "--store", store)
+    second = json.loads(as_json.stdout)["id"]
+    none = run_cli("ask", QUESTION, "--no-record", "--json", "--store", store)
+    assert json.loads(none.stdout)["id"] is None
+    listed = run_cli("answers", "--session", "cli-1", "--json", "--store", store)
+    ids = [a["id"] for a in json.loads(listed.stdout)]
+    assert len(ids) == 2 and ids[0].startswith(short.group(1)) and ids[1] == second
+    readable = run_cli("answers", "--store", store)
+    assert readable.stdout.count("cli-1#") == 2 and QUESTION in readable.stdout
+    shown = run_cli("answer", short.group(1), "--store", store)
+    assert shown.returncode == 0, shown.stderr
+    assert "Context (" in shown.stdout and "passage" in shown.stdout and "session cli-1, answer 1" in shown.stdout
+    detail = RecordedAnswer.model_validate_json(run_cli("answer", second, "--json", "--store", store).stdout)
+    assert detail.previous == ids[0]
+    audited = run_cli("audit", "--store", store)
+    assert audited.returncode == 0 and "all records match" in audited.stdout
+    unknown = run_cli("answer", "f" * 12, "--store", store)
+    assert unknown.returncode != 0 and "no answer" in unknown.stderr and "Traceback" not in unknown.stderr
+    # edited behind the store's back: audit exits 1 naming the record
+    with ProvGraph.open(store) as pg:
+        graph = answer_iri(second).value
+        pg.backend.update(
+            f"DELETE {{ GRAPH <{graph}> {{ ?a <{PG.question.value}> ?q }} }} "
+            f'INSERT {{ GRAPH <{graph}> {{ ?a <{PG.question.value}> "What does aspirin cure?" }} }} '
+            f"WHERE {{ GRAPH <{graph}> {{ ?a <{PG.question.value}> ?q }} }}"
+        )
+    failed = run_cli("audit", "--store", store)
+    assert failed.returncode == 1
+    assert f"answer {second[:16]}" in failed.stdout and "edited" in failed.stdout
+
+
+# ---------------------------------------------------------------------- SHACL
+
+
+def _answer_lines(pg: ProvGraph, answer_id: str) -> list[str]:
+    return [f"{q.subject} {q.predicate} {q.object}" for q in pg.backend.quads(graph=answer_iri(answer_id))]
+
+
+def _shacl_both(lines: list[str]) -> tuple[list[tuple[str, ...]], list[tuple[str, ...]]]:
+    """(pySHACL's results, the compiled checks' results) for an answer graph, sorted."""
+    from provgraph.answer.recording import answer_checks, answer_shapes
+    from provgraph.ingest.validate import validate_lines, validate_ntriples
+
+    def key(issue: Any) -> tuple[str, ...]:
+        return (issue.focus_node, issue.path or "", issue.value or "", issue.message, issue.constraint or "")
+
+    expected, _ = validate_ntriples("".join(f"{line} .\n" for line in lines), answer_shapes())
+    found, _ = validate_lines(lines, answer_checks())
+    return sorted(map(key, expected)), sorted(map(key, found))
+
+
+def _broken(lines: list[str], predicate: NamedNode, new: str | None) -> list[str]:
+    """``lines`` with the first triple of ``predicate`` given the object ``new`` (None: removed)."""
+    out, done = [], False
+    for line in lines:
+        s, p, _o = line.split(" ", 2)
+        if not done and p == str(predicate):
+            done = True
+            if new is not None:
+                out.append(f"{s} {p} {new}")
+            continue
+        out.append(line)
+    assert done
+    return out
+
+
+BROKEN = {
+    "no-question": (PG.question, None),
+    "confidence-word": (PG.answerConfidence, '"sure"'),
+    "segment-type": (PG.segmentType, "<urn:other>"),
+    "tier-literal": (PG.trustTier, '"system"'),
+    "order-not-hex": (PG.segmentOrder, '"abc def"'),
+    "claim-order-zero": (PG.claimOrder, '"0"^^<http://www.w3.org/2001/XMLSchema#integer>'),
+    "verified-text": (PG.verified, '"yes"'),
+    "session-space": (PG.session, '"a b"'),
+    "context-missing": (PG.hasContext, "<urn:nowhere>"),
+}
+
+
+def test_answer_shapes_conform_and_compiled_checks_give_pyshacls_results(pg):
+    answered = pg.ask(QUESTION, session="s1")
+    lines = _answer_lines(pg, answered.id)
+    assert _shacl_both(lines) == ([], [])
+    for case, (predicate, new) in BROKEN.items():
+        expected, found = _shacl_both(_broken(lines, predicate, new))
+        assert expected, case
+        assert found == expected, case
