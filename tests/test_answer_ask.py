@@ -82,7 +82,7 @@ def test_revoked_source_never_appears(tmp_path):
         )
         before = pg.ask("What does aspirin reduce?")
         assert any(r.title == "Aspirin note" for r in before.references)
-        pg.revoke(report.documents[0].document)
+        pg.revoke(report.documents[0].document, reason="test")
         after = pg.ask("What does aspirin reduce?")
         assert after.abstained and not any(r.title == "Aspirin note" for r in after.references)
 

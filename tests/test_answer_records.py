@@ -441,3 +441,127 @@ def test_answer_shapes_conform_and_compiled_checks_give_pyshacls_results(pg):
         expected, found = _shacl_both(_broken(lines, predicate, new))
         assert expected, case
         assert found == expected, case
+
+
+# ---------------------------------------------------------------------- revocation cascade
+
+
+def test_revoking_a_source_invalidates_the_answers_built_from_it_and_those_derived(pg):
+    from provgraph import Revocation
+
+    facts = pg.ask("What does aspirin treat?")  # built from the facts (and the note)
+    # a question a pipeline built from that answer; its own context holds nothing of the facts
+    follow = pg.ask("Who composed the Moonlight Sonata?", derived_from=[facts.id[:10]])
+    unrelated = pg.ask("Who wrote the Iliad?")
+    assert pg.answer(follow.id).derived_from == [facts.id]
+    graph = pg.source("https://example.org/aspirin").current_graph
+    assert not any(s.evidence and s.evidence.graph == graph for s in pg.answer(follow.id).segments)
+
+    done = pg.revoke("https://example.org/aspirin", reason="the label was withdrawn", by="Dr. Ada")
+    assert isinstance(done, Revocation)
+    assert (done.reason, done.by, done.revoked) == ("the label was withdrawn", "Dr. Ada", graph)
+    assert done.source.status.value == "revoked"
+    paths = {i.answer: i.path for i in done.invalidated}
+    assert set(paths) == {facts.id, follow.id}
+    assert paths[facts.id][0] == graph and paths[facts.id][2] == answer_iri(facts.id).value
+    assert paths[facts.id][1].startswith(f"{ID_NS}segment/")
+    assert paths[follow.id] == [*paths[facts.id], answer_iri(follow.id).value]
+
+    # marked, never deleted: the answers read back whole, with why they are invalid
+    recorded = pg.answer(facts.id)
+    assert recorded.invalidated and recorded.answer.claims
+    why = recorded.invalidation
+    assert why is not None and (why.reason, why.by, why.revoked, why.revocation) == (
+        "the label was withdrawn",
+        "Dr. Ada",
+        graph,
+        done.id,
+    )
+    assert not pg.answer(unrelated.id).invalidated
+    listed = pg.answers(invalidated=True)
+    assert {a.id for a in listed} == {facts.id, follow.id}
+    assert all(a.invalidation_path for a in listed)
+    assert {a.id for a in pg.answers(invalidated=False)} == {unrelated.id}
+    # the tombstone, in PROV
+    assert pg.backend.ask(
+        f"ASK {{ GRAPH pgid:revocations {{ <{graph}> prov:wasInvalidatedBy <{done.id}> ; prov:invalidatedAtTime ?t . "
+        f'<{done.id}> a pg:Revocation, prov:Activity ; pg:reason "the label was withdrawn" ; '
+        'prov:wasAssociatedWith [ rdfs:label "Dr. Ada" ] } }'
+    )
+    assert pg.audit().ok  # invalidation writes the log, never the answer graphs
+
+
+def test_a_revocation_over_the_limit_needs_confirmation_and_writes_nothing_without(pg):
+    from provgraph import ConfirmationRequiredError
+
+    for _ in range(3):
+        pg.ask("What does aspirin treat?")
+    before = sorted(str(q) for q in pg.backend.quads())
+    with pytest.raises(ConfirmationRequiredError, match="would invalidate 3 recorded answers, more than 2") as caught:
+        pg.revoke("https://example.org/aspirin", reason="withdrawn", max_invalidated=2)
+    assert caught.value.count == 3
+    assert sorted(str(q) for q in pg.backend.quads()) == before
+    done = pg.revoke("https://example.org/aspirin", reason="withdrawn", max_invalidated=2, confirm=True)
+    assert len(done.invalidated) == 3
+
+
+def test_a_revocation_needs_a_reason_and_a_known_document(pg):
+    with pytest.raises(InputError, match="needs a reason"):
+        pg.revoke("https://example.org/aspirin", reason="  ")
+    with pytest.raises(NotFoundError, match="no source document"):
+        pg.revoke("https://example.org/nothing", reason="x")
+    assert pg.source("https://example.org/aspirin").status.value == "current"
+
+
+def test_an_unknown_answer_cannot_be_derived_from(pg):
+    before = sum(1 for _ in pg.backend.quads())
+    with pytest.raises(NotFoundError, match="no answer"):
+        pg.ask(QUESTION, derived_from=["0123456789abcdef"])
+    assert sum(1 for _ in pg.backend.quads()) == before
+
+
+def test_http_revoke_invalidates_and_lists(pg):
+    asked = pg.ask("What does aspirin treat?")
+    key = "https%3A%2F%2Fexample.org%2Faspirin"
+    with live_server(pg, ServerSettings(token=TOKEN)) as base:
+        auth = {"authorization": f"Bearer {TOKEN}"}
+        no_token = httpx.post(f"{base}/sources/{key}/revoke", json={"reason": "x"}, timeout=60)
+        assert no_token.status_code == 401
+        too_many = httpx.post(
+            f"{base}/sources/{key}/revoke", json={"reason": "x", "max_invalidated": 0}, headers=auth, timeout=60
+        )
+        assert too_many.status_code == 409 and "confirm" in too_many.text
+        unknown = httpx.post(f"{base}/sources/nothing/revoke", json={"reason": "x"}, headers=auth, timeout=60)
+        assert unknown.status_code == 404
+        derived = httpx.post(
+            f"{base}/qa", json={"question": "Who wrote the Iliad?", "derived_from": [asked.id[:12]]}, timeout=60
+        ).json()
+        done = httpx.post(
+            f"{base}/sources/{key}/revoke", json={"reason": "recalled", "by": "QA desk"}, headers=auth, timeout=60
+        )
+        assert done.status_code == 200, done.text
+        assert [i["answer"] for i in done.json()["invalidated"]] == [asked.id, derived["id"]]
+        listed = httpx.get(f"{base}/answers", params={"invalidated": "true"}, timeout=60).json()
+        assert {a["id"] for a in listed} == {asked.id, derived["id"]} and all(a["invalidation_path"] for a in listed)
+        read = httpx.get(f"{base}/answers/{asked.id}", timeout=60).json()
+        assert read["invalidated"] and read["invalidation"]["by"] == "QA desk"
+
+
+def test_cli_revoke_reports_and_lists_invalidated_answers(tmp_path):
+    store = str(tmp_path / "store")
+    done = run_cli("ingest", str(EXAMPLES / "aspirin.ttl"), "--url", "https://example.org/aspirin", "--store", store)
+    assert done.returncode == 0, done.stderr
+    asked = json.loads(run_cli("ask", "What does aspirin treat?", "--json", "--store", store).stdout)
+    missing = run_cli("revoke", "https://example.org/aspirin", "--store", store)
+    assert missing.returncode == 2 and "--reason" in missing.stderr
+    refused = run_cli(
+        "revoke", "https://example.org/aspirin", "--reason", "x", "--max-invalidated", "0", "--store", store
+    )
+    assert refused.returncode == 2 and "--confirm" in refused.stderr and "Traceback" not in refused.stderr
+    revoked = run_cli("revoke", "https://example.org/aspirin", "--reason", "recalled", "--by", "QA", "--store", store)
+    assert revoked.returncode == 0, revoked.stderr
+    assert "1 recorded answer(s) invalidated" in revoked.stdout and asked["id"][:16] in revoked.stdout
+    listed = run_cli("answers", "--invalidated", "--store", store)
+    assert asked["id"][:16] in listed.stdout and "[invalidated]" in listed.stdout and "via " in listed.stdout
+    shown = run_cli("answer", asked["id"], "--store", store)
+    assert "invalidated" in shown.stdout and "by QA: recalled" in shown.stdout

@@ -52,10 +52,10 @@ def test_new_documents_versions_and_revocations_keep_the_view_exact(pg, tmp_path
     seen = {t for _, _, t in _triples(pg, CURRENT_VIEW)}
     assert f"<{EX}pain>" in seen and f"<{EX}fever>" not in seen
     assert '"A"' not in seen and '"A again"' in seen  # the document's old title left the view
-    pg.revoke("b")  # headache is still stated by a's current version
+    pg.revoke("b", reason="test")  # headache is still stated by a's current version
     _assert_view_is_the_union_of_current_sources(pg)
     assert (f"<{EX}aspirin>", f"<{EX}treats>", f"<{EX}headache>") in _triples(pg, CURRENT_VIEW)
-    pg.revoke("a")
+    pg.revoke("a", reason="test")
     assert _triples(pg, CURRENT_VIEW) == set()
 
 
@@ -85,7 +85,7 @@ def test_one_open_store_shows_every_write_in_its_next_reads(tmp_path: Path, lazy
         assert seen() == [(f"{EX}a", "1"), (f"{EX}b", "1")]
         pg.ingest(_write(tmp_path / "a.ttl", f"<{EX}a> <{EX}p> 2 ."), IngestOptions(id="a"))
         assert seen() == [(f"{EX}a", "2"), (f"{EX}b", "1")]
-        pg.revoke("b")
+        pg.revoke("b", reason="test")
         assert seen() == [(f"{EX}a", "2")]
         assert len(pg.current_graphs()) == 1
         # a plain SPARQL update writes the store's own default graph, which joins the view
@@ -444,7 +444,7 @@ def test_every_write_is_logged_under_a_new_generation(pg, tmp_path):
     pg.ingest(_write(tmp_path / "b.ttl", f"<{EX}b> <{EX}p> 1 ."), IngestOptions(id="b"))
     pg.ingest(_write(tmp_path / "a.ttl", f"<{EX}a> <{EX}p> 2 ."), IngestOptions(id="a"))  # a new version of a
     pg.ingest(_write(tmp_path / "b.ttl", f"<{EX}b> <{EX}p> 1 ."), IngestOptions(id="b"))  # unchanged: no write
-    pg.revoke("b")
+    pg.revoke("b", reason="test")
     pg.add_ontology(EXAMPLES / "drug-shapes.ttl")
     assert changes.generation(pg.backend) == 5
     current = {g.value for g in pg.current_graphs()}

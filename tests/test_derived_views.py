@@ -170,7 +170,7 @@ def _run(pg: ProvGraph, rng: random.Random, corpus: Corpus, tmp_path: Path, step
         elif op < 0.6:
             _ingest(pg, corpus, rng.choice(current))  # a new version
         elif op < 0.72:
-            pg.revoke(rng.choice(current))
+            pg.revoke(rng.choice(current), reason="test")
         elif op < 0.84:
             corpus.made += 1
             policy = tmp_path / f"policy-{corpus.made}.ttl"
@@ -219,7 +219,7 @@ def test_a_read_only_store_lays_the_catch_up_over_the_stored_views(tmp_path: Pat
         pg.ask("What is the population of e1?")  # the views, stored
         for i in range(6, 9):
             _ingest(pg, corpus, f"d{i}")
-        pg.revoke("d2")
+        pg.revoke("d2", reason="test")
         expected_conflicts = _conflicts(run_conflicts(pg.backend, store=False)[1])
         expected_relations = _relations(relations.compute(pg.backend)[0])
         behind = pg.backend.query(

@@ -262,7 +262,7 @@ def test_revoke_takes_a_source_out_of_current_views(pg, tmp_path):
     path = tmp_path / "doc.ttl"
     path.write_text(TURTLE)
     pg.ingest(path, IngestOptions(id="d"))
-    info = pg.revoke("d")
+    info = pg.revoke("d", reason="test").source
     assert info.status is SourceStatus.REVOKED and info.current_graph is None
     assert pg.evidence(f"{EX}aspirin", f"{EX}treats") == []
     assert [e.status for e in pg.evidence(f"{EX}aspirin", f"{EX}treats", include_history=True)] == [

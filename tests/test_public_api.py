@@ -3,6 +3,10 @@
 import provgraph
 
 EXPECTED = {
+    "AnswerInvalidation",
+    "ConfirmationRequiredError",
+    "Invalidation",
+    "Revocation",
     "AnswerSummary",
     "AuditProblem",
     "AuditReport",

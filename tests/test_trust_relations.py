@@ -282,7 +282,7 @@ def test_refresh_replaces_the_graph_and_follows_revocation_and_ingest(pg, corpus
     assert _stored_count(pg, PG + "DocumentRelation") == 3
     assert _stored_count(pg, PG + "RelationActivity") == 1
 
-    pg.revoke("https://example.org/guidelines")
+    pg.revoke("https://example.org/guidelines", reason="test")
     assert relations.is_stale(pg.backend)
     # the next read recomputes: no edge to a revoked document
     assert _pairs(pg.related_documents(), corpus) == [_pairs(again, corpus)[2]]

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from provgraph.answer.base import Generator, SupportJudge
     from provgraph.answer.context import Segment, SegmentType, TrustTier
     from provgraph.answer.extractive import ExtractiveGenerator
+    from provgraph.answer.invalidation import Invalidation, Revocation
     from provgraph.answer.models import (
         AnswerClaim,
         AnswerConfidence,
@@ -39,9 +40,17 @@ if TYPE_CHECKING:
         SupportLevel,
         VerificationIssue,
     )
-    from provgraph.answer.record import AnswerSummary, AuditProblem, AuditReport, Composed, RecordedAnswer
+    from provgraph.answer.record import (
+        AnswerInvalidation,
+        AnswerSummary,
+        AuditProblem,
+        AuditReport,
+        Composed,
+        RecordedAnswer,
+    )
     from provgraph.answer.verify import HeuristicJudge
     from provgraph.errors import (
+        ConfirmationRequiredError,
         EmptyInputError,
         GenerationError,
         InputError,
@@ -104,6 +113,10 @@ _WHERE: dict[str, str] = {
     "Segment": "provgraph.answer.context",
     "SegmentType": "provgraph.answer.context",
     "TrustTier": "provgraph.answer.context",
+    "AnswerInvalidation": "provgraph.answer.record",
+    "Invalidation": "provgraph.answer.invalidation",
+    "Revocation": "provgraph.answer.invalidation",
+    "ConfirmationRequiredError": "provgraph.errors",
     "AnswerSummary": "provgraph.answer.record",
     "AuditProblem": "provgraph.answer.record",
     "AuditReport": "provgraph.answer.record",
@@ -200,6 +213,7 @@ def __dir__() -> list[str]:
 __all__ = [
     "AnswerClaim",
     "AnswerConfidence",
+    "AnswerInvalidation",
     "AnswerSummary",
     "AskFilters",
     "AuditProblem",
@@ -210,6 +224,7 @@ __all__ = [
     "Citation",
     "ClaimClass",
     "Composed",
+    "ConfirmationRequiredError",
     "Conflict",
     "ConflictKind",
     "ConflictValue",
@@ -240,6 +255,7 @@ __all__ = [
     "IngestReport",
     "InputError",
     "InputFormat",
+    "Invalidation",
     "LinkedEntity",
     "NotFoundError",
     "PassageInfo",
@@ -257,6 +273,7 @@ __all__ = [
     "Resolution",
     "ResolutionStrategy",
     "ResultFormat",
+    "Revocation",
     "Segment",
     "SegmentType",
     "SourceInfo",

@@ -15,7 +15,8 @@
     │   ├── StoreNotEmptyError     a restore into a store that holds data
     │   └── ReadOnlyStoreError     a write on a store opened read-only
     ├── WriteRefusedError          a write that would bypass provenance (source graphs, the catalog)
-    ├── NotFoundError              an unknown document, graph or statement
+    ├── NotFoundError              an unknown document, graph, statement or answer
+    ├── ConfirmationRequiredError  a revocation would invalidate more answers than allowed unconfirmed
     └── GenerationError            a generator could not draft an answer (model server down, bad output)
 
 Library errors (pyoxigraph's ``SyntaxError``/``OSError``, pyshacl's, pydantic's) are translated at
@@ -151,6 +152,15 @@ class WriteRefusedError(ProvGraphError):
 
 class NotFoundError(ProvGraphError):
     """An unknown document, graph or statement."""
+
+
+class ConfirmationRequiredError(ProvGraphError):
+    """A revocation would invalidate more recorded answers than allowed without confirmation
+    (``confirm=True``, ``--confirm``, ``"confirm": true``); nothing was written."""
+
+    def __init__(self, message: str, *, count: int) -> None:
+        super().__init__(message)
+        self.count = count
 
 
 class GenerationError(ProvGraphError):

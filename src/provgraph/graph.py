@@ -13,15 +13,18 @@ from types import TracebackType
 from typing import IO
 
 from provgraph import evidence as _evidence
+from provgraph.answer import invalidation as _invalidation
 from provgraph.answer import record as _record
 from provgraph.answer import recording as _recording
 from provgraph.answer import verify as _verification
 from provgraph.answer.base import Generator
+from provgraph.answer.invalidation import Revocation
 from provgraph.answer.models import AskFilters, Detail, DraftAnswer, EvidencePack, GeneratorKind, GroundedAnswer
 from provgraph.answer.pipeline import build_generator
 from provgraph.answer.record import AnswerSummary, AuditReport, Composed, RecordedAnswer
 from provgraph.answer.retrieve import Retriever
 from provgraph.errors import (
+    ConfirmationRequiredError,
     InputError,
     NotFoundError,
     QueryError,
@@ -52,7 +55,16 @@ from provgraph.store import view as current_view
 from provgraph.store.base import Backend
 from provgraph.store.oxigraph import OxigraphBackend
 from provgraph.store.snapshots import Snapshots
-from provgraph.store.terms import BlankNode, DefaultGraph, Literal, NamedNode, RdfFormat, parse, serialize
+from provgraph.store.terms import (
+    BlankNode,
+    DefaultGraph,
+    Literal,
+    NamedNode,
+    RdfFormat,
+    parse,
+    parse_datetime,
+    serialize,
+)
 from provgraph.trust import relations as _relations
 from provgraph.trust.annotate import annotate as _annotate
 from provgraph.trust.chains import chains as _chains
@@ -236,20 +248,63 @@ class ProvGraph:
         the input conforms (``report.validation``) and what ingest would do."""
         return pipeline.run(self._backend, Path(path), options or IngestOptions(), dry_run=True, progress=progress)
 
-    def revoke(self, document: str) -> SourceInfo:
-        """Withdraw a document (by key or IRI): its current version becomes ``revoked`` and is no
-        longer used; it stays queryable as history."""
+    def revoke(
+        self,
+        document: str,
+        *,
+        reason: str,
+        by: str | None = None,
+        confirm: bool = False,
+        max_invalidated: int = _invalidation.MAX_INVALIDATED,
+    ) -> Revocation:
+        """Withdraw a document (by key or IRI): its current version becomes ``revoked``, is no
+        longer used for answers and conflicts, and stays queryable as history. A tombstone says
+        who (``by``, default: the user running the process), when and why (``reason``). Every
+        recorded answer whose context included a segment derived from it is invalidated, then
+        every answer derived from those (see :mod:`provgraph.answer.invalidation`); nothing is
+        deleted. More than ``max_invalidated`` answers need ``confirm=True``
+        (:class:`~provgraph.errors.ConfirmationRequiredError`, nothing written)."""
+        reason = _invalidation.check_reason(reason)
+        who = " ".join((by or _invalidation.default_agent()).split()) or _invalidation.default_agent()
         info = self.source(document)
         if info.current_graph is None:
             raise NotFoundError(f"document {document!r} has no current version to revoke")
         self._backend.begin_write()
         current_view.ensure(self._backend, writing=True)
-        revoked = catalog.revoke_update(NamedNode(info.current_graph), xsd_datetime(datetime.now(UTC)))
+        graph = NamedNode(info.current_graph)
+        invalidated = _invalidation.affected(self._backend, graph)
+        if len(invalidated) > max_invalidated and not confirm:
+            raise ConfirmationRequiredError(
+                f"revoking {info.key!r} would invalidate {len(invalidated)} recorded answers, more than "
+                f'{max_invalidated}: confirm it (confirm=True, --confirm, "confirm": true)',
+                count=len(invalidated),
+            )
+        moment = datetime.now(UTC)
+        at = xsd_datetime(moment)
+        tombstone = _invalidation.tombstone_iri(graph, at, reason)
+        revoked = catalog.revoke_update(graph, at)
         retired = current_view.retire([info.current_graph])
-        self._backend.update(
-            f"{revoked} ;\n{retired} ;\n{changes.record(removed=[info.current_graph])}", prefixes=PREFIXES
+        stone = _invalidation.update(
+            tombstone,
+            graph=graph,
+            document=NamedNode(info.document),
+            reason=reason,
+            by=who,
+            at=at,
+            invalidated=invalidated,
         )
-        return self.source(info.document)
+        self._backend.update(
+            f"{revoked} ;\n{retired} ;\n{changes.record(removed=[info.current_graph])} ;\n{stone}", prefixes=PREFIXES
+        )
+        return Revocation(
+            id=tombstone.value,
+            revoked=graph.value,
+            reason=reason,
+            by=who,
+            at=parse_datetime(at),
+            source=self.source(info.document),
+            invalidated=invalidated,
+        )
 
     # ------------------------------------------------------------------ reading
 
@@ -800,6 +855,7 @@ class ProvGraph:
         filters: AskFilters | None = None,
         detail: Detail = Detail.BRIEF,
         session: str | None = None,
+        derived_from: Sequence[str] = (),
         record: bool = True,
     ) -> GroundedAnswer:
         """Answer ``question`` from the store: retrieve evidence, draft an answer with
@@ -809,7 +865,9 @@ class ProvGraph:
 
         The answer is recorded in the store with the context it was built from (its own graph,
         see :meth:`answer`), and its ``id`` names the record; ``record=False`` leaves no trace.
-        Answers of the same ``session`` are chained in order (:meth:`answers`).
+        Answers of the same ``session`` are chained in order (:meth:`answers`). ``derived_from``
+        names recorded answers the question was built from (a pipeline that asks about what an
+        earlier answer said): revoking a source of those invalidates this one too.
 
         >>> pg = ProvGraph.memory()
         >>> note = IngestOptions(title="Aspirin note", url="https://example.org/note")
@@ -822,7 +880,9 @@ class ProvGraph:
         >>> pg.ask("Who composed the Moonlight Sonata?", record=False).abstained
         True
         """
-        composed = self.compose(question, generator=generator, filters=filters, detail=detail, session=session)
+        composed = self.compose(
+            question, generator=generator, filters=filters, detail=detail, session=session, derived_from=derived_from
+        )
         return self.record(composed) if record else composed.answer
 
     def compose(
@@ -833,15 +893,19 @@ class ProvGraph:
         filters: AskFilters | None = None,
         detail: Detail = Detail.BRIEF,
         session: str | None = None,
+        derived_from: Sequence[str] = (),
     ) -> Composed:
         """:meth:`ask` without writing: the answer and everything its record holds (the context
         the generator was shown, the generator's and the verifier's work), for :meth:`record`.
         A server composes in a query worker and records in the process that writes."""
         _record.check_session(session)
+        derived_from = [_record.resolve_id(self._backend, a) for a in derived_from]
         if isinstance(generator, GeneratorKind):
             generator = build_generator(generator)
         pack = self.retrieve(question, filters=filters)
-        return _recording.compose(pack, generator=generator, detail=detail, filters=filters, session=session)
+        return _recording.compose(
+            pack, generator=generator, detail=detail, filters=filters, session=session, derived_from=derived_from
+        )
 
     def record(self, composed: Composed) -> GroundedAnswer:
         """Record a composed answer in the store (see :mod:`provgraph.answer.record`): its own

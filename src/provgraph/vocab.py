@@ -227,6 +227,13 @@ class PG:
     sessionIndex = NamedNode(PG_NS + "sessionIndex")
     previousAnswer = NamedNode(PG_NS + "previousAnswer")
     supersedes = NamedNode(PG_NS + "supersedes")
+    # revocations and what they invalidated (provgraph.answer.invalidation)
+    Revocation = NamedNode(PG_NS + "Revocation")
+    reason = NamedNode(PG_NS + "reason")
+    revoked = NamedNode(PG_NS + "revoked")
+    revokedDocument = NamedNode(PG_NS + "revokedDocument")
+    invalidatedAnswers = NamedNode(PG_NS + "invalidatedAnswers")
+    invalidationPath = NamedNode(PG_NS + "invalidationPath")
 
 
 #: The catalog graph: one pg:SourceGraph per ingested version.
@@ -243,6 +250,8 @@ CURRENT_VIEW = NamedNode(ID_NS + "current")
 CHANGES_GRAPH = NamedNode(ID_NS + "changes")
 #: The answer log: one entry per recorded answer (each answer is its own graph pgid:answer/<hash>).
 ANSWERS_GRAPH = NamedNode(ID_NS + "answers")
+#: Revocations (tombstones: who, when, why) of sources, statements and segments.
+REVOCATIONS_GRAPH = NamedNode(ID_NS + "revocations")
 #: The provgraph software agent every extraction activity is associated with.
 SOFTWARE_AGENT = NamedNode(ID_NS + "agent/provgraph")
 

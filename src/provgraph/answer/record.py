@@ -76,6 +76,7 @@ PROV = _Prov
 #: The kinds of record an answer graph holds; a record's IRI is ``pgid:<kind>/<sha-256 hex>``.
 KINDS = ("segment", "agent", "context", "generation", "draft", "removal", "verification", "claim", "answer")
 _RECORD_IRI = re.compile(rf"^{re.escape(ID_NS)}({'|'.join(KINDS)})/([0-9a-f]{{64}})$")
+_ANSWER = f"{ID_NS}answer/"
 #: The verifier: provgraph's claim checker.
 VERIFIER = NamedNode(ID_NS + "agent/verifier")
 
@@ -174,6 +175,9 @@ class Composed(BaseModel):
     filters: AskFilters
     session: str | None = None
     supersedes: str | None = Field(default=None, description="id of the answer this one re-asks")
+    derived_from: list[str] = Field(
+        default_factory=list, description="ids of recorded answers the question was built from"
+    )
     shown: Shown
     generator: str
     generator_parameters: dict[str, Any] = Field(default_factory=dict)
@@ -379,6 +383,7 @@ def build(
         pairs.append((PG.previousAnswer, answer_iri(previous)))
     if composed.supersedes is not None:
         pairs.append((PG.supersedes, answer_iri(composed.supersedes)))
+    pairs += [(PROV.wasDerivedFrom, answer_iri(a)) for a in composed.derived_from]
     head = _Record("answer", pairs)
     records.append(head)
     return head.iri, _dedupe(records), segments
@@ -427,6 +432,22 @@ class AnswerSummary(BaseModel):
     session: str | None = None
     session_index: int | None = None
     invalidated: bool = False
+    invalidation_path: list[str] = Field(
+        default_factory=list, description="how the revocation that invalidated it reached it (IRIs)"
+    )
+
+
+class AnswerInvalidation(BaseModel):
+    """Why a recorded answer is invalid."""
+
+    model_config = ConfigDict(frozen=True)
+
+    revocation: str = Field(description="IRI of the tombstone")
+    revoked: str = Field(description="IRI of what was revoked")
+    reason: str
+    by: str
+    at: datetime
+    path: list[str]
 
 
 class RecordedAnswer(BaseModel):
@@ -442,6 +463,7 @@ class RecordedAnswer(BaseModel):
     session_index: int | None = None
     previous: str | None = Field(default=None, description="id of the previous answer of the session")
     supersedes: str | None = None
+    derived_from: list[str] = Field(default_factory=list, description="ids of the answers it was built from")
     generator: str
     generator_parameters: dict[str, Any] = Field(default_factory=dict)
     generation_started: datetime
@@ -454,6 +476,7 @@ class RecordedAnswer(BaseModel):
         default_factory=list, description="for each claim, the ids of the segments it cites"
     )
     invalidated: bool = False
+    invalidation: AnswerInvalidation | None = Field(default=None, description="why the answer is invalid, if it is")
 
 
 class _Graph:
@@ -524,6 +547,7 @@ def read(backend: Backend, answer_id: str) -> RecordedAnswer:
     previous = graph.optional(head, PG.previousAnswer)
     supersedes = graph.optional(head, PG.supersedes)
     answer = GroundedAnswer.model_validate_json(graph.one(head, PG.answerData))
+    invalidation = of_answer(backend, full)
     return RecordedAnswer(
         id=full,
         question=graph.one(head, PG.question),
@@ -533,6 +557,9 @@ def read(backend: Backend, answer_id: str) -> RecordedAnswer:
         session_index=int(session_index) if session_index else None,
         previous=previous.rsplit("/", 1)[1] if previous else None,
         supersedes=supersedes.rsplit("/", 1)[1] if supersedes else None,
+        derived_from=sorted(
+            o.value.rsplit("/", 1)[1] for o in graph.values(head, PROV.wasDerivedFrom) if o.value.startswith(_ANSWER)
+        ),
         generator=graph.one(generation, PG.generatorName),
         generator_parameters=json.loads(graph.one(generation, PG.generatorParameters)),
         generation_started=parse_datetime(graph.one(generation, PROV.startedAtTime)),
@@ -544,7 +571,8 @@ def read(backend: Backend, answer_id: str) -> RecordedAnswer:
         claim_segments=[
             sorted(o.value.rsplit("/", 1)[1] for o in graph.values(c, PROV.wasDerivedFrom)) for _, c in claims
         ],
-        invalidated=is_invalidated(backend, full),
+        invalidated=invalidation is not None,
+        invalidation=invalidation,
     )
 
 
@@ -560,15 +588,33 @@ def _read_segment(graph: _Graph, node: str) -> Segment:
     )
 
 
-def is_invalidated(backend: Backend, answer_id: str) -> bool:
-    node = sparql_term(answer_iri(answer_id))
-    return backend.ask(f"ASK {{ GRAPH {sparql_term(ANSWERS_GRAPH)} {{ {node} prov:wasInvalidatedBy ?x }} }}")
+def of_answer(backend: Backend, answer_id: str) -> AnswerInvalidation | None:
+    """Why the answer ``answer_id`` is invalid; None when it is valid."""
+    rows = backend.select(
+        f"""SELECT ?t ?what ?reason ?by ?at ?path WHERE {{
+          GRAPH pgid:answers {{ {sparql_term(answer_iri(answer_id))} prov:wasInvalidatedBy ?t ;
+                                pg:invalidationPath ?path }}
+          GRAPH pgid:revocations {{ ?t pg:revoked ?what ; pg:reason ?reason ; prov:endedAtTime ?at ;
+                                      prov:wasAssociatedWith ?agent . ?agent rdfs:label ?by }}
+        }} ORDER BY ?at LIMIT 1"""
+    )
+    if not rows:
+        return None
+    row = rows[0]
+    return AnswerInvalidation(
+        revocation=row.value("t"),
+        revoked=row.value("what"),
+        reason=row.value("reason"),
+        by=row.value("by"),
+        at=row.moment("at"),
+        path=json.loads(row.value("path")),
+    )
 
 
-_LIST = """SELECT ?a ?q ?c ?g ?t ?s ?i ?x WHERE { GRAPH pgid:answers {
+_LIST = """SELECT ?a ?q ?c ?g ?t ?s ?i ?x ?path WHERE { GRAPH pgid:answers {
   ?a a pg:Answer ; pg:question ?q ; pg:answerConfidence ?c ; pg:generatorName ?g ; prov:generatedAtTime ?t .
   OPTIONAL { ?a pg:session ?s ; pg:sessionIndex ?i }
-  OPTIONAL { ?a prov:wasInvalidatedBy ?x } $filter } }
+  OPTIONAL { ?a prov:wasInvalidatedBy ?x ; pg:invalidationPath ?path } $filter } }
 ORDER BY $order LIMIT $limit"""
 
 
@@ -600,6 +646,7 @@ def summaries(
                 session=row.optional_value("s"),
                 session_index=row.optional_integer("i"),
                 invalidated="x" in row,
+                invalidation_path=json.loads(row.value("path")) if "path" in row else [],
             ),
         )
     return list(out.values())
@@ -681,7 +728,7 @@ def _check(graph: _Graph, name: str, graphs: set[str]) -> Iterator[tuple[str, st
         for predicate, obj in pairs:
             if not isinstance(obj, NamedNode) or _RECORD_IRI.match(obj.value) is None:
                 continue
-            if predicate in (PG.previousAnswer, PG.supersedes):
+            if obj.value.startswith(f"{ID_NS}answer/"):  # another answer: its own graph
                 if obj.value not in graphs:
                     yield node, f"<{predicate.value}> names {obj.value}, which is not in the store"
             elif obj.value not in graph.nodes:
@@ -700,6 +747,7 @@ def insert(iri: NamedNode, answer_lines: Sequence[str], log: Sequence[str]) -> s
 
 __all__ = [
     "KINDS",
+    "AnswerInvalidation",
     "AnswerSummary",
     "AuditProblem",
     "AuditReport",

@@ -9,6 +9,7 @@ compose while the one process that writes records.
 from __future__ import annotations
 
 import threading
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from functools import lru_cache
 from typing import TYPE_CHECKING
@@ -59,6 +60,7 @@ def compose(
     filters: AskFilters | None,
     session: str | None,
     supersedes: str | None = None,
+    derived_from: Sequence[str] = (),
 ) -> record.Composed:
     """Answer from ``pack`` and keep what the answer's record needs."""
     record.check_session(session)
@@ -69,6 +71,7 @@ def compose(
         filters=filters or AskFilters(),
         session=session,
         supersedes=supersedes,
+        derived_from=list(derived_from),
         shown=shown(steps.drafted_by, pack),
         generator=steps.answer.generator,
         generator_parameters=dict(parameters(steps.drafted_by)),
@@ -84,6 +87,9 @@ def write(backend: Backend, composed: record.Composed) -> GroundedAnswer:
     """Record ``composed`` in the store; the answer, with its id."""
     with _WRITING:
         backend.begin_write()
+        derived = [record.resolve_id(backend, a) for a in composed.derived_from]
+        if derived != composed.derived_from:
+            composed = composed.model_copy(update={"derived_from": derived})
         previous: str | None = None
         index: int | None = None
         if composed.session is not None:

@@ -1,4 +1,5 @@
-"""Commands of the answering path: ``provgraph ask "..."`` and ``provgraph eval FILE``.
+"""Commands of the answering path: ``provgraph ask "..."``, the recorded answers (``answers``,
+``answer ID``, ``audit``) and ``provgraph eval FILE``.
 Registered on the main app by :mod:`provgraph.cli.app`."""
 
 from __future__ import annotations
@@ -58,6 +59,10 @@ def ask(
     session: Annotated[
         str | None, typer.Option(metavar="ID", help="Record the answer as the next of this session (a conversation).")
     ] = None,
+    derived_from: Annotated[
+        list[str] | None,
+        typer.Option("--derived-from", metavar="ID", help="A recorded answer the question was built from; repeatable."),
+    ] = None,
     no_record: Annotated[
         bool, typer.Option("--no-record", help="Do not record the answer and its context in the store.")
     ] = False,
@@ -79,7 +84,13 @@ def ask(
     gen = ProvGraph.build_generator(generator, model=model, base_url=base_url)
     with open_store(store, lazy_lock=True, create=False) as graph:
         answer = graph.ask(
-            question, generator=gen, filters=filters, detail=detail, session=session, record=not no_record
+            question,
+            generator=gen,
+            filters=filters,
+            detail=detail,
+            session=session,
+            derived_from=derived_from or (),
+            record=not no_record,
         )
     if json:
         print_json(answer)
@@ -175,10 +186,12 @@ def answers(
         place = f" {a.session}#{a.session_index}" if a.session else ""
         mark = " [invalidated]" if a.invalidated else ""
         out.print(
-            f"{a.id[:16]}  {a.created:%Y-%m-%d %H:%M:%S}  {a.confidence:<21}{render.escape(place)}{mark}  "
+            f"{a.id[:16]}  {a.created:%Y-%m-%d %H:%M:%S}  {a.confidence:<21}{render.escape(place + mark)}  "
             f"{render.escape(_clip(a.question, 80))}",
             highlight=False,
         )
+        if a.invalidation_path:
+            out.print(f"    via {render.escape(render.path(a.invalidation_path))}", highlight=False)
 
 
 def answer(
@@ -199,6 +212,12 @@ def answer(
     out.print(
         f"asked {found.created:%Y-%m-%d %H:%M:%S %Z}; {status}; generator {esc(found.generator)}", highlight=False
     )
+    if found.invalidation is not None:
+        why = found.invalidation
+        out.print(f"invalidated {why.at:%Y-%m-%d %H:%M:%S %Z} by {esc(why.by)}: {esc(why.reason)}", highlight=False)
+        out.print(f"  via {esc(render.path(why.path))}", highlight=False)
+    if found.derived_from:
+        out.print(f"derived from {', '.join(a[:16] for a in found.derived_from)}", highlight=False)
     if found.session:
         previous = f", after {found.previous[:16]}" if found.previous else ""
         out.print(f"session {esc(found.session)}, answer {found.session_index}{previous}", highlight=False)

@@ -403,16 +403,34 @@ def restore(
 @app.command()
 def revoke(
     document: Annotated[str, typer.Argument(metavar="DOCUMENT", help="Document key (id, URL or path) or IRI.")],
+    reason: Annotated[str, typer.Option(metavar="TEXT", help="Why the source is withdrawn (kept in the tombstone).")],
+    by: Annotated[
+        str | None, typer.Option(metavar="NAME", help="Who withdraws it (default: the user running the command).")
+    ] = None,
+    confirm: Annotated[
+        bool, typer.Option("--confirm", help="Go ahead even if it invalidates more than --max-invalidated answers.")
+    ] = False,
+    max_invalidated: Annotated[
+        int, typer.Option(min=0, metavar="N", help="Invalidating more recorded answers than this needs --confirm.")
+    ] = 100,
     store: StoreOpt = DEFAULT_STORE,
     json: JsonOpt = False,
 ) -> None:
-    """Withdraw a document. Its current version is marked revoked and no longer used."""
+    """Withdraw a document, and every recorded answer built from it.
+
+    Its current version is marked revoked and no longer used; a tombstone records who, when and
+    why. Recorded answers whose context came from it, and answers derived from those, are marked
+    invalid (provgraph answers --invalidated); nothing is deleted."""
     with open_store(store, read_only=False) as graph:
-        info = graph.revoke(document)
+        done = graph.revoke(document, reason=reason, by=by, confirm=confirm, max_invalidated=max_invalidated)
     if json:
-        print_json(info)
-    else:
-        out.print(f"revoked {render.escape(info.title)} ({render.escape(info.key)})")
+        print_json(done)
+        return
+    info = done.source
+    out.print(f"revoked {render.escape(info.title)} ({render.escape(info.key)}): {render.escape(done.reason)}")
+    out.print(f"{len(done.invalidated)} recorded answer(s) invalidated", highlight=False)
+    for item in done.invalidated:
+        out.print(f"- {item.answer[:16]} via {render.escape(render.path(item.path))}", highlight=False)
 
 
 @app.command()

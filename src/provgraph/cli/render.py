@@ -152,3 +152,19 @@ def _would_write(report: IngestReport) -> str:
     if len(report.documents) < report.document_count:
         return ""
     return f"{sum(d.statements for d in report.documents)} statements to "
+
+
+def path(iris: list[str]) -> str:
+    """An invalidation path, each IRI by its last segment (a graph by its document's hash and version)."""
+    return " -> ".join(short(iri) for iri in iris)
+
+
+def short(iri: str) -> str:
+    parts = iri.rstrip("/").split("/")
+    kind = parts[-2] if len(parts) > 1 else ""
+    last = parts[-1]
+    if kind in ("answer", "segment"):
+        return f"{kind} {last[:12]}"
+    if last.startswith("v") and last[1:].isdigit() and len(parts) > 2:
+        return f"{parts[-2][:12]}/{last}"
+    return iri

@@ -44,6 +44,11 @@ class AskRequest(BaseModel):
         max_length=128,
         description="record the answer as the next of this session (a conversation): letters, digits, . _ : @ -",
     )
+    derived_from: list[str] = Field(
+        default_factory=list,
+        max_length=100,
+        description="ids of recorded answers the question was built from: revoking their sources invalidates this one",
+    )
     record: bool = Field(
         default=True, description="record the answer and its context in the store (GET /answers/{id}); false: no trace"
     )
@@ -75,7 +80,14 @@ router = APIRouter(tags=["Answers"])
 async def ask(body: AskRequest, pg: Graph, reader: Reads, settings: Settings) -> GroundedAnswer:
     kind = body.generator or settings.answer_generator
     composed = await reader.run(
-        reads.compose, body.question, kind, body.filters, body.detail, body.session, records=tuple(DerivedRecords)
+        reads.compose,
+        body.question,
+        kind,
+        body.filters,
+        body.detail,
+        body.session,
+        body.derived_from,
+        records=tuple(DerivedRecords),
     )
     if not body.record:
         return composed.answer

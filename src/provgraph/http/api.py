@@ -18,11 +18,12 @@ from urllib.parse import quote
 from fastapi import APIRouter, Query, Request
 from fastapi import Path as PathParam
 from fastapi.responses import JSONResponse, Response
-from pydantic import Field
+from pydantic import BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
 
 from provgraph import IngestOptions
+from provgraph.answer.invalidation import Revocation
 from provgraph.errors import InputError, ValidationFailedError
 from provgraph.graph import ProvGraph
 from provgraph.http import reads
@@ -353,6 +354,57 @@ async def source(
     ],
 ) -> SourceInfo:
     return await reader.run(reads.source, document)
+
+
+class RevokeRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    reason: str = Field(
+        min_length=1, max_length=2000, description="why the source is withdrawn (kept in the tombstone)"
+    )
+    by: str | None = Field(default=None, max_length=200, description="who withdraws it (default: 'HTTP API client')")
+    confirm: bool = Field(
+        default=False, description="go ahead even if it invalidates more than max_invalidated answers"
+    )
+    max_invalidated: int = Field(default=100, ge=0, description="invalidating more recorded answers needs confirm")
+
+
+@router.post(
+    "/sources/{document:path}/revoke",
+    summary="Withdraw a document, and invalidate every recorded answer built from it",
+    description="Its current version is marked revoked and no longer used for answers and conflicts; a "
+    "tombstone records who, when and why. Recorded answers whose context came from it, and answers "
+    "derived from those, are marked invalid (GET /answers?invalidated=true); nothing is deleted. Needs the "
+    "write token. Invalidating more than `max_invalidated` answers needs `confirm` (else 409, nothing written).",
+    response_model=Revocation,
+    dependencies=[WRITE_ACCESS],
+    responses={
+        404: {"model": ErrorBody, "description": "no such document, or it has no current version"},
+        409: {"model": ErrorBody, "description": "it would invalidate more answers than max_invalidated"},
+        **AUTH_ERRORS,
+    },
+)
+async def revoke(
+    body: RevokeRequest,
+    pg: Graph,
+    reader: Reads,
+    document: Annotated[
+        str,
+        PathParam(description="the document's key (its id or URL) or its IRI, URL-encoded in the path"),
+    ],
+) -> Revocation:
+    return await run_in_threadpool(_revoke, pg, reader, document, body)
+
+
+def _revoke(pg: ProvGraph, reader: Reader, document: str, body: RevokeRequest) -> Revocation:
+    with reader.ingest_lock, reader.writing():  # the catalog changes as in an ingest
+        return pg.revoke(
+            document,
+            reason=body.reason,
+            by=body.by or "HTTP API client",
+            confirm=body.confirm,
+            max_invalidated=body.max_invalidated,
+        )
 
 
 @router.get(

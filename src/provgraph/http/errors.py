@@ -14,6 +14,7 @@ from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from provgraph.errors import (
+    ConfirmationRequiredError,
     InputError,
     NotFoundError,
     ProvGraphError,
@@ -74,7 +75,7 @@ class HttpError(Exception):
 def status_of(exc: ProvGraphError) -> int:
     if isinstance(exc, ValidationFailedError):
         return 422
-    if isinstance(exc, WriteRefusedError):
+    if isinstance(exc, WriteRefusedError | ConfirmationRequiredError):
         return 409
     if isinstance(exc, NotFoundError):
         return 404

@@ -75,9 +75,17 @@ def related(pg: ProvGraph, document: str | None, min_strength: float) -> list[Do
 
 
 def compose(
-    pg: ProvGraph, question: str, generator: GeneratorKind, filters: AskFilters, detail: Detail, session: str | None
+    pg: ProvGraph,
+    question: str,
+    generator: GeneratorKind,
+    filters: AskFilters,
+    detail: Detail,
+    session: str | None,
+    derived_from: list[str],
 ) -> Composed:
-    return pg.compose(question, generator=generator, filters=filters, detail=detail, session=session)
+    return pg.compose(
+        question, generator=generator, filters=filters, detail=detail, session=session, derived_from=derived_from
+    )
 
 
 def answers(pg: ProvGraph, session: str | None, invalidated: bool | None, limit: int) -> list[AnswerSummary]:
