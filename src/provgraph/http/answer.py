@@ -75,7 +75,10 @@ router = APIRouter(tags=["Answers"])
     "the system abstains; `query_refinements` then say what to ask instead.",
     response_model=GroundedAnswer,
     dependencies=[READ_ACCESS],
-    responses=READ_ERRORS,
+    responses={
+        404: {"model": ErrorBody, "description": "an answer named in derived_from is not in the store"},
+        **READ_ERRORS,
+    },
 )
 async def ask(body: AskRequest, pg: Graph, reader: Reads, settings: Settings) -> GroundedAnswer:
     kind = body.generator or settings.answer_generator
