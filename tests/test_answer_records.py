@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+from datetime import UTC, datetime
 from typing import Any
 
 import httpx
@@ -211,11 +212,10 @@ def test_an_openai_answer_records_the_prompt_and_the_model_never_the_key(pg):
     recorded = pg.answer(answered.id)
     assert recorded.generator == "openai:test-model"
     instructions = [s for s in recorded.segments if s.type is SegmentType.INSTRUCTION]
-    assert [s.name for s in instructions] == ["system prompt", "answer schema", "evidence header"]
+    assert [s.name for s in instructions] == ["system prompt", "response format", "evidence header"]
     assert all(s.tier is TrustTier.SYSTEM for s in instructions)
     assert instructions[0].content == SYSTEM_PROMPT == request["messages"][0]["content"]
-    schema = json.loads(instructions[1].content)
-    assert schema == request["response_format"]["json_schema"]["schema"]
+    assert json.loads(instructions[1].content) == request["response_format"]
     # the evidence segments are the lines the model was shown, in its order
     user = request["messages"][-1]["content"]
     shown = user.split("<evidence>\n", 1)[1].split("\n</evidence>", 1)[0].splitlines()
@@ -565,3 +565,292 @@ def test_cli_revoke_reports_and_lists_invalidated_answers(tmp_path):
     assert asked["id"][:16] in listed.stdout and "[invalidated]" in listed.stdout and "via " in listed.stdout
     shown = run_cli("answer", asked["id"], "--store", store)
     assert "invalidated" in shown.stdout and "by QA: recalled" in shown.stdout
+
+
+# ---------------------------------------------------------------------- replay and what-if
+
+CHANGED_FACTS = """@prefix ex: <http://example.org/> .
+@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
+ex:aspirin rdfs:label "aspirin" ; ex:treats ex:fever .
+ex:fever rdfs:label "fever" .
+"""
+
+
+def test_replay_rebuilds_the_context_from_the_record_after_the_source_changed(pg, tmp_path):
+    asked = pg.ask("What does aspirin treat?")
+    recorded = pg.answer(asked.id)
+    # the source changes: a new version with other facts; then it is revoked altogether
+    changed = tmp_path / "aspirin.ttl"
+    changed.write_text(CHANGED_FACTS, encoding="utf-8")
+    pg.ingest(changed, IngestOptions(title="Aspirin facts", url="https://example.org/aspirin", tier=2))
+    today = pg.retrieve("What does aspirin treat?")
+    assert {i.id for i in today.items} != {s.evidence.id for s in recorded.segments if s.evidence}
+    pg.revoke("https://example.org/aspirin", reason="withdrawn")
+
+    rebuilt = pg.replay(asked.id[:12])
+    assert rebuilt.intact and all(s.intact for s in rebuilt.segments)
+    assert [s.segment for s in rebuilt.segments] == recorded.segments
+    assert rebuilt.pack.items == [s.evidence for s in recorded.segments if s.evidence]
+    assert rebuilt.pack.question == "What does aspirin treat?" and rebuilt.messages is None
+    assert any("headache" in s.segment.content for s in rebuilt.segments)
+
+
+def test_replay_marks_a_segment_changed_behind_the_stores_back(pg):
+    asked = pg.ask(QUESTION)
+    segment = pg.answer(asked.id).segments[0]
+    graph, node = answer_iri(asked.id).value, f"{ID_NS}segment/{segment.id}"
+    pg.backend.update(
+        f"DELETE {{ GRAPH <{graph}> {{ <{node}> <{PG.content.value}> ?c }} }} "
+        f'INSERT {{ GRAPH <{graph}> {{ <{node}> <{PG.content.value}> "forged" }} }} '
+        f"WHERE {{ GRAPH <{graph}> {{ <{node}> <{PG.content.value}> ?c }} }}"
+    )
+    rebuilt = pg.replay(asked.id)
+    assert not rebuilt.intact
+    assert [s.intact for s in rebuilt.segments] == [False] + [True] * (len(rebuilt.segments) - 1)
+    assert rebuilt.segments[0].segment.content == "forged"
+
+
+def test_replay_of_a_model_answer_gives_the_messages_as_sent(pg):
+    with FakeLLMServer() as server:
+        pack = pg.retrieve(QUESTION)
+        fact = next(i for i in pack.items if i.kind.value == "statement")
+        server.queue(
+            answer(DraftAnswer(answer_summary="x", claims=[DraftClaim(text=fact.text, supporting_citations=[fact.id])]))
+        )
+        settings = OpenAISettings(model="test-model", base_url=server.url + "/v1", max_retries=0, timeout=60)
+        asked = pg.ask(QUESTION, generator=OpenAIGenerator(settings))
+        request = server.requests[0]
+    rebuilt = pg.replay(asked.id)
+    assert rebuilt.messages == request["messages"]
+    assert rebuilt.response_format == request["response_format"]
+
+
+def test_replay_at_a_time_gives_the_session_as_it_stood(pg):
+    first = pg.ask("What does aspirin treat?", session="s")
+    between = pg.answer(first.id).created
+    second = pg.ask(QUESTION, session="s")
+    pg.revoke("https://example.org/aspirin", reason="withdrawn")
+    then = pg.replay(second.id, at=between)
+    assert [(a.id, a.invalidated) for a in then.session] == [(first.id, False)]
+    now = pg.replay(second.id, at=datetime.now(UTC))
+    assert [a.id for a in now.session] == [first.id, second.id] and now.session[0].invalidated
+    assert pg.replay(second.id).session is None
+
+
+def test_rerun_compares_with_todays_store_and_may_supersede(pg, tmp_path):
+    asked = pg.ask("What does aspirin treat?")
+    same = pg.rerun(asked.id)
+    assert not same.changed and same.rerun is None and same.claims_kept
+    changed = tmp_path / "aspirin.ttl"
+    changed.write_text(CHANGED_FACTS, encoding="utf-8")
+    pg.ingest(changed, IngestOptions(title="Aspirin facts", url="https://example.org/aspirin", tier=2))
+    what_if = pg.rerun(asked.id, record=True)
+    assert what_if.changed
+    assert any("headache" in c for c in what_if.claims_removed)
+    assert any("fever" in c for c in what_if.claims_added)
+    assert what_if.rerun is not None and pg.answer(what_if.rerun).supersedes == asked.id
+    assert pg.audit().ok
+
+
+def test_replay_over_http_and_the_command_line(pg, tmp_path):
+    asked = pg.ask(QUESTION, session="s")
+    with live_server(pg) as base:
+        got = httpx.get(f"{base}/answers/{asked.id}/context", timeout=60)
+        assert got.status_code == 200
+        assert [s["segment"]["id"] for s in got.json()["segments"]] == [s.id for s in pg.answer(asked.id).segments]
+        at = httpx.get(
+            f"{base}/answers/{asked.id}/context", params={"at": datetime.now(UTC).isoformat()}, timeout=60
+        ).json()
+        assert [a["id"] for a in at["session"]] == [asked.id]
+        assert httpx.get(f"{base}/answers/{'a' * 64}/context", timeout=60).status_code == 404
+
+
+def test_cli_replay_and_rerun(tmp_path):
+    store = str(tmp_path / "store")
+    run_cli("ingest", str(EXAMPLES / "aspirin.ttl"), "--url", "https://example.org/aspirin", "--store", store)
+    asked = json.loads(run_cli("ask", "What does aspirin treat?", "--json", "--store", store).stdout)
+    shown = run_cli("replay", asked["id"][:10], "--store", store)
+    assert shown.returncode == 0, shown.stderr
+    assert "every segment matches its hash" in shown.stdout and "aspirin treats headache" in shown.stdout
+    assert "sha-256 " in shown.stdout
+    as_json = json.loads(run_cli("replay", asked["id"], "--json", "--store", store).stdout)
+    assert as_json["intact"] is True
+    changed = tmp_path / "aspirin.ttl"
+    changed.write_text(CHANGED_FACTS, encoding="utf-8")
+    run_cli("ingest", str(changed), "--url", "https://example.org/aspirin", "--store", store)
+    rerun = run_cli("replay", asked["id"], "--rerun", "--store", store)
+    assert rerun.returncode == 0, rerun.stderr
+    assert "claims gone:" in rerun.stdout and "claims new:" in rerun.stdout and "fever" in rerun.stdout
+    assert json.loads(run_cli("answers", "--json", "--store", store).stdout)[0]["id"] == asked["id"]  # not recorded
+    unknown = run_cli("replay", "0" * 64, "--store", store)
+    assert unknown.returncode == 2 and "no answer" in unknown.stderr
+
+
+# ---------------------------------------------------------------------- context policy
+
+POLICY_HEAD = """@prefix pg: <https://w3id.org/provgraph/ns#> .
+@prefix ex: <http://example.org/> .
+"""
+DENY_DOSES = (
+    POLICY_HEAD
+    + """
+<urn:rule:no-doses> a pg:PolicyRule ;
+    pg:policyAction pg:Deny ;
+    pg:justification "Doses are answered by a pharmacist, not from the store." ;
+    pg:whenPredicate ex:maxDailyDoseMg .
+"""
+)
+REDACT_NOTE = (
+    POLICY_HEAD
+    + """
+<urn:rule:hide-note> a pg:PolicyRule ;
+    pg:policyAction pg:Redact ;
+    pg:justification "The note is under review." ;
+    pg:whenDocumentKey "https://example.org/note" .
+"""
+)
+FLAG_USER = (
+    POLICY_HEAD
+    + """
+<urn:rule:review-user> a pg:PolicyRule ;
+    pg:policyAction pg:Flag ;
+    pg:justification "Tier 3 sources are reviewed." ;
+    pg:whenTrustTier pg:UserTrust ;
+    pg:whenSegmentType pg:PassageSegment .
+"""
+)
+
+
+def _policy_file(tmp_path, text: str, name: str = "rules.ttl"):
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_a_deny_rule_blocks_the_answer_and_the_record_says_which(pg, tmp_path):
+    added = pg.add_policy(_policy_file(tmp_path, DENY_DOSES))
+    assert added.version == 1 and [r.iri for r in added.rules] == ["urn:rule:no-doses"]
+    blocked = pg.ask("What is the maximum daily dose of aspirin?")
+    assert blocked.abstained and not blocked.claims and blocked.generator == "policy"
+    assert "urn:rule:no-doses" in blocked.answer_summary and "pharmacist" in blocked.answer_summary
+    recorded = pg.answer(blocked.id)
+    assert [(d.rule, d.action) for d in recorded.decisions] == [("urn:rule:no-doses", "deny")]
+    assert recorded.policy_version == added.iri
+    denied = next(s for s in recorded.segments if s.evidence and s.evidence.id == recorded.decisions[0].evidence)
+    assert denied.evidence.predicate == "http://example.org/maxDailyDoseMg"
+    assert pg.audit().ok
+
+
+def test_a_redact_rule_withholds_the_content_and_keeps_its_hash_and_provenance(pg, tmp_path):
+    pack = pg.retrieve(QUESTION)
+    originals = {i.id: i for i in pack.items if i.document_key == "https://example.org/note"}
+    assert originals
+    pg.add_policy(_policy_file(tmp_path, REDACT_NOTE))
+    asked = pg.ask(QUESTION)
+    recorded = pg.answer(asked.id)
+    hidden = [s for s in recorded.segments if s.evidence and s.evidence.id in originals]
+    assert hidden and all(s.content == "[REDACTED: urn:rule:hide-note]" for s in hidden)
+    for s in hidden:
+        assert s.evidence.text == "[REDACTED: urn:rule:hide-note]" and s.evidence.passage_text is None
+        assert s.evidence.graph == originals[s.evidence.id].graph  # where it came from stays
+    stored = "\n".join(str(q.object) for q in pg.backend.quads(graph=answer_iri(asked.id)))
+    assert "reduces fever" not in stored  # the withheld text is nowhere in the record
+    node = NamedNode(f"{ID_NS}segment/{hidden[0].id}")
+    (withheld,) = [q.object.value for q in pg.backend.quads(subject=node, predicate=PG.redactedContentHash)]
+    from provgraph.vocab import sha256_hex
+
+    assert withheld == sha256_hex(originals[hidden[0].evidence.id].model_dump_json())
+    assert {d.action for d in recorded.decisions} == {"redact"}
+    assert not any(c in originals for claim in asked.claims for c in claim.supporting_citations)
+
+
+def test_a_flag_rule_keeps_the_segment_and_marks_the_answer(pg, tmp_path):
+    pg.add_policy(_policy_file(tmp_path, FLAG_USER))
+    asked = pg.ask(QUESTION)
+    assert asked.flags and all(f.startswith("urn:rule:review-user: Tier 3 sources are reviewed.") for f in asked.flags)
+    assert not asked.abstained
+    assert {d.action for d in pg.answer(asked.id).decisions} == {"flag"}
+    assert pg.backend.ask(f"ASK {{ GRAPH pgid:answers {{ <{answer_iri(asked.id).value}> pg:flagged true }} }}")
+
+
+def test_the_highest_priority_rule_decides_and_versions_replace_rules_by_iri(pg, tmp_path):
+    pg.add_policy(_policy_file(tmp_path, DENY_DOSES))
+    permit = (
+        POLICY_HEAD
+        + """
+<urn:rule:pharmacist> a pg:PolicyRule ; pg:policyAction pg:Permit ; pg:priority 10 ;
+    pg:justification "The facts of tier 1-2 sources may be shown." ; pg:whenTrustTier pg:VerifiedTrust .
+"""
+    )
+    second = pg.add_policy(_policy_file(tmp_path, permit, "permit.ttl"))
+    assert second.version == 2 and {r.iri for r in second.rules} == {"urn:rule:no-doses", "urn:rule:pharmacist"}
+    assert not pg.ask("What is the maximum daily dose of aspirin?").abstained  # the facts are tier 2
+    # the same rule IRI again replaces it
+    weaker = DENY_DOSES.replace("pg:Deny", "pg:Flag")
+    third = pg.add_policy(_policy_file(tmp_path, weaker, "weaker.ttl"))
+    assert {r.iri: r.action for r in third.rules}["urn:rule:no-doses"] == "flag"
+    assert pg.backend.ask(
+        f"ASK {{ GRAPH pgid:policy {{ <{third.iri}> prov:wasRevisionOf <{second.iri}> ; pg:version 3 }} }}"
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "error", "where"),
+    [
+        (
+            POLICY_HEAD + "<urn:r> a pg:PolicyRule ;\n pg:policyAction pg:Deny\n pg:justification 'x' .\n",
+            "InputError",
+            "line 5",
+        ),
+        (POLICY_HEAD + '<urn:r> a pg:PolicyRule ; pg:justification "x" .\n', "ValidationFailedError", "urn:r"),
+        (
+            POLICY_HEAD + '<urn:r> a pg:PolicyRule ; pg:policyAction pg:Allow ; pg:justification "x" .\n',
+            "ValidationFailedError",
+            "urn:r",
+        ),
+        (
+            POLICY_HEAD
+            + '<urn:r> a pg:PolicyRule ; pg:policyAction pg:Deny ; pg:justification "x" ; pg:whenOlderThanDays "old" .\n',
+            "ValidationFailedError",
+            "urn:r",
+        ),
+        (POLICY_HEAD + "ex:a ex:b ex:c .\n", "InputError", "no pg:PolicyRule"),
+    ],
+    ids=["syntax", "no-action", "unknown-action", "bad-age", "no-rule"],
+)
+def test_a_bad_policy_file_is_refused_naming_where_and_nothing_is_written(pg, tmp_path, text, error, where):
+    path = _policy_file(tmp_path, text)
+    with pytest.raises(Exception) as caught:
+        pg.add_policy(path)
+    assert type(caught.value).__name__ == error
+    message = str(caught.value)
+    if error == "ValidationFailedError":
+        message += " ".join(i.focus_node for i in caught.value.report.issues)
+    assert where in message and (error == "ValidationFailedError" or str(path) in message)
+    assert pg.policy().version is None
+
+
+def test_policy_on_the_command_line_and_a_what_if_under_other_rules(tmp_path):
+    store = str(tmp_path / "store")
+    run_cli("ingest", str(EXAMPLES / "aspirin.ttl"), "--url", "https://example.org/aspirin", "--store", store)
+    asked = json.loads(run_cli("ask", "What is the maximum daily dose of aspirin?", "--json", "--store", store).stdout)
+    assert not asked["abstained"]
+    rules = _policy_file(tmp_path, DENY_DOSES)
+    what_if = run_cli("replay", asked["id"], "--rerun", "--policy", str(rules), "--store", store)
+    assert what_if.returncode == 0, what_if.stderr
+    assert f"confidence: {asked['confidence']} -> insufficient_evidence" in what_if.stdout
+    assert run_cli("policy", "show", "--store", store).stdout.startswith("no policy rules")
+    added = run_cli("policy", "add", str(rules), "--store", store)
+    assert added.returncode == 0 and "policy version 1: 1 rule(s)" in added.stdout
+    shown = run_cli("policy", "show", "--store", store)
+    assert "deny    urn:rule:no-doses" in shown.stdout and "pharmacist" in shown.stdout
+    bad = _policy_file(tmp_path, POLICY_HEAD + '<urn:r> a pg:PolicyRule ; pg:justification "x" .\n', "bad.ttl")
+    refused = run_cli("policy", "add", str(bad), "--store", store)
+    assert refused.returncode == 1 and "urn:r" in (refused.stdout + refused.stderr)
+    broken = _policy_file(tmp_path, POLICY_HEAD + "<urn:r> a pg:PolicyRule\n<urn:s> a pg:PolicyRule .\n", "broken.ttl")
+    unreadable = run_cli("policy", "add", str(broken), "--store", store)
+    assert unreadable.returncode == 2 and "broken.ttl" in unreadable.stderr and "line" in unreadable.stderr
+    blocked = json.loads(
+        run_cli("ask", "What is the maximum daily dose of aspirin?", "--json", "--store", store).stdout
+    )
+    assert blocked["abstained"] and "urn:rule:no-doses" in blocked["answer_summary"]

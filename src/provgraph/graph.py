@@ -14,14 +14,18 @@ from typing import IO
 
 from provgraph import evidence as _evidence
 from provgraph.answer import invalidation as _invalidation
+from provgraph.answer import policy as _policy
 from provgraph.answer import record as _record
 from provgraph.answer import recording as _recording
+from provgraph.answer import replay as _replay
 from provgraph.answer import verify as _verification
 from provgraph.answer.base import Generator
 from provgraph.answer.invalidation import Revocation
 from provgraph.answer.models import AskFilters, Detail, DraftAnswer, EvidencePack, GeneratorKind, GroundedAnswer
 from provgraph.answer.pipeline import build_generator
+from provgraph.answer.policy import Policy
 from provgraph.answer.record import AnswerSummary, AuditReport, Composed, RecordedAnswer
+from provgraph.answer.replay import AnswerDiff, Replay
 from provgraph.answer.retrieve import Retriever
 from provgraph.errors import (
     ConfirmationRequiredError,
@@ -125,6 +129,7 @@ class ProvGraph:
         self._prepared: OrderedDict[tuple[object, ...], PreparedQuery] = OrderedDict()
         self._prepared_lock = threading.Lock()
         self._retriever: Retriever | None = None
+        self._policy_cache: tuple[int, Policy] | None = None
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -894,17 +899,26 @@ class ProvGraph:
         detail: Detail = Detail.BRIEF,
         session: str | None = None,
         derived_from: Sequence[str] = (),
+        policy: Policy | None = None,
     ) -> Composed:
         """:meth:`ask` without writing: the answer and everything its record holds (the context
         the generator was shown, the generator's and the verifier's work), for :meth:`record`.
-        A server composes in a query worker and records in the process that writes."""
+        A server composes in a query worker and records in the process that writes. The store's
+        context policy (:meth:`add_policy`) runs on the evidence before the generator sees it;
+        ``policy`` runs other rules instead (a what-if)."""
         _record.check_session(session)
         derived_from = [_record.resolve_id(self._backend, a) for a in derived_from]
         if isinstance(generator, GeneratorKind):
             generator = build_generator(generator)
         pack = self.retrieve(question, filters=filters)
         return _recording.compose(
-            pack, generator=generator, detail=detail, filters=filters, session=session, derived_from=derived_from
+            pack,
+            generator=generator,
+            detail=detail,
+            filters=filters,
+            session=session,
+            derived_from=derived_from,
+            policy=policy if policy is not None else self.policy(),
         )
 
     def record(self, composed: Composed) -> GroundedAnswer:
@@ -923,6 +937,73 @@ class ProvGraph:
         """A recorded answer (by id, IRI or a unique prefix of at least 8 hex digits) with the
         context it was built from, segment by segment."""
         return _record.read(self._backend, answer_id)
+
+    def replay(self, answer_id: str, *, at: datetime | None = None) -> Replay:
+        """Rebuild the context an answer was built from, from its record alone (never from
+        today's store, whose sources may have changed or been revoked): the segments in order,
+        each with its hash checked, the evidence pack, and for a model the chat messages as sent.
+        ``at`` adds the answer's session as it stood at that time."""
+        return _replay.replay(self._backend, self.answer(answer_id), at=at)
+
+    def rerun(
+        self,
+        answer_id: str,
+        *,
+        generator: Generator | GeneratorKind | None = None,
+        policy: Policy | None = None,
+        record: bool = False,
+    ) -> AnswerDiff:
+        """What-if: ask a recorded answer's question again, with its filters, over today's store
+        (with ``generator``, default the one that drafted it, configured from the environment;
+        under ``policy``, default the store's current rules), and compare: claims kept, gone and
+        new, citations changed, confidence. ``record=True`` records the re-ask as superseding the
+        earlier answer."""
+        before = self.answer(answer_id)
+        if generator is None:
+            kind = GeneratorKind.OPENAI if before.generator.startswith("openai:") else GeneratorKind.EXTRACTIVE
+            params = before.generator_parameters
+            generator = build_generator(kind, model=params.get("model"), base_url=params.get("base_url"))
+        composed = self.compose(before.question, generator=generator, filters=before.filters, policy=policy)
+        after = self.record(composed.model_copy(update={"supersedes": before.id})) if record else composed.answer
+        return _replay.diff(before, after)
+
+    def policy(self) -> Policy:
+        """The current version of the store's context policy (no rules when none was added)."""
+        generation = self._backend.generation
+        if generation is not None and self._policy_cache is not None and self._policy_cache[0] == generation:
+            return self._policy_cache[1]
+        found = _policy.current(self._backend)
+        self._policy_cache = (generation, found) if generation is not None else None
+        return found
+
+    def add_policy(self, path: str | os.PathLike[str], *, format: InputFormat | None = None) -> Policy:  # noqa: A002
+        """Add the context policy rules of a file (Turtle, or any RDF syntax; see
+        :mod:`provgraph.answer.policy`) as a new version of the rule set: validated with
+        ``shapes/policy.ttl`` (a rule that does not conform raises
+        :class:`~provgraph.errors.ValidationFailedError` naming it, a file that does not parse an
+        :class:`~provgraph.errors.InputError` with its line), nothing written unless all conform."""
+        source = Path(path)
+        lines = _policy.check(self._rule_triples(source, format), file=str(source))
+        return _policy.add(self._backend, lines, source=source.name, now=datetime.now(UTC))
+
+    def read_policy(self, path: str | os.PathLike[str], *, format: InputFormat | None = None) -> Policy:  # noqa: A002
+        """The rules of a policy file, validated, as a rule set of their own (not stored): for
+        :meth:`compose` or :meth:`rerun` under other rules."""
+        source = Path(path)
+        lines = _policy.check(self._rule_triples(source, format), file=str(source))
+        return _policy.of_lines(lines, name=source.resolve().as_uri())
+
+    @staticmethod
+    def _rule_triples(source: Path, fmt: InputFormat | None) -> str:
+        chosen = InputFormat(fmt) if fmt is not None else InputFormat.from_path(source)
+        if chosen is None:
+            raise UnsupportedFormatError("say which RDF format the policy is in", file=str(source))
+        if not source.is_file():
+            raise InputError("no such file", file=str(source))
+        try:
+            return _ntriples(source.read_bytes(), chosen, source.resolve().as_uri())
+        except InputError as exc:
+            raise InputError(exc.reason, file=str(source), line=exc.line, column=exc.column) from None
 
     def audit(self) -> AuditReport:
         """Recompute the hash of every record of every recorded answer: a record whose triples

@@ -113,7 +113,7 @@ class ExtractiveGenerator:
         question_words = {w for w in words(pack.question) if w not in STOP_WORDS}
         out = []
         for item in sorted(pack.items, key=lambda i: (-i.score, i.number)):
-            if item.kind is EvidenceKind.RELATION or inspect_item(item) is not None:
+            if item.kind is EvidenceKind.RELATION or item.redacted is not None or inspect_item(item) is not None:
                 continue
             text = _item_text(item)
             about_entity = item.subject in linked or (item.object or "").strip("<>") in linked

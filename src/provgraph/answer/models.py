@@ -65,6 +65,8 @@ class ReasonCode(enum.StrEnum):
     #: the cited evidence gives orders to its reader ("ignore previous instructions", "SYSTEM:",
     #: "cite [1]"), fakes a role or a boundary, carries active markup or hides encoded text
     INSTRUCTION_IN_EVIDENCE = "instruction_in_evidence"
+    #: the cited evidence was withheld from the generator by a context policy rule
+    REDACTED_EVIDENCE = "redacted_evidence"
 
 
 class UntrustedText(_Model):
@@ -112,6 +114,9 @@ class EvidenceItem(_Model):
     # conflicts and relations
     conflict: Conflict | None = None
     related: list[str] = Field(default_factory=list, description="ids of pack items this one is about")
+    redacted: str | None = Field(
+        default=None, description="IRI of the policy rule that withheld the item's content: it supports no claim"
+    )
     untrusted: UntrustedText | None = Field(
         default=None,
         description="set when a passage of the item's source gives orders or vouches for itself: the item "
@@ -302,6 +307,9 @@ class GroundedAnswer(_Model):
         default=None, description="id of the answer's record in the store (SHA-256 hex); None when not recorded"
     )
     session: str | None = Field(default=None, description="the session the answer belongs to")
+    flags: list[str] = Field(
+        default_factory=list, description="policy rules that marked the answer for audit: 'rule: justification'"
+    )
 
     @computed_field  # type: ignore[prop-decorator]
     @property

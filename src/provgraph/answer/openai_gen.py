@@ -30,7 +30,7 @@ import enum
 import json
 import os
 import re
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any, ClassVar
 
 import openai
@@ -256,9 +256,12 @@ def render_user_message(pack: EvidencePack) -> str:
     line between ``<evidence>`` markers: bounded so that a large pack cannot overflow a small
     local model's context. Items whose source gives orders or vouches for itself are left out."""
     header, lines = _evidence(pack)
-    return "\n".join(
-        [f"Question: {pack.question}", "", header, "<evidence>", *(line for _, line in lines), "</evidence>"]
-    )
+    return user_message(pack.question, header, [line for _, line in lines])
+
+
+def user_message(question: str, header: str, lines: Sequence[str]) -> str:
+    """The user message: the question, then the evidence lines under their header."""
+    return "\n".join([f"Question: {question}", "", header, "<evidence>", *lines, "</evidence>"])
 
 
 def _evidence(pack: EvidencePack) -> tuple[str, list[tuple[EvidenceItem, str]]]:
@@ -305,21 +308,19 @@ class OpenAIGenerator:
 
     def shown(self, pack: EvidencePack) -> Shown:
         """What the model was shown for ``pack`` (call it after :meth:`generate`, which may fall
-        back to plain JSON mode): the system prompt, the answer schema (as the response format,
-        or also in the system prompt in plain JSON mode), the evidence block's header and the
-        evidence lines (:func:`render_user_message`). With no trusted evidence the model is not
-        asked, and the pack is shown as the extractive generator reads it."""
+        back to plain JSON mode): the system message, the response format (with the answer
+        schema; in plain JSON mode the schema is in the system message), the evidence block's
+        header and the evidence lines (:func:`render_user_message`). With no trusted evidence the
+        model is not asked, and the pack is shown as the extractive generator reads it."""
         if not any(inspect_item(i) is None for i in pack.items):
             return Shown(items=[(item, item.text) for item in pack.items])  # generate() does not ask the model
         header, lines = _evidence(pack)
         system = self._messages("", schema_in_prompt=self._schema_rejected)[0]["content"]
-        if self._schema_rejected:  # plain JSON mode: the schema is in the system prompt
-            schema = json.dumps(_StrictDraftAnswer.model_json_schema(), separators=(",", ":"))
-        else:  # structured output: the schema as the client sends it in response_format
-            schema = json.dumps(_response_format()["json_schema"]["schema"], separators=(",", ":"))
+        # plain JSON mode: the schema is in the system prompt; structured output: in response_format
+        response_format = {"type": "json_object"} if self._schema_rejected else _response_format()
         instructions = [
             Instruction(name="system prompt", content=str(system)),
-            Instruction(name="answer schema", content=schema),
+            Instruction(name="response format", content=json.dumps(response_format, separators=(",", ":"))),
             Instruction(name="evidence header", content=header),
         ]
         return Shown(instructions=instructions, items=lines)
@@ -491,4 +492,5 @@ __all__ = [
     "item_data",
     "render_item",
     "render_user_message",
+    "user_message",
 ]

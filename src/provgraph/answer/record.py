@@ -41,10 +41,11 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from provgraph.answer.context import Segment, SegmentType, Shown, TrustTier, draft_segments
 from provgraph.answer.models import AskFilters, DraftAnswer, EvidenceItem, GroundedAnswer
+from provgraph.answer.policy import ACTIONS, Decision
 from provgraph.errors import InputError, NotFoundError, ProvGraphError
 from provgraph.store.base import Backend
 from provgraph.store.terms import BlankNode, Literal, NamedNode, Quad, parse_datetime, sparql_term
-from provgraph.vocab import ANSWERS_GRAPH, ID_NS, PG, PROV_NS, RDF_NS, RDFS_NS, SOFTWARE_AGENT, XSD_NS
+from provgraph.vocab import ANSWERS_GRAPH, ID_NS, PG, PG_NS, PROV_NS, RDF_NS, RDFS_NS, SOFTWARE_AGENT, XSD_NS
 
 _XSD_STRING = NamedNode(XSD_NS + "string")
 _XSD_INTEGER = NamedNode(XSD_NS + "integer")
@@ -74,7 +75,7 @@ class _Prov:
 PROV = _Prov
 
 #: The kinds of record an answer graph holds; a record's IRI is ``pgid:<kind>/<sha-256 hex>``.
-KINDS = ("segment", "agent", "context", "generation", "draft", "removal", "verification", "claim", "answer")
+KINDS = ("segment", "agent", "decision", "context", "generation", "draft", "removal", "verification", "claim", "answer")
 _RECORD_IRI = re.compile(rf"^{re.escape(ID_NS)}({'|'.join(KINDS)})/([0-9a-f]{{64}})$")
 _ANSWER = f"{ID_NS}answer/"
 #: The verifier: provgraph's claim checker.
@@ -179,6 +180,12 @@ class Composed(BaseModel):
         default_factory=list, description="ids of recorded answers the question was built from"
     )
     shown: Shown
+    policy_version: str | None = Field(default=None, description="IRI of the rule set the context ran under")
+    policy_hash: str | None = None
+    decisions: list[Decision] = Field(default_factory=list, description="what the policy rules decided")
+    redactions: dict[str, str] = Field(
+        default_factory=dict, description="evidence id -> SHA-256 of the item a rule redacted"
+    )
     generator: str
     generator_parameters: dict[str, Any] = Field(default_factory=dict)
     generation_started: datetime
@@ -208,7 +215,12 @@ def _agent(item: EvidenceItem) -> _Record:
 
 
 def _segment(
-    kind: SegmentType, tier: TrustTier, content: str, name: str | None, item: EvidenceItem | None
+    kind: SegmentType,
+    tier: TrustTier,
+    content: str,
+    name: str | None,
+    item: EvidenceItem | None,
+    withheld: str | None = None,
 ) -> tuple[_Record, _Record | None]:
     pairs: list[Pair] = [
         (RDF_TYPE, PG.ContextSegment),
@@ -219,6 +231,8 @@ def _segment(
     ]
     if name is not None:
         pairs.append((PG.segmentName, _string(name)))
+    if withheld is not None:
+        pairs.append((PG.redactedContentHash, _string(withheld)))
     agent = None
     if item is None:
         pairs.append((PROV.wasAttributedTo, SOFTWARE_AGENT))
@@ -266,7 +280,8 @@ def build(
     segments: list[Segment] = []
     by_evidence: dict[str, NamedNode] = {}
     for kind, tier, content, name, item in draft_segments(composed.shown):
-        record, agent = _segment(kind, tier, content, name, item)
+        withheld = composed.redactions.get(item.id) if item is not None else None
+        record, agent = _segment(kind, tier, content, name, item, withheld)
         if agent is not None:
             records.append(agent)
         records.append(record)
@@ -274,17 +289,20 @@ def build(
         if item is not None:
             by_evidence.setdefault(item.id, record.iri)
 
-    context = _Record(
-        "context",
-        _unique(
-            [
-                (RDF_TYPE, PG.Context),
-                (RDF_TYPE, PROV.Collection),
-                (PG.segmentOrder, _string(" ".join(s.id for s in segments))),
-                *((PG.includes, NamedNode(f"{ID_NS}segment/{s.id}")) for s in segments),
-            ]
-        ),
-    )
+    decisions = [_decision(d, by_evidence.get(d.evidence)) for d in composed.decisions]
+    records += decisions
+    context_pairs: list[Pair] = [
+        (RDF_TYPE, PG.Context),
+        (RDF_TYPE, PROV.Collection),
+        (PG.segmentOrder, _string(" ".join(s.id for s in segments))),
+        *((PG.includes, NamedNode(f"{ID_NS}segment/{s.id}")) for s in segments),
+        *((PG.hasDecision, d.iri) for d in decisions),
+    ]
+    if composed.policy_version is not None:
+        context_pairs.append((PG.policyVersion, NamedNode(composed.policy_version)))
+    if composed.policy_hash is not None:
+        context_pairs.append((PG.policyHash, _string(composed.policy_hash)))
+    context = _Record("context", _unique(context_pairs))
     generator = _Record(
         "agent", [(RDF_TYPE, PROV.SoftwareAgent), (RDFS_LABEL, _string(composed.generator.split(" (")[0]))]
     )
@@ -389,6 +407,23 @@ def build(
     return head.iri, _dedupe(records), segments
 
 
+_ACTION_NODES = {v: NamedNode(PG_NS + k) for k, v in ACTIONS.items()}
+_ACTION_OF = {v.value: k for k, v in _ACTION_NODES.items()}
+
+
+def _decision(decision: Decision, segment: NamedNode | None) -> _Record:
+    pairs: list[Pair] = [
+        (RDF_TYPE, PG.PolicyDecision),
+        (PG.rule, NamedNode(decision.rule)),
+        (PG.policyAction, _ACTION_NODES[decision.action]),
+        (PG.justification, _string(decision.justification)),
+        (PG.evidenceId, _string(decision.evidence)),
+    ]
+    if segment is not None:  # a decision on an item the generator was not shown names no segment
+        pairs.append((PG.decidedSegment, segment))
+    return _Record("decision", pairs)
+
+
 def _dedupe(records: list[_Record]) -> list[_Record]:
     return list({r.iri.value: r for r in records}.values())
 
@@ -413,6 +448,8 @@ def log_lines(iri: NamedNode, composed: Composed, *, session_index: int | None, 
     ]
     if composed.session is not None:
         pairs += [(PG.session, _string(composed.session)), (PG.sessionIndex, _integer(session_index or 1))]
+    if composed.answer.flags:
+        pairs.append((PG.flagged, _boolean(True)))
     return [f"{iri} {p} {o}" for p, o in pairs]
 
 
@@ -435,6 +472,7 @@ class AnswerSummary(BaseModel):
     invalidation_path: list[str] = Field(
         default_factory=list, description="how the revocation that invalidated it reached it (IRIs)"
     )
+    invalidated_at: datetime | None = None
 
 
 class AnswerInvalidation(BaseModel):
@@ -472,6 +510,8 @@ class RecordedAnswer(BaseModel):
     draft: DraftAnswer
     answer: GroundedAnswer
     segments: list[Segment] = Field(description="the context the generator was shown, in order")
+    policy_version: str | None = Field(default=None, description="IRI of the rule set the context ran under")
+    decisions: list[Decision] = Field(default_factory=list, description="what the policy rules decided")
     claim_segments: list[list[str]] = Field(
         default_factory=list, description="for each claim, the ids of the segments it cites"
     )
@@ -568,11 +608,25 @@ def read(backend: Backend, answer_id: str) -> RecordedAnswer:
         draft=DraftAnswer.model_validate_json(graph.one(draft, PG.draftData)),
         answer=answer.model_copy(update={"id": full, "session": graph.optional(head, PG.session)}),
         segments=segments,
+        policy_version=graph.optional(context, PG.policyVersion),
+        decisions=sorted(
+            (_read_decision(graph, d.value) for d in graph.values(context, PG.hasDecision)),
+            key=lambda d: (d.evidence, d.rule),
+        ),
         claim_segments=[
             sorted(o.value.rsplit("/", 1)[1] for o in graph.values(c, PROV.wasDerivedFrom)) for _, c in claims
         ],
         invalidated=invalidation is not None,
         invalidation=invalidation,
+    )
+
+
+def _read_decision(graph: _Graph, node: str) -> Decision:
+    return Decision(
+        rule=graph.one(node, PG.rule),
+        action=_ACTION_OF[graph.one(node, PG.policyAction)],
+        justification=graph.one(node, PG.justification),
+        evidence=graph.one(node, PG.evidenceId),
     )
 
 
@@ -611,10 +665,10 @@ def of_answer(backend: Backend, answer_id: str) -> AnswerInvalidation | None:
     )
 
 
-_LIST = """SELECT ?a ?q ?c ?g ?t ?s ?i ?x ?path WHERE { GRAPH pgid:answers {
+_LIST = """SELECT ?a ?q ?c ?g ?t ?s ?i ?x ?path ?when WHERE { GRAPH pgid:answers {
   ?a a pg:Answer ; pg:question ?q ; pg:answerConfidence ?c ; pg:generatorName ?g ; prov:generatedAtTime ?t .
   OPTIONAL { ?a pg:session ?s ; pg:sessionIndex ?i }
-  OPTIONAL { ?a prov:wasInvalidatedBy ?x ; pg:invalidationPath ?path } $filter } }
+  OPTIONAL { ?a prov:wasInvalidatedBy ?x ; pg:invalidationPath ?path ; prov:invalidatedAtTime ?when } $filter } }
 ORDER BY $order LIMIT $limit"""
 
 
@@ -647,6 +701,7 @@ def summaries(
                 session_index=row.optional_integer("i"),
                 invalidated="x" in row,
                 invalidation_path=json.loads(row.value("path")) if "path" in row else [],
+                invalidated_at=row.optional_moment("when"),
             ),
         )
     return list(out.values())
@@ -661,6 +716,17 @@ def last_in_session(backend: Backend, session: str) -> tuple[str, int] | None:
     if not rows:
         return None
     return rows[0].value("a").rsplit("/", 1)[1], rows[0].integer("i")
+
+
+def segment_problems(backend: Backend, answer_id: str) -> set[str]:
+    """Ids of the segments of an answer whose stored triples no longer hash to their id."""
+    graph = _Graph(backend.quads(graph=answer_iri(answer_id)))
+    prefix = f"{ID_NS}segment/"
+    return {
+        node[len(prefix) :]
+        for node, pairs in graph.nodes.items()
+        if node.startswith(prefix) and record_hash("segment", pairs) != node[len(prefix) :]
+    }
 
 
 # ---------------------------------------------------------------------- audit

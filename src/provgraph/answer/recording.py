@@ -16,12 +16,14 @@ from typing import TYPE_CHECKING
 
 from provgraph.answer import record
 from provgraph.answer.base import Generator
-from provgraph.answer.context import parameters, shown
-from provgraph.answer.models import AskFilters, Detail, EvidencePack, GroundedAnswer
-from provgraph.answer.pipeline import respond
+from provgraph.answer.context import Shown, parameters, shown
+from provgraph.answer.models import AnswerConfidence, AskFilters, Detail, DraftAnswer, EvidencePack, GroundedAnswer
+from provgraph.answer.pipeline import Steps, respond
+from provgraph.answer.policy import Decision, Policy, redacted
 from provgraph.errors import ProvGraphError
 from provgraph.resources import shapes_dir
 from provgraph.store.base import Backend
+from provgraph.vocab import sha256_hex
 
 if TYPE_CHECKING:  # rdflib and the checks load when the first answer is recorded, not with the API
     import rdflib
@@ -61,26 +63,69 @@ def compose(
     session: str | None,
     supersedes: str | None = None,
     derived_from: Sequence[str] = (),
+    policy: Policy | None = None,
 ) -> record.Composed:
-    """Answer from ``pack`` and keep what the answer's record needs."""
+    """Answer from ``pack`` under ``policy`` and keep what the answer's record needs. The rules
+    run on the pack before the generator sees it (:mod:`provgraph.answer.policy`): a denied
+    segment blocks the answer, a redacted one is shown as ``[REDACTED: <rule>]``, a flagged one
+    marks the answer for audit."""
     record.check_session(session)
-    steps = respond(pack, generator=generator, detail=detail)
-    assert steps.drafted_by is not None and steps.started and steps.generated and steps.verified
+    now = datetime.now(UTC)
+    decisions = sorted(policy.decide(pack.items, now=now) if policy else [], key=lambda d: (d.evidence, d.rule))
+    deny = next((d for d in decisions if d.action == "deny"), None)
+    redact = {d.evidence: d.rule for d in decisions if d.action == "redact"}
+    withheld = {i.id: sha256_hex(i.model_dump_json()) for i in pack.items if i.id in redact}
+    flags = [f"{d.rule}: {d.justification} (evidence {d.evidence})" for d in decisions if d.action == "flag"]
+    if deny is not None:
+        steps = _blocked(pack, deny, now)
+        view = Shown(items=[(item, item.text) for item in pack.items])
+        parameters_of: dict[str, object] = {}
+    else:
+        items = [redacted(i, redact[i.id]) if i.id in redact else i for i in pack.items]
+        shown_pack = pack.model_copy(update={"items": items})
+        steps = respond(shown_pack, generator=generator, detail=detail)
+        assert steps.drafted_by is not None
+        view = shown(steps.drafted_by, shown_pack)
+        parameters_of = dict(parameters(steps.drafted_by))
+    assert steps.started and steps.generated and steps.verified
     return record.Composed(
         question=pack.question,
         filters=filters or AskFilters(),
         session=session,
         supersedes=supersedes,
         derived_from=list(derived_from),
-        shown=shown(steps.drafted_by, pack),
+        shown=view,
+        policy_version=policy.iri if policy else None,
+        policy_hash=policy.hash if policy else None,
+        decisions=decisions,
+        redactions=withheld,
         generator=steps.answer.generator,
-        generator_parameters=dict(parameters(steps.drafted_by)),
+        generator_parameters=parameters_of,
         generation_started=steps.started,
         generation_ended=steps.generated,
         draft=steps.draft,
         verification_ended=steps.verified,
-        answer=steps.answer.model_copy(update={"session": session}),
+        answer=steps.answer.model_copy(update={"session": session, "flags": flags}),
     )
+
+
+def _blocked(pack: EvidencePack, deny: Decision, now: datetime) -> Steps:
+    """The abstention of an answer a rule denied: no generator is asked."""
+    reason = f"The answer is withheld by policy rule <{deny.rule}>: {deny.justification}"
+    draft = DraftAnswer(answer_summary=reason, claims=[])
+    answer = GroundedAnswer(
+        question=pack.question,
+        answer_summary=reason,
+        claims=[],
+        references=[],
+        citations=[],
+        confidence=AnswerConfidence.INSUFFICIENT,
+        limitations=[reason],
+        sources_used=[],
+        sources_retrieved=len(pack.retrieved_documents),
+        generator="policy",
+    )
+    return Steps(draft, answer, {}, started=now, generated=now, verified=now)
 
 
 def write(backend: Backend, composed: record.Composed) -> GroundedAnswer:

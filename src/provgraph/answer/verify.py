@@ -527,6 +527,17 @@ def _trusted(claim: DraftClaim, cited: Sequence[EvidenceItem]) -> tuple[list[Evi
     kept: list[EvidenceItem] = []
     issues: list[VerificationIssue] = []
     for item in cited:
+        if item.redacted is not None:
+            issues.append(
+                VerificationIssue(
+                    claim=claim.text,
+                    code=ReasonCode.REDACTED_EVIDENCE,
+                    action=Action.CITATION_DROPPED,
+                    message=f"[{item.number}] was withheld by policy rule <{item.redacted}>: it supports nothing",
+                    citation=item.id,
+                )
+            )
+            continue
         untrusted = inspect_item(item)
         if untrusted is None:
             kept.append(item)

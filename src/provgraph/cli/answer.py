@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 
     from provgraph import GroundedAnswer
     from provgraph.answer.evaluate import EvalReport
+    from provgraph.answer.replay import AnswerDiff
 
 
 def ask(
@@ -231,6 +232,79 @@ def answer(
         )
 
 
+def replay(
+    answer_id: Annotated[str, typer.Argument(metavar="ID", help="An answer id, or a unique prefix of 8+ hex digits.")],
+    at: Annotated[
+        dt.datetime | None,
+        typer.Option(
+            metavar="TIME", help="Also show the answer's session as it stood then (ISO 8601, UTC if no zone)."
+        ),
+    ] = None,
+    rerun: Annotated[
+        bool, typer.Option("--rerun", help="Ask the question again over today's store and show what changed.")
+    ] = False,
+    record_rerun: Annotated[
+        bool, typer.Option("--record", help="With --rerun: record the re-ask, superseding the answer.")
+    ] = False,
+    policy: Annotated[
+        Path | None, typer.Option(metavar="FILE", help="With --rerun: under these policy rules, not the store's.")
+    ] = None,
+    store: StoreOpt = DEFAULT_STORE,
+    json: JsonOpt = False,
+) -> None:
+    """Rebuild the context a recorded answer was built from, from its record alone.
+
+    Segment by segment, each with its hash checked; for a model, the messages as sent. With
+    --rerun, a what-if: the same question over today's store, and the difference."""
+    when = None if at is None else (at if at.tzinfo else at.replace(tzinfo=dt.UTC))
+    with open_store(store, read_only=not record_rerun, lazy_lock=record_rerun, create=False) as graph:
+        if rerun:
+            rules = graph.read_policy(policy) if policy is not None else None
+            changes = graph.rerun(answer_id, policy=rules, record=record_rerun)
+        else:
+            rebuilt = graph.replay(answer_id, at=when)
+    if rerun:
+        if json:
+            print_json(changes)
+        else:
+            _show_diff(changes)
+        return
+    if json:
+        print_json(rebuilt)
+        return
+    esc = render.escape
+    out.print(f"[bold]{esc(rebuilt.question)}[/]  (answer {rebuilt.answer[:16]}, {esc(rebuilt.generator)})")
+    for n, item in enumerate(rebuilt.segments, 1):
+        segment = item.segment
+        mark = "" if item.intact else "  [CHANGED: no longer matches its hash]"
+        label = segment.name or (segment.evidence.title if segment.evidence else "") or ""
+        out.print(f"\n{n}. {segment.type.value} ({segment.tier.value}) {esc(label)}{esc(mark)}", highlight=False)
+        out.print(f"   sha-256 {segment.id}", highlight=False)
+        out.print(f"   {esc(_clip(segment.content, 400))}", highlight=False)
+    out.print("\nevery segment matches its hash" if rebuilt.intact else "\nsome segments do not match their hash")
+    if rebuilt.session is not None and rebuilt.at is not None:
+        out.print(f"\n[bold]Session as of {rebuilt.at:%Y-%m-%d %H:%M:%S %Z}[/]")
+        for a in rebuilt.session:
+            state = "invalid" if a.invalidated else "valid"
+            out.print(f"{a.session_index}. {a.id[:16]} {state:<8} {esc(_clip(a.question, 70))}", highlight=False)
+
+
+def _show_diff(changes: AnswerDiff) -> None:
+    esc = render.escape
+    after = f" (recorded as {changes.rerun[:16]})" if changes.rerun else ""
+    out.print(f"confidence: {changes.confidence_before} -> {changes.confidence_after}{esc(after)}", highlight=False)
+    if not changes.changed:
+        out.print("the same claims, citations and confidence as recorded")
+    for title, claims, sign in (("gone", changes.claims_removed, "-"), ("new", changes.claims_added, "+")):
+        if claims:
+            out.print(f"\nclaims {title}:")
+            for claim in claims:
+                out.print(f"{sign} {esc(_clip(claim, 150))}", highlight=False)
+    for change in changes.citations_changed:
+        out.print(f"\ncitations of: {esc(_clip(change.claim, 100))}", highlight=False)
+        out.print(f"  - {', '.join(change.removed) or 'none'}; + {', '.join(change.added) or 'none'}", highlight=False)
+
+
 def audit(store: StoreOpt = DEFAULT_STORE, json: JsonOpt = False) -> None:
     """Recompute the hash of every record of every recorded answer.
 
@@ -306,4 +380,58 @@ def print_report(console: Console, with_gold: EvalReport, without: EvalReport) -
     console.print(f"  abstained (gold paragraphs removed)           {pct(without.abstained_without_gold):>6}")
 
 
-__all__ = ["answer", "answers", "ask", "audit", "evaluate", "print_report", "show"]
+__all__ = [
+    "answer",
+    "answers",
+    "ask",
+    "audit",
+    "evaluate",
+    "policy_add",
+    "policy_app",
+    "policy_show",
+    "print_report",
+    "replay",
+    "show",
+]
+
+
+policy_app = typer.Typer(
+    name="policy",
+    help="Context policy: rules on what the generator may be shown (permit, deny, redact, flag).",
+    no_args_is_help=True,
+    rich_markup_mode=None,
+)
+
+
+@policy_app.command("add")
+def policy_add(
+    file: Annotated[Path, typer.Argument(metavar="FILE", help="Policy rules (Turtle or any RDF syntax).")],
+    store: StoreOpt = DEFAULT_STORE,
+    json: JsonOpt = False,
+) -> None:
+    """Add policy rules: a new version of the rule set, validated with SHACL, all or nothing."""
+    with open_store(store, lazy_lock=True) as graph:
+        added = graph.add_policy(file)
+    if json:
+        print_json(added)
+    else:
+        out.print(f"policy version {added.version}: {len(added.rules)} rule(s)", highlight=False)
+
+
+@policy_app.command("show")
+def policy_show(store: StoreOpt = DEFAULT_STORE, json: JsonOpt = False) -> None:
+    """The rules answers run under now."""
+    with open_store(store, read_only=True, create=False) as graph:
+        current = graph.policy()
+    if json:
+        print_json(current)
+        return
+    if not current.rules:
+        out.print("no policy rules: every segment is shown")
+        return
+    out.print(
+        f"policy version {current.version} ({len(current.rules)} rule(s), sha-256 {current.hash})", highlight=False
+    )
+    for rule in sorted(current.rules, key=lambda r: (-r.priority, r.iri)):
+        out.print(f"- {rule.action:<7} {render.escape(rule.iri)} (priority {rule.priority})", highlight=False)
+        out.print(f"  {render.escape(rule.justification)}", highlight=False)

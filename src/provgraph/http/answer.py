@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Annotated
 
 from fastapi import APIRouter, Query
@@ -14,6 +15,7 @@ from starlette.concurrency import run_in_threadpool
 
 from provgraph import AskFilters, DraftAnswer, EvidencePack, GroundedAnswer, ProvGraph
 from provgraph.answer.record import AnswerSummary, Composed, RecordedAnswer
+from provgraph.answer.replay import Replay
 from provgraph.http import reads
 from provgraph.http.deps import READ_ACCESS, Graph, Reads, Settings
 from provgraph.http.errors import READ_ERRORS, ErrorBody
@@ -146,3 +148,21 @@ async def verify_answer(body: VerifyRequest, reader: Reads) -> GroundedAnswer:
 
 
 __all__ = ["AskRequest", "VerifyRequest", "router"]
+
+
+@router.get(
+    "/answers/{answer_id}/context",
+    summary="Replay: the context an answer was built from, rebuilt from its record alone",
+    description="The segments in order, each with its hash checked against its stored triples, the evidence "
+    "pack, and for a model the chat messages and response format as sent. With `at`, also the answer's "
+    "session as it stood then.",
+    response_model=Replay,
+    dependencies=[READ_ACCESS],
+    responses={404: {"model": ErrorBody, "description": "no such answer"}, **READ_ERRORS},
+)
+async def answer_context(
+    answer_id: str,
+    reader: Reads,
+    at: Annotated[datetime | None, Query(description="the session as of this time (ISO 8601)")] = None,
+) -> Replay:
+    return await reader.run(reads.replay, answer_id, at)

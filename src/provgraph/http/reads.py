@@ -23,6 +23,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Collection, Iterator
+from datetime import UTC, datetime
 from typing import Any, TypeVar
 
 from provgraph import (
@@ -37,6 +38,7 @@ from provgraph import (
     ResolutionStrategy,
 )
 from provgraph.answer.record import AnswerSummary, Composed, RecordedAnswer
+from provgraph.answer.replay import Replay
 from provgraph.graph import ProvGraph
 from provgraph.http.errors import HttpError
 from provgraph.http.evaluate import TIMEOUT, TOO_LARGE, LimitExceeded, capture
@@ -94,6 +96,12 @@ def answers(pg: ProvGraph, session: str | None, invalidated: bool | None, limit:
 
 def answer(pg: ProvGraph, answer_id: str) -> RecordedAnswer:
     return pg.answer(answer_id)
+
+
+def replay(pg: ProvGraph, answer_id: str, at: datetime | None) -> Replay:
+    if at is not None and at.tzinfo is None:
+        at = at.replace(tzinfo=UTC)
+    return pg.replay(answer_id, at=at)
 
 
 def verify(pg: ProvGraph, answer: DraftAnswer, pack: EvidencePack, generator: str, detail: Detail) -> GroundedAnswer:
