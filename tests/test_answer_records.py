@@ -24,6 +24,7 @@ from provgraph import (
     InputError,
     NotFoundError,
     ProvGraph,
+    ProvGraphError,
     RecordedAnswer,
     SegmentType,
     TrustTier,
@@ -809,8 +810,8 @@ def test_the_highest_priority_rule_decides_and_versions_replace_rules_by_iri(pg,
             "urn:r",
         ),
         (
-            POLICY_HEAD
-            + '<urn:r> a pg:PolicyRule ; pg:policyAction pg:Deny ; pg:justification "x" ; pg:whenOlderThanDays "old" .\n',
+            POLICY_HEAD + '<urn:r> a pg:PolicyRule ; pg:policyAction pg:Deny ; pg:justification "x" ;\n'
+            ' pg:whenOlderThanDays "old" .\n',
             "ValidationFailedError",
             "urn:r",
         ),
@@ -820,7 +821,7 @@ def test_the_highest_priority_rule_decides_and_versions_replace_rules_by_iri(pg,
 )
 def test_a_bad_policy_file_is_refused_naming_where_and_nothing_is_written(pg, tmp_path, text, error, where):
     path = _policy_file(tmp_path, text)
-    with pytest.raises(Exception) as caught:
+    with pytest.raises(ProvGraphError) as caught:  # noqa: PT011 (the parameter says which subclass)
         pg.add_policy(path)
     assert type(caught.value).__name__ == error
     message = str(caught.value)
