@@ -821,7 +821,7 @@ def test_the_highest_priority_rule_decides_and_versions_replace_rules_by_iri(pg,
 )
 def test_a_bad_policy_file_is_refused_naming_where_and_nothing_is_written(pg, tmp_path, text, error, where):
     path = _policy_file(tmp_path, text)
-    with pytest.raises(ProvGraphError) as caught:  # noqa: PT011 (the parameter says which subclass)
+    with pytest.raises(ProvGraphError) as caught:
         pg.add_policy(path)
     assert type(caught.value).__name__ == error
     message = str(caught.value)
