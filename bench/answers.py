@@ -3,7 +3,7 @@
 
     python bench/answers.py [--hotpot/--no-hotpot] [--cities/--no-cities] [--latency/--no-latency]
                             [--questions 100] [--size 100k|1m|10k ...] [--facts N --docs N]
-                            [--asks 200] [--store DIR]
+                            [--asks 200] [--store DIR] [--records [--recorded 10000]]
 
 **HotpotQA** (../shared/data/hotpotqa-dev-100): every paragraph one source document whose passages
 are its sentences; each question asked over its own ten paragraphs (the distractor setting), then
@@ -30,6 +30,14 @@ conflicts). Printed:
   conflict whose shown resolution that changes is rewritten);
 - peak memory (RSS).
 
+**Answer records** (``--records``): on a store of eleven documents about one entity each (200
+facts), the cost of recording an answer whose context has 100 segments (building its records,
+SHACL, the write) against composing it (generation and verification), p50/p95 over 200 answers;
+replaying one; its size in quads and bytes; then ``--recorded`` answers in the store (questions
+about ten of the documents), the store's growth per answer on disk once compacted, and the time
+from a revocation request to its enforcement (the catalog, the current view and every
+invalidation written), for a source a tenth of the answers used and for one none used.
+
 ``--store DIR`` keeps the generated store there and reuses it on the next run (the 1M store takes
 about an hour to ingest on a 2-core machine); each run adds its two documents to it.
 """
@@ -55,6 +63,7 @@ from rich.console import Console  # noqa: E402
 from provgraph import GraphSplit, IngestOptions, ProvGraph  # noqa: E402
 from provgraph.answer.evaluate import evaluate_hotpot, ingest_hotpot, load_hotpot  # noqa: E402
 from provgraph.answer.pipeline import respond  # noqa: E402
+from provgraph.answer.record import answer_iri  # noqa: E402
 from provgraph.cli.answer import print_report, show  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -283,6 +292,114 @@ def latency(facts: int, docs: int, asks: int, keep: Path | None) -> None:
     print(f"peak memory (RSS): {_rss_mb():.0f} MB")
 
 
+def _du(path: Path) -> int:
+    return sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
+
+
+def _quantiles(values: list[float]) -> tuple[float, float]:
+    q = statistics.quantiles(values, n=100)
+    return q[49] * 1000, q[94] * 1000
+
+
+def records(recorded: int, repeats: int) -> None:
+    """Answer records: the cost of recording an answer with a 100-segment context, of replaying it,
+    of a revocation with ``recorded`` answers in the store, and the store's growth per answer."""
+    from provgraph import Detail
+    from provgraph.answer import recording
+    from provgraph.answer.models import EvidencePack
+
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        # ten documents, each about one entity with 200 facts (numbers of 20 properties, 10 each)
+        ex = "http://bench.example/"
+        lines = []
+        for d in range(11):  # the eleventh is never asked about
+            graph = f"<http://records.bench.example/doc{d}>"
+            entity = f"<{ex}entity/Entity{d}>"
+            lines.append(f'{entity} <{RDFS_LABEL}> "Zorblax {d}" {graph} .\n')
+            for k in range(200):
+                lines.append(f'{entity} <{ex}property{k % 20}> "{d * 1000 + k}" {graph} .\n')
+        data = root / "records.nq"
+        data.write_text("".join(lines), encoding="utf-8")
+        with ProvGraph.open(root / "store") as pg:
+            pg.ingest(
+                data,
+                IngestOptions(
+                    id="records",
+                    split=GraphSplit(pattern=r"^(?P<document>http://records\.bench\.example/doc\d+)$"),
+                ),
+            )
+            big = pg.retrieve("What is known about Zorblax 3?", limit=200)
+            items = big.items[:100]
+            pack = EvidencePack(question=big.question, items=items, entities=big.entities)
+            composed = recording.compose(pack, generator=None, detail=Detail.BRIEF, filters=None, session=None)
+            compose_times, record_times, quads = [], [], 0
+            for _ in range(repeats):
+                started = time.perf_counter()
+                composed = recording.compose(pack, generator=None, detail=Detail.BRIEF, filters=None, session=None)
+                compose_times.append(time.perf_counter() - started)
+                started = time.perf_counter()
+                answer = pg.record(composed)
+                record_times.append(time.perf_counter() - started)
+            assert answer.id is not None
+            quads = sum(1 for _ in pg.backend.quads(graph=answer_iri(answer.id)))
+            nquads = sum(len(str(q)) + 3 for q in pg.backend.quads(graph=answer_iri(answer.id)))
+            replay_times = []
+            for _ in range(repeats):
+                started = time.perf_counter()
+                pg.replay(answer.id)
+                replay_times.append(time.perf_counter() - started)
+            segments = len(pg.answer(answer.id).segments)
+
+            # the store fills up with answers to questions about the ten documents
+            asks = [
+                recording.compose(
+                    pg.retrieve(f"What is the property{d} of Zorblax {d}?"),
+                    generator=None,
+                    detail=Detail.BRIEF,
+                    filters=None,
+                    session=None,
+                )
+                for d in range(10)
+            ]
+            pg.backend.flush()
+            pg.backend.optimize()
+            before = _du(root / "store")
+            started = time.perf_counter()
+            for i in range(recorded - repeats):
+                pg.record(asks[i % 10])
+            filling = time.perf_counter() - started
+            pg.backend.flush()
+            pg.backend.optimize()
+            grown = _du(root / "store") - before
+            total = len(pg.answers(limit=10**9))
+            started = time.perf_counter()
+            quiet = pg.revoke("http://records.bench.example/doc10", reason="bench")  # no answer used it
+            revoke_none = time.perf_counter() - started
+            started = time.perf_counter()
+            done = pg.revoke("http://records.bench.example/doc3", reason="bench", confirm=True)
+            revoke = time.perf_counter() - started
+            assert not quiet.invalidated
+    c50, c95 = _quantiles(compose_times)
+    r50, r95 = _quantiles(record_times)
+    p50, p95 = _quantiles(replay_times)
+    print(f"\n== Answer records: {segments}-segment contexts ({repeats} answers), then {total:,} recorded answers ==")
+    print(f"compose (generate + verify, no retrieval): p50 {c50:.1f} ms, p95 {c95:.1f} ms")
+    print(f"recording overhead (build, SHACL, write): p50 {r50:.1f} ms, p95 {r95:.1f} ms")
+    print(f"replay: p50 {p50:.1f} ms, p95 {p95:.1f} ms")
+    print(f"one {segments}-segment answer: {quads:,} quads, {nquads / 1024:.0f} KB as N-Quads")
+    print(
+        f"{recorded - repeats:,} more answers of {len(asks[0].shown.items)}-{max(len(a.shown.items) for a in asks)} "
+        f"segments recorded in {filling:.0f} s ({filling / (recorded - repeats) * 1000:.1f} ms each); the store "
+        f"grew {grown / 2**20:.0f} MB on disk once compacted ({grown / (recorded - repeats) / 1024:.1f} KB per answer)"
+    )
+    print(
+        f"revocation with {total:,} recorded answers (request to enforcement): {revoke * 1000:.0f} ms invalidating "
+        f"{len(done.invalidated):,} of them; {revoke_none * 1000:.0f} ms for a source no answer used"
+    )
+    print(f"peak memory (RSS): {_rss_mb():.0f} MB")
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--hotpot", action=argparse.BooleanOptionalAction, default=True)
@@ -294,11 +411,15 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--docs", type=int, default=1_000, help="documents, with --facts")
     parser.add_argument("--asks", type=int, default=200)
     parser.add_argument("--store", type=Path, help="keep the generated store here and reuse it (one --size)")
+    parser.add_argument("--records", action=argparse.BooleanOptionalAction, default=False)
+    parser.add_argument("--recorded", type=int, default=10_000, help="answers in the store for the revocation")
     args = parser.parse_args(argv)
     if args.hotpot:
         hotpot(args.questions)
     if args.cities:
         cities()
+    if args.records:
+        records(args.recorded, 200)
     if args.latency:
         sizes = [(args.facts, args.docs)] if args.facts else [SIZES[s] for s in args.size or ["100k"]]
         for facts, docs in sizes:
