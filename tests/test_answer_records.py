@@ -855,3 +855,34 @@ def test_policy_on_the_command_line_and_a_what_if_under_other_rules(tmp_path):
         run_cli("ask", "What is the maximum daily dose of aspirin?", "--json", "--store", store).stdout
     )
     assert blocked["abstained"] and "urn:rule:no-doses" in blocked["answer_summary"]
+
+
+def test_a_rule_on_the_publisher_reads_the_sources_own_description(tmp_path):
+    with ProvGraph.memory() as pg:
+        pg.ingest(
+            EXAMPLES / "aspirin.ttl",
+            IngestOptions(url="https://example.org/aspirin", publisher="Acme Pharma", title="Aspirin facts"),
+        )
+        pg.ingest(EXAMPLES / "aspirin-note.md", IngestOptions(url="https://example.org/note", title="Aspirin note"))
+        rule = (
+            POLICY_HEAD
+            + """
+<urn:rule:acme> a pg:PolicyRule ; pg:policyAction pg:Flag ; pg:justification "Industry source." ;
+    pg:whenPublisher "Acme Pharma" .
+"""
+        )
+        pg.add_policy(_policy_file(tmp_path, rule))
+        asked = pg.ask(QUESTION)
+        decisions = pg.answer(asked.id).decisions
+        flagged = {i.id for i in pg.retrieve(QUESTION).items if i.title == "Aspirin facts"}
+        assert decisions and {d.evidence for d in decisions} == flagged
+        assert asked.flags
+
+
+def test_cli_revoke_of_an_unknown_document_writes_nothing(tmp_path):
+    store = str(tmp_path / "store")
+    run_cli("ingest", str(EXAMPLES / "aspirin.ttl"), "--url", "https://example.org/aspirin", "--store", store)
+    unknown = run_cli("revoke", "https://example.org/nothing", "--reason", "x", "--store", store)
+    assert unknown.returncode == 2 and "no source document" in unknown.stderr and "Traceback" not in unknown.stderr
+    listed = json.loads(run_cli("sources", "--json", "--store", store).stdout)
+    assert [s["status"] for s in listed] == ["current"]

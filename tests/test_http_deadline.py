@@ -56,7 +56,10 @@ ROUTES: list[tuple[str, str, str, dict[str, object]]] = [
     ("conflicts", "GET", "/conflicts", {}),
     ("related_documents", "GET", "/doc-relationships", {}),
     ("graph_exists", "GET", "/store", {"params": {"default": ""}}),
-    ("ask", "POST", "/qa", {"json": {"question": "What does aspirin treat?"}}),
+    ("compose", "POST", "/qa", {"json": {"question": "What does aspirin treat?"}}),
+    ("answers", "GET", "/answers", {}),
+    ("answer", "GET", f"/answers/{'a' * 64}", {}),
+    ("replay", "GET", f"/answers/{'a' * 64}/context", {}),
 ]
 
 

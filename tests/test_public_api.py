@@ -3,6 +3,13 @@
 import provgraph
 
 EXPECTED = {
+    "AnswerDiff",
+    "CitationChange",
+    "Decision",
+    "Policy",
+    "ReplayedSegment",
+    "Replay",
+    "Rule",
     "AnswerInvalidation",
     "ConfirmationRequiredError",
     "Invalidation",

@@ -67,11 +67,15 @@ def test_reads_work_and_writes_name_the_holder_while_another_process_holds_the_s
         for args in (
             ["evidence", "--subject", "http://example.org/aspirin", "--predicate", "http://example.org/treats"],
             ["conflicts"],
-            ["ask", "What does aspirin treat?"],
+            ["ask", "What does aspirin treat?", "--no-record"],
         ):
             done = run_cli(*args, "--store", str(store))
             assert done.returncode == 0, done.stderr
             assert "headache" in done.stdout or "no conflicts" in done.stdout
+        # an answer is recorded, and that writes: it says so, and how to answer without a record
+        recorded = run_cli("ask", "What does aspirin treat?", "--store", str(store))
+        assert recorded.returncode == 2 and f"process {holder.pid}" in recorded.stderr
+        assert "--no-record" in recorded.stderr and "Traceback" not in recorded.stderr
     finally:
         assert holder.stdin is not None
         holder.stdin.write("\n")

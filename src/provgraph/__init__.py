@@ -40,6 +40,7 @@ if TYPE_CHECKING:
         SupportLevel,
         VerificationIssue,
     )
+    from provgraph.answer.policy import Decision, Policy, Rule
     from provgraph.answer.record import (
         AnswerInvalidation,
         AnswerSummary,
@@ -48,6 +49,7 @@ if TYPE_CHECKING:
         Composed,
         RecordedAnswer,
     )
+    from provgraph.answer.replay import AnswerDiff, CitationChange, Replay, ReplayedSegment
     from provgraph.answer.verify import HeuristicJudge
     from provgraph.errors import (
         ConfirmationRequiredError,
@@ -115,6 +117,13 @@ _WHERE: dict[str, str] = {
     "TrustTier": "provgraph.answer.context",
     "AnswerInvalidation": "provgraph.answer.record",
     "Invalidation": "provgraph.answer.invalidation",
+    "Decision": "provgraph.answer.policy",
+    "Policy": "provgraph.answer.policy",
+    "Rule": "provgraph.answer.policy",
+    "AnswerDiff": "provgraph.answer.replay",
+    "CitationChange": "provgraph.answer.replay",
+    "Replay": "provgraph.answer.replay",
+    "ReplayedSegment": "provgraph.answer.replay",
     "Revocation": "provgraph.answer.invalidation",
     "ConfirmationRequiredError": "provgraph.errors",
     "AnswerSummary": "provgraph.answer.record",
@@ -213,6 +222,7 @@ def __dir__() -> list[str]:
 __all__ = [
     "AnswerClaim",
     "AnswerConfidence",
+    "AnswerDiff",
     "AnswerInvalidation",
     "AnswerSummary",
     "AskFilters",
@@ -222,6 +232,7 @@ __all__ = [
     "ChainReport",
     "ChainStep",
     "Citation",
+    "CitationChange",
     "ClaimClass",
     "Composed",
     "ConfirmationRequiredError",
@@ -229,6 +240,7 @@ __all__ = [
     "ConflictKind",
     "ConflictValue",
     "DatasetView",
+    "Decision",
     "Detail",
     "DetectionReport",
     "DocumentOutcome",
@@ -259,6 +271,7 @@ __all__ = [
     "LinkedEntity",
     "NotFoundError",
     "PassageInfo",
+    "Policy",
     "PreparedQuery",
     "ProvGraph",
     "ProvGraphError",
@@ -270,10 +283,13 @@ __all__ = [
     "Reference",
     "RelationEvidence",
     "RelationType",
+    "Replay",
+    "ReplayedSegment",
     "Resolution",
     "ResolutionStrategy",
     "ResultFormat",
     "Revocation",
+    "Rule",
     "Segment",
     "SegmentType",
     "SourceInfo",

@@ -880,8 +880,8 @@ class ProvGraph:
         >>> answer = pg.ask("What does aspirin reduce?")
         >>> answer.confidence.value, answer.references[0].title
         ('high', 'Aspirin note')
-        >>> pg.answer(answer.id).segments[0].content
-        'Aspirin reduces fever and mild pain.'
+        >>> pg.answer(answer.id).segments[0].content  # what the generator was shown first
+        'It also reduces fever.'
         >>> pg.ask("Who composed the Moonlight Sonata?", record=False).abstained
         True
         """
@@ -911,6 +911,7 @@ class ProvGraph:
         if isinstance(generator, GeneratorKind):
             generator = build_generator(generator)
         pack = self.retrieve(question, filters=filters)
+        rules = policy if policy is not None else self.policy()
         return _recording.compose(
             pack,
             generator=generator,
@@ -918,7 +919,8 @@ class ProvGraph:
             filters=filters,
             session=session,
             derived_from=derived_from,
-            policy=policy if policy is not None else self.policy(),
+            policy=rules,
+            publishers=_policy.publishers(self._backend, pack.items) if rules.needs_publishers else None,
         )
 
     def record(self, composed: Composed) -> GroundedAnswer:

@@ -251,6 +251,7 @@ class PG:
     whenDocument = NamedNode(PG_NS + "whenDocument")
     whenDocumentKey = NamedNode(PG_NS + "whenDocumentKey")
     whenHost = NamedNode(PG_NS + "whenHost")
+    whenPublisher = NamedNode(PG_NS + "whenPublisher")
     whenPredicate = NamedNode(PG_NS + "whenPredicate")
     whenGraph = NamedNode(PG_NS + "whenGraph")
     whenStatus = NamedNode(PG_NS + "whenStatus")

@@ -12,7 +12,8 @@ A rule file is Turtle (or any RDF syntax) in the pg: vocabulary::
 A rule applies to an evidence segment when every condition it states holds (a rule with none
 applies to every evidence segment): ``pg:whenTrustTier`` (a pg:TrustTier), ``pg:whenSegmentType``
 (a pg:SegmentType), ``pg:whenDocument`` (a document IRI), ``pg:whenDocumentKey`` (its key),
-``pg:whenHost`` (the host of the source's URL), ``pg:whenPredicate`` (a fact's predicate),
+``pg:whenHost`` (the host of the source's URL), ``pg:whenPublisher`` (its ``dcterms:publisher``, an
+IRI or a name), ``pg:whenPredicate`` (a fact's predicate),
 ``pg:whenGraph`` (a source graph), ``pg:whenStatus`` (a pg:FactStatus), ``pg:whenOlderThanDays``
 (issued more than N days before the ask; a source with no issue date is not). Several values of
 one condition are alternatives. Of the rules that apply to a segment, the one of highest
@@ -33,7 +34,7 @@ the version it ran under and holds every decision.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, date, datetime
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
@@ -86,13 +87,15 @@ class Rule(BaseModel):
     documents: frozenset[str] = frozenset()
     keys: frozenset[str] = frozenset()
     hosts: frozenset[str] = frozenset()
+    publishers: frozenset[str] = frozenset()
     predicates: frozenset[str] = frozenset()
     graphs: frozenset[str] = frozenset()
     statuses: frozenset[str] = frozenset()
     older_than_days: int | None = None
 
-    def applies(self, item: EvidenceItem, today: date) -> bool:
+    def applies(self, item: EvidenceItem, today: date, publisher: str | None = None) -> bool:
         checks = (
+            (self.publishers, publisher),
             (self.tiers, trust_tier(item.tier)),
             (self.types, segment_type(item)),
             (self.documents, item.document),
@@ -145,18 +148,40 @@ class Policy(BaseModel):
     hash: str | None = Field(default=None, description="SHA-256 of the rules")
     rules: list[Rule] = Field(default_factory=list)
 
-    def decide(self, items: Sequence[EvidenceItem], *, now: datetime) -> list[Decision]:
-        """The deciding rule's decision for each item some rule applies to."""
+    @property
+    def needs_publishers(self) -> bool:
+        return any(r.publishers for r in self.rules)
+
+    def decide(
+        self, items: Sequence[EvidenceItem], *, now: datetime, publishers: Mapping[str, str] | None = None
+    ) -> list[Decision]:
+        """The deciding rule's decision for each item some rule applies to. ``publishers``: the
+        publisher of each item's document (:func:`publishers`), for the rules that ask."""
         ordered = sorted(self.rules, key=lambda r: (-r.priority, r.iri))
         today = now.astimezone(UTC).date()
+        found = publishers or {}
         out = []
         for item in items:
-            rule = next((r for r in ordered if r.applies(item, today)), None)
+            publisher = found.get(item.document) if item.document else None
+            rule = next((r for r in ordered if r.applies(item, today, publisher)), None)
             if rule is not None:
                 out.append(
                     Decision(rule=rule.iri, action=rule.action, justification=rule.justification, evidence=item.id)
                 )
         return out
+
+
+def publishers(backend: Backend, items: Iterable[EvidenceItem]) -> dict[str, str]:
+    """The publisher (``dcterms:publisher``, an IRI or a name) of each item's document, as its
+    source graph describes it."""
+    pairs = {(i.graph, i.document) for i in items if i.graph and i.document}
+    if not pairs:
+        return {}
+    values = " ".join(f"({sparql_term(g)} {sparql_term(d)})" for g, d in sorted(pairs))
+    rows = backend.select(
+        f"SELECT ?d ?p WHERE {{ VALUES (?g ?d) {{ {values} }} GRAPH ?g {{ ?d dcterms:publisher ?p }} }}"
+    )
+    return {row.value("d"): row.value("p") for row in rows}
 
 
 def redacted(item: EvidenceItem, rule: str) -> EvidenceItem:
@@ -225,6 +250,7 @@ def _rule(iri: str, values: dict[str, list[str]]) -> Rule:
         documents=many("whenDocument"),
         keys=many("whenDocumentKey"),
         hosts=frozenset(h.lower() for h in many("whenHost")),
+        publishers=many("whenPublisher"),
         predicates=many("whenPredicate"),
         graphs=many("whenGraph"),
         statuses=frozenset(s.removeprefix(PG_NS) for s in many("whenStatus")),
@@ -309,4 +335,4 @@ def of_lines(lines: Sequence[str], *, name: str) -> Policy:
     return Policy(version=None, iri=name, hash=digest, rules=rules_of(triples))
 
 
-__all__ = ["Decision", "Policy", "Rule", "add", "check", "current", "of_lines", "redacted"]
+__all__ = ["Decision", "Policy", "Rule", "add", "check", "current", "of_lines", "publishers", "redacted"]

@@ -9,7 +9,7 @@ compose while the one process that writes records.
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from functools import lru_cache
 from typing import TYPE_CHECKING
@@ -20,7 +20,7 @@ from provgraph.answer.context import Shown, parameters, shown
 from provgraph.answer.models import AnswerConfidence, AskFilters, Detail, DraftAnswer, EvidencePack, GroundedAnswer
 from provgraph.answer.pipeline import Steps, respond
 from provgraph.answer.policy import Decision, Policy, redacted
-from provgraph.errors import ProvGraphError
+from provgraph.errors import ProvGraphError, StoreLockedError
 from provgraph.resources import shapes_dir
 from provgraph.store.base import Backend
 from provgraph.vocab import sha256_hex
@@ -64,14 +64,16 @@ def compose(
     supersedes: str | None = None,
     derived_from: Sequence[str] = (),
     policy: Policy | None = None,
+    publishers: Mapping[str, str] | None = None,
 ) -> record.Composed:
     """Answer from ``pack`` under ``policy`` and keep what the answer's record needs. The rules
     run on the pack before the generator sees it (:mod:`provgraph.answer.policy`): a denied
     segment blocks the answer, a redacted one is shown as ``[REDACTED: <rule>]``, a flagged one
-    marks the answer for audit."""
+    marks the answer for audit. ``publishers``: of the pack's documents, for rules on them."""
     record.check_session(session)
     now = datetime.now(UTC)
-    decisions = sorted(policy.decide(pack.items, now=now) if policy else [], key=lambda d: (d.evidence, d.rule))
+    decided = policy.decide(pack.items, now=now, publishers=publishers) if policy else []
+    decisions = sorted(decided, key=lambda d: (d.evidence, d.rule))
     deny = next((d for d in decisions if d.action == "deny"), None)
     redact = {d.evidence: d.rule for d in decisions if d.action == "redact"}
     withheld = {i.id: sha256_hex(i.model_dump_json()) for i in pack.items if i.id in redact}
@@ -131,7 +133,13 @@ def _blocked(pack: EvidencePack, deny: Decision, now: datetime) -> Steps:
 def write(backend: Backend, composed: record.Composed) -> GroundedAnswer:
     """Record ``composed`` in the store; the answer, with its id."""
     with _WRITING:
-        backend.begin_write()
+        try:
+            backend.begin_write()
+        except StoreLockedError as exc:
+            raise StoreLockedError(
+                f"{exc}. The answer was not recorded: ask with record=False (--no-record) to answer without a record",
+                holder=exc.holder,
+            ) from None
         derived = [record.resolve_id(backend, a) for a in composed.derived_from]
         if derived != composed.derived_from:
             composed = composed.model_copy(update={"derived_from": derived})

@@ -17,9 +17,8 @@ from provgraph.options import Detail, GeneratorKind
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from provgraph import GroundedAnswer
+    from provgraph import AnswerDiff, GroundedAnswer
     from provgraph.answer.evaluate import EvalReport
-    from provgraph.answer.replay import AnswerDiff
 
 
 def ask(
@@ -173,7 +172,7 @@ def answers(
     json: JsonOpt = False,
 ) -> None:
     """List recorded answers, newest first (a session's in order)."""
-    from provgraph.answer.record import AnswerSummary
+    from provgraph import AnswerSummary
 
     with open_store(store, read_only=True, create=False) as graph:
         found = graph.answers(session=session, invalidated=True if invalidated else None, limit=limit)

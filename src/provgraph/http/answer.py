@@ -13,9 +13,17 @@ from fastapi import APIRouter, Query
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
 
-from provgraph import AskFilters, DraftAnswer, EvidencePack, GroundedAnswer, ProvGraph
-from provgraph.answer.record import AnswerSummary, Composed, RecordedAnswer
-from provgraph.answer.replay import Replay
+from provgraph import (
+    AnswerSummary,
+    AskFilters,
+    Composed,
+    DraftAnswer,
+    EvidencePack,
+    GroundedAnswer,
+    ProvGraph,
+    RecordedAnswer,
+    Replay,
+)
 from provgraph.http import reads
 from provgraph.http.deps import READ_ACCESS, Graph, Reads, Settings
 from provgraph.http.errors import READ_ERRORS, ErrorBody

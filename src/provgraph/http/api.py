@@ -22,8 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
 
-from provgraph import IngestOptions
-from provgraph.answer.invalidation import Revocation
+from provgraph import IngestOptions, Revocation
 from provgraph.errors import InputError, ValidationFailedError
 from provgraph.graph import ProvGraph
 from provgraph.http import reads

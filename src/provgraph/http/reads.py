@@ -27,7 +27,9 @@ from datetime import UTC, datetime
 from typing import Any, TypeVar
 
 from provgraph import (
+    AnswerSummary,
     AskFilters,
+    Composed,
     Conflict,
     Detail,
     DocumentRelation,
@@ -35,10 +37,10 @@ from provgraph import (
     EvidencePack,
     GeneratorKind,
     GroundedAnswer,
+    RecordedAnswer,
+    Replay,
     ResolutionStrategy,
 )
-from provgraph.answer.record import AnswerSummary, Composed, RecordedAnswer
-from provgraph.answer.replay import Replay
 from provgraph.graph import ProvGraph
 from provgraph.http.errors import HttpError
 from provgraph.http.evaluate import TIMEOUT, TOO_LARGE, LimitExceeded, capture
