@@ -944,7 +944,9 @@ class ProvGraph:
         """Rebuild the context an answer was built from, from its record alone (never from
         today's store, whose sources may have changed or been revoked): the segments in order,
         each with its hash checked, the evidence pack, and for a model the chat messages as sent.
-        ``at`` adds the answer's session as it stood at that time."""
+        ``at`` adds the answer's session as it stood at that time (UTC when it names no zone)."""
+        if at is not None and at.tzinfo is None:
+            at = at.replace(tzinfo=UTC)
         return _replay.replay(self._backend, self.answer(answer_id), at=at)
 
     def rerun(

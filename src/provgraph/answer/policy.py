@@ -36,6 +36,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, date, datetime
+from functools import lru_cache
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
@@ -49,6 +50,9 @@ from provgraph.store.terms import Literal, NamedNode, RdfFormat, Triple, parse, 
 from provgraph.vocab import ID_NS, PG, PG_NS, PREFIXES, XSD_NS
 
 if TYPE_CHECKING:
+    import rdflib
+
+    from provgraph.ingest.shacl import CompiledShapes
     from provgraph.models import ValidationIssue
 
 POLICY_GRAPH = NamedNode(ID_NS + "policy")
@@ -281,15 +285,23 @@ def check(text: str, *, file: str) -> list[str]:
 
 
 def _validate(lines: list[str]) -> tuple[list[ValidationIssue], int]:
-    from provgraph.ingest.shacl import compile_shapes
-    from provgraph.ingest.validate import load_shapes, validate_lines, validate_ntriples
-    from provgraph.resources import shapes_dir
+    from provgraph.ingest.validate import validate_lines, validate_ntriples
 
-    shapes = load_shapes([shapes_dir() / "prefixes.ttl", *(shapes_dir() / n for n in POLICY_SHAPES)])
-    checks = compile_shapes(shapes)
+    shapes, checks = _shapes()
     if checks is None:
         return validate_ntriples("".join(f"{line} .\n" for line in lines), shapes)
     return validate_lines(lines, checks)
+
+
+@lru_cache(maxsize=1)
+def _shapes() -> tuple[rdflib.Graph, CompiledShapes | None]:
+    """The policy shapes and their compiled checks, made once per process."""
+    from provgraph.ingest.shacl import compile_shapes
+    from provgraph.ingest.validate import load_shapes
+    from provgraph.resources import shapes_dir
+
+    shapes = load_shapes([shapes_dir() / "prefixes.ttl", *(shapes_dir() / n for n in POLICY_SHAPES)])
+    return shapes, compile_shapes(shapes)
 
 
 def add(backend: Backend, lines: Sequence[str], *, source: str, now: datetime) -> Policy:

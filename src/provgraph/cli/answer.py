@@ -255,13 +255,12 @@ def replay(
 
     Segment by segment, each with its hash checked; for a model, the messages as sent. With
     --rerun, a what-if: the same question over today's store, and the difference."""
-    when = None if at is None else (at if at.tzinfo else at.replace(tzinfo=dt.UTC))
     with open_store(store, read_only=not record_rerun, lazy_lock=record_rerun, create=False) as graph:
         if rerun:
             rules = graph.read_policy(policy) if policy is not None else None
             changes = graph.rerun(answer_id, policy=rules, record=record_rerun)
         else:
-            rebuilt = graph.replay(answer_id, at=when)
+            rebuilt = graph.replay(answer_id, at=at)
     if rerun:
         if json:
             print_json(changes)

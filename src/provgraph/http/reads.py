@@ -23,7 +23,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Collection, Iterator
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any, TypeVar
 
 from provgraph import (
@@ -101,8 +101,6 @@ def answer(pg: ProvGraph, answer_id: str) -> RecordedAnswer:
 
 
 def replay(pg: ProvGraph, answer_id: str, at: datetime | None) -> Replay:
-    if at is not None and at.tzinfo is None:
-        at = at.replace(tzinfo=UTC)
     return pg.replay(answer_id, at=at)
 
 
