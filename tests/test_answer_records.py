@@ -568,6 +568,198 @@ def test_cli_revoke_reports_and_lists_invalidated_answers(tmp_path):
     assert "invalidated" in shown.stdout and "by QA: recalled" in shown.stdout
 
 
+# ---------------------------------------------------------------------- revoking a statement or a segment
+
+ASPIRIN, TREATS, DOSE = "http://example.org/aspirin", "http://example.org/treats", "http://example.org/maxDailyDoseMg"
+
+
+def test_revoking_a_statement_leaves_it_out_and_invalidates_the_answers_built_from_it(pg):
+    from provgraph import RevocationTarget
+
+    asked = pg.ask("What does aspirin treat?")
+    unrelated = pg.ask("Who wrote the Iliad?")
+    [fact] = pg.evidence(ASPIRIN, TREATS)
+    statement = fact.statement
+    derived = {
+        f"{ID_NS}segment/{s.id}"
+        for s in pg.answer(asked.id).segments
+        if s.evidence is not None and s.evidence.statement == statement
+    }
+    assert derived  # the answer was shown the statement
+    assert statement in {i.statement for i in pg.retrieve("What does aspirin treat?").items}
+
+    done = pg.revoke_statement(statement, reason="mis-extracted", by="Dr. Ada")
+    assert (done.target, done.revoked, done.reason, done.by) == (
+        RevocationTarget.STATEMENT,
+        statement,
+        "mis-extracted",
+        "Dr. Ada",
+    )
+    # the statement goes, its source stays current
+    assert done.source is not None and done.source.key == "https://example.org/aspirin"
+    assert done.source.status.value == "current"
+    [invalid] = done.invalidated
+    assert invalid.answer == asked.id and invalid.path[0] == statement and invalid.path[1] in derived
+    assert invalid.path[2:] == [answer_iri(asked.id).value]
+    assert pg.answer(asked.id).invalidated and not pg.answer(unrelated.id).invalidated
+    assert pg.answer(asked.id).invalidation.revoked == statement
+
+    # left out of evidence and retrieval from now on; kept, marked, as history
+    assert pg.evidence(ASPIRIN, TREATS) == []
+    assert [(e.statement, e.status.value) for e in pg.evidence(ASPIRIN, TREATS, include_history=True)] == [
+        (statement, "revoked")
+    ]
+    assert [e.predicate for e in pg.evidence(ASPIRIN, DOSE)] == [DOSE]  # the rest of the source is untouched
+    assert statement not in {i.statement for i in pg.retrieve("What does aspirin treat?").items}
+    later = pg.ask("What does aspirin treat?")
+    assert not any(s.evidence and s.evidence.statement == statement for s in pg.answer(later.id).segments)
+    assert not pg.answer(later.id).invalidated
+    # nothing deleted: the statement is in its graph, and the tombstone says who, when and why
+    assert pg.backend.ask(f"ASK {{ GRAPH ?g {{ <{statement}> a pg:Statement }} }}")
+    assert pg.backend.ask(
+        f"ASK {{ GRAPH pgid:revocations {{ <{statement}> prov:wasInvalidatedBy <{done.id}> ; "
+        f"prov:invalidatedAtTime ?t . <{done.id}> a pg:Revocation ; pg:revokedStatement <{statement}> ; "
+        'pg:reason "mis-extracted" ; prov:wasAssociatedWith [ rdfs:label "Dr. Ada" ] } }'
+    )
+    assert pg.audit().ok
+
+
+def test_a_revoked_statement_no_longer_makes_a_conflict(pg, tmp_path):
+    policy = tmp_path / "policy.ttl"
+    policy.write_text(
+        f"<{DOSE}> a <http://www.w3.org/2002/07/owl#FunctionalProperty> .\n",
+        encoding="utf-8",
+    )
+    pg.add_ontology(policy)
+    other = tmp_path / "label.ttl"
+    other.write_text("<http://example.org/aspirin> <http://example.org/maxDailyDoseMg> 3000 .\n", encoding="utf-8")
+    pg.ingest(other, IngestOptions(url="https://label.example/aspirin", title="Other label"))
+    [conflict] = pg.conflicts(subject=ASPIRIN)
+    assert sorted(v.value.split('"')[1] for v in conflict.values) == ["3000", "4000"]
+    wrong = next(e for e in pg.evidence(ASPIRIN, DOSE) if e.object.startswith('"3000"'))
+    pg.revoke_statement(f"<{wrong.statement}>", reason="a typo in the label")
+    assert pg.conflicts(subject=ASPIRIN) == []
+    assert [e.object.split('"')[1] for e in pg.evidence(ASPIRIN, DOSE)] == ["4000"]
+
+
+def test_a_statement_revoked_twice_unknown_or_not_an_iri_is_refused_and_nothing_is_written(pg):
+    [fact] = pg.evidence(ASPIRIN, TREATS)
+    before = sorted(str(q) for q in pg.backend.quads())
+    with pytest.raises(
+        NotFoundError, match=re.escape("no statement <https://example.org/nothing> in a current source")
+    ):
+        pg.revoke_statement("https://example.org/nothing", reason="x")
+    with pytest.raises(InputError, match="named by its IRI"):
+        pg.revoke_statement("not an iri", reason="x")
+    with pytest.raises(InputError, match="needs a reason"):
+        pg.revoke_statement(fact.statement, reason=" ")
+    assert sorted(str(q) for q in pg.backend.quads()) == before
+    done = pg.revoke_statement(fact.statement, reason="x")
+    with pytest.raises(InputError, match=f"already revoked \\(by <{re.escape(done.id)}>\\)"):
+        pg.revoke_statement(fact.statement, reason="again")
+    # a statement of a revoked source is no longer one of a current source
+    pg.revoke("https://example.org/aspirin", reason="withdrawn")
+    [dose] = pg.evidence(ASPIRIN, DOSE, include_history=True)
+    with pytest.raises(NotFoundError, match="in a current source"):
+        pg.revoke_statement(dose.statement, reason="x")
+
+
+def test_revoking_a_segment_invalidates_the_answers_shown_it_and_its_evidence_is_not_retrieved_again(pg):
+    from provgraph import RevocationTarget
+
+    asked = pg.ask(QUESTION)
+    again = pg.ask(QUESTION, derived_from=[asked.id])
+    segment = next(s for s in pg.answer(asked.id).segments if s.evidence is not None)
+    assert segment.evidence is not None
+    evidence = segment.evidence.id
+    assert evidence in {i.id for i in pg.retrieve(QUESTION).items}
+    before = sorted(str(q) for q in pg.backend.quads())
+    with pytest.raises(NotFoundError, match="no segment"):
+        pg.revoke_segment("0123456789abcdef", reason="x")
+    with pytest.raises(NotFoundError, match="8 to 64 lowercase hex digits"):
+        pg.revoke_segment("abc", reason="x")
+    assert sorted(str(q) for q in pg.backend.quads()) == before
+
+    done = pg.revoke_segment(segment.id[:12], reason="the passage was misread", by="QA desk")
+    node = f"{ID_NS}segment/{segment.id}"
+    assert (done.target, done.revoked, done.evidence, done.source) == (RevocationTarget.SEGMENT, node, evidence, None)
+    # every answer shown the same segment, then those derived from them
+    paths = {i.answer: i.path for i in done.invalidated}
+    assert paths[asked.id] == [node, answer_iri(asked.id).value]
+    assert paths[again.id][-1] == answer_iri(again.id).value and set(paths) == {asked.id, again.id}
+    assert pg.answer(asked.id).invalidation.reason == "the passage was misread"
+    assert evidence not in {i.id for i in pg.retrieve(QUESTION).items}
+    later = pg.ask(QUESTION)
+    assert evidence not in {s.evidence.id for s in pg.answer(later.id).segments if s.evidence}
+    assert pg.backend.ask(
+        f'ASK {{ GRAPH pgid:revocations {{ <{done.id}> pg:revoked <{node}> ; pg:revokedEvidence "{evidence}" }} }}'
+    )
+    with pytest.raises(InputError, match="already revoked"):
+        pg.revoke_segment(segment.id, reason="again")
+    assert pg.audit().ok
+
+
+def test_revoking_an_instruction_segment_invalidates_the_answers_given_under_it(pg):
+    with FakeLLMServer() as server:
+        settings = OpenAISettings(model="test-model", base_url=server.url + "/v1", max_retries=0, timeout=60)
+        for _ in range(2):
+            server.queue(answer(DraftAnswer(answer_summary="x", claims=[])))
+        first = pg.ask(QUESTION, generator=OpenAIGenerator(settings))
+        second = pg.ask("What does aspirin treat?", generator=OpenAIGenerator(settings))
+    offline = pg.ask(QUESTION)
+    prompt = next(s for s in pg.answer(first.id).segments if s.name == "system prompt")
+    done = pg.revoke_segment(prompt.id, reason="the prompt let the model guess")
+    assert done.evidence is None
+    assert {i.answer for i in done.invalidated} == {first.id, second.id}
+    assert not pg.answer(offline.id).invalidated
+
+
+def test_revoking_a_statement_and_a_segment_over_http_and_the_command_line(pg, tmp_path):
+    asked = pg.ask("What does aspirin treat?")
+    [fact] = pg.evidence(ASPIRIN, TREATS)
+    segment = next(s for s in pg.answer(asked.id).segments if s.evidence is not None)
+    with live_server(pg, ServerSettings(token=TOKEN)) as base:
+        auth = {"authorization": f"Bearer {TOKEN}"}
+        body = {"statement": fact.statement, "reason": "mis-extracted"}
+        assert httpx.post(f"{base}/statements/revoke", json=body, timeout=60).status_code == 401
+        unknown = httpx.post(
+            f"{base}/statements/revoke", json={**body, "statement": "https://example.org/x"}, headers=auth, timeout=60
+        )
+        assert unknown.status_code == 404 and "no statement" in unknown.json()["error"]
+        done = httpx.post(f"{base}/statements/revoke", json=body, headers=auth, timeout=60)
+        assert done.status_code == 200, done.text
+        assert done.json()["target"] == "statement" and [i["answer"] for i in done.json()["invalidated"]] == [asked.id]
+        twice = httpx.post(f"{base}/statements/revoke", json=body, headers=auth, timeout=60)
+        assert twice.status_code == 400 and "already revoked" in twice.json()["error"]
+        assert httpx.get(f"{base}/evidence", params={"subject": ASPIRIN, "predicate": TREATS}, timeout=60).json() == []
+        missing = httpx.post(f"{base}/segments/0123456789abcdef/revoke", json={"reason": "x"}, headers=auth, timeout=60)
+        assert missing.status_code == 404
+        revoked = httpx.post(
+            f"{base}/segments/{segment.id[:16]}/revoke", json={"reason": "misread"}, headers=auth, timeout=60
+        )
+        assert revoked.status_code == 200, revoked.text
+        assert revoked.json()["evidence"] == segment.evidence.id and revoked.json()["invalidated"] == []
+
+    store = str(tmp_path / "store")
+    run_cli("ingest", str(EXAMPLES / "aspirin.ttl"), "--url", "https://example.org/aspirin", "--store", store)
+    cli_asked = json.loads(run_cli("ask", "What does aspirin treat?", "--json", "--store", store).stdout)
+    both = run_cli("revoke", "https://example.org/aspirin", "--statement", "x", "--reason", "x", "--store", store)
+    assert both.returncode == 2 and "give one of DOCUMENT, --statement IRI or --segment ID" in both.stderr
+    neither = run_cli("revoke", "--reason", "x", "--store", store)
+    assert neither.returncode == 2 and "give one of" in neither.stderr
+    shown = json.loads(run_cli("answer", cli_asked["id"], "--json", "--store", store).stdout)
+    statement = next(
+        s["evidence"]["statement"] for s in shown["segments"] if (s.get("evidence") or {}).get("statement")
+    )
+    done = run_cli("revoke", "--statement", statement, "--reason", "mis-extracted", "--store", store)
+    assert done.returncode == 0, done.stderr
+    assert f"revoked statement {statement}" in done.stdout and cli_asked["id"][:16] in done.stdout
+    listed = run_cli("answers", "--invalidated", "--store", store)
+    assert cli_asked["id"][:16] in listed.stdout
+    unknown = run_cli("revoke", "--segment", "0123456789abcdef", "--reason", "x", "--store", store)
+    assert unknown.returncode == 2 and "no segment" in unknown.stderr and "Traceback" not in unknown.stderr
+
+
 # ---------------------------------------------------------------------- replay and what-if
 
 CHANGED_FACTS = """@prefix ex: <http://example.org/> .

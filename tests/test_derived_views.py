@@ -161,6 +161,20 @@ def _assert_views_equal_a_rebuild(pg: ProvGraph, tmp_path: Path) -> None:
     scratch.close()
 
 
+_UNREVOKED = """SELECT ?st WHERE {
+  GRAPH pgid:catalog { ?g pg:status pg:Current }
+  GRAPH ?g { ?st a pg:Statement }
+  FILTER NOT EXISTS { GRAPH pgid:revocations { ?st prov:wasInvalidatedBy ?t } }
+} ORDER BY ?st"""
+
+
+def _revoke_a_statement(pg: ProvGraph, rng: random.Random) -> None:
+    """One statement of a current source withdrawn: its graph is restated in the change log."""
+    statements = [row.value("st") for row in pg.backend.select(_UNREVOKED)]
+    if statements:
+        pg.revoke_statement(rng.choice(statements), reason="test")
+
+
 def _run(pg: ProvGraph, rng: random.Random, corpus: Corpus, tmp_path: Path, steps: int) -> ProvGraph:
     for _ in range(steps):
         current = [s.key for s in pg.sources() if s.current_graph is not None]
@@ -184,6 +198,8 @@ def _run(pg: ProvGraph, rng: random.Random, corpus: Corpus, tmp_path: Path, step
             restored.restore(dump)
             pg.close()
             pg = restored
+        elif op < 0.95:
+            _revoke_a_statement(pg, rng)
         else:
             pg.detect_conflicts()
         if rng.random() < 0.5:  # the views catch up at random points, several writes at a time
@@ -205,6 +221,22 @@ def test_views_caught_up_from_the_change_log_equal_views_built_from_scratch(tmp_
             _assert_views_equal_a_rebuild(pg, tmp_path)
     finally:
         pg.close()
+
+
+def test_a_revoked_statement_is_caught_up_from_the_change_log(tmp_path: Path) -> None:
+    rng = random.Random(5)
+    corpus = Corpus(rng, tmp_path)
+    with ProvGraph.open(tmp_path / "store") as pg:
+        (tmp_path / "policy.ttl").write_text("\n".join(POLICIES[:3]) + "\n", encoding="utf-8")
+        pg.add_ontology(tmp_path / "policy.ttl")
+        for i in range(8):
+            _ingest(pg, corpus, f"d{i}")
+        pg.ask("What is the population of e1?")  # the views, stored
+        claims = [x.statement for c in pg.conflicts() for v in c.values for x in v.claims]
+        assert claims
+        pg.revoke_statement(claims[0], reason="test")
+        assert claims[0] not in {x.statement for c in pg.conflicts() for v in c.values for x in v.claims}
+        _assert_views_equal_a_rebuild(pg, tmp_path)
 
 
 def test_a_read_only_store_lays_the_catch_up_over_the_stored_views(tmp_path: Path) -> None:

@@ -14,6 +14,7 @@ EXPECTED = {
     "ConfirmationRequiredError",
     "Invalidation",
     "Revocation",
+    "RevocationTarget",
     "AnswerSummary",
     "AuditProblem",
     "AuditReport",

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from provgraph.answer.base import Generator, SupportJudge
     from provgraph.answer.context import Segment, SegmentType, TrustTier
     from provgraph.answer.extractive import ExtractiveGenerator
-    from provgraph.answer.invalidation import Invalidation, Revocation
+    from provgraph.answer.invalidation import Invalidation, Revocation, RevocationTarget
     from provgraph.answer.models import (
         AnswerClaim,
         AnswerConfidence,
@@ -125,6 +125,7 @@ _WHERE: dict[str, str] = {
     "Replay": "provgraph.answer.replay",
     "ReplayedSegment": "provgraph.answer.replay",
     "Revocation": "provgraph.answer.invalidation",
+    "RevocationTarget": "provgraph.answer.invalidation",
     "ConfirmationRequiredError": "provgraph.errors",
     "AnswerSummary": "provgraph.answer.record",
     "AuditProblem": "provgraph.answer.record",
@@ -289,6 +290,7 @@ __all__ = [
     "ResolutionStrategy",
     "ResultFormat",
     "Revocation",
+    "RevocationTarget",
     "Rule",
     "Segment",
     "SegmentType",

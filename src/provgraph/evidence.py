@@ -11,6 +11,7 @@ from string import Template
 from provgraph.errors import InputError
 from provgraph.ingest.records import LiteralCanonicalizer
 from provgraph.models import Evidence, ExtractionMethod, PassageInfo, SourceStatus
+from provgraph.store import revocations
 from provgraph.store.base import Backend, Substitutions
 from provgraph.store.terms import (
     BlankNode,
@@ -137,9 +138,15 @@ def find(
             pattern = WITH_TEXT.substitute(text=sparql_term(Literal(obj)))
     query = EVIDENCE.substitute(pattern=pattern, status="" if include_history else CURRENT_ONLY)
     found: dict[str, dict[str, object]] = {}
+    revoked = revocations.statements(backend)
     for row in backend.select(query, substitutions=bound):
         key = f"{row.value('st')} {row.value('g')}"
         if key in found:
+            continue
+        if row.value("st") in revoked:
+            if not include_history:
+                continue
+            found[key] = {**_row(row, subject, predicate), "status": SourceStatus.REVOKED}
             continue
         found[key] = _row(row, subject, predicate)
     _attach_documents(backend, found.values())
@@ -149,8 +156,8 @@ def find(
 
 
 def about(backend: Backend, subjects: Sequence[NamedNode | BlankNode], *, limit: int | None = None) -> list[Evidence]:
-    """Every statement, in current source graphs, whose subject is one of ``subjects``: the
-    facts about them, one hop out, as :func:`find` returns them. A blank node subject is the
+    """Every statement, in current source graphs and not revoked, whose subject is one of
+    ``subjects``: the facts about them, one hop out, as :func:`find` returns them. A blank node subject is the
     stored node itself (a labelled ``[]`` of one document), bound by substitution: written into
     a query it would be a fresh variable."""
     iris = [s for s in subjects if isinstance(s, NamedNode)]
@@ -175,8 +182,10 @@ def _about(
     found: dict[str, dict[str, object]],
 ) -> None:
     query = EVIDENCE.substitute(pattern=pattern, status=CURRENT_ONLY)
+    revoked = revocations.statements(backend)
     # the rows are read as the engine sorts them: a limit stops reading, as LIMIT would stop it
-    rows = backend.stream(query, substitutions={"subj": node} if node is not None else None)
+    stream = backend.stream(query, substitutions={"subj": node} if node is not None else None)
+    rows = (row for row in stream if row.value("st") not in revoked)
     for row in rows if limit is None else islice(rows, limit):
         key = f"{row.value('st')} {row.value('g')}"
         if key not in found:

@@ -6,7 +6,7 @@ import io
 import os
 import threading
 from collections import OrderedDict
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
@@ -270,44 +270,148 @@ class ProvGraph:
         deleted. More than ``max_invalidated`` answers need ``confirm=True``
         (:class:`~provgraph.errors.ConfirmationRequiredError`, nothing written)."""
         reason = _invalidation.check_reason(reason)
-        who = " ".join((by or _invalidation.default_agent()).split()) or _invalidation.default_agent()
         info = self.source(document)
         if info.current_graph is None:
             raise NotFoundError(f"document {document!r} has no current version to revoke")
+        graph = NamedNode(info.current_graph)
+
+        def catalog_change(at: str) -> list[str]:
+            return [
+                catalog.revoke_update(graph, at),
+                current_view.retire([graph.value]),
+                changes.record(removed=[graph.value]),
+            ]
+
+        return self._revoke(
+            _invalidation.RevocationTarget.DOCUMENT,
+            graph,
+            name=repr(info.key),
+            document=NamedNode(info.document),
+            change=catalog_change,
+            reason=reason,
+            by=by,
+            confirm=confirm,
+            max_invalidated=max_invalidated,
+        )
+
+    def revoke_statement(
+        self,
+        statement: str,
+        *,
+        reason: str,
+        by: str | None = None,
+        confirm: bool = False,
+        max_invalidated: int = _invalidation.MAX_INVALIDATED,
+    ) -> Revocation:
+        """Withdraw one statement (by IRI) of a current source, which stays current: evidence
+        lookups, retrieval and conflict detection leave the statement out from now on; it stays
+        in its graph, readable with its tombstone (who, when, why) and in
+        ``evidence(..., include_history=True)`` with the status ``revoked``. Recorded answers
+        whose context included a segment derived from it are invalidated, with those derived from
+        them, as for :meth:`revoke`."""
+        reason = _invalidation.check_reason(reason)
+        node = _iri_or_none(statement.strip().removeprefix("<").removesuffix(">"))
+        if node is None:
+            raise InputError(f"a statement is named by its IRI, not {statement!r}")
+        found = _invalidation.statement_source(self._backend, node)
+        if found is None:
+            raise NotFoundError(f"no statement <{node.value}> in a current source")
+        graph, document = found
+        return self._revoke(
+            _invalidation.RevocationTarget.STATEMENT,
+            node,
+            name=f"<{node.value}>",
+            document=document,
+            # what the graph states is read again by the views derived from it (conflicts)
+            change=lambda _at: [changes.record(restated=[graph.value])],
+            reason=reason,
+            by=by,
+            confirm=confirm,
+            max_invalidated=max_invalidated,
+        )
+
+    def revoke_segment(
+        self,
+        segment: str,
+        *,
+        reason: str,
+        by: str | None = None,
+        confirm: bool = False,
+        max_invalidated: int = _invalidation.MAX_INVALIDATED,
+    ) -> Revocation:
+        """Withdraw one context segment of recorded answers (its id, IRI, or a unique prefix of
+        8+ hex digits, as ``replay`` shows them): every answer that included it is invalidated,
+        with those derived from them, and the evidence item it showed is never retrieved again
+        (an instruction segment has none: only its answers are invalidated). A tombstone says
+        who, when and why; nothing is deleted."""
+        reason = _invalidation.check_reason(reason)
+        node = _invalidation.resolve_segment(self._backend, segment)
+        return self._revoke(
+            _invalidation.RevocationTarget.SEGMENT,
+            node,
+            name=f"segment {node.value.rsplit('/', 1)[1][:16]}",
+            document=None,
+            evidence=_invalidation.segment_evidence(self._backend, node),
+            # retrieval reads the revoked evidence once per store generation: raise it
+            change=lambda _at: [changes.record()],
+            reason=reason,
+            by=by,
+            confirm=confirm,
+            max_invalidated=max_invalidated,
+        )
+
+    def _revoke(
+        self,
+        target: _invalidation.RevocationTarget,
+        revoked: NamedNode,
+        *,
+        name: str,
+        document: NamedNode | None,
+        change: Callable[[str], list[str]],
+        reason: str,
+        by: str | None,
+        confirm: bool,
+        max_invalidated: int,
+        evidence: str | None = None,
+    ) -> Revocation:
+        """Tombstone, invalidations and ``change(at)`` (the store's own update) in one write."""
+        who = " ".join((by or _invalidation.default_agent()).split()) or _invalidation.default_agent()
         self._backend.begin_write()
         current_view.ensure(self._backend, writing=True)
-        graph = NamedNode(info.current_graph)
-        invalidated = _invalidation.affected(self._backend, graph)
+        if target is not _invalidation.RevocationTarget.DOCUMENT:
+            earlier = _invalidation.revoked_by(self._backend, revoked)
+            if earlier is not None:
+                raise InputError(f"{name} is already revoked (by <{earlier}>)")
+        invalidated = _invalidation.affected(self._backend, revoked, target)
         if len(invalidated) > max_invalidated and not confirm:
             raise ConfirmationRequiredError(
-                f"revoking {info.key!r} would invalidate {len(invalidated)} recorded answers, more than "
+                f"revoking {name} would invalidate {len(invalidated)} recorded answers, more than "
                 f'{max_invalidated}: confirm it (confirm=True, --confirm, "confirm": true)',
                 count=len(invalidated),
             )
-        moment = datetime.now(UTC)
-        at = xsd_datetime(moment)
-        tombstone = _invalidation.tombstone_iri(graph, at, reason)
-        revoked = catalog.revoke_update(graph, at)
-        retired = current_view.retire([info.current_graph])
+        at = xsd_datetime(datetime.now(UTC))
+        tombstone = _invalidation.tombstone_iri(revoked, at, reason)
         stone = _invalidation.update(
             tombstone,
-            graph=graph,
-            document=NamedNode(info.document),
+            revoked=revoked,
+            target=target,
+            document=document,
+            evidence=evidence,
             reason=reason,
             by=who,
             at=at,
             invalidated=invalidated,
         )
-        self._backend.update(
-            f"{revoked} ;\n{retired} ;\n{changes.record(removed=[info.current_graph])} ;\n{stone}", prefixes=PREFIXES
-        )
+        self._backend.update(" ;\n".join([*change(at), stone]), prefixes=PREFIXES)
         return Revocation(
             id=tombstone.value,
-            revoked=graph.value,
+            target=target,
+            revoked=revoked.value,
             reason=reason,
             by=who,
             at=parse_datetime(at),
-            source=self.source(info.document),
+            source=self.source(document.value) if document is not None else None,
+            evidence=evidence,
             invalidated=invalidated,
         )
 
@@ -625,8 +729,9 @@ class ProvGraph:
 
         ``obj`` may be an IRI, a pyoxigraph ``Literal``, an N-Triples literal, or a plain value
         matching the lexical form of any literal; without ``obj`` every value of the predicate is
-        returned, which shows where sources disagree. ``include_history`` adds superseded and
-        revoked versions.
+        returned, which shows where sources disagree. A revoked statement
+        (:meth:`revoke_statement`) is left out. ``include_history`` adds superseded and revoked
+        versions, and revoked statements with the status ``revoked``.
         """
         s = _evidence.parse_object(subject) if isinstance(subject, str) else subject
         p = _evidence.parse_object(predicate) if isinstance(predicate, str) else predicate

@@ -115,6 +115,7 @@ class PG:
     generation = NamedNode(PG_NS + "generation")
     added = NamedNode(PG_NS + "added")
     removed = NamedNode(PG_NS + "removed")
+    restated = NamedNode(PG_NS + "restated")
     ontologyChanged = NamedNode(PG_NS + "ontologyChanged")
     reset = NamedNode(PG_NS + "reset")
     # trust: conflict records
@@ -232,6 +233,8 @@ class PG:
     reason = NamedNode(PG_NS + "reason")
     revoked = NamedNode(PG_NS + "revoked")
     revokedDocument = NamedNode(PG_NS + "revokedDocument")
+    revokedStatement = NamedNode(PG_NS + "revokedStatement")
+    revokedEvidence = NamedNode(PG_NS + "revokedEvidence")
     invalidatedAnswers = NamedNode(PG_NS + "invalidatedAnswers")
     invalidationPath = NamedNode(PG_NS + "invalidationPath")
     # context policy (provgraph.answer.policy)

@@ -16,6 +16,8 @@
    label the question names, then confidence; a conflict above the facts it is about; hop 2 and
    relations below. Items are sorted, cut at ``limit`` (keeping every statement a kept conflict
    cites) and numbered. Ids are content-addressed (:func:`~provgraph.answer.models.evidence_id`).
+   Revoked statements are not in the facts found, and the item of a revoked context segment
+   (:mod:`provgraph.store.revocations`) is left out.
 6. Untrusted sources: an item whose source graph has a passage that gives orders to its reader
    or vouches for itself (:mod:`provgraph.answer.untrusted`) is marked ``untrusted``, with the
    passage; the verifier lets it support no claim.
@@ -41,7 +43,7 @@ from provgraph.answer.models import (
 )
 from provgraph.answer.text import content_words, term_text, tokens, words
 from provgraph.models import Evidence
-from provgraph.store import derived
+from provgraph.store import derived, revocations
 from provgraph.store.base import Backend
 from provgraph.store.terms import BlankNode, NamedNode, sparql_terms
 from provgraph.trust import relations as _relations
@@ -382,14 +384,18 @@ class Retriever:
         filters: AskFilters,
         limit: int,
     ) -> EvidencePack:
-        ranked = sorted(items.values(), key=lambda d: (-d.score, d.id))
+        # an item of a revoked context segment is never shown again (its statements are left out
+        # of the evidence lookups already)
+        revoked = revocations.evidence(self._backend)
+        ranked = sorted((d for d in items.values() if d.id not in revoked), key=lambda d: (-d.score, d.id))
         chosen: dict[str, _Draft] = {}
         for draft in ranked:
             if len(chosen) >= limit:
                 break
             chosen[draft.id] = draft
             for related in draft.related_drafts:
-                chosen.setdefault(related.id, related)
+                if related.id not in revoked:
+                    chosen.setdefault(related.id, related)
         ordered = sorted(chosen.values(), key=lambda d: (-d.score, d.id))
         out = [d.build(n) for n, d in enumerate(ordered, 1)]
         # a source with a passage that gives orders or vouches for itself is evidence of nothing:

@@ -402,8 +402,20 @@ def restore(
 
 @app.command()
 def revoke(
-    document: Annotated[str, typer.Argument(metavar="DOCUMENT", help="Document key (id, URL or path) or IRI.")],
-    reason: Annotated[str, typer.Option(metavar="TEXT", help="Why the source is withdrawn (kept in the tombstone).")],
+    reason: Annotated[str, typer.Option(metavar="TEXT", help="Why it is withdrawn (kept in the tombstone).")],
+    document: Annotated[
+        str | None, typer.Argument(metavar="[DOCUMENT]", help="Document key (id, URL or path) or IRI.")
+    ] = None,
+    statement: Annotated[
+        str | None,
+        typer.Option(metavar="IRI", help="Revoke this one statement of a current source instead of a document."),
+    ] = None,
+    segment: Annotated[
+        str | None,
+        typer.Option(
+            metavar="ID", help="Revoke this context segment of recorded answers (an id or prefix, as replay shows it)."
+        ),
+    ] = None,
     by: Annotated[
         str | None, typer.Option(metavar="NAME", help="Who withdraws it (default: the user running the command).")
     ] = None,
@@ -416,18 +428,41 @@ def revoke(
     store: StoreOpt = DEFAULT_STORE,
     json: JsonOpt = False,
 ) -> None:
-    """Withdraw a document, and every recorded answer built from it.
+    """Withdraw a document, a statement or a context segment, and every recorded answer built from it.
 
-    Its current version is marked revoked and no longer used; a tombstone records who, when and
-    why. Recorded answers whose context came from it, and answers derived from those, are marked
-    invalid (provgraph answers --invalidated); nothing is deleted."""
+    A document's current version is marked revoked and no longer used. A statement (--statement)
+    is left out of evidence, answers and conflicts while its source stays current. A segment
+    (--segment) invalidates the answers that were shown it, and its evidence item is not
+    retrieved again. A tombstone records who, when and why. Recorded answers built from what was
+    revoked, and answers derived from those, are marked invalid (provgraph answers
+    --invalidated); nothing is deleted."""
+    given = (("DOCUMENT", document), ("--statement", statement), ("--segment", segment))
+    chosen = [name for name, value in given if value]
+    if len(chosen) != 1:
+        extra = f", not {' and '.join(chosen)}" if chosen else ""
+        raise typer.BadParameter(f"give one of DOCUMENT, --statement IRI or --segment ID{extra}")
     with open_store(store, read_only=False) as graph:
-        done = graph.revoke(document, reason=reason, by=by, confirm=confirm, max_invalidated=max_invalidated)
+        how = graph.revoke_statement if statement else graph.revoke_segment if segment else graph.revoke
+        done = how(
+            statement or segment or document or "",
+            reason=reason,
+            by=by,
+            confirm=confirm,
+            max_invalidated=max_invalidated,
+        )
     if json:
         print_json(done)
         return
     info = done.source
-    out.print(f"revoked {render.escape(info.title)} ({render.escape(info.key)}): {render.escape(done.reason)}")
+    if done.target == "document" and info is not None:
+        what = f"{render.escape(info.title)} ({render.escape(info.key)})"
+    elif done.target == "statement" and info is not None:
+        what = f"statement {render.escape(done.revoked)} of {render.escape(info.title)} ({render.escape(info.key)})"
+    else:
+        what = f"segment {done.revoked.rsplit('/', 1)[1][:16]}"
+        if done.evidence:
+            what += f" (evidence {done.evidence}, no longer retrieved)"
+    out.print(f"revoked {what}: {render.escape(done.reason)}", highlight=False)
     out.print(f"{len(done.invalidated)} recorded answer(s) invalidated", highlight=False)
     for item in done.invalidated:
         out.print(f"- {item.answer[:16]} via {render.escape(render.path(item.path))}", highlight=False)

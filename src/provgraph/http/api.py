@@ -11,6 +11,7 @@ import enum
 import re
 import shutil
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
 from urllib.parse import quote
@@ -392,13 +393,65 @@ async def revoke(
         PathParam(description="the document's key (its id or URL) or its IRI, URL-encoded in the path"),
     ],
 ) -> Revocation:
-    return await run_in_threadpool(_revoke, pg, reader, document, body)
+    return await run_in_threadpool(_revoke_one, pg.revoke, reader, document, body)
 
 
-def _revoke(pg: ProvGraph, reader: Reader, document: str, body: RevokeRequest) -> Revocation:
-    with reader.ingest_lock, reader.writing():  # the catalog changes as in an ingest
-        return pg.revoke(
-            document,
+class RevokeStatementRequest(RevokeRequest):
+    statement: str = Field(
+        min_length=1, max_length=4000, description="IRI of the statement (a pg:Statement of a current source)"
+    )
+
+
+@router.post(
+    "/statements/revoke",
+    summary="Withdraw one statement of a current source, and invalidate every recorded answer built from it",
+    description="The statement is left out of evidence, answers and conflicts from now on; its source stays "
+    "current and the statement stays in its graph, with a tombstone recording who, when and why. Recorded "
+    "answers whose context was derived from it, and answers derived from those, are marked invalid. Needs the "
+    "write token. Invalidating more than `max_invalidated` answers needs `confirm` (else 409, nothing written).",
+    response_model=Revocation,
+    dependencies=[WRITE_ACCESS],
+    responses={
+        400: {"model": ErrorBody, "description": "not an IRI, or a statement already revoked"},
+        404: {"model": ErrorBody, "description": "no such statement in a current source"},
+        409: {"model": ErrorBody, "description": "it would invalidate more answers than max_invalidated"},
+        **AUTH_ERRORS,
+    },
+)
+async def revoke_statement(body: RevokeStatementRequest, pg: Graph, reader: Reads) -> Revocation:
+    return await run_in_threadpool(_revoke_one, pg.revoke_statement, reader, body.statement, body)
+
+
+@router.post(
+    "/segments/{segment}/revoke",
+    summary="Withdraw one context segment, and invalidate every recorded answer that was shown it",
+    description="Every recorded answer whose context included the segment, and answers derived from those, "
+    "are marked invalid; the evidence item it showed is never retrieved again. A tombstone records who, when "
+    "and why; nothing is deleted. Needs the write token. Invalidating more than `max_invalidated` answers "
+    "needs `confirm` (else 409, nothing written).",
+    response_model=Revocation,
+    dependencies=[WRITE_ACCESS],
+    responses={
+        400: {"model": ErrorBody, "description": "a segment already revoked"},
+        404: {"model": ErrorBody, "description": "no such segment in a recorded answer"},
+        409: {"model": ErrorBody, "description": "it would invalidate more answers than max_invalidated"},
+        **AUTH_ERRORS,
+    },
+)
+async def revoke_segment(
+    body: RevokeRequest,
+    pg: Graph,
+    reader: Reads,
+    segment: Annotated[str, PathParam(description="the segment's id (64 hex digits) or a unique prefix of at least 8")],
+) -> Revocation:
+    return await run_in_threadpool(_revoke_one, pg.revoke_segment, reader, segment, body)
+
+
+def _revoke_one(revoke: Callable[..., Revocation], reader: Reader, target: str, body: RevokeRequest) -> Revocation:
+    # the catalog or the change log moves (what retrieval and conflicts read), as in an ingest
+    with reader.ingest_lock, reader.writing():
+        return revoke(
+            target,
             reason=body.reason,
             by=body.by or "HTTP API client",
             confirm=body.confirm,

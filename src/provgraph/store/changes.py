@@ -11,7 +11,8 @@ In the graph ``pgid:changes``:
   what is current or what predicates mean;
 - ``pgid:change/n a pg:Change ; pg:generation n ; prov:generatedAtTime t`` with ``pg:added G`` for
   each source graph that became current, ``pg:removed G`` for each that stopped being current,
-  ``pg:ontologyChanged true`` when the ontology graph changed, ``pg:reset true`` when the store
+  ``pg:restated G`` for each that stays current but had a statement revoked (views recompute
+  what it states), ``pg:ontologyChanged true`` when the ontology graph changed, ``pg:reset true`` when the store
   was rebuilt as a whole (a restore) and derived views must start over.
 
 Each entry is written in the same transaction as the catalog change it records (:func:`record`
@@ -57,6 +58,9 @@ SINCE = Template("""SELECT ?n ?kind ?g WHERE {
   UNION { VALUES ?c { $entries } GRAPH pgid:changes { ?c pg:added ?g ; pg:generation ?n } BIND(pg:added AS ?kind) }
   UNION { VALUES ?c { $entries } GRAPH pgid:changes { ?c pg:removed ?g ; pg:generation ?n } BIND(pg:removed AS ?kind) }
   UNION {
+    VALUES ?c { $entries } GRAPH pgid:changes { ?c pg:restated ?g ; pg:generation ?n } BIND(pg:restated AS ?kind)
+  }
+  UNION {
     VALUES ?c { $entries } GRAPH pgid:changes { ?c pg:ontologyChanged ?g ; pg:generation ?n }
     BIND(pg:ontologyChanged AS ?kind)
   }
@@ -67,7 +71,8 @@ SINCE = Template("""SELECT ?n ?kind ?g WHERE {
 @dataclass(frozen=True)
 class Changes:
     """The changes between two generations, merged: graphs that came and went in between are in
-    neither set."""
+    neither set. ``restated``: graphs current throughout whose statements' standing changed (a
+    statement revoked); what they state must be read again, their text has not changed."""
 
     since: int
     until: int
@@ -75,6 +80,7 @@ class Changes:
     removed: frozenset[str]
     ontology: bool
     reset: bool
+    restated: frozenset[str] = frozenset()
 
     @property
     def empty(self) -> bool:
@@ -90,6 +96,7 @@ def record(
     *,
     added: Iterable[str] = (),
     removed: Iterable[str] = (),
+    restated: Iterable[str] = (),
     ontology: bool = False,
     reset: bool = False,
     committing: bool = False,
@@ -102,6 +109,7 @@ def record(
     facts = [f"?c a pg:Change ; pg:generation ?next ; prov:generatedAtTime {sparql_term(now)} ."]
     facts += [f"?c pg:added {sparql_term(g)} ." for g in sorted(set(added))]
     facts += [f"?c pg:removed {sparql_term(g)} ." for g in sorted(set(removed))]
+    facts += [f"?c pg:restated {sparql_term(g)} ." for g in sorted(set(restated))]
     if ontology:
         facts.append("?c pg:ontologyChanged true .")
     if reset:
@@ -117,6 +125,7 @@ def since(backend: Backend, known: int, *, until: int | None = None) -> Changes:
     last = generation(backend) if until is None else until
     added: set[str] = set()
     removed: set[str] = set()
+    restated: set[str] = set()
     ontology = False
     reset = known > last  # a view ahead of the log: the store was restored under it, start over
     if last > known:
@@ -131,15 +140,19 @@ def since(backend: Backend, known: int, *, until: int | None = None) -> Changes:
                 removed.discard(value)
                 added.add(value)
             elif kind == PG.removed and value is not None:
+                restated.discard(value)
                 if value in added:
                     added.discard(value)
                 else:
                     removed.add(value)
+            elif kind == PG.restated and value is not None:
+                if value not in added:  # one that became current in between is read whole anyway
+                    restated.add(value)
             elif kind == PG.ontologyChanged:
                 ontology = True
             elif kind == PG.reset:
                 reset = True
-    return Changes(known, last, frozenset(added), frozenset(removed), ontology, reset)
+    return Changes(known, last, frozenset(added), frozenset(removed), ontology, reset, frozenset(restated))
 
 
 __all__ = ["Changes", "generation", "record", "since"]

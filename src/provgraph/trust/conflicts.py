@@ -31,6 +31,7 @@ from string import Template
 from typing import Any
 from urllib.parse import urlsplit
 
+from provgraph.store import revocations
 from provgraph.store import view as current_view
 from provgraph.store.base import Backend
 from provgraph.store.terms import Literal, Row, parse_datetime, sparql_term, sparql_terms
@@ -383,7 +384,7 @@ def claims(
     now: datetime,
 ) -> dict[str, list[ValueClaim]]:
     """The statements of ``predicates`` about ``entities`` (and the IRIs resolved to them) in
-    current sources, by entity (see CLAIMS for the shape of the query)."""
+    current sources, by entity (see CLAIMS for the shape of the query); revoked statements left out."""
     out: dict[str, list[ValueClaim]] = {}
     if not entities:
         return out
@@ -401,8 +402,9 @@ def claims(
             )
             found.append((predicate, backend.select(query)))
     current, meta = _graphs_of(backend, {(r.value("g"), r.value("d")) for _, rows in found for r in rows})
+    revoked = revocations.statements(backend)
     for predicate, rows in found:
-        kept = [r for r in rows if r.value("g") in current]
+        kept = [r for r in rows if r.value("g") in current and r.value("st") not in revoked]
         for r, claim in zip(kept, _claims_of(backend, policy, kept, predicate, now, meta), strict=True):
             out.setdefault(r.value("c"), []).append(claim)
     return out
@@ -411,7 +413,7 @@ def claims(
 def claims_by_statement(
     backend: Backend, policy: Policy, statements: Sequence[str], *, now: datetime
 ) -> dict[str, ValueClaim]:
-    """The claims of the given statements (in current graphs), by statement IRI."""
+    """The claims of the given statements (in current graphs, not revoked), by statement IRI."""
     out: dict[str, ValueClaim] = {}
     if not statements:
         return out
@@ -421,8 +423,9 @@ def claims_by_statement(
     ]
     # a few statements (the conflicts about one entity) are read on every question
     current, meta = _graphs_of(backend, {(r.value("g"), r.value("d")) for rows in chunks for r in rows})
+    revoked = revocations.statements(backend)
     for rows in chunks:
-        kept = [r for r in rows if r.value("g") in current]
+        kept = [r for r in rows if r.value("g") in current and r.value("st") not in revoked]
         for claim in _claims_of(backend, policy, kept, None, now, meta):
             out.setdefault(claim.statement, claim)
     return out
@@ -592,7 +595,10 @@ def detect(
         seconds["claims"] += time.perf_counter() - clock
         members = _members(wanted, mapping)
         for entity in wanted:
-            groups = cluster(by_entity.get(entity, []), policy, predicate)
+            found_claims = by_entity.get(entity, [])
+            if len({c.key for c in found_claims}) < 2:
+                continue  # the other values are revoked statements' (the triples stay asserted)
+            groups = cluster(found_claims, policy, predicate)
             item = Item(ConflictKind.FUNCTIONAL, entity, (predicate,), groups, members[entity][1:])
             (items if item.is_conflict else agreements).append(item)
     for p, q in sorted(policy.disjoint):

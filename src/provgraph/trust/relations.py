@@ -1034,7 +1034,7 @@ def _catch_up(backend: Backend, since: Changes) -> _Relations:
     """The relations of the documents ``since`` changed, and of those whose relations it may
     change: documents stating an entity that became or stopped being a hub, and documents with a
     passage naming a changed document (another name may now be found there instead)."""
-    changed = sorted(since.added | since.removed)
+    changed = sorted(since.added | since.removed | since.restated)
     changed_docs = _docs_of(backend, changed)
     touched = {d.iri for d in changed_docs.values()}
     known = _Known(backend)

@@ -221,7 +221,7 @@ class ConflictRecords:
         policy = policy_of(backend)
         strategy, predicates = self._parameters(backend)
         checked = sorted(predicates) if predicates is not None else sorted(policy.functional)
-        graphs = sorted(since.added | since.removed) if since is not None else []
+        graphs = sorted(since.added | since.removed | since.restated) if since is not None else []
         if since is None or links_changed(backend, policy, graphs):
             found = _detect_all(backend, policy, predicates, started)  # entity resolution may change
         else:
