@@ -71,6 +71,13 @@ STATEMENTS = "GRAPH ?g { ?st rdf:subject ?subj ; rdf:predicate ?pred ; rdf:objec
 WITH_TEXT = Template(STATEMENTS + " FILTER(isLiteral(?o) && STR(?o) = $text)")
 #: ... whose subject is one of ``$subjects``.
 OF_SUBJECTS = Template("VALUES ?subj { $subjects } " + STATEMENTS)
+#: The statements whose object is one of the IRIs ``$objects``: the facts pointing at them. At
+#: most ``$limit`` are read, in the engine's order, before the documents are joined and sorted: a
+#: hub (a country, a class) is the object of millions of statements.
+OF_OBJECTS = Template("""{ SELECT ?st ?g ?subj ?pred ?o ?fact WHERE {
+    VALUES ?o { $objects }
+    GRAPH ?g { ?st rdf:object ?o ; rdf:subject ?subj ; rdf:predicate ?pred ; pg:fact ?fact }
+  } LIMIT $limit }""")
 CURRENT_ONLY = "FILTER(?status = pg:Current)"
 
 #: Document properties read for the graphs found, each one value at most.
@@ -157,9 +164,9 @@ def find(
 
 def about(backend: Backend, subjects: Sequence[NamedNode | BlankNode], *, limit: int | None = None) -> list[Evidence]:
     """Every statement, in current source graphs and not revoked, whose subject is one of
-    ``subjects``: the facts about them, one hop out, as :func:`find` returns them. A blank node subject is the
-    stored node itself (a labelled ``[]`` of one document), bound by substitution: written into
-    a query it would be a fresh variable."""
+    ``subjects``: the facts about them, one hop out, as :func:`find` returns them. A blank node
+    subject is the stored node itself (a labelled ``[]`` of one document), bound by
+    substitution: written into a query it would be a fresh variable."""
     iris = [s for s in subjects if isinstance(s, NamedNode)]
     found: dict[str, dict[str, object]] = {}
     if iris:
@@ -167,6 +174,21 @@ def about(backend: Backend, subjects: Sequence[NamedNode | BlankNode], *, limit:
     for node in subjects:
         if isinstance(node, BlankNode) and (limit is None or len(found) < limit):
             _about(backend, STATEMENTS, node, node, None if limit is None else limit - len(found), found)
+    _attach_documents(backend, found.values())
+    evidence = [Evidence.model_validate(v) for v in found.values()]
+    _attach_details(backend, evidence)
+    return evidence
+
+
+def pointing_at(backend: Backend, objects: Sequence[NamedNode], *, limit: int) -> list[Evidence]:
+    """Statements, in current source graphs and not revoked, whose object is one of ``objects``:
+    the facts pointing at them, one hop in ("ibuprofen interacts with warfarin" for warfarin), as
+    :func:`find` returns them; at most ``limit``, of the first ``4 * limit`` statements the
+    engine finds in any version (a hub is the object of too many to read them all)."""
+    found: dict[str, dict[str, object]] = {}
+    if objects and limit > 0:
+        pattern = OF_OBJECTS.substitute(objects=sparql_terms(objects), limit=4 * limit)
+        _about(backend, pattern, None, objects[0], limit, found)
     _attach_documents(backend, found.values())
     evidence = [Evidence.model_validate(v) for v in found.values()]
     _attach_details(backend, evidence)
@@ -305,4 +327,4 @@ def _passages(backend: Backend, wanted: set[tuple[str, str]]) -> dict[tuple[str,
     return out
 
 
-__all__ = ["about", "find", "parse_object"]
+__all__ = ["about", "find", "parse_object", "pointing_at"]

@@ -407,15 +407,17 @@ class LexicalIndex:
                     self._db.executemany("INSERT OR REPLACE INTO inspected VALUES (?, ?, ?, ?, ?, ?, ?)", fresh)
         return out
 
-    def labels(self, iris: Iterable[str]) -> dict[str, str]:
-        """An indexed label of each IRI that has one (declared labels before local names)."""
+    def labels(self, iris: Iterable[str], *, declared: bool = False) -> dict[str, str]:
+        """An indexed label of each IRI that has one (declared labels before local names;
+        ``declared``: declared labels only)."""
         wanted = list(dict.fromkeys(iris))
         out: dict[str, str] = {}
+        kinds = "('label')" if declared else "('label', 'name')"
         with self._lock:
             for start in range(0, len(wanted), 500):
                 chunk = wanted[start : start + 500]
                 rows = self._db.execute(
-                    f"SELECT iri, text, kind FROM entries WHERE kind IN ('label', 'name') "
+                    f"SELECT iri, text, kind FROM entries WHERE kind IN {kinds} "
                     f"AND iri IN ({','.join('?' * len(chunk))}) ORDER BY kind, id",
                     chunk,
                 ).fetchall()

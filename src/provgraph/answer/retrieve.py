@@ -27,6 +27,7 @@ Filters (:class:`~provgraph.answer.models.AskFilters`) restrict the source graph
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from string import Template
 
@@ -56,6 +57,12 @@ MAX_PASSAGES = 20
 MAX_FACTS = 400
 MAX_HOP2_SUBJECTS = 5
 MAX_HOP2_FACTS = 40
+#: Facts pointing at the linked entities (they are the object) read per retrieval.
+MAX_INBOUND_FACTS = 100
+#: Questions that ask for members of a class: its instances, and its subclasses' instances.
+KIND_QUESTION = re.compile(r"^\s*(which|what\s+(kinds?|types?|sorts?)\s+of)\b", re.IGNORECASE)
+RDF_TYPE = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"
+SUBCLASS_OF = "http://www.w3.org/2000/01/rdf-schema#subClassOf"
 MAX_RELATIONS = 5
 #: Passages whose text names other documents by title, and the weight of those documents' passages.
 MAX_BRIDGES = 5
@@ -70,8 +77,53 @@ CURRENT_GRAPHS_OF_DOCUMENTS = Template("""SELECT ?g WHERE { VALUES ?d { $documen
 CURRENT_AMONG = Template("SELECT ?g WHERE { VALUES ?g { $graphs } GRAPH pgid:catalog { ?g pg:status pg:Current } }")
 
 
+#: How RDF's, RDFS's and OWL's own predicates read in a sentence.
+PHRASES = {
+    RDF_TYPE: "is a",
+    SUBCLASS_OF: "is a kind of",
+    "http://www.w3.org/2000/01/rdf-schema#subPropertyOf": "is a narrower property than",
+    "http://www.w3.org/2002/07/owl#sameAs": "is the same as",
+    "http://www.w3.org/2002/07/owl#equivalentClass": "is the same class as",
+    "http://www.w3.org/2004/02/skos/core#broader": "is narrower than",
+    "http://www.w3.org/2004/02/skos/core#narrower": "is broader than",
+}
+#: The labels the ontology graph gives the IRIs ``$iris`` (preferred labels first).
+ONTOLOGY_LABELS = Template("""SELECT ?s ?l ?k WHERE {
+  VALUES ?s { $iris } VALUES (?lp ?k) { (skos:prefLabel 0) (rdfs:label 1) }
+  GRAPH pgid:ontology { ?s ?lp ?l FILTER(isLiteral(?l)) } }""")
+
+
+def _ontology_labels(backend: Backend, iris: Sequence[str]) -> dict[str, str]:
+    """A label of each of ``iris`` the ontology graph has: English or untagged first, preferred
+    labels before others (direct lookups of the IRIs)."""
+    iris = [i for i in iris if not i.startswith("_:")]  # a blank node is labelled in its document only
+    if not iris:
+        return {}
+    ranked: dict[str, tuple[tuple[int, int, str], str]] = {}
+    for row in backend.select(ONTOLOGY_LABELS.substitute(iris=sparql_terms(NamedNode(i) for i in iris))):
+        label = row["l"]
+        language = getattr(label, "language", None) or ""
+        rank = (0 if language in ("", "en") or language.startswith("en-") else 1, row.integer("k"), label.value)
+        iri = row.value("s")
+        if iri not in ranked or rank < ranked[iri][0]:
+            ranked[iri] = (rank, label.value)
+    return {iri: label for iri, (_, label) in ranked.items()}
+
+
 def _prefix(word: str) -> str:
     return word[:5] if len(word) >= 5 else word
+
+
+def singular(word: str) -> str:
+    """An English plural's singular, by the regular rules ("drugs" -> "drug", "cities" -> "city",
+    "boxes" -> "box"); other words as they are."""
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 4 and word.endswith(("ches", "shes", "sses", "xes", "zes")):
+        return word[:-2]
+    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        return word[:-1]
+    return word
 
 
 class Retriever:
@@ -99,7 +151,9 @@ class Retriever:
         items: dict[str, _Draft] = {}
         _add(items, self._passage_drafts(question, question_words, allowed))
         _add(items, self._bridge_drafts(items, question_words, allowed))
-        statements = self._statement_drafts(entities, allowed, filters, question_prefixes)
+        statements = self._statement_drafts(
+            entities, allowed, filters, question_prefixes, kinds=KIND_QUESTION.match(question) is not None
+        )
         items.update({d.id: d for d in statements.values()})
         _add(items, self._conflict_drafts(entities, statements, allowed, question_prefixes))
         _add(items, self._relation_drafts(items, allowed))
@@ -157,14 +211,33 @@ class Retriever:
         return bridges
 
     def _statement_drafts(
-        self, entities: Sequence[LinkedEntity], allowed: _Allowed, filters: AskFilters, question: set[str]
+        self,
+        entities: Sequence[LinkedEntity],
+        allowed: _Allowed,
+        filters: AskFilters,
+        question: set[str],
+        *,
+        kinds: bool,
     ) -> dict[tuple[str, str], _Draft]:
-        """The facts about the linked entities (hop 1), then about the objects of the best of them
-        (hop 2), by (statement, graph)."""
+        """The facts about the linked entities and those pointing at them (hop 1), then about the
+        objects of the best of them (hop 2), by (statement, graph). ``kinds`` (a question asking
+        "which ..."): also the instances of the subclasses of a linked class (hop 2)."""
         statements: dict[tuple[str, str], _Draft] = {}
-        for e in self._facts([_node(e.iri) for e in entities], allowed, filters, limit=MAX_FACTS):
+        subjects = [_node(e.iri) for e in entities]
+        for e in self._facts(_evidence.about(self._backend, subjects, limit=MAX_FACTS), allowed, filters):
             statements[(e.statement, e.graph)] = self._fact_item(e, allowed, question, hop=1)
-        hop1 = sorted(statements.values(), key=lambda d: (-d.score, d.id))
+        # "which drugs interact with warfarin": "ibuprofen interacts with warfarin" is a fact
+        # about ibuprofen, found from warfarin's side
+        targets = [s for s in subjects if isinstance(s, NamedNode)]
+        inbound = self._facts(_evidence.pointing_at(self._backend, targets, limit=MAX_INBOUND_FACTS), allowed, filters)
+        for e in inbound:
+            statements.setdefault((e.statement, e.graph), self._fact_item(e, allowed, question, hop=1))
+        if kinds:
+            subclasses = list(dict.fromkeys(NamedNode(e.subject) for e in inbound if e.predicate == SUBCLASS_OF))
+            members = _evidence.pointing_at(self._backend, subclasses[:MAX_HOP2_SUBJECTS], limit=MAX_HOP2_FACTS)
+            for e in self._facts([m for m in members if m.predicate == RDF_TYPE], allowed, filters):
+                statements.setdefault((e.statement, e.graph), self._fact_item(e, allowed, question, hop=2))
+        hop1 = sorted((d for d in statements.values() if d.hop == 1), key=lambda d: (-d.score, d.id))
         seen = {e.iri for e in entities}
         objects: list[NamedNode | BlankNode] = []
         for draft in hop1:
@@ -174,7 +247,7 @@ class Retriever:
             if name is not None and name not in seen and len(objects) < MAX_HOP2_SUBJECTS:
                 seen.add(name)
                 objects.append(_node(name))
-        for e in self._facts(objects, allowed, filters, limit=MAX_HOP2_FACTS):
+        for e in self._facts(_evidence.about(self._backend, objects, limit=MAX_HOP2_FACTS), allowed, filters):
             if (e.statement, e.graph) not in statements:
                 statements[(e.statement, e.graph)] = self._fact_item(e, allowed, question, hop=2)
         return statements
@@ -223,6 +296,8 @@ class Retriever:
         ]
 
     def _link(self, question_words: Sequence[str], allowed: _Allowed) -> list[LinkedEntity]:
+        # "which drugs" names the class labelled "drug"
+        question_words = list(dict.fromkeys([*question_words, *(singular(w) for w in question_words)]))
         asked = set(question_words)
         asked_prefixes = {_prefix(w) for w in question_words}
         hits = self._index.search(question_words, kinds=("label", "name"), filters=allowed.scope, limit=400)
@@ -243,12 +318,11 @@ class Retriever:
         ranked = sorted(best.values(), key=lambda b: (-b[0], -b[1], b[2].iri))
         return [b[2] for b in ranked[:MAX_ENTITIES]]
 
-    def _facts(
-        self, subjects: Sequence[NamedNode | BlankNode], allowed: _Allowed, filters: AskFilters, *, limit: int
-    ) -> list[Evidence]:
-        if not subjects:
+    def _facts(self, found: list[Evidence], allowed: _Allowed, filters: AskFilters) -> list[Evidence]:
+        """Of the facts ``found``, those of allowed sources, annotated with trust, and above the
+        filters' minimum confidence."""
+        if not found:
             return []
-        found = _evidence.about(self._backend, subjects, limit=limit)
         allowed.load(e.graph for e in found)
         found = [e for e in found if allowed.get(e.graph) is not None]
         self._labels([i for e in found for i in _iris(e.subject, e.predicate, e.object)], allowed)
@@ -258,11 +332,16 @@ class Retriever:
         return found
 
     def _labels(self, iris: Iterable[str], allowed: _Allowed) -> dict[str, str]:
-        """Labels of ``iris``, looked up once per retrieval (the facts' all at once)."""
+        """Labels of ``iris``, looked up once per retrieval (the facts' all at once): a phrase of
+        RDF's own vocabulary, else a label the sources declare, else one of the ontology graph,
+        else the IRI's local name."""
         wanted = list(dict.fromkeys(iris))
         missing = [iri for iri in wanted if iri not in allowed.labels]
         if missing:
-            found = self._index.labels(missing)
+            found = {iri: PHRASES[iri] for iri in missing if iri in PHRASES}
+            found.update(self._index.labels([i for i in missing if i not in found], declared=True))
+            found.update(_ontology_labels(self._backend, [i for i in missing if i not in found]))
+            found.update(self._index.labels([i for i in missing if i not in found]))
             allowed.labels.update({iri: found.get(iri) or local_name(iri) or iri for iri in missing})
         return {iri: allowed.labels[iri] for iri in wanted}
 
@@ -270,6 +349,8 @@ class Retriever:
         labels = self._labels(_iris(e.subject, e.predicate, e.object), allowed)
         subject, predicate = labels[e.subject], labels[e.predicate]
         obj = labels[e.object[1:-1]] if e.object.startswith("<") else term_text(e.object)
+        if predicate == PHRASES[RDF_TYPE] and obj[:1].lower() in "aeiou":
+            predicate += "n"  # "is an anticoagulant"
         predicate_words = content_words(predicate)
         overlap = sum(_prefix(w) in question for w in predicate_words) / len(predicate_words) if predicate_words else 0
         confidence = e.fact_confidence if e.fact_confidence is not None else e.confidence
