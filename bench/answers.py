@@ -61,7 +61,14 @@ sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__)
 from rich.console import Console  # noqa: E402
 
 from provgraph import GraphSplit, IngestOptions, ProvGraph  # noqa: E402
-from provgraph.answer.evaluate import evaluate_hotpot, ingest_hotpot, load_hotpot  # noqa: E402
+from provgraph.answer.evaluate import (  # noqa: E402
+    EvalReport,
+    HotpotQuestion,
+    evaluate_hotpot,
+    ingest_hotpot,
+    load_hotpot,
+    summarise,
+)
 from provgraph.answer.pipeline import respond  # noqa: E402
 from provgraph.answer.record import answer_iri  # noqa: E402
 from provgraph.cli.answer import print_report, show  # noqa: E402
@@ -100,6 +107,31 @@ def hotpot(limit: int) -> None:
     print_report(Console(highlight=False), with_gold, without)
     print(f"  ({2 * len(questions)} asks in {asked:.1f} s)")
     print("  ALCE's best prompted baseline on ASQA: citation recall 73.6, precision 72.5 (NLI judge)")
+    _hotpot_parts(questions, with_gold, without)
+
+
+def _hotpot_parts(questions: list[HotpotQuestion], with_gold: EvalReport, without: EvalReport) -> None:
+    """The figures of each half (development: even positions; held out: odd ones, never read
+    answer by answer while developing) and of each question type."""
+    positions = range(len(questions))
+    parts = [
+        ("development half (even)", [i for i in positions if i % 2 == 0]),
+        ("held-out half (odd)", [i for i in positions if i % 2 == 1]),
+        ("bridge questions", [i for i in positions if questions[i].type == "bridge"]),
+        ("comparison questions", [i for i in positions if questions[i].type == "comparison"]),
+    ]
+    print(f"  {'part':<26}{'n':>4}{'sent R':>8}{'sent P':>8}{'answer':>8}{'answered':>10}{'abstained':>11}")
+    for name, chosen in parts:
+        if not chosen:
+            continue
+        gold = summarise([with_gold.results[i] for i in chosen])
+        removed = summarise([without.results[i] for i in chosen])
+        cells = [gold.sentence_recall, gold.sentence_precision, gold.answer_found, gold.answered_with_gold]
+        shown = "".join(f"{'-' if v is None else f'{100 * v:.1f}':>8}" for v in cells[:3])
+        shown += f"{'-' if cells[3] is None else f'{100 * cells[3]:.1f}':>10}"
+        abstained = removed.abstained_without_gold
+        shown += f"{'-' if abstained is None else f'{100 * abstained:.1f}':>11}"
+        print(f"  {name:<26}{len(chosen):>4}{shown}")
 
 
 def cities() -> None:
