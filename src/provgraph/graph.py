@@ -270,6 +270,7 @@ class ProvGraph:
         deleted. More than ``max_invalidated`` answers need ``confirm=True``
         (:class:`~provgraph.errors.ConfirmationRequiredError`, nothing written)."""
         reason = _invalidation.check_reason(reason)
+        self._backend.begin_write()  # what is looked up below is what the write will see
         info = self.source(document)
         if info.current_graph is None:
             raise NotFoundError(f"document {document!r} has no current version to revoke")
@@ -313,6 +314,7 @@ class ProvGraph:
         node = _iri_or_none(statement.strip().removeprefix("<").removesuffix(">"))
         if node is None:
             raise InputError(f"a statement is named by its IRI, not {statement!r}")
+        self._backend.begin_write()
         found = _invalidation.statement_source(self._backend, node)
         if found is None:
             raise NotFoundError(f"no statement <{node.value}> in a current source")
@@ -345,6 +347,7 @@ class ProvGraph:
         (an instruction segment has none: only its answers are invalidated). A tombstone says
         who, when and why; nothing is deleted."""
         reason = _invalidation.check_reason(reason)
+        self._backend.begin_write()
         node = _invalidation.resolve_segment(self._backend, segment)
         return self._revoke(
             _invalidation.RevocationTarget.SEGMENT,
@@ -376,7 +379,6 @@ class ProvGraph:
     ) -> Revocation:
         """Tombstone, invalidations and ``change(at)`` (the store's own update) in one write."""
         who = " ".join((by or _invalidation.default_agent()).split()) or _invalidation.default_agent()
-        self._backend.begin_write()
         current_view.ensure(self._backend, writing=True)
         if target is not _invalidation.RevocationTarget.DOCUMENT:
             earlier = _invalidation.revoked_by(self._backend, revoked)
