@@ -57,6 +57,21 @@ def pg():
         yield _store(graph)
 
 
+def _model(server: FakeLLMServer, **settings: Any) -> OpenAIGenerator:
+    """The OpenAI generator against the loopback server."""
+    return OpenAIGenerator(
+        OpenAISettings(model="test-model", base_url=server.url + "/v1", max_retries=0, timeout=60, **settings)
+    )
+
+
+def _queue_a_fact(pg: ProvGraph, server: FakeLLMServer) -> None:
+    """The server's next answer: one claim, a fact retrieved for QUESTION, citing it."""
+    fact = next(i for i in pg.retrieve(QUESTION).items if i.kind.value == "statement")
+    server.queue(
+        answer(DraftAnswer(answer_summary="x", claims=[DraftClaim(text=fact.text, supporting_citations=[fact.id])]))
+    )
+
+
 def _quads(pg: ProvGraph, answer_id: str) -> list[Any]:
     return list(pg.backend.quads(graph=answer_iri(answer_id)))
 
@@ -200,15 +215,8 @@ def test_removed_claims_are_recorded_with_their_reason(pg):
 
 def test_an_openai_answer_records_the_prompt_and_the_model_never_the_key(pg):
     with FakeLLMServer() as server:
-        pack = pg.retrieve(QUESTION)
-        fact = next(i for i in pack.items if i.kind.value == "statement")
-        server.queue(
-            answer(DraftAnswer(answer_summary="x", claims=[DraftClaim(text=fact.text, supporting_citations=[fact.id])]))
-        )
-        settings = OpenAISettings(
-            model="test-model", base_url=server.url + "/v1", api_key="sk-secret-value", max_retries=0, timeout=60
-        )
-        answered = pg.ask(QUESTION, generator=OpenAIGenerator(settings))
+        _queue_a_fact(pg, server)
+        answered = pg.ask(QUESTION, generator=_model(server, api_key="sk-secret-value"))
         request = server.requests[0]
     recorded = pg.answer(answered.id)
     assert recorded.generator == "openai:test-model"
@@ -701,11 +709,10 @@ def test_revoking_a_segment_invalidates_the_answers_shown_it_and_its_evidence_is
 
 def test_revoking_an_instruction_segment_invalidates_the_answers_given_under_it(pg):
     with FakeLLMServer() as server:
-        settings = OpenAISettings(model="test-model", base_url=server.url + "/v1", max_retries=0, timeout=60)
         for _ in range(2):
             server.queue(answer(DraftAnswer(answer_summary="x", claims=[])))
-        first = pg.ask(QUESTION, generator=OpenAIGenerator(settings))
-        second = pg.ask("What does aspirin treat?", generator=OpenAIGenerator(settings))
+        first = pg.ask(QUESTION, generator=_model(server))
+        second = pg.ask("What does aspirin treat?", generator=_model(server))
     offline = pg.ask(QUESTION)
     prompt = next(s for s in pg.answer(first.id).segments if s.name == "system prompt")
     done = pg.revoke_segment(prompt.id, reason="the prompt let the model guess")
@@ -805,13 +812,8 @@ def test_replay_marks_a_segment_changed_behind_the_stores_back(pg):
 
 def test_replay_of_a_model_answer_gives_the_messages_as_sent(pg):
     with FakeLLMServer() as server:
-        pack = pg.retrieve(QUESTION)
-        fact = next(i for i in pack.items if i.kind.value == "statement")
-        server.queue(
-            answer(DraftAnswer(answer_summary="x", claims=[DraftClaim(text=fact.text, supporting_citations=[fact.id])]))
-        )
-        settings = OpenAISettings(model="test-model", base_url=server.url + "/v1", max_retries=0, timeout=60)
-        asked = pg.ask(QUESTION, generator=OpenAIGenerator(settings))
+        _queue_a_fact(pg, server)
+        asked = pg.ask(QUESTION, generator=_model(server))
         request = server.requests[0]
     rebuilt = pg.replay(asked.id)
     assert rebuilt.messages == request["messages"]

@@ -168,6 +168,12 @@ _UNREVOKED = """SELECT ?st WHERE {
 } ORDER BY ?st"""
 
 
+def _add_policy(pg: ProvGraph, tmp_path: Path) -> None:
+    """The first three policies, so that there is something to conflict about from the start."""
+    (tmp_path / "policy.ttl").write_text("\n".join(POLICIES[:3]) + "\n", encoding="utf-8")
+    pg.add_ontology(tmp_path / "policy.ttl")
+
+
 def _revoke_a_statement(pg: ProvGraph, rng: random.Random) -> None:
     """One statement of a current source withdrawn: its graph is restated in the change log."""
     statements = [row.value("st") for row in pg.backend.select(_UNREVOKED)]
@@ -213,9 +219,7 @@ def test_views_caught_up_from_the_change_log_equal_views_built_from_scratch(tmp_
     corpus = Corpus(rng, tmp_path)
     pg = ProvGraph.open(tmp_path / "store")
     try:
-        # a policy first, so that there is something to conflict about from the start
-        (tmp_path / "policy.ttl").write_text("\n".join(POLICIES[:3]) + "\n", encoding="utf-8")
-        pg.add_ontology(tmp_path / "policy.ttl")
+        _add_policy(pg, tmp_path)
         for _ in range(3):
             pg = _run(pg, rng, corpus, tmp_path, steps=6)
             _assert_views_equal_a_rebuild(pg, tmp_path)
@@ -227,8 +231,7 @@ def test_a_revoked_statement_is_caught_up_from_the_change_log(tmp_path: Path) ->
     rng = random.Random(5)
     corpus = Corpus(rng, tmp_path)
     with ProvGraph.open(tmp_path / "store") as pg:
-        (tmp_path / "policy.ttl").write_text("\n".join(POLICIES[:3]) + "\n", encoding="utf-8")
-        pg.add_ontology(tmp_path / "policy.ttl")
+        _add_policy(pg, tmp_path)
         for i in range(8):
             _ingest(pg, corpus, f"d{i}")
         pg.ask("What is the population of e1?")  # the views, stored
@@ -244,8 +247,7 @@ def test_a_read_only_store_lays_the_catch_up_over_the_stored_views(tmp_path: Pat
     corpus = Corpus(rng, tmp_path)
     store = tmp_path / "store"
     with ProvGraph.open(store) as pg:
-        (tmp_path / "policy.ttl").write_text("\n".join(POLICIES[:3]) + "\n", encoding="utf-8")
-        pg.add_ontology(tmp_path / "policy.ttl")
+        _add_policy(pg, tmp_path)
         for i in range(6):
             _ingest(pg, corpus, f"d{i}")
         pg.ask("What is the population of e1?")  # the views, stored
@@ -340,8 +342,7 @@ def test_an_ask_after_an_ingest_reads_only_the_catalog_entries_it_uses(tmp_path:
     rng = random.Random(5)
     corpus = Corpus(rng, tmp_path)
     with ProvGraph.open(tmp_path / "store") as pg:
-        (tmp_path / "policy.ttl").write_text("\n".join(POLICIES[:3]) + "\n", encoding="utf-8")
-        pg.add_ontology(tmp_path / "policy.ttl")
+        _add_policy(pg, tmp_path)
         for i in range(8):
             _ingest(pg, corpus, f"d{i}")
         pg.ask("What is the population of e1?")

@@ -356,6 +356,12 @@ async def source(
     return await reader.run(reads.source, document)
 
 
+#: A revocation over its limit of invalidated answers, without ``confirm``.
+_NEEDS_CONFIRM: dict[int | str, dict[str, Any]] = {
+    409: {"model": ErrorBody, "description": "it would invalidate more answers than max_invalidated"}
+}
+
+
 class RevokeRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -380,7 +386,7 @@ class RevokeRequest(BaseModel):
     dependencies=[WRITE_ACCESS],
     responses={
         404: {"model": ErrorBody, "description": "no such document, or it has no current version"},
-        409: {"model": ErrorBody, "description": "it would invalidate more answers than max_invalidated"},
+        **_NEEDS_CONFIRM,
         **AUTH_ERRORS,
     },
 )
@@ -414,7 +420,7 @@ class RevokeStatementRequest(RevokeRequest):
     responses={
         400: {"model": ErrorBody, "description": "not an IRI, or a statement already revoked"},
         404: {"model": ErrorBody, "description": "no such statement in a current source"},
-        409: {"model": ErrorBody, "description": "it would invalidate more answers than max_invalidated"},
+        **_NEEDS_CONFIRM,
         **AUTH_ERRORS,
     },
 )
@@ -434,7 +440,7 @@ async def revoke_statement(body: RevokeStatementRequest, pg: Graph, reader: Read
     responses={
         400: {"model": ErrorBody, "description": "a segment already revoked"},
         404: {"model": ErrorBody, "description": "no such segment in a recorded answer"},
-        409: {"model": ErrorBody, "description": "it would invalidate more answers than max_invalidated"},
+        **_NEEDS_CONFIRM,
         **AUTH_ERRORS,
     },
 )
