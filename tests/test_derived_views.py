@@ -289,6 +289,61 @@ def test_a_catch_up_rewrites_only_the_conflicts_the_new_sources_touch(pg: ProvGr
     assert len(y.values) == 3
 
 
+def _record_triples(pg: ProvGraph) -> list[tuple[str, str, str]]:
+    """The conflict records as stored, but what names or dates the run that wrote them."""
+    rows = pg.backend.select(f"SELECT ?s ?p ?o WHERE {{ GRAPH <{CONFLICT_GRAPH.value}> {{ ?s ?p ?o }} }}")
+    run = {PG.generation.value, PG.changeLog.value, "http://www.w3.org/ns/prov#wasGeneratedBy"}
+    out = []
+    for row in rows:
+        s, p, o = row.value("s"), row.value("p"), row.value("o")
+        if "/resolution/" not in s and p not in run:
+            out.append((s, p, o))
+    return sorted(out)
+
+
+def test_source_accuracies_that_move_rewrite_the_preferred_values_they_change(pg: ProvGraph, tmp_path: Path) -> None:
+    """Source trust (the default): sources a and b disagree about four entities; other conflicts
+    that a, then b, wins by majority move the source accuracies and with them every preferred
+    value, which the catch-up rewrites as a full run would write it."""
+    (tmp_path / "policy.ttl").write_text(POLICIES[2] + "\n", encoding="utf-8")
+    pg.add_ontology(tmp_path / "policy.ttl")
+    made = iter(range(100))
+
+    def doc(publisher: str, facts: dict[str, str]) -> None:
+        name = f"{publisher}-{next(made)}"
+        path = tmp_path / f"{name}.jsonl"
+        lines = [json.dumps({"subject": EX + s, "predicate": EX + "capital", "object": EX + v}) for s, v in facts.items()]
+        path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        pg.ingest(path, IngestOptions(id=name, url=f"https://{name}.example/", publisher=publisher))
+
+    def preferred() -> set[str | None]:
+        return {c.resolution.preferred for c in pg.conflicts() if c.subject.startswith(EX + "e")}
+
+    def assert_stored_as_a_full_run_writes() -> None:
+        statements = [x.statement for c in pg.conflicts() for v in c.values for x in v.claims]
+        stored = annotate._outcomes(pg.backend, statements, None)
+        assert stored == {x.statement: v.outcome for c in pg.conflicts() for v in c.values for x in v.claims}
+        caught_up = _record_triples(pg)
+        run_conflicts(pg.backend)  # the same records, written from scratch
+        assert _record_triples(pg) == caught_up
+
+    doc("a", {f"e{i}": "north" for i in range(4)})
+    doc("b", {f"e{i}": "south" for i in range(4)})
+    assert preferred() == {None}  # equally trusted: no preference
+    # a wins three conflicts by majority (with c, against d): a is trusted more than b
+    doc("a", {f"h{i}": "north" for i in range(3)})
+    doc("c", {f"h{i}": "north" for i in range(3)})
+    doc("d", {f"h{i}": "west" for i in range(3)})
+    assert preferred() == {f"<{EX}north>"}
+    assert_stored_as_a_full_run_writes()
+    # b wins more of them (with c and e, against d): every preferred value moves to b's
+    doc("b", {f"k{i}": "south" for i in range(6)})
+    doc("c", {f"k{i}": "south" for i in range(6)})
+    doc("e", {f"k{i}": "south" for i in range(6)})
+    doc("d", {f"k{i}": "west" for i in range(6)})
+    assert preferred() == {f"<{EX}south>"}
+    assert_stored_as_a_full_run_writes()
+
 # ---------------------------------------------------------------------- reading the catalog
 
 

@@ -140,6 +140,8 @@ class PG:
     resolutionInput = NamedNode(PG_NS + "resolutionInput")
     sourceAccuracy = NamedNode(PG_NS + "sourceAccuracy")
     entityMap = NamedNode(PG_NS + "entityMap")
+    votePattern = NamedNode(PG_NS + "votePattern")
+    votePatterns = NamedNode(PG_NS + "votePatterns")
     ToleranceAgreement = NamedNode(PG_NS + "ToleranceAgreement")
     agreementSubject = NamedNode(PG_NS + "agreementSubject")
     agreementPredicate = NamedNode(PG_NS + "agreementPredicate")

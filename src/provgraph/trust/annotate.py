@@ -67,14 +67,22 @@ def _outcomes(backend: Backend, statements: list[str], patch: RecordsChange | No
     """The outcome of the value of each of ``statements`` a conflict involves."""
     stored = {} if patch is not None and patch.reset else records.statement_outcomes(backend, statements)
     if patch is None:
-        return {st: outcome for st, (_, outcome) in stored.items()}
+        return {st: outcome for st, (_, _, outcome) in stored.items()}
     replaced = patch.removed | {c.iri for c in patch.conflicts}
-    out = {st: outcome for st, (c, outcome) in stored.items() if c not in replaced}
+    out = {st: _flipped(patch, c, i, outcome) for st, (c, i, outcome) in stored.items() if c not in replaced}
     wanted = set(statements)
     for c in patch.conflicts:
         for v in c.values:
             out.update({x.statement: v.outcome for x in v.claims if x.statement in wanted})
     return out
+
+
+def _flipped(patch: RecordsChange, conflict: str, index: int, outcome: ValueOutcome) -> ValueOutcome:
+    """The outcome of a stored conflict's ``index``-th value once ``patch`` has changed its
+    preferred value, if it does."""
+    if conflict not in patch.flips:
+        return outcome
+    return ValueOutcome.PREFERRED if index == patch.flips[conflict][0] else ValueOutcome.REJECTED
 
 
 def _number(nt: str) -> float | None:

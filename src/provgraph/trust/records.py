@@ -12,8 +12,12 @@ resolution the new source accuracies change.
 
 For that, each item keeps what resolving it needs (``pg:resolutionInput``: its values and their
 claims, as JSON), items whose values agree within tolerance are kept too
-(``pg:ToleranceAgreement``: truth discovery learns from them), and the graph keeps the source
-accuracies (``pg:sourceAccuracy``) and the entity resolution (``pg:entityMap``) of the last run.
+(``pg:ToleranceAgreement``: truth discovery learns from them), each conflict keeps its pattern of
+votes (the sources of each value, ``pg:votePattern``), and the graph keeps the source accuracies
+(``pg:sourceAccuracy``), how many items vote in each pattern (``pg:votePatterns``: what truth
+discovery reads, so a catch-up reads no other item) and the entity resolution (``pg:entityMap``)
+of the last run. When the accuracies move, the source-trust conflicts whose preferred value
+changes are found by their pattern, and only their outcomes are rewritten.
 
 Conflict IRIs are content-addressed (kind, entity, predicates), so a conflict that persists across
 runs keeps its IRI and its ``pg:firstDetected`` time; one that new data resolved disappears, and a
@@ -25,7 +29,8 @@ from __future__ import annotations
 
 import json
 import tempfile
-from collections.abc import Iterable, Sequence
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -47,7 +52,7 @@ from provgraph.trust.models import (
 from provgraph.vocab import PREFIXES, XSD_NS
 
 #: Bumped when what the records hold changes: records of another version are rebuilt.
-VERSION = 2
+VERSION = 3
 #: Conflicts (statements, value nodes) per VALUES block.
 CHUNK = 500
 #: A VALUES row that binds nothing: the query reads every one (measured no slower than no VALUES).
@@ -64,6 +69,11 @@ STAMP = """SELECT ?n ?log ?v WHERE { GRAPH pgid:conflicts {
 #: The source accuracies and the entity resolution of the last run.
 STORED_STATE = """SELECT ?acc ?map WHERE { GRAPH pgid:conflicts {
   pgid:conflicts pg:sourceAccuracy ?acc ; pg:entityMap ?map } }"""
+#: How many stored items vote in each pattern (the sources of each value).
+STORED_PATTERNS = """SELECT ?patterns WHERE { GRAPH pgid:conflicts { pgid:conflicts pg:votePatterns ?patterns } }"""
+#: The stored source-trust conflicts whose items vote in one of the patterns $patterns.
+BY_PATTERN = Template("""SELECT ?c ?pattern WHERE { VALUES ?pattern { $patterns } GRAPH pgid:conflicts {
+  ?c pg:votePattern ?pattern ; pg:strategy pg:SourceTrust } }""")
 #: When the conflicts $conflicts (EVERY: every one) were first detected.
 FIRST_DETECTED = Template(
     "SELECT ?c ?t WHERE { VALUES ?c { $conflicts } GRAPH pgid:conflicts { ?c pg:firstDetected ?t } }"
@@ -116,7 +126,7 @@ PREDICATES = Template(
     "SELECT ?c ?x WHERE { VALUES ?c { $conflicts } GRAPH pgid:conflicts { ?c pg:conflictPredicate ?x } } ORDER BY ?c ?x"
 )
 #: The conflict and the outcome of the value of each of the statements $statements a conflict cites.
-OUTCOMES = Template("""SELECT ?st ?c ?outcome WHERE { VALUES ?st { $statements } GRAPH pgid:conflicts {
+OUTCOMES = Template("""SELECT ?st ?c ?v ?outcome WHERE { VALUES ?st { $statements } GRAPH pgid:conflicts {
   ?v pg:competingStatement ?st ; pg:outcome ?outcome . ?c pg:hasValue ?v } }""")
 
 # ---------------------------------------------------------------------- updates
@@ -130,6 +140,14 @@ DELETE_ITEMS = Template("""DELETE { GRAPH pgid:conflicts { ?v ?p ?o } } WHERE { 
 DELETE { GRAPH pgid:conflicts { ?c ?p ?o } } WHERE { VALUES ?c { $items } GRAPH pgid:conflicts { ?c ?p ?o } }""")
 # Each property a constant of its own, with the conflicts bound: from a VALUES of the properties,
 # Oxigraph read them over the whole graph (360 ms for 300 conflicts of 5,000).
+#: Take out the outcomes of the value nodes $values and the preferred value and activity of the
+#: conflicts $conflicts: what a new preferred value of source trust changes.
+DELETE_PREFERENCES = Template("""DELETE { GRAPH pgid:conflicts { ?v pg:outcome ?o } } WHERE { VALUES ?v { $values }
+  GRAPH pgid:conflicts { ?v pg:outcome ?o } } ;
+DELETE { GRAPH pgid:conflicts { ?c pg:preferredValue ?o } } WHERE { VALUES ?c { $conflicts }
+  GRAPH pgid:conflicts { ?c pg:preferredValue ?o } } ;
+DELETE { GRAPH pgid:conflicts { ?c prov:wasGeneratedBy ?o } } WHERE { VALUES ?c { $conflicts }
+  GRAPH pgid:conflicts { ?c prov:wasGeneratedBy ?o } }""")
 #: Take out what the resolution of the conflicts $conflicts decides.
 DELETE_RESOLUTIONS = Template("""DELETE { GRAPH pgid:conflicts { ?v pg:outcome ?o } } WHERE { VALUES ?c { $conflicts }
   GRAPH pgid:conflicts { ?c pg:hasValue ?v . ?v pg:outcome ?o } } ;
@@ -146,7 +164,7 @@ DELETE { GRAPH pgid:conflicts { ?c prov:wasGeneratedBy ?o } } WHERE { VALUES ?c 
 #: Take out the graph's run, accuracies, entity resolution and stamp.
 DELETE_RUN = """DELETE { GRAPH pgid:conflicts { pgid:conflicts ?p ?o } } WHERE { GRAPH pgid:conflicts {
   pgid:conflicts ?p ?o } FILTER(?p IN (pg:generation, pg:changeLog, pg:recordsVersion, pg:sourceAccuracy,
-  pg:entityMap, prov:wasGeneratedBy)) }"""
+  pg:entityMap, pg:votePatterns, prov:wasGeneratedBy)) }"""
 #: Take out the activities among $activities no record names any more.
 DELETE_UNNAMED = Template("""DELETE { GRAPH pgid:conflicts { ?a ?p ?o } } WHERE { VALUES ?a { $activities }
   GRAPH pgid:conflicts { ?a ?p ?o FILTER NOT EXISTS { ?x prov:wasGeneratedBy ?a } } }""")
@@ -198,6 +216,38 @@ def stored_state(backend: Backend) -> tuple[dict[str, float], dict[str, str]]:
     for row in backend.select(STORED_STATE):
         return json.loads(row.value("acc")), json.loads(row.value("map"))
     return {}, {}
+
+
+Pattern = tuple[tuple[str, ...], ...]
+
+
+def pattern_text(pattern: Pattern) -> str:
+    """A pattern of votes (the sources of each value, in the values' order) as the records keep it."""
+    return json.dumps(pattern)
+
+
+def vote_patterns(backend: Backend) -> Counter[Pattern]:
+    """How many stored items (conflicts and agreements) vote in each pattern (empty: none)."""
+    for row in backend.select(STORED_PATTERNS):
+        return Counter({tuple(tuple(v) for v in p): n for p, n in json.loads(row.value("patterns"))})
+    return Counter()
+
+
+def trust_conflicts(backend: Backend, patterns: Iterable[Pattern]) -> dict[str, Pattern]:
+    """The stored source-trust conflicts whose items vote in one of ``patterns``, with theirs."""
+    wanted = {pattern_text(p): p for p in patterns}
+    texts = sorted(wanted)
+    out: dict[str, Pattern] = {}
+    for i in range(0, len(texts), CHUNK):
+        values = " ".join(_lit(t) for t in texts[i : i + CHUNK])
+        for row in backend.select(BY_PATTERN.substitute(patterns=values)):
+            out[row.value("c")] = wanted[row.value("pattern")]
+    return out
+
+
+def value_node(conflict: str, index: int) -> str:
+    """The IRI of the ``index``-th value of ``conflict``'s record."""
+    return f"{conflict}/value/{index}"
 
 
 def first_detected(backend: Backend, conflicts: Sequence[str] | None = None) -> dict[str, datetime]:
@@ -257,6 +307,8 @@ class Run:
     parameters: dict[str, object]
     accuracy: dict[str, float]
     mapping: dict[str, str]
+    #: how many items vote in each pattern: what truth discovery reads
+    patterns: Counter[Pattern] = field(default_factory=Counter)
 
 
 def _lit(value: str | float, datatype: str | None = None) -> str:
@@ -277,7 +329,8 @@ def _run_lines(run: Run) -> list[str]:
     activity = sparql_term(run.activity)
     return [
         f"pgid:conflicts rdf:type pg:ConflictGraph ; prov:wasGeneratedBy {activity} ;"
-        f" pg:sourceAccuracy {_json(run.accuracy)} ; pg:entityMap {_json(run.mapping)} .",
+        f" pg:sourceAccuracy {_json(run.accuracy)} ; pg:entityMap {_json(run.mapping)} ;"
+        f" pg:votePatterns {_lit(json.dumps(sorted(run.patterns.items())))} .",
         f"{activity} rdf:type pg:ResolutionActivity , prov:Activity ;"
         f" prov:startedAtTime {_dt(run.started)} ; prov:endedAtTime {_dt(run.ended)} ;"
         f" pg:parameters {_json(run.parameters)} .",
@@ -305,12 +358,13 @@ def _conflict_lines(c: Conflict, state: str, *, activity: str, started: datetime
         f"{node} rdf:type pg:Conflict ; pg:conflictKind {sparql_term(c.kind.iri)} ;"
         f" pg:conflictSubject {sparql_term(c.subject)} ; pg:strategy {sparql_term(c.resolution.strategy.iri)} ;"
         f" pg:rationale {_lit(c.resolution.rationale)} ; prov:wasGeneratedBy {sparql_term(activity)} ;"
-        f" pg:firstDetected {_dt(c.first_detected or started)} ; pg:resolutionInput {_lit(state)} ."
+        f" pg:firstDetected {_dt(c.first_detected or started)} ; pg:resolutionInput {_lit(state)} ;"
+        f" pg:votePattern {_lit(pattern_text(tuple(tuple(v.sources) for v in c.values)))} ."
     ]
     lines += [f"{node} pg:conflictPredicate {sparql_term(p)} ." for p in c.predicates]
     lines += [f"{node} pg:mergedEntity {sparql_term(m)} ." for m in c.merged_subjects]
     for i, v in enumerate(c.values):
-        vnode = sparql_term(f"{c.iri}/value/{i}")
+        vnode = sparql_term(value_node(c.iri, i))
         lines.append(
             f"{node} pg:hasValue {vnode} . {vnode} rdf:type pg:ConflictValue ;"
             f" pg:value {v.value} ; pg:valuePredicate {sparql_term(v.predicate)} ;"
@@ -338,9 +392,24 @@ def _resolution_lines(c: Conflict, *, activity: str) -> list[str]:
     node = sparql_term(c.iri)
     lines = [f"{node} pg:rationale {_lit(c.resolution.rationale)} ; prov:wasGeneratedBy {sparql_term(activity)} ."]
     for i, v in enumerate(c.values):
-        vnode = sparql_term(f"{c.iri}/value/{i}")
+        vnode = sparql_term(value_node(c.iri, i))
         lines.append(f"{vnode} pg:outcome {sparql_term(v.outcome.iri)} .")
         lines += _value_resolution_lines(node, vnode, v)
+    return lines
+
+
+def _flip_lines(conflict: str, preferred: int, count: int, *, activity: str) -> list[str]:
+    """The triples of a source-trust conflict's record (of ``count`` values) whose preferred value
+    is now the ``preferred``-th, the only most probable one as another was before (its rationale,
+    :data:`~provgraph.trust.resolve.TRUST_LASTING`, stays)."""
+    node = sparql_term(conflict)
+    lines = [
+        f"{node} prov:wasGeneratedBy {sparql_term(activity)} ;"
+        f" pg:preferredValue {sparql_term(value_node(conflict, preferred))} ."
+    ]
+    for i in range(count):
+        outcome = ValueOutcome.PREFERRED if i == preferred else ValueOutcome.REJECTED
+        lines.append(f"{sparql_term(value_node(conflict, i))} pg:outcome {sparql_term(outcome.iri)} .")
     return lines
 
 
@@ -394,6 +463,7 @@ def update(
     removed: Sequence[str],
     conflicts: Sequence[Conflict],
     resolved: Sequence[Conflict],
+    flips: Mapping[str, tuple[int, int]],
     states: dict[str, str],
     agreements: Sequence[Agreement],
     run: Run,
@@ -401,22 +471,29 @@ def update(
 ) -> None:
     """In one transaction: take out the items ``removed``, write ``conflicts`` (``states``: each
     one's resolution input) and ``agreements``, rewrite the resolution of the conflicts
-    ``resolved`` (their values' outcomes and scores, the preferred value, the rationale), store
-    ``run`` (its accuracies) and the stamp ``target``, and drop the resolution activities no
-    record names any more."""
+    ``resolved`` (their values' outcomes and scores, the preferred value, the rationale) and of
+    the source-trust conflicts ``flips`` (conflict: its preferred value's index and its number of
+    values), store ``run`` (its accuracies) and the stamp ``target``, and drop the resolution
+    activities no record names any more."""
     out = sparql_terms(sorted(set(removed) | {c.iri for c in conflicts}))
     again = sparql_terms(c.iri for c in resolved)
+    flipped = sparql_terms(sorted(flips))
     lines = [*_run_lines(run), _stamp_line(target), *_item_lines(conflicts, states, agreements, run)]
     for c in resolved:
         lines += _resolution_lines(c, activity=run.activity)
+    for iri, (preferred, count) in sorted(flips.items()):
+        lines += _flip_lines(iri, preferred, count, activity=run.activity)
     # the activities the replaced records name: those no record names afterwards go too
-    named = backend.select(NAMED_ACTIVITIES.substitute(items=out + " " + again))
+    named = backend.select(NAMED_ACTIVITIES.substitute(items=f"{out} {again} {flipped}"))
     activities = sparql_terms(r.value("a") for r in named)
     operations = []
     if out:
         operations.append(DELETE_ITEMS.substitute(items=out))
     if again:
         operations.append(DELETE_RESOLUTIONS.substitute(conflicts=again))
+    if flips:
+        values = sparql_terms(value_node(c, i) for c, (_, count) in sorted(flips.items()) for i in range(count))
+        operations.append(DELETE_PREFERENCES.substitute(values=values, conflicts=flipped))
     operations += [DELETE_RUN, INSERT.substitute(triples="\n".join(lines))]
     if activities:
         operations.append(DELETE_UNNAMED.substitute(activities=activities))
@@ -587,28 +664,34 @@ def _multi(backend: Backend, query: Template, conflicts: list[str]) -> dict[str,
     return found
 
 
-def statement_outcomes(backend: Backend, statements: Sequence[str]) -> dict[str, tuple[str, ValueOutcome]]:
-    """For statements a stored conflict involves, the conflict and the outcome of their value."""
+def statement_outcomes(backend: Backend, statements: Sequence[str]) -> dict[str, tuple[str, int, ValueOutcome]]:
+    """For statements a stored conflict involves, the conflict, the index of their value and its
+    outcome."""
     if not statements:
         return {}
     rows = backend.select(OUTCOMES.substitute(statements=sparql_terms(statements)))
-    return {r.value("st"): (r.value("c"), _outcome(r, "outcome")) for r in rows}
+    return {r.value("st"): (r.value("c"), int(r.value("v").rsplit("/", 1)[1]), _outcome(r, "outcome")) for r in rows}
 
 
 __all__ = [
     "VERSION",
     "Agreement",
+    "Pattern",
     "Run",
     "competing_statements",
     "conflict_iris",
     "first_detected",
     "items",
     "last_run",
+    "pattern_text",
     "read",
     "stamp",
     "statement_outcomes",
     "states",
     "stored_state",
+    "trust_conflicts",
     "update",
+    "value_node",
+    "vote_patterns",
     "write",
 ]

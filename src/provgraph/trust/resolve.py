@@ -20,6 +20,7 @@ criterion, and the rationale says so.
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -46,6 +47,11 @@ class Ranked:
     lasting: str | None = None
 
 
+#: The rationale a source-trust conflict's record keeps when one value is the most probable: it
+#: names no value, so that a change of the preferred value rewrites only the outcomes.
+TRUST_LASTING = "source trust: the preferred value is the most probable given the estimated accuracy of every source"
+
+
 def truth_discovery(
     items: Sequence[Sequence[frozenset[str]]],
     *,
@@ -65,16 +71,30 @@ def truth_discovery(
     - ``A(s) = (sum of P(v) over the values s states + weight * prior) / (claims of s + weight)``,
       the prior keeping a source seen twice from looking perfect.
     """
-    names = sorted({s for values in items for v in values for s in v})
+    alike: Counter[tuple[frozenset[str], ...]] = Counter(tuple(values) for values in items if values)
+    return truth_discovery_counts(alike, prior=prior, weight=weight, iterations=iterations, epsilon=epsilon)
+
+
+def truth_discovery_counts(
+    patterns: Mapping[tuple[frozenset[str], ...], int],
+    *,
+    prior: float = PRIOR_ACCURACY,
+    weight: float = PRIOR_WEIGHT,
+    iterations: int = 20,
+    epsilon: float = 1e-4,
+) -> dict[str, float]:
+    """:func:`truth_discovery` of items given as their patterns of votes (each value's sources)
+    and how many items vote so: what a catch-up keeps, instead of every item."""
+    patterns = {p: n for p, n in patterns.items() if p and n > 0}
+    names = sorted({s for values in patterns for v in values for s in v})
     index = {s: i for i, s in enumerate(names)}
     # sources as numbers; items that vote alike (the same sources behind each value) counted
     # once with their number, in a fixed order; what does not change between rounds computed
     # once: an item's false values (ln n of the vote) and how many values each source states
     alike: dict[tuple[tuple[int, ...], ...], int] = {}
-    for values in items:
-        if values:
-            key = tuple(tuple(sorted(index[s] for s in v)) for v in values)
-            alike[key] = alike.get(key, 0) + 1
+    for values, n in patterns.items():
+        key = tuple(tuple(sorted(index[s] for s in v)) for v in values)
+        alike[key] = alike.get(key, 0) + n
     encoded = sorted(alike)
     times = [alike[k] for k in encoded]
     ln_false = [math.log(max(1, len(pattern) - 1)) for pattern in encoded]
@@ -198,8 +218,7 @@ def rank(item: Item, strategy: ResolutionStrategy, accuracy: Mapping[str, float]
         probs,
         f"source trust: {_describe(clusters, best)} has probability {probs[best]:.2f}; "
         f"estimated accuracy of its sources: {trusted}" + tie,
-        f"source trust: {_describe(clusters, best)} is the most probable value given the estimated accuracy "
-        "of every source" + tie,
+        TRUST_LASTING + tie,
     )
 
 
@@ -265,10 +284,12 @@ def to_conflict(
 
 __all__ = [
     "PRIOR_ACCURACY",
+    "TRUST_LASTING",
     "Ranked",
     "outcomes",
     "rank",
     "to_conflict",
     "truth_discovery",
+    "truth_discovery_counts",
     "value_probabilities",
 ]

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import time
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -25,7 +26,6 @@ from provgraph.trust.conflicts import (
     Item,
     detect,
     detect_keys,
-    item_from_data,
     item_from_state,
     item_state,
     links_changed,
@@ -35,7 +35,8 @@ from provgraph.trust.conflicts import (
 )
 from provgraph.trust.models import Conflict, DetectionReport, ResolutionStrategy
 from provgraph.trust.policy import DEFAULT_STRATEGY, Policy, policy_of
-from provgraph.trust.resolve import rank, to_conflict, truth_discovery, value_probabilities
+from provgraph.trust.records import Pattern
+from provgraph.trust.resolve import rank, to_conflict, truth_discovery_counts, value_probabilities
 from provgraph.vocab import ID_NS
 
 #: The conflict records' name among the derived views.
@@ -57,6 +58,8 @@ class RecordsChange:
     seconds: dict[str, float] = field(default_factory=dict)
     #: conflicts (among ``conflicts``) whose resolution alone changed
     resolved: frozenset[str] = frozenset()
+    #: source-trust conflicts whose preferred value alone changed: its index, their number of values
+    flips: dict[str, tuple[int, int]] = field(default_factory=dict)
     #: the rationale each source-trust conflict's record keeps (:func:`_lasting`)
     lasting: dict[str, str] = field(default_factory=dict)
 
@@ -71,19 +74,24 @@ class _Detected:
     removed: frozenset[str]
     mapping: dict[str, str]
     accuracy: dict[str, float]
+    patterns: Counter[Pattern]
     first: dict[str, datetime]
     again: list[Item] = field(default_factory=list)
+    flips: dict[str, tuple[int, int]] = field(default_factory=dict)
     detection: Detection | None = None
 
 
-def _accuracy(patterns: Iterable[tuple[tuple[str, ...], ...]]) -> dict[str, float]:
-    """Truth discovery over the items' votes (``patterns``, :func:`~provgraph.trust.conflicts.votes`)
-    taken in a canonical order: the accuracies are a function of the items alone, so a full run
-    and a catch-up agree to the last bit."""
-    return truth_discovery([[frozenset(v) for v in each] for each in sorted(patterns)])
+def _accuracy(patterns: Counter[Pattern]) -> dict[str, float]:
+    """Truth discovery over the items' votes (how many items vote in each pattern,
+    :func:`~provgraph.trust.conflicts.votes`), read in a canonical order: the accuracies are a
+    function of the items alone, so a full run and a catch-up agree to the last bit."""
+    counted: Counter[tuple[frozenset[str], ...]] = Counter()
+    for pattern, n in patterns.items():
+        counted[tuple(frozenset(v) for v in pattern)] += n
+    return truth_discovery_counts(counted)
 
 
-def _trust_signature(pattern: tuple[tuple[str, ...], ...], accuracy: dict[str, float]) -> tuple[int, ...]:
+def _trust_signature(pattern: Pattern, accuracy: dict[str, float]) -> tuple[int, ...]:
     """What a source-trust resolution's record reads of the accuracies: which values share the
     highest probability (the preferred one, or the tie its tie-breaks settle). The scores and
     the figures of the rationale are not stored: they are read with the accuracies of the time
@@ -93,20 +101,23 @@ def _trust_signature(pattern: tuple[tuple[str, ...], ...], accuracy: dict[str, f
     return tuple(i for i, p in enumerate(probs) if p == top)
 
 
-def _changed_by(
-    items: Iterable[str], patterns: dict[str, tuple[tuple[str, ...], ...]], old: dict[str, float], new: dict[str, float]
-) -> list[str]:
-    """The source-trust conflicts among ``items`` whose stored resolution changes from accuracies
-    ``old`` to ``new``: decided once per pattern of votes, not per conflict."""
-    decided: dict[tuple[tuple[str, ...], ...], bool] = {}
-    out = []
-    for iri in items:
-        pattern = patterns[iri]
-        if pattern not in decided:
-            decided[pattern] = _trust_signature(pattern, old) != _trust_signature(pattern, new)
-        if decided[pattern]:
-            out.append(iri)
+def _moved(
+    patterns: Iterable[Pattern], old: dict[str, float], new: dict[str, float]
+) -> dict[Pattern, tuple[tuple[int, ...], tuple[int, ...]]]:
+    """The patterns of votes of conflicts (two values or more) whose most probable values change
+    from accuracies ``old`` to ``new``, with those values before and after: decided once per
+    pattern, not per conflict."""
+    out = {}
+    for pattern in patterns:
+        if len(pattern) > 1:
+            before, after = _trust_signature(pattern, old), _trust_signature(pattern, new)
+            if before != after:
+                out[pattern] = (before, after)
     return out
+
+
+def _single(before: tuple[int, ...], after: tuple[int, ...]) -> bool:
+    return len(before) == 1 and len(after) == 1
 
 
 def _lasting(conflict: Conflict, rationale: str | None) -> Conflict:
@@ -126,11 +137,13 @@ def _lasting(conflict: Conflict, rationale: str | None) -> Conflict:
 
 def _detect_all(backend: Backend, policy: Policy, predicates: Sequence[str] | None, started: datetime) -> _Detected:
     found = detect(backend, policy, predicates=predicates, now=started)
+    patterns = Counter(votes(i) for i in found.items)
     return _Detected(
         fresh=found.items,
         removed=frozenset(),
         mapping=found.entity_map,
-        accuracy=_accuracy(votes(i) for i in found.items),
+        accuracy=_accuracy(patterns),
+        patterns=patterns,
         first=records.first_detected(backend),
         detection=found,
     )
@@ -142,36 +155,35 @@ def _detect_since(
     graphs: Sequence[str],
     *,
     checked: Sequence[str],
-    strategy: ResolutionStrategy | None,
     started: datetime,
 ) -> _Detected:
     """The items of the keys ``graphs`` (written sources) touch, detected again; and, when that
-    changes what truth discovery reads, the stored source-trust conflicts whose resolution the
-    new accuracies change."""
+    changes what truth discovery reads (the patterns of votes the records count), the stored
+    source-trust conflicts whose preferred value the new accuracies change: the others are not
+    read."""
     old_accuracy, mapping = records.stored_state(backend)
     watched = set(checked) | {p for pair in policy.disjoint for p in pair}
     keys = touched(backend, graphs, watched, mapping)
     fresh = detect_keys(backend, policy, keys, mapping, functional=checked, now=started)
     stored = records.items(backend, keys)
     removed = frozenset(stored)
-    old = [item_from_state(s) for s in stored.values()]
-    accuracy, again = old_accuracy, []
-    if sorted(votes(i) for i in old) != sorted(votes(i) for i in fresh):
-        # the stored items' votes only: an item is rebuilt if its resolution changes
-        rest = {iri: json.loads(s) for iri, s in records.items(backend).items() if iri not in removed}
-        stored_votes = {iri: state_votes(data) for iri, data in rest.items()}
-        accuracy = _accuracy([*stored_votes.values(), *(votes(i) for i in fresh)])
+    before = Counter(state_votes(json.loads(s)) for s in stored.values())
+    after = Counter(votes(i) for i in fresh)
+    patterns = records.vote_patterns(backend)
+    accuracy, again, flips = old_accuracy, [], {}
+    if before != after:
+        patterns = patterns - before + after
+        accuracy = _accuracy(patterns)
         if accuracy != old_accuracy:
-            trusted = [
-                iri
-                for iri, data in rest.items()
-                if len(data["clusters"]) > 1
-                and (strategy if strategy is not None else policy.strategy(data["predicates"]))
-                is ResolutionStrategy.SOURCE_TRUST
-            ]
-            again = [item_from_data(rest[iri]) for iri in _changed_by(trusted, stored_votes, old_accuracy, accuracy)]
+            moved = _moved(patterns, old_accuracy, accuracy)
+            found = {k: v for k, v in records.trust_conflicts(backend, moved).items() if k not in removed}
+            # one most probable value before and after: only the outcomes change (the rationale
+            # it keeps names no value); ties are settled by the claims, read for them alone
+            flips = {iri: (moved[p][1][0], len(p)) for iri, p in found.items() if _single(*moved[p])}
+            tied = sorted(iri for iri, p in found.items() if not _single(*moved[p]))
+            again = [item_from_state(s) for s in records.states(backend, tied).values()] if tied else []
     first = records.first_detected(backend, sorted({i.iri for i in fresh if i.is_conflict} | {i.iri for i in again}))
-    return _Detected(fresh, removed, mapping, accuracy, first, again)
+    return _Detected(fresh, removed, mapping, accuracy, patterns, first, again, flips)
 
 
 class ConflictRecords:
@@ -225,7 +237,7 @@ class ConflictRecords:
         if since is None or links_changed(backend, policy, graphs):
             found = _detect_all(backend, policy, predicates, started)  # entity resolution may change
         else:
-            found = _detect_since(backend, policy, graphs, checked=checked, strategy=strategy, started=started)
+            found = _detect_since(backend, policy, graphs, checked=checked, started=started)
         clock_resolve = time.perf_counter()
         digest = f"{started.isoformat()}\n{sorted(found.removed)}\n{len(found.fresh)}"
         activity = f"{ID_NS}resolution/{hashlib.sha256(digest.encode()).hexdigest()[:32]}"
@@ -251,10 +263,11 @@ class ConflictRecords:
             states={i.iri: item_state(i) for i in found.fresh if i.is_conflict},
             agreements=[_agreement(i) for i in found.fresh if not i.is_conflict],
             removed=found.removed,
-            run=records.Run(activity, started, ended, parameters, found.accuracy, found.mapping),
+            run=records.Run(activity, started, ended, parameters, found.accuracy, found.mapping, found.patterns),
             detection=found.detection,
             seconds=seconds,
             resolved=frozenset(i.iri for i in found.again),
+            flips=found.flips,
             lasting=lasting,
         )
 
@@ -270,6 +283,7 @@ class ConflictRecords:
             removed=sorted(result.removed),
             conflicts=[c for c in stored if c.iri not in result.resolved],
             resolved=[c for c in stored if c.iri in result.resolved],
+            flips=result.flips,
             states=result.states,
             agreements=result.agreements,
             run=result.run,
