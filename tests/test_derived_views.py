@@ -312,7 +312,9 @@ def test_source_accuracies_that_move_rewrite_the_preferred_values_they_change(pg
     def doc(publisher: str, facts: dict[str, str]) -> None:
         name = f"{publisher}-{next(made)}"
         path = tmp_path / f"{name}.jsonl"
-        lines = [json.dumps({"subject": EX + s, "predicate": EX + "capital", "object": EX + v}) for s, v in facts.items()]
+        lines = [
+            json.dumps({"subject": EX + s, "predicate": EX + "capital", "object": EX + v}) for s, v in facts.items()
+        ]
         path.write_text("\n".join(lines) + "\n", encoding="utf-8")
         pg.ingest(path, IngestOptions(id=name, url=f"https://{name}.example/", publisher=publisher))
 
@@ -343,6 +345,7 @@ def test_source_accuracies_that_move_rewrite_the_preferred_values_they_change(pg
     doc("d", {f"k{i}": "west" for i in range(6)})
     assert preferred() == {f"<{EX}south>"}
     assert_stored_as_a_full_run_writes()
+
 
 # ---------------------------------------------------------------------- reading the catalog
 
