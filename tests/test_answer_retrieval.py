@@ -97,3 +97,43 @@ def test_a_property_is_named_by_the_ontologys_label_when_the_source_gives_none(t
         pg.add_ontology(ontology)
         after = pg.ask("What is the maximum daily dose of aspirin?", record=False)
     assert "aspirin maximum daily dose (mg) 4000" in after.claims[0].text and after.claims[0].verified
+
+
+LIGHTHOUSES = {
+    "Bell Rock Lighthouse": "The Bell Rock Lighthouse stands on the Bell Rock off Angus, Scotland.\n\n"
+    "It was built between 1807 and 1810 by Robert Stevenson.\n\nThe tower is 35 metres tall.\n",
+    "Skerryvore Reef Lighthouse": "Skerryvore stands on a reef west of Tiree.\n\n"
+    "It was built between 1838 and 1844 by Alan Stevenson.\n",
+}
+
+
+@pytest.fixture
+def lighthouses(tmp_path):
+    with ProvGraph.memory() as pg:
+        for i, (title, text) in enumerate(LIGHTHOUSES.items()):
+            path = tmp_path / f"lighthouse-{i}.md"
+            path.write_text(text, encoding="utf-8")
+            pg.ingest(path, IngestOptions(url=f"https://lighthouse{i}.example/", title=title))
+        yield pg
+
+
+def test_a_sentence_is_read_in_its_document_and_its_pronoun_stands_for_the_title(lighthouses):
+    # "It was built ..." names neither lighthouse: its document's title tells them apart
+    pack = lighthouses.retrieve("Who built Skerryvore?")
+    passages = [i for i in pack.items if i.kind.value == "passage"]
+    built = {i.title: i.score for i in passages if i.text.startswith("It was built")}
+    assert built["Skerryvore Reef Lighthouse"] > built["Bell Rock Lighthouse"]
+    assert passages[0].text == "It was built between 1838 and 1844 by Alan Stevenson."
+    answer = lighthouses.ask("Who built the Bell Rock Lighthouse?", record=False)
+    texts = [c.text for c in answer.claims]
+    assert "Bell Rock Lighthouse was built between 1807 and 1810 by Robert Stevenson." in texts
+    assert all(c.verified for c in answer.claims)
+
+
+def test_high_confidence_needs_an_answer_of_the_type_asked_for(lighthouses):
+    typed = lighthouses.ask("When was the Bell Rock Lighthouse built?", record=False)
+    assert typed.confidence.value == "high"
+    untyped = lighthouses.ask("When did the Bell Rock Lighthouse stand on the Bell Rock?", record=False)
+    assert untyped.claims and all("1807" not in c.text and "1810" not in c.text for c in untyped.claims)
+    assert untyped.confidence.value == "low"
+    assert "The question asks for a date, and no claim states one." in untyped.limitations

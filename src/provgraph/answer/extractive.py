@@ -10,7 +10,8 @@ in a passage is its document's footnote, not a citation of the answer). An item 
 when it mentions a linked entity of the question or one of the question's salient terms (names, numbers, quoted phrases:
 :func:`~provgraph.answer.text.salient_terms`). Conflicts come first, then facts, then passages;
 passages only when they score at least ``PASSAGE_RATIO`` of the best passage. When no relevant
-item is left, the draft has no claims and the verifier abstains.
+item is left, the draft has no claims and the verifier abstains. A passage that opens with a
+pronoun standing for its document's subject is stated with the title instead (:func:`in_context`).
 
 Phrasing follows the fact's aggregated confidence and agreement between independent sources:
 
@@ -194,7 +195,7 @@ def _passage_claims(
         ]
     return [
         DraftClaim(
-            text=item.text.strip(),
+            text=in_context(item.text.strip(), item.title),
             supporting_citations=[item.id],
             support_level=SupportLevel.DIRECT,
             claim_class=_claim_class(item.text),
@@ -202,6 +203,40 @@ def _passage_claims(
         )
         for item in passages
     ]
+
+
+_PRONOUN = re.compile(r"^(It|He|She|They)\b(?!['\u2019])")
+_POSSESSIVE = re.compile(r"^(Its|His|Her|Their)\b")
+#: "It is believed that ...", "It was not until ...": an "it" that stands for nothing.
+_DUMMY_IT = re.compile(
+    r"^It\s+(is|was|has been|had been|would be|will be|seems|seemed|appears|appeared)\s+"
+    r"(believed|said|thought|estimated|reported|known|likely|unlikely|possible|impossible|not|clear|unclear|"
+    r"hoped|expected|also|important|rumou?red|claimed|argued|suggested|widely|generally|often|commonly)\b"
+    r"|^It\s+\w+\s+that\b",
+    re.IGNORECASE,
+)
+
+
+def in_context(text: str, title: str | None) -> str:
+    """A passage that opens with a pronoun standing for its document's subject, with the title
+    instead ("It was founded by Henry J. Kaiser" in "Kaiser Ventures": "Kaiser Ventures was
+    founded by Henry J. Kaiser"); the title without its disambiguation ("Big Stone Gap (film)").
+
+    >>> in_context("It was founded by Henry J. Kaiser.", "Kaiser Ventures")
+    'Kaiser Ventures was founded by Henry J. Kaiser.'
+    >>> in_context("His father was a farmer.", "Robert Stevenson (engineer)")
+    "Robert Stevenson's father was a farmer."
+    >>> in_context("It is believed that the tower fell.", "Bell Rock")
+    'It is believed that the tower fell.'
+    """
+    name = re.sub(r"\s*\([^)]*\)\s*$", "", title or "").strip()
+    if not name or _DUMMY_IT.match(text):
+        return text
+    if match := _PRONOUN.match(text):
+        return name + text[match.end() :]
+    if match := _POSSESSIVE.match(text):
+        return name + "'s" + text[match.end() :]
+    return text
 
 
 def _by_subtopic(claims: Sequence[DraftClaim], by_id: dict[str, EvidenceItem]) -> list[DraftClaim]:
@@ -445,4 +480,4 @@ def _refinements(pack: EvidencePack, missing: Sequence[str]) -> list[str]:
     return out
 
 
-__all__ = ["ExtractiveGenerator", "compact_citations"]
+__all__ = ["ExtractiveGenerator", "compact_citations", "in_context"]

@@ -10,7 +10,8 @@ What is indexed, per source graph:
 - labels of entities: ``rdfs:label``, ``skos:prefLabel``, ``skos:altLabel``, ``schema:name``,
   ``dcterms:title``, and the local name of every IRI that is the subject or object of a fact
   ("populationTotal" -> "population total", "Green_Gables" -> "Green Gables");
-- the text of every passage (``pg:text``);
+- the text of every passage (``pg:text``), searched with its document's title as context (at
+  :data:`CONTEXT_WEIGHT`): a sentence that names its subject only as "It" is still found;
 - per source graph, once it is first retrieved from: whether a passage of it gives orders to
   its reader or vouches for itself (:meth:`LexicalIndex.untrusted`).
 
@@ -57,13 +58,18 @@ LABEL_PREDICATES = (
     "https://schema.org/name",
     DCTERMS_NS + "title",
 )
+#: Weight of a passage's context (its document's title) in its BM25 score, against its text's 1.
+#: HotpotQA development half: 0, 0.3, 0.5, 1 gave sentence recall 47.0, 49.0, 48.0, 45.7 and
+#: precision 58.7, 59.5, 58.5, 55.8.
+CONTEXT_WEIGHT = 0.3
 #: Longest title (in words) a text is searched for (:meth:`LexicalIndex.named`).
 MAX_TITLE_WORDS = 8
 
 #: Bumped when what is indexed changes: an index of another version is rebuilt.
 #: 4: labelled blank nodes are held as "_:id" (they were their bare id, taken for an IRI).
 #: 5: the change log's stamp, and each indexed source's document and title words.
-VERSION = 5
+#: 6: a passage is searched with its document's title (``context``): "It was founded by ..."
+VERSION = 6
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS sources(
@@ -76,15 +82,15 @@ CREATE INDEX IF NOT EXISTS titles_words ON titles(words);
 CREATE INDEX IF NOT EXISTS titles_graph ON titles(graph);
 CREATE TABLE IF NOT EXISTS entries(
   id INTEGER PRIMARY KEY, graph TEXT NOT NULL, kind TEXT NOT NULL, iri TEXT NOT NULL, text TEXT NOT NULL,
-  pos INTEGER NOT NULL DEFAULT 0);
+  pos INTEGER NOT NULL DEFAULT 0, context TEXT NOT NULL DEFAULT '');
 CREATE INDEX IF NOT EXISTS entries_graph ON entries(graph);
 CREATE INDEX IF NOT EXISTS entries_iri ON entries(iri);
 CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(
-  text, content='entries', content_rowid='id', tokenize='porter unicode61 remove_diacritics 2');
+  text, context, content='entries', content_rowid='id', tokenize='porter unicode61 remove_diacritics 2');
 CREATE TRIGGER IF NOT EXISTS entries_ai AFTER INSERT ON entries BEGIN
-  INSERT INTO fts(rowid, text) VALUES (new.id, new.text); END;
+  INSERT INTO fts(rowid, text, context) VALUES (new.id, new.text, new.context); END;
 CREATE TRIGGER IF NOT EXISTS entries_ad AFTER DELETE ON entries BEGIN
-  INSERT INTO fts(fts, rowid, text) VALUES ('delete', old.id, old.text); END;
+  INSERT INTO fts(fts, rowid, text, context) VALUES ('delete', old.id, old.text, old.context); END;
 CREATE TABLE IF NOT EXISTS inspected(
   graph TEXT PRIMARY KEY, detector INTEGER NOT NULL, passage TEXT, code TEXT, signal TEXT, matched TEXT, excerpt TEXT);
 """
@@ -247,9 +253,11 @@ class LexicalIndex:
                 "INSERT INTO titles(words, graph) VALUES (?, ?)",
                 [(_SEP.join(k), s.graph) for s in fresh if (k := title_key(s.title)) is not None],
             )
+            # a passage is read in its document: "It was founded by ..." is about the title's subject
+            titles = {s.graph: s.title for s in fresh}
             self._db.executemany(
-                "INSERT INTO entries(graph, kind, iri, text, pos) VALUES (?, ?, ?, ?, ?)",
-                [r for r in result.entries if r[0] in keep],
+                "INSERT INTO entries(graph, kind, iri, text, pos, context) VALUES (?, ?, ?, ?, ?, ?)",
+                [(*r, titles[r[0]] if r[1] == "passage" else "") for r in result.entries if r[0] in keep],
             )
             self._db.executemany(
                 "INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)",
@@ -328,7 +336,8 @@ class LexicalIndex:
             return []
         match = " OR ".join('"' + t.replace('"', "") + '"' for t in dict.fromkeys(terms))
         sql = (
-            "SELECT e.graph, e.kind, e.iri, e.text, bm25(fts) AS rank FROM fts JOIN entries e ON e.id = fts.rowid "
+            f"SELECT e.graph, e.kind, e.iri, e.text, bm25(fts, 1.0, {CONTEXT_WEIGHT}) AS rank "
+            "FROM fts JOIN entries e ON e.id = fts.rowid "
             f"WHERE fts MATCH ? AND e.kind IN ({','.join('?' * len(kinds))})"
         )
         params: list[object] = [match, *kinds]

@@ -7,7 +7,9 @@
 2. Entity linking: labels (and IRI local names) whose every content word occurs in the question
    link their entity; longer labels first ("New York City" before "York"). Documents are not
    entities.
-3. Passages: BM25 over passage text with the question's content words.
+3. Passages: BM25 over passage text (and, weighing less, its document's title) with the
+   question's content words; those holding an answer of the type the question asks for (a
+   date for "when", :mod:`provgraph.answer.question`) weigh more.
 4. SPARQL expansion: the facts about the linked entities in current source graphs (hop 1), with
    their statements, sources, passages, aggregated confidence and status; the facts about the
    objects of the best of them (hop 2, for evidence chains); the conflicts involving the
@@ -42,6 +44,7 @@ from provgraph.answer.models import (
     UntrustedText,
     evidence_id,
 )
+from provgraph.answer.question import expects, offers
 from provgraph.answer.text import content_words, term_text, tokens, words
 from provgraph.models import Evidence
 from provgraph.store import derived, revocations
@@ -69,6 +72,10 @@ MAX_BRIDGES = 5
 BRIDGE_WEIGHT = 0.6
 #: Weight of the passages of a document whose title the question names.
 TITLE_BOOST = 2.0
+#: Weight of the passages holding an answer of the type the question asks for (a date for "when").
+#: HotpotQA development half: 1.0, 1.3, 2.0 gave sentence recall 46.3, 47.0, 47.0, precision
+#: 57.5, 57.0, 56.0 (few of its questions are typed: 17 of 50).
+ANSWER_TYPE_BOOST = 1.3
 
 #: The current source graphs of the documents ``$documents``.
 CURRENT_GRAPHS_OF_DOCUMENTS = Template("""SELECT ?g WHERE { VALUES ?d { $documents }
@@ -168,7 +175,13 @@ class Retriever:
         hits = self._index.search(question_words, kinds=("passage",), filters=allowed.scope, limit=MAX_PASSAGES)
         allowed.load(h.graph for h in hits)
         hits = [h for h in hits if allowed.get(h.graph) is not None]
-        scores = [h.score * (TITLE_BOOST if h.graph in named else 1.0) for h in hits]
+        expected = expects(question)
+        scores = [
+            h.score
+            * (TITLE_BOOST if h.graph in named else 1.0)
+            * (ANSWER_TYPE_BOOST if offers(h.text, expected, question) else 1.0)
+            for h in hits
+        ]
         best = max(scores, default=0.0) or 1.0
         return [
             _Draft(

@@ -41,6 +41,9 @@ Confidence from the share of drafted claims that survive verified: ``high`` at 9
 unresolved high-risk issue, ``medium`` at 75%, ``low`` at 50%, else ``insufficient_evidence``,
 which abstains: the answer has no claims, a short reason, the best references found, concrete
 query refinements and filter suggestions. An answer that does not cover the question abstains too.
+One whose claims state no answer of the type the question asks for (a date for "when", a number
+for "how many", a name for "who" or "where": :mod:`provgraph.answer.question`) is at most
+``low``, with a limitation that says so.
 """
 
 from __future__ import annotations
@@ -70,6 +73,7 @@ from provgraph.answer.models import (
     SupportLevel,
     VerificationIssue,
 )
+from provgraph.answer.question import Expects, expects, offers
 from provgraph.answer.text import mentions, salient_terms, split_camel, term_text, words
 from provgraph.answer.untrusted import CITATION_MARK, inspect, inspect_item, strip_citation_marks
 from provgraph.trust.models import ValueOutcome
@@ -392,6 +396,10 @@ def verify(
     uncovered = _uncovered(pack.question, [i for _, items in kept for i in items]) if kept else None
     if uncovered is not None:
         confidence = AnswerConfidence.INSUFFICIENT
+    untyped = _untyped(pack.question, kept) if confidence is not AnswerConfidence.INSUFFICIENT else None
+    if untyped is not None:
+        confidence = min(confidence, AnswerConfidence.LOW, key=_RANK.index)
+        limitations.append(untyped)
     if confidence is AnswerConfidence.INSUFFICIENT:
         return _abstain(
             draft, pack, kept, removed, generator=generator, detail=detail, limitations=limitations, uncovered=uncovered
@@ -467,6 +475,19 @@ def _refused(claim: DraftClaim) -> VerificationIssue | None:
             high_risk=True,
         )
     return None
+
+
+_RANK = [AnswerConfidence.INSUFFICIENT, AnswerConfidence.LOW, AnswerConfidence.MEDIUM, AnswerConfidence.HIGH]
+
+
+def _untyped(question: str, kept: Sequence[_Kept]) -> str | None:
+    """Why no kept claim answers what the question asks for (a date for "when", a number for
+    "how many", a name for "who" and "where": :mod:`provgraph.answer.question`), or None."""
+    expected = expects(question)
+    if any(offers(claim.text, expected, question) for claim, _ in kept):
+        return None
+    wanted = {Expects.DATE: "a date", Expects.NUMBER: "a number", Expects.PERSON: "a name", Expects.PLACE: "a place"}
+    return f"The question asks for {wanted[expected]}, and no claim states one."
 
 
 def _confidence(draft: DraftAnswer, kept: Sequence[_Kept]) -> AnswerConfidence:

@@ -1,0 +1,104 @@
+"""What a question asks for: the type of its answer ("when" -> a date, "how many" -> a number,
+"who" -> a person, "where" -> a place, "is ..." -> yes or no), and whether a text offers an
+answer of that type that the question does not already hold.
+
+>>> expects("Who built the Bell Rock Lighthouse?")
+<Expects.PERSON: 'person'>
+>>> offers("It was built between 1807 and 1810 by Robert Stevenson.", Expects.PERSON,
+...        "Who built the Bell Rock Lighthouse?")
+True
+>>> offers("The lighthouse stands on the Bell Rock.", Expects.PERSON, "Who built the Bell Rock Lighthouse?")
+False
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+
+from provgraph.answer.text import normalise, tokens, words
+
+
+class Expects(enum.StrEnum):
+    """The type of answer a question asks for."""
+
+    DATE = "date"
+    NUMBER = "number"
+    PERSON = "person"
+    PLACE = "place"
+    YES_NO = "yes-no"
+    #: one of the things the question names ("... , A or B?")
+    CHOICE = "choice"
+    ANY = "any"
+
+
+_DATE = re.compile(r"^\s*when\b|\b(what|which) (year|date|decade|century|month|day)\b|\bwhat time\b", re.I)
+_NUMBER = re.compile(
+    r"\bhow (many|much|tall|old|long|high|large|big|far|deep|wide|heavy|fast)\b|"
+    r"\bwhat (is|was) the (population|number|area|height|length|capacity|age)\b",
+    re.I,
+)
+_PERSON = re.compile(
+    r"^\s*(who|whom|whose)\b|\b(which|what) (person|man|woman|actor|actress|singer|author|writer|director)\b", re.I
+)
+_PLACE = re.compile(r"^\s*where\b|\b(which|what) (city|country|state|town|county|region|place)\b", re.I)
+_YES_NO = re.compile(r"^\s*(is|are|was|were|do|does|did|can|could|has|have|had|will|would|should)\b", re.I)
+#: "Who is older, Annie Morton or Terry Richardson?": the answer is one of the two named.
+_CHOICE = re.compile(r",[^,?]+\bor\b[^,?]+\?\s*$|:[^:?]+\bor\b[^:?]+\?\s*$", re.I)
+
+_MONTHS = "january february march april may june july august september october november december".split()
+_YEAR = re.compile(r"^(1[0-9]{3}|20[0-9]{2})s?$")
+_NUMBER_WORDS = frozenset(
+    "one two three four five six seven eight nine ten eleven twelve twenty thirty forty fifty hundred thousand "
+    "million billion dozen".split()
+)
+#: Capitalised words that start a sentence or a clause without naming anyone.
+_NOT_NAMES = frozenset(
+    "the a an it its he she his her they their this that these those in on at of for and but by from as "
+    "with after before during since when while where which who what there here".split()
+)
+
+
+def expects(question: str) -> Expects:
+    """The type of answer ``question`` asks for (the first rule that matches, in the order of the
+    enum, a choice first; ``ANY`` when none does)."""
+    if _CHOICE.search(question):
+        return Expects.CHOICE
+    if _DATE.search(question):
+        return Expects.DATE
+    if _NUMBER.search(question):
+        return Expects.NUMBER
+    if _PERSON.search(question):
+        return Expects.PERSON
+    if _PLACE.search(question):
+        return Expects.PLACE
+    if _YES_NO.search(question):
+        return Expects.YES_NO
+    return Expects.ANY
+
+
+def offers(text: str, expected: Expects, question: str) -> bool:
+    """Whether ``text`` holds an answer of the ``expected`` type that ``question`` does not:
+    a year or a month (date), a number, a name of capitalised words (person, place). Yes/no,
+    choices and other questions: any text may answer them."""
+    asked = set(words(question))
+    if expected is Expects.DATE:
+        return any((_YEAR.match(w) or w in _MONTHS) and w not in asked for w in words(text))
+    if expected is Expects.NUMBER:
+        return any((w[0].isdigit() or w in _NUMBER_WORDS) and w not in asked for w in words(text))
+    if expected in (Expects.PERSON, Expects.PLACE):
+        return any(name not in asked for name in _names(text))
+    return True
+
+
+def _names(text: str) -> list[str]:
+    """The capitalised words of ``text`` that are not its first word nor a common sentence opener,
+    normalised: candidate names."""
+    out = []
+    for i, token in enumerate(tokens(text)):
+        if i > 0 and token[:1].isupper() and normalise(token) not in _NOT_NAMES:
+            out.append(normalise(token))
+    return out
+
+
+__all__ = ["Expects", "expects", "offers"]
