@@ -137,3 +137,30 @@ def test_high_confidence_needs_an_answer_of_the_type_asked_for(lighthouses):
     assert untyped.claims and all("1807" not in c.text and "1810" not in c.text for c in untyped.claims)
     assert untyped.confidence.value == "low"
     assert "The question asks for a date, and no claim states one." in untyped.limitations
+
+
+def test_a_disjoint_property_conflict_says_what_each_side_states(tmp_path):
+    ontology = tmp_path / "ontology.ttl"
+    ontology.write_text(
+        "@prefix ex: <http://example.org/> .\n@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .\n"
+        "@prefix owl: <http://www.w3.org/2002/07/owl#> .\n"
+        'ex:contraindicatedFor rdfs:label "is contraindicated for"@en ; owl:propertyDisjointWith ex:treats .\n'
+        'ex:treats rdfs:label "treats"@en .\n',
+        encoding="utf-8",
+    )
+    label, blog = tmp_path / "label.ttl", tmp_path / "blog.ttl"
+    head = "@prefix ex: <http://example.org/> .\n@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .\n"
+    names = 'ex:ibuprofen rdfs:label "ibuprofen" . ex:pepticUlcer rdfs:label "peptic ulcer" .\n'
+    label.write_text(head + names + "ex:ibuprofen ex:contraindicatedFor ex:pepticUlcer .\n", encoding="utf-8")
+    blog.write_text(head + names + "ex:ibuprofen ex:treats ex:pepticUlcer .\n", encoding="utf-8")
+    with ProvGraph.memory() as pg:
+        pg.add_ontology(ontology)
+        pg.ingest(label, IngestOptions(url="https://label.example/ibuprofen", title="Prescribing information", tier=1))
+        pg.ingest(blog, IngestOptions(url="https://blog.example/ibuprofen", title="Health blog", tier=4))
+        answer = pg.ask("Is ibuprofen contraindicated for peptic ulcer?", record=False)
+    claim = answer.claims[0]
+    assert claim.text.startswith(
+        "Sources disagree about ibuprofen: Prescribing information says ibuprofen is contraindicated for peptic "
+        "ulcer, while Health blog says ibuprofen treats peptic ulcer. "
+    ), claim.text
+    assert claim.verified and len(claim.supporting_citations) == 3

@@ -49,7 +49,7 @@ from provgraph.answer.models import (
 )
 from provgraph.answer.text import STOP_WORDS, mentions, salient_terms, split_camel, term_text, words
 from provgraph.answer.untrusted import inspect_item, strip_citation_marks
-from provgraph.trust.models import Conflict, FactStatus, ValueOutcome
+from provgraph.trust.models import Conflict, ConflictKind, FactStatus, ValueOutcome
 
 #: Passages scoring below this share of the best relevant passage are left out, unless they cover
 #: a name of the question no other does (HotpotQA 100: 0.8 gave sentence precision 48.8 for
@@ -408,6 +408,8 @@ def _conflict_claim(item: EvidenceItem, conflict: Conflict, related: list[Eviden
     predicate = next((r.predicate_label for r in related if r.predicate_label), None) or term_text(
         f"<{conflict.predicates[0]}>"
     )
+    if conflict.kind is ConflictKind.DISJOINT:
+        return _disjoint_claim(item, conflict, related, subject)
     cited = [item.id]
     values: list[tuple[str, list[str], list[str]]] = []  # (value, source keys, document titles)
     for value in conflict.values:
@@ -431,11 +433,7 @@ def _conflict_claim(item: EvidenceItem, conflict: Conflict, related: list[Eviden
     text = f"Sources disagree on the {predicate} of {subject}: {sides[0]}"
     if len(sides) > 1:
         text += ", while " + "; ".join(sides[1:])
-    preferred = next((v for v in conflict.values if v.outcome is ValueOutcome.PREFERRED), None)
-    if preferred is not None:
-        text += f". Preferred: {term_text(preferred.value)} ({conflict.resolution.rationale.rstrip('.')})"
-    else:
-        text += f". No value is preferred ({conflict.resolution.rationale.rstrip('.')})"
+    text += _resolution_text(conflict)
     return DraftClaim(
         text=text + ".",
         supporting_citations=list(dict.fromkeys(cited)),
@@ -443,6 +441,48 @@ def _conflict_claim(item: EvidenceItem, conflict: Conflict, related: list[Eviden
         claim_class=ClaimClass.COMPARATIVE,
         subtopic=subject,
     )
+
+
+def _disjoint_claim(item: EvidenceItem, conflict: Conflict, related: list[EvidenceItem], subject: str) -> DraftClaim:
+    """A disjoint-property conflict: each side says what it states of the same subject and object
+    ("Prescribing information says ibuprofen is contraindicated for peptic ulcer, while Health blog
+    says ibuprofen treats peptic ulcer"), then the resolution."""
+    cited = [item.id]
+    sides, said = [], []
+    for value in conflict.values:
+        statements = {c.statement for c in value.claims}
+        items = [r for r in related if r.statement in statements]
+        cited.extend(r.id for r in items)
+        predicate = next((r.predicate_label for r in items if r.predicate_label), None) or term_text(
+            f"<{value.predicate}>"
+        )
+        obj = next((r.object_label for r in items if r.object_label), None) or term_text(value.value)
+        names = _names(items) if items else list(value.sources)
+        verb = "says" if len(names) == 1 else "say"
+        sides.append(f"{_join(names)} {verb} {subject} {predicate} {obj}")
+        said.append(f"{predicate} {obj}")
+    text = f"Sources disagree about {subject}: {sides[0]}"
+    if len(sides) > 1:
+        text += ", while " + "; ".join(sides[1:])
+    text += _resolution_text(conflict, said)
+    return DraftClaim(
+        text=text + ".",
+        supporting_citations=list(dict.fromkeys(cited)),
+        support_level=SupportLevel.DIRECT,
+        claim_class=ClaimClass.COMPARATIVE,
+        subtopic=subject,
+    )
+
+
+def _resolution_text(conflict: Conflict, shown: Sequence[str] | None = None) -> str:
+    """". Preferred: <value> (<rationale>)", or that none is; ``shown``: how each value reads,
+    when not as its term."""
+    rationale = conflict.resolution.rationale.rstrip(".")
+    preferred = next((i for i, v in enumerate(conflict.values) if v.outcome is ValueOutcome.PREFERRED), None)
+    if preferred is None:
+        return f". No value is preferred ({rationale})"
+    text = shown[preferred] if shown is not None else term_text(conflict.values[preferred].value)
+    return f". Preferred: {text} ({rationale})"
 
 
 def _join(names: Sequence[str]) -> str:
