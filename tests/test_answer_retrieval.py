@@ -164,3 +164,35 @@ def test_a_disjoint_property_conflict_says_what_each_side_states(tmp_path):
         "ulcer, while Health blog says ibuprofen treats peptic ulcer. "
     ), claim.text
     assert claim.verified and len(claim.supporting_citations) == 3
+
+
+PEOPLE = {
+    "Annie Morton": "Annie Morton (born October 8, 1970) is an American model born in Pennsylvania.\n",
+    "Terry Richardson": "Terry Richardson (born August 14, 1965) is an American fashion and portrait photographer.\n",
+    "Kay Hanley": "Kay Hanley is an American singer and songwriter.\n",
+}
+
+
+@pytest.fixture
+def people(tmp_path):
+    with ProvGraph.memory() as pg:
+        for i, (title, text) in enumerate(PEOPLE.items()):
+            path = tmp_path / f"person-{i}.md"
+            path.write_text(text, encoding="utf-8")
+            pg.ingest(path, IngestOptions(url=f"https://people{i}.example/", title=title))
+        yield pg
+
+
+def test_a_comparison_ends_in_a_verdict_citing_both_sides(people):
+    answer = people.ask("Who is older, Annie Morton or Terry Richardson?", record=False)
+    verdict = answer.claims[0]
+    assert verdict.text == "Terry Richardson is older: Annie Morton 1970, Terry Richardson 1965."
+    assert verdict.verified and len(verdict.supporting_citations) == 2
+    younger = people.ask("Who is younger, Annie Morton or Terry Richardson?", record=False)
+    assert younger.claims[0].text == "Annie Morton is younger: Annie Morton 1970, Terry Richardson 1965."
+
+
+def test_no_verdict_when_a_side_has_no_figure(people):
+    answer = people.ask("Who is older, Annie Morton or Kay Hanley?", record=False)
+    assert answer.claims  # the passages about each are stated, with no verdict
+    assert all(" is older: " not in c.text for c in answer.claims)

@@ -47,6 +47,7 @@ from provgraph.answer.models import (
     EvidencePack,
     SupportLevel,
 )
+from provgraph.answer.question import Order, comparison, figure
 from provgraph.answer.text import STOP_WORDS, mentions, salient_terms, split_camel, term_text, words
 from provgraph.answer.untrusted import inspect_item, strip_citation_marks
 from provgraph.trust.models import Conflict, ConflictKind, FactStatus, ValueOutcome
@@ -103,7 +104,8 @@ class ExtractiveGenerator:
         fact_claims, limitations = _fact_claims(facts)
         stated = [i for g in facts for i in g] + [i for i in conflicts if i.id in used]
         passage_claims = _passage_claims(relevant, pack.question, focus, stated)
-        claims = _by_subtopic([*conflict_claims, *fact_claims, *passage_claims], by_id)
+        verdict = _verdict(relevant, pack.question)
+        claims = _by_subtopic([*verdict, *conflict_claims, *fact_claims, *passage_claims], by_id)
         return _draft(pack, relevant, claims, limitations, by_id)
 
     @staticmethod
@@ -203,6 +205,52 @@ def _passage_claims(
         )
         for item in passages
     ]
+
+
+#: How a comparative of the question reads in a verdict.
+_VERDICT_WORD = {"first": "earlier", "oldest": "older", "youngest": "younger"}
+
+
+def _verdict(relevant: Sequence[EvidenceItem], question: str) -> list[DraftClaim]:
+    """A choice between two things the question names, decided by a figure of each (a year
+    for "older", "earlier"; a number for "more", "taller") from the passages about it, best
+    first: "Terry Richardson is older: Annie Morton 1970, Terry Richardson 1965." Nothing when
+    a side has no figure or they are equal."""
+    asked = comparison(question)
+    if asked is None:
+        return []
+    found: list[tuple[str, EvidenceItem, str]] = []
+    for option in asked.options:
+        name = " ".join(words(option))
+        about = [
+            i
+            for i in relevant
+            if i.kind is EvidenceKind.PASSAGE and (_named(i.title) == name or mentions(" ".join(words(i.text)), name))
+        ]
+        about.sort(key=lambda i: (_named(i.title) != name, i.number))
+        hit = next(((i, f) for i in about if (f := figure(i.text, dated=asked.dated)) is not None), None)
+        if hit is None:
+            return []
+        found.append((option, *hit))
+    values = [float(f.replace(",", "")) for _, _, f in found]
+    if len(set(values)) < len(values) or len({i.id for _, i, _ in found}) < len(found):
+        return []
+    best = (min if asked.order is Order.LEAST else max)(range(len(values)), key=values.__getitem__)
+    said = asked.said or "is " + _VERDICT_WORD.get(asked.word, asked.word)
+    text = f"{found[best][0]} {said}: " + ", ".join(f"{option} {f}" for option, _, f in found) + "."
+    return [
+        DraftClaim(
+            text=text,
+            supporting_citations=[i.id for _, i, _ in found],
+            support_level=SupportLevel.DIRECT,
+            claim_class=ClaimClass.COMPARATIVE,
+        )
+    ]
+
+
+def _named(title: str | None) -> str:
+    """A document's title without its disambiguation, as words: what it is about."""
+    return " ".join(words(re.sub(r"\s*\([^)]*\)\s*$", "", title or "")))
 
 
 _PRONOUN = re.compile(r"^(It|He|She|They)\b(?!['\u2019])")
@@ -475,7 +523,7 @@ def _disjoint_claim(item: EvidenceItem, conflict: Conflict, related: list[Eviden
 
 
 def _resolution_text(conflict: Conflict, shown: Sequence[str] | None = None) -> str:
-    """". Preferred: <value> (<rationale>)", or that none is; ``shown``: how each value reads,
+    """ ". Preferred: <value> (<rationale>)", or that none is; ``shown``: how each value reads,
     when not as its term."""
     rationale = conflict.resolution.rationale.rstrip(".")
     preferred = next((i for i, v in enumerate(conflict.values) if v.outcome is ValueOutcome.PREFERRED), None)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import enum
 import re
+from dataclasses import dataclass
 
 from provgraph.answer.text import normalise, tokens, words
 
@@ -91,6 +92,90 @@ def offers(text: str, expected: Expects, question: str) -> bool:
     return True
 
 
+class Order(enum.StrEnum):
+    """Which side of a comparison wins: the one with the smaller or the larger figure."""
+
+    LEAST = "least"
+    MOST = "most"
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """A choice between things the question names, decided by a figure: a year (``dated``) or a
+    number, the least or the most (``order``); ``word``: the question's comparative."""
+
+    options: tuple[str, ...]
+    word: str
+    dated: bool
+    order: Order
+    #: what the question says of the one it asks for, from its verb: "was born earlier"
+    said: str | None = None
+
+
+_COMPARATIVES = {
+    # a year: born or made earlier is older
+    "older": (True, Order.LEAST),
+    "earlier": (True, Order.LEAST),
+    "first": (True, Order.LEAST),
+    "oldest": (True, Order.LEAST),
+    "younger": (True, Order.MOST),
+    "later": (True, Order.MOST),
+    "youngest": (True, Order.MOST),
+    "newer": (True, Order.MOST),
+    # a number
+    "more": (False, Order.MOST),
+    "larger": (False, Order.MOST),
+    "bigger": (False, Order.MOST),
+    "higher": (False, Order.MOST),
+    "taller": (False, Order.MOST),
+    "longer": (False, Order.MOST),
+    "fewer": (False, Order.LEAST),
+    "smaller": (False, Order.LEAST),
+    "shorter": (False, Order.LEAST),
+    "lower": (False, Order.LEAST),
+}
+_VERB = re.compile(r"\b(is|was|are|were|has|had)\b", re.I)
+_OPTIONS = re.compile(r"[,:]\s*([^,:?]+?)\s+or\s+([^,:?]+?)\s*\?\s*$")
+
+
+def comparison(question: str) -> Comparison | None:
+    """The comparison a choice question asks for ("Who is older, Annie Morton or Terry
+    Richardson?": the earlier year of the two), or None.
+
+    >>> asked = comparison("Who was born earlier, Emma Bull or Virginia Woolf?")
+    >>> asked.options, asked.dated, asked.order.value, asked.said
+    (('Emma Bull', 'Virginia Woolf'), True, 'least', 'was born earlier')
+    """
+    found = _OPTIONS.search(question)
+    if found is None:
+        return None
+    head = words(question[: found.start()])
+    word = next((w for w in head if w in _COMPARATIVES), None)
+    if word is None:
+        return None
+    options = tuple(re.sub(r"^(the|a|an)\s+", "", o.strip(), flags=re.I) for o in found.groups())
+    dated, order = _COMPARATIVES[word]
+    if word == "more" and {"recent", "recently"} & set(head):
+        dated = True
+    verb = _VERB.search(question[: found.start()])
+    said = question[verb.start() : found.start()].strip() if verb else None
+    return Comparison(options, word, dated, order, said)
+
+
+_FIGURE_YEAR = re.compile(r"(?<!\d)(1[0-9]{3}|20[0-9]{2})(?!\d)")
+_FIGURE_NUMBER = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?")
+
+
+def figure(text: str, *, dated: bool) -> str | None:
+    """The first year (``dated``) or number of ``text`` as written, or None.
+
+    >>> figure("Annie Morton (born October 8, 1970) is an American model.", dated=True)
+    '1970'
+    """
+    found = (_FIGURE_YEAR if dated else _FIGURE_NUMBER).search(text)
+    return found.group().rstrip(",") if found else None
+
+
 def _names(text: str) -> list[str]:
     """The capitalised words of ``text`` that are not its first word nor a common sentence opener,
     normalised: candidate names."""
@@ -101,4 +186,4 @@ def _names(text: str) -> list[str]:
     return out
 
 
-__all__ = ["Expects", "expects", "offers"]
+__all__ = ["Comparison", "Expects", "Order", "comparison", "expects", "figure", "offers"]

@@ -103,7 +103,7 @@ _PHRASING = frozenset(
     supported strongly multiple sources source disagree disagrees preferred while also however whereas
     value values rationale because since therefore more most less fewer higher lower larger smaller than
     recent older newer best better worse approximately about around roughly nearly over under known different
-    said say says indicates indicate shows show""".split()
+    said say says indicates indicate shows show earlier later younger taller shorter longer bigger""".split()
 )
 _STOP = frozenset(
     """a an the of in on at to for from by with and or but is are was were be been being do does did
