@@ -196,3 +196,26 @@ def test_no_verdict_when_a_side_has_no_figure(people):
     answer = people.ask("Who is older, Annie Morton or Kay Hanley?", record=False)
     assert answer.claims  # the passages about each are stated, with no verdict
     assert all(" is older: " not in c.text for c in answer.claims)
+
+
+def test_the_ontology_label_in_the_questions_language_is_chosen(tmp_path):
+    source = tmp_path / "dose.ttl"
+    source.write_text(
+        '@prefix ex: <http://example.org/> .\nex:aspirin <http://www.w3.org/2000/01/rdf-schema#label> "aspirina" ;'
+        " ex:maxDailyDoseMg 4000 .\n",
+        encoding="utf-8",
+    )
+    ontology = tmp_path / "ontology.ttl"
+    ontology.write_text(
+        "@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .\n"
+        "<http://example.org/maxDailyDoseMg> rdfs:label "
+        '"dosis máxima diaria (mg)"@es, "maximum daily dose (mg)"@en .\n',
+        encoding="utf-8",
+    )
+    with ProvGraph.memory() as pg:
+        pg.ingest(source, IngestOptions(url="https://label.example/aspirina", title="Ficha técnica"))
+        pg.add_ontology(ontology)
+        spanish = pg.ask("¿Cuál es la dosis máxima diaria de aspirina?", record=False)
+        english = pg.ask("What is the maximum daily dose of aspirina?", record=False)
+    assert "aspirina dosis máxima diaria (mg) 4000" in spanish.claims[0].text
+    assert "aspirina maximum daily dose (mg) 4000" in english.claims[0].text

@@ -100,17 +100,22 @@ ONTOLOGY_LABELS = Template("""SELECT ?s ?l ?k WHERE {
   GRAPH pgid:ontology { ?s ?lp ?l FILTER(isLiteral(?l)) } }""")
 
 
-def _ontology_labels(backend: Backend, iris: Sequence[str]) -> dict[str, str]:
-    """A label of each of ``iris`` the ontology graph has: English or untagged first, preferred
-    labels before others (direct lookups of the IRIs)."""
+def _ontology_labels(backend: Backend, iris: Sequence[str], question: Iterable[str] = ()) -> dict[str, str]:
+    """A label of each of ``iris`` the ontology graph has: the one sharing most words with the
+    ``question`` (its words' 5-letter prefixes: the question's language, when there is a
+    choice), then English or untagged, preferred labels before others (direct lookups of the
+    IRIs)."""
+    asked = set(question)
     iris = [i for i in iris if not i.startswith("_:")]  # a blank node is labelled in its document only
     if not iris:
         return {}
-    ranked: dict[str, tuple[tuple[int, int, str], str]] = {}
+    ranked: dict[str, tuple[tuple[int, int, int, str], str]] = {}
     for row in backend.select(ONTOLOGY_LABELS.substitute(iris=sparql_terms(NamedNode(i) for i in iris))):
         label = row["l"]
         language = getattr(label, "language", None) or ""
-        rank = (0 if language in ("", "en") or language.startswith("en-") else 1, row.integer("k"), label.value)
+        shared = -sum(_prefix(w) in asked for w in content_words(label.value))
+        english = 0 if language in ("", "en") or language.startswith("en-") else 1
+        rank = (shared, english, row.integer("k"), label.value)
         iri = row.value("s")
         if iri not in ranked or rank < ranked[iri][0]:
             ranked[iri] = (rank, label.value)
@@ -151,9 +156,9 @@ class Retriever:
         """The evidence pack of ``question``: the steps of the module docstring, in order."""
         filters = filters or AskFilters()
         self._index.sync(self._backend)
-        allowed = _Allowed(self._backend, self._index, filters)
         question_words = content_words(question)
         question_prefixes = {_prefix(w) for w in question_words}
+        allowed = _Allowed(self._backend, self._index, filters, question_prefixes)
         entities = self._link(question_words, allowed)
         items: dict[str, _Draft] = {}
         _add(items, self._passage_drafts(question, question_words, allowed))
@@ -353,7 +358,7 @@ class Retriever:
         if missing:
             found = {iri: PHRASES[iri] for iri in missing if iri in PHRASES}
             found.update(self._index.labels([i for i in missing if i not in found], declared=True))
-            found.update(_ontology_labels(self._backend, [i for i in missing if i not in found]))
+            found.update(_ontology_labels(self._backend, [i for i in missing if i not in found], allowed.question))
             found.update(self._index.labels([i for i in missing if i not in found]))
             allowed.labels.update({iri: found.get(iri) or local_name(iri) or iri for iri in missing})
         return {iri: allowed.labels[iri] for iri in wanted}
@@ -570,8 +575,12 @@ class _Allowed:
     the index for the graphs found, never listed whole. When the index is ahead of the store (a
     reader of an older checkpoint), a graph must also be current in the store read."""
 
-    def __init__(self, backend: Backend, index: LexicalIndex, filters: AskFilters) -> None:
+    def __init__(
+        self, backend: Backend, index: LexicalIndex, filters: AskFilters, question: Iterable[str] = ()
+    ) -> None:
         self._backend = backend
+        #: the question's words, as 5-letter prefixes (which label speaks its language)
+        self.question = frozenset(question)
         self._index = index
         restricts = bool(filters.documents) or filters.max_tier is not None or filters.issued_after is not None
         self.scope = filters if restricts else None

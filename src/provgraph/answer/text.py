@@ -28,6 +28,12 @@ _SENTENCE_START = (
     according in on at during after before since besides apart except like unlike among between aside
     despite although though while whereas given considering""".split()
     )
+    # question words of other languages, for a question asked in them ("¿Cuál es ...?")
+    | frozenset(
+        """cual cuales que quien quienes donde cuando como cuanto cuanta cuantos cuantas quel quelle quels
+    quelles qui ou quand comment combien welche welcher welches wer wo wann wie was wieviel qual quais quem
+    onde quando quanto quanta quale quali chi dove come wat welke waar wanneer hoe hoeveel""".split()
+    )
 )
 #: Capitalised abbreviations whose period does not end a name ("St. Andre", "Dr. Who").
 _ABBREVIATIONS = frozenset("St Dr Mr Mrs Ms Jr Sr Mt Ft Gen Col Capt Lt Sgt Prof Rev".split())
