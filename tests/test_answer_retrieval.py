@@ -133,6 +133,7 @@ def test_a_sentence_is_read_in_its_document_and_its_pronoun_stands_for_the_title
 def test_high_confidence_needs_an_answer_of_the_type_asked_for(lighthouses):
     typed = lighthouses.ask("When was the Bell Rock Lighthouse built?", record=False)
     assert typed.confidence.value == "high"
+    assert "between 1807 and 1810" in typed.claims[0].text  # the claim stating a date first
     untyped = lighthouses.ask("When did the Bell Rock Lighthouse stand on the Bell Rock?", record=False)
     assert untyped.claims and all("1807" not in c.text and "1810" not in c.text for c in untyped.claims)
     assert untyped.confidence.value == "low"
@@ -219,3 +220,13 @@ def test_the_ontology_label_in_the_questions_language_is_chosen(tmp_path):
         english = pg.ask("What is the maximum daily dose of aspirina?", record=False)
     assert "aspirina dosis máxima diaria (mg) 4000" in spanish.claims[0].text
     assert "aspirina maximum daily dose (mg) 4000" in english.claims[0].text
+
+
+def test_a_yes_no_question_a_fact_states_is_answered_yes(drugs):
+    answer = drugs.ask("Does ibuprofen interact with warfarin?", record=False)
+    assert answer.claims[0].text.startswith("Yes: ") and "ibuprofen interacts with warfarin" in answer.claims[0].text
+    assert answer.claims[0].verified
+    # nothing says naproxen does: no verdict, and never "No"
+    other = drugs.ask("Does naproxen interact with warfarin?", record=False)
+    assert not any(c.text.startswith(("Yes", "No")) for c in other.claims)
+    assert other.confidence.value == "low" and 'No claim speaks of "naproxen".' in other.limitations

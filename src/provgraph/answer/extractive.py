@@ -47,7 +47,7 @@ from provgraph.answer.models import (
     EvidencePack,
     SupportLevel,
 )
-from provgraph.answer.question import Order, comparison, figure
+from provgraph.answer.question import Expects, Order, comparison, expects, figure, offers
 from provgraph.answer.text import STOP_WORDS, mentions, salient_terms, split_camel, term_text, words
 from provgraph.answer.untrusted import inspect_item, strip_citation_marks
 from provgraph.trust.models import Conflict, ConflictKind, FactStatus, ValueOutcome
@@ -102,6 +102,7 @@ class ExtractiveGenerator:
         used = {c for claim in conflict_claims for c in claim.supporting_citations}
         facts = _best_facts(statements, used)
         fact_claims, limitations = _fact_claims(facts)
+        fact_claims = _confirmed(fact_claims, facts, pack.question)
         stated = [i for g in facts for i in g] + [i for i in conflicts if i.id in used]
         passage_claims = _passage_claims(relevant, pack.question, focus, stated)
         verdict = _verdict(relevant, pack.question)
@@ -184,6 +185,26 @@ def _fact_claims(facts: Sequence[list[EvidenceItem]]) -> tuple[list[DraftClaim],
     return claims, limitations
 
 
+def _confirmed(claims: list[DraftClaim], facts: Sequence[list[EvidenceItem]], question: str) -> list[DraftClaim]:
+    """For a yes/no question ("Does ibuprofen interact with warfarin?"), the claim of a fact
+    whose subject and object the question names, first and answering "Yes". Nothing is ever
+    answered "No": a store that lacks a fact does not deny it, and a fact that another source
+    contradicts is stated as a conflict, not here."""
+    if expects(question) is not Expects.YES_NO:
+        return claims
+    asked = " ".join(words(question))
+    for group in facts:
+        fact = group[0]
+        subject, obj = " ".join(words(_label(fact, "subject"))), " ".join(words(_label(fact, "object")))
+        if subject and obj and mentions(asked, subject) and mentions(asked, obj):
+            ids = {i.id for i in group}
+            for n, claim in enumerate(claims):
+                if set(claim.supporting_citations) == ids:
+                    said = claim.text[:1].lower() + claim.text[1:]
+                    return [claim.model_copy(update={"text": f"Yes: {said}"}), *claims[:n], *claims[n + 1 :]]
+    return claims
+
+
 def _passage_claims(
     relevant: Sequence[EvidenceItem], question: str, focus: set[str], stated: Sequence[EvidenceItem]
 ) -> list[DraftClaim]:
@@ -195,6 +216,9 @@ def _passage_claims(
         passages = [
             p for p in passages if _speaks_of(p, focus) or any(mentions(" ".join(words(p.text)), v) for v in values)
         ]
+    # the passages holding an answer of the type asked for ("when": a date) first, in order
+    expected = expects(question)
+    passages = sorted(passages, key=lambda p: not offers(p.text, expected, question))
     return [
         DraftClaim(
             text=in_context(item.text.strip(), item.title),

@@ -42,8 +42,8 @@ unresolved high-risk issue, ``medium`` at 75%, ``low`` at 50%, else ``insufficie
 which abstains: the answer has no claims, a short reason, the best references found, concrete
 query refinements and filter suggestions. An answer that does not cover the question abstains too.
 One whose claims state no answer of the type the question asks for (a date for "when", a number
-for "how many", a name for "who" or "where": :mod:`provgraph.answer.question`) is at most
-``low``, with a limitation that says so.
+for "how many", a name for "who" or "where": :mod:`provgraph.answer.question`), or, for a yes/no
+question, do not speak of every entity it names, is at most ``low``, with a limitation that says so.
 """
 
 from __future__ import annotations
@@ -396,7 +396,7 @@ def verify(
     uncovered = _uncovered(pack.question, [i for _, items in kept for i in items]) if kept else None
     if uncovered is not None:
         confidence = AnswerConfidence.INSUFFICIENT
-    untyped = _untyped(pack.question, kept) if confidence is not AnswerConfidence.INSUFFICIENT else None
+    untyped = _untyped(pack, kept) if confidence is not AnswerConfidence.INSUFFICIENT else None
     if untyped is not None:
         confidence = min(confidence, AnswerConfidence.LOW, key=_RANK.index)
         limitations.append(untyped)
@@ -480,10 +480,16 @@ def _refused(claim: DraftClaim) -> VerificationIssue | None:
 _RANK = [AnswerConfidence.INSUFFICIENT, AnswerConfidence.LOW, AnswerConfidence.MEDIUM, AnswerConfidence.HIGH]
 
 
-def _untyped(question: str, kept: Sequence[_Kept]) -> str | None:
+def _untyped(pack: EvidencePack, kept: Sequence[_Kept]) -> str | None:
     """Why no kept claim answers what the question asks for (a date for "when", a number for
-    "how many", a name for "who" and "where": :mod:`provgraph.answer.question`), or None."""
+    "how many", a name for "who" and "where": :mod:`provgraph.answer.question`; for a yes/no
+    question, every entity it names), or None."""
+    question = pack.question
     expected = expects(question)
+    if expected is Expects.YES_NO:
+        said = " ".join(words(" ".join(claim.text for claim, _ in kept)))
+        absent = [e.label for e in pack.entities if not mentions(said, " ".join(words(e.label)))]
+        return "No claim speaks of " + ", ".join(f'"{a}"' for a in absent) + "." if absent else None
     if any(offers(claim.text, expected, question) for claim, _ in kept):
         return None
     wanted = {Expects.DATE: "a date", Expects.NUMBER: "a number", Expects.PERSON: "a name", Expects.PLACE: "a place"}
