@@ -230,3 +230,24 @@ def test_a_yes_no_question_a_fact_states_is_answered_yes(drugs):
     other = drugs.ask("Does naproxen interact with warfarin?", record=False)
     assert not any(c.text.startswith(("Yes", "No")) for c in other.claims)
     assert other.confidence.value == "low" and 'No claim speaks of "naproxen".' in other.limitations
+
+
+FILMS = {
+    "Big Stone Gap (film)": "Big Stone Gap is a 2014 American romantic comedy film directed by Adriana Trigiani.\n\n"
+    "The film is set in the town of Big Stone Gap in Virginia.\n",
+    "Adriana Trigiani": "Adriana Trigiani is an author and film director based in Greenwich Village, New York City.\n",
+    "Kingston Morning": "Kingston Morning is a romantic comedy album recorded in New York City, New York, "
+    "by a New York city band based in New York.\n",
+}
+
+
+def test_a_passage_of_a_document_the_best_passage_names_is_stated_as_the_second_hop(tmp_path):
+    with ProvGraph.memory() as pg:
+        for i, (title, text) in enumerate(FILMS.items()):
+            path = tmp_path / f"film-{i}.md"
+            path.write_text(text, encoding="utf-8")
+            pg.ingest(path, IngestOptions(url=f"https://films{i}.example/", title=title))
+        answer = pg.ask(
+            'The director of the romantic comedy "Big Stone Gap" is based in what New York city?', record=False
+        )
+    assert any("Greenwich Village" in c.text for c in answer.claims), [c.text for c in answer.claims]

@@ -344,7 +344,8 @@ def _passages(relevant: Sequence[EvidenceItem], terms: Sequence[str]) -> list[Ev
     (the second hop); then any scoring at least ``PASSAGE_RATIO`` of the best. At most
     ``MAX_PASSAGES``, best first."""
     first = [i for i in relevant if i.kind is EvidenceKind.PASSAGE and i.hop != 2]
-    bridges = [i for i in relevant if i.kind is EvidenceKind.PASSAGE and i.hop == 2]
+    # the second hop: passages of documents a passage names, whether found by their own words or not
+    bridges = [i for i in relevant if i.kind is EvidenceKind.PASSAGE and (i.hop == 2 or i.related)]
     if not first:
         return []
     chosen = [first[0]]

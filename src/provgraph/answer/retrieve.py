@@ -215,6 +215,12 @@ class Retriever:
                 hits = self._index.first_passages(source.graph, 1)
                 hits += self._index.search(question_words, kinds=("passage",), graphs=[source.graph], limit=1)
                 for hit in hits:
+                    found = items.get(evidence_id(EvidenceKind.PASSAGE, hit.graph, hit.iri))
+                    if found is not None:
+                        # found by its own words already: it is the second hop from this parent too
+                        if parent not in found.related_drafts and found is not parent:
+                            found.related_drafts.append(parent)
+                        continue
                     bridge = _Draft(
                         id=evidence_id(EvidenceKind.PASSAGE, hit.graph, hit.iri),
                         kind=EvidenceKind.PASSAGE,
