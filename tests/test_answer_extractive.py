@@ -233,3 +233,34 @@ def test_helpers() -> None:
     assert salient_terms("Who was Алекса́ндр Фёдорович Ке́ренский?") == ["александр федорович керенскии"]  # noqa: RUF001
     assert term_text('"872757"^^<http://www.w3.org/2001/XMLSchema#integer>') == "872757"
     assert term_text("<http://dbpedia.org/resource/New_York>") == "New York"
+
+
+def test_of_a_named_documents_passages_the_one_sharing_most_words_with_the_question_is_stated() -> None:
+    def passage(n: int, text: str, title: str, score: float, *, hop: int = 0, related: tuple[str, ...] = ()):
+        return EvidenceItem(
+            id=f"ev-{n}",
+            number=n,
+            kind=EvidenceKind.PASSAGE,
+            score=score,
+            text=text,
+            title=title,
+            document=title,
+            hop=hop,
+            related=list(related),
+        )
+
+    draft = ExtractiveGenerator().generate(
+        pack(
+            "Scott Parkin criticised a corporation with operations in how many countries?",
+            passage(1, "Scott Parkin criticised corporations such as Halliburton.", "Scott Parkin", 1.0),
+            # the named document's opening passage first, as the retriever lists it
+            passage(
+                2, "The Halliburton Company is an American corporation.", "Halliburton", 0.6, hop=2, related=("ev-1",)
+            ),
+            passage(3, "It has operations in more than 70 countries.", "Halliburton", 0.6, hop=2, related=("ev-1",)),
+            entities=(),
+        )
+    )
+    # the claim stating a number, which the question asks for, first
+    assert [c.supporting_citations for c in draft.claims] == [["ev-3"], ["ev-1"]]
+    assert draft.claims[0].text == "Halliburton has operations in more than 70 countries."

@@ -251,3 +251,29 @@ def test_a_passage_of_a_document_the_best_passage_names_is_stated_as_the_second_
             'The director of the romantic comedy "Big Stone Gap" is based in what New York city?', record=False
         )
     assert any("Greenwich Village" in c.text for c in answer.claims), [c.text for c in answer.claims]
+
+
+CRITICS = {
+    "Scott Parkin": "Scott Parkin is an organizer from Garland, Texas.\n\n"
+    "He has been a vocal critic of corporations such as Exxonmobil and Halliburton.\n",
+    "Halliburton": "The Halliburton Company is an American multinational corporation.\n\n"
+    "One of the largest oil field service companies, it has operations in more than 70 countries.\n",
+}
+
+
+def test_the_second_hop_states_the_named_documents_passage_that_answers(tmp_path):
+    # "another corporation" is named only in Scott Parkin's passage: Halliburton's passage that
+    # answers names neither Scott Parkin nor Exxonmobil
+    with ProvGraph.memory() as pg:
+        for i, (title, text) in enumerate(CRITICS.items()):
+            path = tmp_path / f"critic-{i}.md"
+            path.write_text(text, encoding="utf-8")
+            pg.ingest(path, IngestOptions(url=f"https://critics{i}.example/", title=title))
+        answer = pg.ask(
+            "Scott Parkin has been a vocal critic of Exxonmobil and another corporation that has operations in how "
+            "many countries?",
+            record=False,
+        )
+    texts = [c.text for c in answer.claims]
+    assert any("operations in more than 70 countries" in t for t in texts), texts
+    assert not any(t.startswith("The Halliburton Company is") for t in texts)

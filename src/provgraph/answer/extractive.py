@@ -48,7 +48,7 @@ from provgraph.answer.models import (
     SupportLevel,
 )
 from provgraph.answer.question import Expects, Order, comparison, expects, figure, offers
-from provgraph.answer.text import STOP_WORDS, mentions, salient_terms, split_camel, term_text, words
+from provgraph.answer.text import STOP_WORDS, content_words, mentions, salient_terms, split_camel, term_text, words
 from provgraph.answer.untrusted import inspect_item, strip_citation_marks
 from provgraph.trust.models import Conflict, ConflictKind, FactStatus, ValueOutcome
 
@@ -123,9 +123,10 @@ class ExtractiveGenerator:
             about_entity = item.subject in linked or (item.object or "").strip("<>") in linked
             if item.kind is EvidenceKind.CONFLICT and item.conflict is not None:
                 about_entity = item.conflict.subject in linked or bool(set(item.conflict.merged_subjects) & linked)
-            if item.hop == 2 and item.kind is EvidenceKind.PASSAGE:
-                # a passage of a document the question's passages name: kept when it shares a
-                # word with the question (the relevance of its parent is checked on selection)
+            if (item.hop == 2 or item.related) and item.kind is EvidenceKind.PASSAGE:
+                # a passage of a document the question's passages name (the second hop, found by
+                # its own words or not): kept when it shares a word with the question (the
+                # relevance of its parent is checked on selection)
                 keep = bool(question_words & set(text.split()))
             elif terms:
                 keep = about_entity or any(mentions(text, t) for t in terms)
@@ -210,7 +211,7 @@ def _passage_claims(
 ) -> list[DraftClaim]:
     """The passages to state (:func:`_passages`), each a claim of its own. When the facts and
     conflicts ``stated`` answer what is asked, a passage must speak of it too, or of their values."""
-    passages = _passages(relevant, salient_terms(question))
+    passages = _passages(relevant, salient_terms(question), question)
     if any(_speaks_of(i, focus) for i in stated):
         values = {" ".join(words(_label(i, "object"))) for i in stated} - {""}
         passages = [
@@ -338,11 +339,11 @@ def _draft(
     return DraftAnswer(answer_summary=summary, claims=claims, limitations=limitations, query_refinements=refinements)
 
 
-def _passages(relevant: Sequence[EvidenceItem], terms: Sequence[str]) -> list[EvidenceItem]:
+def _passages(relevant: Sequence[EvidenceItem], terms: Sequence[str], question: str) -> list[EvidenceItem]:
     """The passages to state: the best; for each salient term of the question not yet covered,
-    the best passage mentioning it; for each of these, the best passage of a document it names
-    (the second hop); then any scoring at least ``PASSAGE_RATIO`` of the best. At most
-    ``MAX_PASSAGES``, best first."""
+    the best passage mentioning it; for each of these, the passage of a document it names (the
+    second hop) that shares most words with the question; then any scoring at least
+    ``PASSAGE_RATIO`` of the best. At most ``MAX_PASSAGES``, best first."""
     first = [i for i in relevant if i.kind is EvidenceKind.PASSAGE and i.hop != 2]
     # the second hop: passages of documents a passage names, whether found by their own words or not
     bridges = [i for i in relevant if i.kind is EvidenceKind.PASSAGE and (i.hop == 2 or i.related)]
@@ -354,10 +355,12 @@ def _passages(relevant: Sequence[EvidenceItem], terms: Sequence[str]) -> list[Ev
             match = next((p for p in first if mentions(_item_text(p), term)), None)
             if match is not None and match not in chosen:
                 chosen.append(match)
+    asked = set(content_words(question))
     for parent in list(chosen):
-        bridge = next((b for b in bridges if parent.id in b.related and b not in chosen), None)
-        if bridge is not None:
-            chosen.append(bridge)
+        # of a named document's passages, the one sharing most words with the question
+        candidates = [b for b in bridges if parent.id in b.related and b not in chosen]
+        if candidates:
+            chosen.append(max(candidates, key=lambda b: len(asked & set(words(b.text)))))
     chosen += [p for p in first if p.score >= PASSAGE_RATIO * first[0].score and p not in chosen]
     return sorted(chosen[:MAX_PASSAGES], key=lambda i: (-i.score, i.number))
 
