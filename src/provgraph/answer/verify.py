@@ -27,7 +27,8 @@ posted to ``POST /qa/verify``. For every claim of a draft, in order:
    unless the cited value is the preferred one).
 
 Then the answer as a whole: the evidence cited by the kept claims must cover the question, that
-is mention every name of the question (:func:`~provgraph.answer.text.salient_terms`) and at
+is mention every word of every name of the question (:func:`~provgraph.answer.text.salient_terms`;
+"Mexican Formula One" is covered by "Formula One drivers from Mexico ... Mexican driver") and at
 least ``MIN_QUESTION_COVERAGE`` of its content words. Supported claims about something else than
 what was asked (the distractor paragraphs of a multi-hop question, say) do not answer it.
 
@@ -81,8 +82,11 @@ from provgraph.trust.models import ValueOutcome
 #: Share of a claim's content words the cited evidence must contain: a claim may rephrase, but
 #: not add its own payload ("Aspirin treats insomnia" from "Aspirin treats headache": 2 of 3).
 MIN_OVERLAP = 0.75
-#: Share of the question's content words the evidence of the answer must contain.
-MIN_QUESTION_COVERAGE = 0.5
+#: Share of the question's content words the evidence of the answer must contain. HotpotQA
+#: development half, answered with the gold paragraphs / abstained without them: 0.5 84 / 76,
+#: 0.45 86 / 76, 0.4 90 / 74, 0.35 94 / 74, 0.3 94 / 72 (a multi-hop question's words are spread
+#: over documents the answer need not cite all of).
+MIN_QUESTION_COVERAGE = 0.4
 #: Thresholds of the answer's confidence: share of drafted claims kept verified.
 HIGH, MEDIUM, LOW = 0.9, 0.75, 0.5
 
@@ -599,7 +603,9 @@ def _untrusted_limitations(pack: EvidencePack) -> list[str]:
 def _uncovered(question: str, cited: Sequence[EvidenceItem]) -> str | None:
     """Why the cited evidence does not cover the question, or None when it does."""
     evidence = " ".join(words(evidence_text(cited)))
-    names = [t for t in salient_terms(question) if not mentions(evidence, t)]
+    # a name the evidence states word by word counts ("Mexican Formula One": "Formula One
+    # drivers from Mexico ... the only Mexican driver")
+    names = [t for t in salient_terms(question) if not all(mentions(evidence, w) for w in t.split())]
     if names:
         return "the evidence found does not mention " + ", ".join(f'"{n}"' for n in names)
     content = list(dict.fromkeys(_content(question)))
