@@ -182,6 +182,18 @@ def test_markdown_becomes_sentence_passages_with_exact_offsets(pg):
     assert rows[0]["t"].value.endswith("tension headache.")  # "e.g." does not end a sentence
 
 
+def test_titles_ranks_and_opus_numbers_do_not_end_a_sentence(pg, tmp_path):
+    path = tmp_path / "doc.txt"
+    path.write_text("The Piano Sonata No. 14, Op. 27 is famous. Gov. Smith met Capt. Kirk. Then they left.")
+    report = pg.ingest(path)
+    rows = pg.query(f"""SELECT ?t WHERE {{ GRAPH <{report.documents[0].graph}> {{ ?p pg:text ?t }} }}""").rows()
+    assert {r["t"].value for r in rows} == {
+        "The Piano Sonata No. 14, Op. 27 is famous.",
+        "Gov. Smith met Capt. Kirk.",
+        "Then they left.",
+    }
+
+
 def test_text_pages_follow_form_feeds(pg, tmp_path):
     path = tmp_path / "doc.txt"
     path.write_text("First page. Still first.\n\fSecond page here.")

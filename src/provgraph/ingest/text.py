@@ -5,7 +5,7 @@ writes them; pages are only recorded when the text has any).
 
 Sentence boundaries: ``.``, ``!`` or ``?`` (optionally followed by closing quotes or brackets),
 then whitespace, then something that can start a sentence; known abbreviations (``e.g.``,
-``Dr.``, ``Fig.``, single initials ...) and decimal numbers do not end sentences. Blank lines,
+``Dr.``, ``Gov.``, ``Op.``, ``Fig.``, single initials ...) and decimal numbers do not end sentences. Blank lines,
 headings and list items always do.
 """
 
@@ -19,7 +19,9 @@ from provgraph.ingest.records import PassageSpec
 _ABBREVIATIONS = frozenset(
     (
         "e.g i.e etc al cf vs approx ca fig figs eq eqs no nos vol pp p ch sec dr mr mrs ms prof st jr sr "
-        "inc ltd co corp dept univ jan feb mar apr jun jul aug sep sept oct nov dec u.s u.k mt ft"
+        "inc ltd co corp dept univ jan feb mar apr jun jul aug sep sept oct nov dec u.s u.k mt ft "
+        # titles and ranks before a name, and a musical work's opus ("Op. 27")
+        "op gov sen rep rev gen col capt lt sgt cpl maj adm cmdr hon pres supt"
     ).split()
 )
 _BOUNDARY = re.compile(r"[.!?]+[\"'\u201d\u2019)\]]*(?=\s+[\"'\u201c\u2018(\[]?[A-Z0-9\u00C0-\u024F])")
