@@ -76,20 +76,27 @@ def test_rdf_and_rdfs_predicates_read_as_phrases(drugs):
     assert "warfarin is an anticoagulant." in {i.text for i in drugs.retrieve("What is warfarin?").items}
 
 
-def test_a_property_is_named_by_the_ontologys_label_when_the_source_gives_none(tmp_path):
-    source = tmp_path / "dose.ttl"
+def _dose_files(directory, name: str):
+    """A source stating aspirin's maximum daily dose (aspirin labelled ``name``) with no label for
+    the property, and an ontology labelling it in Spanish and English."""
+    source = directory / "dose.ttl"
     source.write_text(
-        '@prefix ex: <http://example.org/> .\nex:aspirin <http://www.w3.org/2000/01/rdf-schema#label> "aspirin" ;'
+        f'@prefix ex: <http://example.org/> .\nex:aspirin <http://www.w3.org/2000/01/rdf-schema#label> "{name}" ;'
         " ex:maxDailyDoseMg 4000 .\n",
         encoding="utf-8",
     )
-    ontology = tmp_path / "ontology.ttl"
+    ontology = directory / "ontology.ttl"
     ontology.write_text(
         "@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .\n"
         "<http://example.org/maxDailyDoseMg> rdfs:label "
         '"dosis máxima diaria (mg)"@es, "maximum daily dose (mg)"@en .\n',
         encoding="utf-8",
     )
+    return source, ontology
+
+
+def test_a_property_is_named_by_the_ontologys_label_when_the_source_gives_none(tmp_path):
+    source, ontology = _dose_files(tmp_path, "aspirin")
     with ProvGraph.memory() as pg:
         pg.ingest(source, IngestOptions(url="https://label.example/aspirin", title="Label"))
         before = pg.ask("What is the maximum daily dose of aspirin?", record=False)
@@ -97,6 +104,14 @@ def test_a_property_is_named_by_the_ontologys_label_when_the_source_gives_none(t
         pg.add_ontology(ontology)
         after = pg.ask("What is the maximum daily dose of aspirin?", record=False)
     assert "aspirin maximum daily dose (mg) 4000" in after.claims[0].text and after.claims[0].verified
+
+
+def _ingest_articles(pg: ProvGraph, directory, articles: dict[str, str]) -> None:
+    """Each article (title: Markdown text) as a document of its own."""
+    for i, (title, text) in enumerate(articles.items()):
+        path = directory / f"article-{i}.md"
+        path.write_text(text, encoding="utf-8")
+        pg.ingest(path, IngestOptions(url=f"https://article{i}.example/", title=title))
 
 
 LIGHTHOUSES = {
@@ -110,10 +125,7 @@ LIGHTHOUSES = {
 @pytest.fixture
 def lighthouses(tmp_path):
     with ProvGraph.memory() as pg:
-        for i, (title, text) in enumerate(LIGHTHOUSES.items()):
-            path = tmp_path / f"lighthouse-{i}.md"
-            path.write_text(text, encoding="utf-8")
-            pg.ingest(path, IngestOptions(url=f"https://lighthouse{i}.example/", title=title))
+        _ingest_articles(pg, tmp_path, LIGHTHOUSES)
         yield pg
 
 
@@ -177,10 +189,7 @@ PEOPLE = {
 @pytest.fixture
 def people(tmp_path):
     with ProvGraph.memory() as pg:
-        for i, (title, text) in enumerate(PEOPLE.items()):
-            path = tmp_path / f"person-{i}.md"
-            path.write_text(text, encoding="utf-8")
-            pg.ingest(path, IngestOptions(url=f"https://people{i}.example/", title=title))
+        _ingest_articles(pg, tmp_path, PEOPLE)
         yield pg
 
 
@@ -200,19 +209,7 @@ def test_no_verdict_when_a_side_has_no_figure(people):
 
 
 def test_the_ontology_label_in_the_questions_language_is_chosen(tmp_path):
-    source = tmp_path / "dose.ttl"
-    source.write_text(
-        '@prefix ex: <http://example.org/> .\nex:aspirin <http://www.w3.org/2000/01/rdf-schema#label> "aspirina" ;'
-        " ex:maxDailyDoseMg 4000 .\n",
-        encoding="utf-8",
-    )
-    ontology = tmp_path / "ontology.ttl"
-    ontology.write_text(
-        "@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .\n"
-        "<http://example.org/maxDailyDoseMg> rdfs:label "
-        '"dosis máxima diaria (mg)"@es, "maximum daily dose (mg)"@en .\n',
-        encoding="utf-8",
-    )
+    source, ontology = _dose_files(tmp_path, "aspirina")
     with ProvGraph.memory() as pg:
         pg.ingest(source, IngestOptions(url="https://label.example/aspirina", title="Ficha técnica"))
         pg.add_ontology(ontology)
@@ -243,10 +240,7 @@ FILMS = {
 
 def test_a_passage_of_a_document_the_best_passage_names_is_stated_as_the_second_hop(tmp_path):
     with ProvGraph.memory() as pg:
-        for i, (title, text) in enumerate(FILMS.items()):
-            path = tmp_path / f"film-{i}.md"
-            path.write_text(text, encoding="utf-8")
-            pg.ingest(path, IngestOptions(url=f"https://films{i}.example/", title=title))
+        _ingest_articles(pg, tmp_path, FILMS)
         answer = pg.ask(
             'The director of the romantic comedy "Big Stone Gap" is based in what New York city?', record=False
         )
@@ -265,10 +259,7 @@ def test_the_second_hop_states_the_named_documents_passage_that_answers(tmp_path
     # "another corporation" is named only in Scott Parkin's passage: Halliburton's passage that
     # answers names neither Scott Parkin nor Exxonmobil
     with ProvGraph.memory() as pg:
-        for i, (title, text) in enumerate(CRITICS.items()):
-            path = tmp_path / f"critic-{i}.md"
-            path.write_text(text, encoding="utf-8")
-            pg.ingest(path, IngestOptions(url=f"https://critics{i}.example/", title=title))
+        _ingest_articles(pg, tmp_path, CRITICS)
         answer = pg.ask(
             "Scott Parkin has been a vocal critic of Exxonmobil and another corporation that has operations in how "
             "many countries?",

@@ -506,17 +506,7 @@ def _conflict_claim(item: EvidenceItem, conflict: Conflict, related: list[Eviden
         verb = "reports" if len(sources) == 1 else "report"
         said = f"both {stated[0]} and {stated[1]}" if len(stated) == 2 else _join(stated)
         sides.append(f"{_join(sources)} {verb} {said}")
-    text = f"Sources disagree on the {predicate} of {subject}: {sides[0]}"
-    if len(sides) > 1:
-        text += ", while " + "; ".join(sides[1:])
-    text += _resolution_text(conflict)
-    return DraftClaim(
-        text=text + ".",
-        supporting_citations=list(dict.fromkeys(cited)),
-        support_level=SupportLevel.DIRECT,
-        claim_class=ClaimClass.COMPARATIVE,
-        subtopic=subject,
-    )
+    return _sides_claim(f"Sources disagree on the {predicate} of {subject}", sides, conflict, cited, subject)
 
 
 def _disjoint_claim(item: EvidenceItem, conflict: Conflict, related: list[EvidenceItem], subject: str) -> DraftClaim:
@@ -537,10 +527,22 @@ def _disjoint_claim(item: EvidenceItem, conflict: Conflict, related: list[Eviden
         verb = "says" if len(names) == 1 else "say"
         sides.append(f"{_join(names)} {verb} {subject} {predicate} {obj}")
         said.append(f"{predicate} {obj}")
-    text = f"Sources disagree about {subject}: {sides[0]}"
+    return _sides_claim(f"Sources disagree about {subject}", sides, conflict, cited, subject, said)
+
+
+def _sides_claim(
+    lead: str,
+    sides: Sequence[str],
+    conflict: Conflict,
+    cited: list[str],
+    subject: str,
+    shown: Sequence[str] | None = None,
+) -> DraftClaim:
+    """ "<lead>: <side>, while <side>; <side>. Preferred: ..." citing ``cited``."""
+    text = f"{lead}: {sides[0]}"
     if len(sides) > 1:
         text += ", while " + "; ".join(sides[1:])
-    text += _resolution_text(conflict, said)
+    text += _resolution_text(conflict, shown)
     return DraftClaim(
         text=text + ".",
         supporting_citations=list(dict.fromkeys(cited)),
