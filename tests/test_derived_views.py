@@ -8,7 +8,8 @@ from __future__ import annotations
 import json
 import random
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -227,14 +228,20 @@ def test_views_caught_up_from_the_change_log_equal_views_built_from_scratch(tmp_
         pg.close()
 
 
-def test_a_revoked_statement_is_caught_up_from_the_change_log(tmp_path: Path) -> None:
-    rng = random.Random(5)
-    corpus = Corpus(rng, tmp_path)
+@contextmanager
+def _eight_documents(tmp_path: Path) -> Iterator[tuple[ProvGraph, Corpus]]:
+    """A store of eight random documents under the policy, its views stored by an ask."""
+    corpus = Corpus(random.Random(5), tmp_path)
     with ProvGraph.open(tmp_path / "store") as pg:
         _add_policy(pg, tmp_path)
         for i in range(8):
             _ingest(pg, corpus, f"d{i}")
-        pg.ask("What is the population of e1?")  # the views, stored
+        pg.ask("What is the population of e1?")
+        yield pg, corpus
+
+
+def test_a_revoked_statement_is_caught_up_from_the_change_log(tmp_path: Path) -> None:
+    with _eight_documents(tmp_path) as (pg, _):
         claims = [x.statement for c in pg.conflicts() for v in c.values for x in v.claims]
         assert claims
         pg.revoke_statement(claims[0], reason="test")
@@ -397,13 +404,7 @@ class Recording:
 
 
 def test_an_ask_after_an_ingest_reads_only_the_catalog_entries_it_uses(tmp_path: Path) -> None:
-    rng = random.Random(5)
-    corpus = Corpus(rng, tmp_path)
-    with ProvGraph.open(tmp_path / "store") as pg:
-        _add_policy(pg, tmp_path)
-        for i in range(8):
-            _ingest(pg, corpus, f"d{i}")
-        pg.ask("What is the population of e1?")
+    with _eight_documents(tmp_path) as (pg, corpus):
         _ingest(pg, corpus, "d8")
         _ingest(pg, corpus, "d3")  # a new version
         # Entries no ask has a use for: current sources of no use to anyone. A read of the whole

@@ -48,7 +48,16 @@ from provgraph.answer.models import (
     SupportLevel,
 )
 from provgraph.answer.question import Expects, Order, comparison, expects, figure, offers
-from provgraph.answer.text import STOP_WORDS, content_words, mentions, salient_terms, split_camel, term_text, words
+from provgraph.answer.text import (
+    STOP_WORDS,
+    content_words,
+    mentions,
+    salient_terms,
+    split_camel,
+    term_text,
+    without_disambiguation,
+    words,
+)
 from provgraph.answer.untrusted import inspect_item, strip_citation_marks
 from provgraph.trust.models import Conflict, ConflictKind, FactStatus, ValueOutcome
 
@@ -275,7 +284,7 @@ def _verdict(relevant: Sequence[EvidenceItem], question: str) -> list[DraftClaim
 
 def _named(title: str | None) -> str:
     """A document's title without its disambiguation, as words: what it is about."""
-    return " ".join(words(re.sub(r"\s*\([^)]*\)\s*$", "", title or "")))
+    return " ".join(words(without_disambiguation(title or "")))
 
 
 _PRONOUN = re.compile(r"^(It|He|She|They)\b(?!['\u2019])")
@@ -302,7 +311,7 @@ def in_context(text: str, title: str | None) -> str:
     >>> in_context("It is believed that the tower fell.", "Bell Rock")
     'It is believed that the tower fell.'
     """
-    name = re.sub(r"\s*\([^)]*\)\s*$", "", title or "").strip()
+    name = without_disambiguation(title or "")
     if not name or _DUMMY_IT.match(text):
         return text
     if match := _PRONOUN.match(text):

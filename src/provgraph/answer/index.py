@@ -38,7 +38,7 @@ from pathlib import Path
 from string import Template
 
 from provgraph.answer.models import AskFilters, ReasonCode, UntrustedText
-from provgraph.answer.text import STOP_WORDS, split_camel, words
+from provgraph.answer.text import STOP_WORDS, split_camel, without_disambiguation, words
 from provgraph.answer.untrusted import DETECTOR_VERSION, excerpt, inspect
 from provgraph.store import catalog, derived
 from provgraph.store.base import Backend
@@ -145,7 +145,7 @@ def local_name(iri: str) -> str:
 def title_key(title: str) -> tuple[str, ...] | None:
     """A title as the words a text names it by, without a trailing qualifier ("Big Stone Gap
     (film)"); None for a title too long, or one stop word."""
-    key = tuple(words(re.sub(r"\s*\([^)]*\)\s*$", "", title)))
+    key = tuple(words(without_disambiguation(title)))
     if not key or len(key) > MAX_TITLE_WORDS or (len(key) == 1 and key[0] in STOP_WORDS):
         return None
     return key

@@ -102,6 +102,12 @@ def salient_terms(question: str) -> list[str]:
     return [t for t in dict.fromkeys(terms) if t]
 
 
+def without_disambiguation(title: str) -> str:
+    """A title without its trailing disambiguation: what the document is about ("Big Stone Gap
+    (film)" -> "Big Stone Gap")."""
+    return re.sub(r"\s*\([^)]*\)\s*$", "", title).strip()
+
+
 def term_text(term: str) -> str:
     """An N-Triples term as a reader wants it: a literal's value, an IRI's local name."""
     if term.startswith('"'):
@@ -141,5 +147,6 @@ __all__ = [
     "split_camel",
     "term_text",
     "tokens",
+    "without_disambiguation",
     "words",
 ]
