@@ -533,6 +533,37 @@ def test_two_of_four_claims_kept_is_low_confidence() -> None:
     assert result.answer_summary == "Aspirin treats headache [1]. Aspirin treats fever [1]."
 
 
+LIGHTHOUSE = passage(1, "The lighthouse was built in 1810 by Robert Stevenson.", title="Bell Rock Lighthouse")
+
+
+def test_high_confidence_needs_the_type_and_the_property_asked_for() -> None:
+    built = answer("When was the Bell Rock Lighthouse built?", [LIGHTHOUSE], claim(LIGHTHOUSE.text, "ev-1"))
+    assert built.confidence is AnswerConfidence.HIGH and not built.limitations
+    # a date, but of the building, not of the painting: verified, and no more than medium
+    painted = answer("When was the Bell Rock Lighthouse painted?", [LIGHTHOUSE], claim(LIGHTHOUSE.text, "ev-1"))
+    assert kept(painted) == [LIGHTHOUSE.text] and painted.claims[0].verified
+    assert painted.confidence is AnswerConfidence.MEDIUM
+    assert painted.limitations == ['No claim states what the question asks of "bell rock lighthouse" ("painted").']
+
+
+def test_high_confidence_on_a_choice_needs_a_verdict() -> None:
+    question = "Who is older, Annie Morton or Terry Richardson?"
+    morton = passage(1, "Annie Morton (born October 8, 1970) is an American model.", title="Annie Morton")
+    richardson = passage(2, "Terry Richardson (born August 14, 1965) is an American photographer.", title="Terry")
+    sides = [claim(morton.text, "ev-1"), claim(richardson.text, "ev-2")]
+    undecided = answer(question, [morton, richardson], *sides)
+    assert undecided.confidence is AnswerConfidence.MEDIUM
+    assert undecided.limitations == ["No claim decides between the options the question names."]
+    verdict = claim(
+        "Terry Richardson is older: Annie Morton 1970, Terry Richardson 1965.",
+        "ev-1",
+        "ev-2",
+        claim_class=ClaimClass.COMPARATIVE,
+    )
+    decided = answer(question, [morton, richardson], verdict, *sides)
+    assert decided.confidence is AnswerConfidence.HIGH and not decided.limitations
+
+
 def test_one_of_four_claims_kept_abstains() -> None:
     result = ailment_answer(1, 3)
     assert result.confidence is AnswerConfidence.INSUFFICIENT

@@ -45,6 +45,11 @@ query refinements and filter suggestions. An answer that does not cover the ques
 One whose claims state no answer of the type the question asks for (a date for "when", a number
 for "how many", a name for "who" or "where": :mod:`provgraph.answer.question`), or, for a yes/no
 question, do not speak of every entity it names, is at most ``low``, with a limitation that says so.
+A ``high`` answer also needs a claim that states a value of the asked type and cites evidence
+speaking of what is asked (``MIN_PROPERTY_COVERAGE`` of the question's words, names aside:
+"painted" in "When was the lighthouse painted?"); for a choice, a verdict naming one option; for
+a yes/no question, a verdict or a claim naming everything the question names. Else it is
+``medium``, with a limitation that says what is missing.
 """
 
 from __future__ import annotations
@@ -74,7 +79,7 @@ from provgraph.answer.models import (
     SupportLevel,
     VerificationIssue,
 )
-from provgraph.answer.question import Expects, expects, offers
+from provgraph.answer.question import Expects, comparison, expects, offers
 from provgraph.answer.text import mentions, salient_terms, split_camel, term_text, words
 from provgraph.answer.untrusted import CITATION_MARK, inspect, inspect_item, strip_citation_marks
 from provgraph.trust.models import ValueOutcome
@@ -404,6 +409,10 @@ def verify(
     if untyped is not None:
         confidence = min(confidence, AnswerConfidence.LOW, key=_RANK.index)
         limitations.append(untyped)
+    unproven = _unproven(pack, kept) if confidence is AnswerConfidence.HIGH else None
+    if unproven is not None:
+        confidence = AnswerConfidence.MEDIUM
+        limitations.append(unproven)
     if confidence is AnswerConfidence.INSUFFICIENT:
         return _abstain(
             draft, pack, kept, removed, generator=generator, detail=detail, limitations=limitations, uncovered=uncovered
@@ -498,6 +507,52 @@ def _untyped(pack: EvidencePack, kept: Sequence[_Kept]) -> str | None:
         return None
     wanted = {Expects.DATE: "a date", Expects.NUMBER: "a number", Expects.PERSON: "a name", Expects.PLACE: "a place"}
     return f"The question asks for {wanted[expected]}, and no claim states one."
+
+
+_VERDICT = re.compile(r"^(Yes|No)\b")
+#: Share of what the question asks of its entities (its content words, names aside) that one
+#: claim's evidence must speak of for a ``high`` answer.
+MIN_PROPERTY_COVERAGE = 0.5
+
+
+def _unproven(pack: EvidencePack, kept: Sequence[_Kept]) -> str | None:
+    """Why the answer is not ``high``: no claim both states a value of the type asked for and
+    cites evidence that speaks of what is asked (the property: "born", "directed",
+    "population"); for a choice, no verdict naming one of the options; or None."""
+    question = pack.question
+    expected = expects(question)
+    if expected is Expects.CHOICE:
+        asked = comparison(question)
+        options = [" ".join(words(o)) for o in asked.options] if asked else []
+        verdict = any(
+            claim.claim_class is ClaimClass.COMPARATIVE
+            and any(" ".join(words(claim.text)).startswith(o) for o in options)
+            for claim, _ in kept
+        )
+        return None if verdict else "No claim decides between the options the question names."
+    names = {w for t in salient_terms(question) for w in t.split()} | {w for e in pack.entities for w in words(e.label)}
+    asked_words = list(dict.fromkeys(w for w in _content(question) if w not in names))
+    terms = salient_terms(question)
+    for claim, cited in kept:
+        if expected is Expects.YES_NO:
+            # a verdict, or a claim about everything the question names ("You should not give
+            # aspirin to children under 16")
+            said = " ".join(words(claim.text))
+            if not _VERDICT.match(claim.text) and not all(mentions(said, t) for t in terms):
+                continue
+        elif not offers(claim.text, expected, question):
+            continue
+        found = _finder(set(words(claim.text + " " + evidence_text(cited))))
+        if len(list(filter(found, asked_words))) >= MIN_PROPERTY_COVERAGE * len(asked_words):
+            return None
+    if expected is Expects.YES_NO:
+        return "No claim answers yes or no."
+    return (
+        "No claim states what the question asks of "
+        + (", ".join(f'"{t}"' for t in terms) or "its subject")
+        + (" (" + ", ".join(f'"{w}"' for w in asked_words) + ")" if asked_words else "")
+        + "."
+    )
 
 
 def _confidence(draft: DraftAnswer, kept: Sequence[_Kept]) -> AnswerConfidence:
