@@ -120,7 +120,10 @@ def _hotpot_parts(questions: list[HotpotQuestion], with_gold: EvalReport, withou
         ("bridge questions", [i for i in positions if questions[i].type == "bridge"]),
         ("comparison questions", [i for i in positions if questions[i].type == "comparison"]),
     ]
-    print(f"  {'part':<26}{'n':>4}{'sent R':>8}{'sent P':>8}{'answer':>8}{'answered':>10}{'abstained':>11}")
+    print(
+        f"  {'part':<26}{'n':>4}{'sent R':>8}{'sent P':>8}{'answer':>8}{'answered':>10}{'abstained':>11}"
+        f"{'yes/no right':>14}{'wrong':>7}"
+    )
     for name, chosen in parts:
         if not chosen:
             continue
@@ -131,6 +134,8 @@ def _hotpot_parts(questions: list[HotpotQuestion], with_gold: EvalReport, withou
         shown += f"{'-' if cells[3] is None else f'{100 * cells[3]:.1f}':>10}"
         abstained = removed.abstained_without_gold
         shown += f"{'-' if abstained is None else f'{100 * abstained:.1f}':>11}"
+        shown += f"{'-' if gold.verdict_right is None else f'{100 * gold.verdict_right:.1f}':>14}"
+        shown += f"{'-' if gold.verdict_wrong is None else f'{100 * gold.verdict_wrong:.1f}':>7}"
         print(f"  {name:<26}{len(chosen):>4}{shown}")
 
 

@@ -186,6 +186,8 @@ def test_cli_eval_on_hotpotqa():
     assert with_gold["sentence_recall"] >= 0.45 and with_gold["sentence_precision"] >= 0.6
     assert with_gold["answered_with_gold"] >= 0.8 and without["abstained_without_gold"] >= 0.5
     assert with_gold["answer_found"] >= 0.25  # 2 of the 7 that are not yes/no questions
+    # of the three yes/no questions, one verdict (right), and no wrong one
+    assert with_gold["verdict_right"] >= 0.3 and with_gold["verdict_wrong"] == 0
 
 
 def test_an_answer_keeps_to_the_property_asked_about(capitals):

@@ -229,6 +229,44 @@ def test_a_yes_no_question_a_fact_states_is_answered_yes(drugs):
     assert other.confidence.value == "low" and 'No claim speaks of "naproxen".' in other.limitations
 
 
+COMPOSERS = {
+    "Giuseppe Verdi": "Giuseppe Verdi (1813-1901) was an Italian opera composer.\n",
+    "Ambroise Thomas": "Ambroise Thomas (1811-1896) was a French composer, best known for his operas.\n",
+    "Ludwig van Beethoven": "Ludwig van Beethoven (1770-1827) was a German composer and pianist.\n",
+    "Franz Liszt": "Franz Liszt was a Hungarian composer.\n\nHe is said to have admired Beethoven's operas.\n",
+}
+
+
+@pytest.fixture
+def composers(tmp_path):
+    with ProvGraph.memory() as pg:
+        _ingest_articles(pg, tmp_path, COMPOSERS)
+        yield pg
+
+
+def test_a_yes_no_question_about_two_things_ends_in_a_verdict_citing_both(composers):
+    both = composers.ask("Are Giuseppe Verdi and Ambroise Thomas both opera composers?", record=False)
+    verdict = both.claims[0]
+    assert verdict.text == "Yes: Giuseppe Verdi and Ambroise Thomas are both opera composers."
+    assert verdict.verified and len(verdict.supporting_citations) == 2
+    assert both.confidence.value == "high"
+    same = composers.ask("Were Giuseppe Verdi and Ambroise Thomas of the same nationality?", record=False)
+    assert same.claims[0].text == (
+        "No: Giuseppe Verdi and Ambroise Thomas were not of the same nationality: "
+        "Giuseppe Verdi Italian, Ambroise Thomas French."
+    )
+    assert same.claims[0].verified and same.confidence.value == "high"
+
+
+def test_no_verdict_when_a_side_does_not_say(composers):
+    # Beethoven's article does not call him an opera composer, and Liszt's mention of his operas
+    # is not Beethoven's own sentence: no "Yes", and no "No" from silence
+    answer = composers.ask("Are Giuseppe Verdi and Ludwig van Beethoven both opera composers?", record=False)
+    assert answer.claims and not any(c.text.startswith(("Yes", "No")) for c in answer.claims)
+    assert answer.confidence.value == "medium"
+    assert "No claim answers yes or no." in answer.limitations
+
+
 FILMS = {
     "Big Stone Gap (film)": "Big Stone Gap is a 2014 American romantic comedy film directed by Adriana Trigiani.\n\n"
     "The film is set in the town of Big Stone Gap in Virginia.\n",

@@ -18,6 +18,8 @@ Metrics, averaged over questions unless said otherwise:
 - answer found: the gold answer appears in the answer's claims (questions whose answer is not
   "yes" or "no"; an abstention counts as not found): the answer is there to read, though the
   extractive generator states sentences, not a short answer;
+- yes/no verdicts (questions whose answer is "yes" or "no"): share whose first claim opening
+  with "Yes" or "No" gives the gold answer, and share where it gives the other one;
 - abstention correctness: answered with gold paragraphs, abstained without them.
 """
 
@@ -136,6 +138,8 @@ class QuestionResult(BaseModel):
     sentence_recall: float | None = None
     sentence_precision: float | None = None
     answer_found: bool | None = Field(default=None, description="the gold answer is in the claims")
+    verdict_right: bool | None = Field(default=None, description="a yes/no question's verdict is the gold answer")
+    verdict_wrong: bool | None = Field(default=None, description="a yes/no question's verdict is not the gold answer")
     seconds: dict[str, float] = Field(default_factory=dict)
 
 
@@ -150,6 +154,8 @@ class EvalReport(BaseModel):
     sentence_recall: float | None = None
     sentence_precision: float | None = None
     answer_found: float | None = Field(default=None, description="share with the gold answer in the claims")
+    verdict_right: float | None = Field(default=None, description="share of yes/no questions with the gold verdict")
+    verdict_wrong: float | None = Field(default=None, description="share of yes/no questions with the other verdict")
     answered_with_gold: float | None = Field(default=None, description="share answered when the gold is present")
     abstained_without_gold: float | None = Field(default=None, description="share abstaining with gold removed")
     results: list[QuestionResult] = Field(default_factory=list)
@@ -218,10 +224,16 @@ def evaluate_question(
                 "sentence_precision": hit / len(cited) if cited else 0.0,
             }
         )
-    if gold_answer is not None and not expected_abstain and normalise(gold_answer) not in ("yes", "no"):
-        said = " " + " ".join(words(" ".join(c.text for c in answer.claims))) + " "
-        result = result.model_copy(update={"answer_found": f" {' '.join(words(gold_answer))} " in said})
-    return result
+    if gold_answer is None or expected_abstain:
+        return result
+    gold_answer = normalise(gold_answer).strip()
+    if gold_answer in ("yes", "no"):
+        verdict = next((words(c.text)[0] for c in answer.claims if words(c.text)[:1] in (["yes"], ["no"])), None)
+        return result.model_copy(
+            update={"verdict_right": verdict == gold_answer, "verdict_wrong": verdict not in (None, gold_answer)}
+        )
+    said = " " + " ".join(words(" ".join(c.text for c in answer.claims))) + " "
+    return result.model_copy(update={"answer_found": f" {' '.join(words(gold_answer))} " in said})
 
 
 def summarise(results: Sequence[QuestionResult]) -> EvalReport:
@@ -241,6 +253,8 @@ def summarise(results: Sequence[QuestionResult]) -> EvalReport:
         sentence_recall=mean(r.sentence_recall for r in answerable),
         sentence_precision=mean(r.sentence_precision for r in answerable),
         answer_found=mean(None if r.answer_found is None else float(r.answer_found) for r in answerable),
+        verdict_right=mean(None if r.verdict_right is None else float(r.verdict_right) for r in answerable),
+        verdict_wrong=mean(None if r.verdict_wrong is None else float(r.verdict_wrong) for r in answerable),
         answered_with_gold=mean(0.0 if r.abstained else 1.0 for r in answerable),
         abstained_without_gold=mean(1.0 if r.abstained else 0.0 for r in unanswerable),
         results=list(results),

@@ -13,6 +13,12 @@ passages only when they score at least ``PASSAGE_RATIO`` of the best passage. Wh
 item is left, the draft has no claims and the verifier abstains. A passage that opens with a
 pronoun standing for its document's subject is stated with the title instead (:func:`in_context`).
 
+Verdicts come first. A choice between two things the question names ("Who is older, A or B?")
+is decided by a figure from a passage about each; a yes/no question about two things ("Are A and
+B both opera composers?", "Were A and B of the same nationality?") by what a passage about each
+says; a yes/no question a fact answers gets "Yes". Each verdict cites both sides. Nothing is
+ever answered "No" because a source is silent: only two stated values that differ say "No".
+
 Phrasing follows the fact's aggregated confidence and agreement between independent sources:
 
 ========================  ==================================================================
@@ -47,11 +53,12 @@ from provgraph.answer.models import (
     EvidencePack,
     SupportLevel,
 )
-from provgraph.answer.question import Expects, Order, comparison, expects, figure, offers
+from provgraph.answer.question import Expects, Order, Pair, comparison, expects, figure, offers, pair
 from provgraph.answer.text import (
     STOP_WORDS,
     content_words,
     mentions,
+    normalise,
     salient_terms,
     split_camel,
     term_text,
@@ -252,17 +259,12 @@ def _verdict(relevant: Sequence[EvidenceItem], question: str) -> list[DraftClaim
     a side has no figure or they are equal."""
     asked = comparison(question)
     if asked is None:
-        return []
+        return _pair_verdict(relevant, question)
     found: list[tuple[str, EvidenceItem, str]] = []
     for option in asked.options:
-        name = " ".join(words(option))
-        about = [
-            i
-            for i in relevant
-            if i.kind is EvidenceKind.PASSAGE and (_named(i.title) == name or mentions(" ".join(words(i.text)), name))
-        ]
-        about.sort(key=lambda i: (_named(i.title) != name, i.number))
-        hit = next(((i, f) for i in about if (f := figure(i.text, dated=asked.dated)) is not None), None)
+        hit = next(
+            ((i, f) for i in _about(relevant, option) if (f := figure(i.text, dated=asked.dated)) is not None), None
+        )
         if hit is None:
             return []
         found.append((option, *hit))
@@ -280,6 +282,90 @@ def _verdict(relevant: Sequence[EvidenceItem], question: str) -> list[DraftClaim
             claim_class=ClaimClass.COMPARATIVE,
         )
     ]
+
+
+def _about(relevant: Sequence[EvidenceItem], name: str) -> list[EvidenceItem]:
+    """The passages about ``name``: of its document first, then those that mention it."""
+    name = " ".join(words(name))
+    about = [
+        i
+        for i in relevant
+        if i.kind is EvidenceKind.PASSAGE and (_named(i.title) == name or mentions(" ".join(words(i.text)), name))
+    ]
+    return sorted(about, key=lambda i: (_named(i.title) != name, i.number))
+
+
+#: Words of "both ..." that say how a thing is described, not what it is ("described as a genus").
+_HOW_SAID = frozenset(
+    "both described considered classified regarded known called located situated type types kind kinds".split()
+)
+#: "The same ..." that a country's adjective answers ("an American director").
+_NATIONALITY = frozenset("nationality nationalities country citizenship origin".split())
+_DEMONYM = re.compile(r"\b(?:is|was|are|were)\s+(?:an?|the)\s+(?:\d{4}\s+)?([A-Z][\w-]*)")
+
+
+def _pair_verdict(relevant: Sequence[EvidenceItem], question: str) -> list[DraftClaim]:
+    """A yes/no question about two things it names (:func:`~provgraph.answer.question.pair`),
+    decided from a passage about each, both cited: "Yes" when each says what the question asks
+    of both ("Are Verdi and Thomas both opera composers?"); for "the same X", "Yes" or "No" from
+    the X each states ("Yes: ... of the same nationality: Scott Derrickson American, Ed Wood
+    American"). Nothing when a side's passages do not say: a source that does not state
+    something does not deny it."""
+    asked = pair(question)
+    if asked is None:
+        return []
+    found: list[tuple[str, EvidenceItem, str]] = []
+    for option in asked.options:
+        # only what the thing's own document, or a sentence about it, says: "Cypress-pine is the
+        # common name for three genera" does not make the cypress a genus
+        own = [
+            i for i in _about(relevant, option) if _named(i.title) == " ".join(words(option)) or _opens_with(i, option)
+        ]
+        hit = next(((i, v) for i in own if (v := _states(i, asked)) is not None), None)
+        if hit is None:
+            return []
+        found.append((option, *hit))
+    (a, first, value_a), (b, second, value_b) = found
+    if first.id == second.id:
+        return []
+    if asked.same is None:
+        text = f"Yes: {a} and {b} {asked.verb + ' ' if asked.copula else ''}both {asked.rest}."
+    else:
+        same = normalise(value_a) == normalise(value_b)
+        verb = f"{asked.verb} " if asked.copula else "" if same else f"{asked.verb} "
+        verdict = f"Yes: {a} and {b} {verb}" if same else f"No: {a} and {b} {verb}not "
+        text = f"{verdict}{asked.rest}: {a} {value_a}, {b} {value_b}."
+    return [
+        DraftClaim(
+            text=text,
+            supporting_citations=[first.id, second.id],
+            support_level=SupportLevel.DIRECT,
+            claim_class=ClaimClass.COMPARATIVE,
+        )
+    ]
+
+
+def _opens_with(item: EvidenceItem, name: str) -> bool:
+    """Whether the passage's sentence is about ``name``: opens with it, as a whole name."""
+    text = re.sub(r"^(the|a|an)\s+", "", item.text.strip(), flags=re.I)
+    return normalise(text).startswith(normalise(name)) and not re.match(r"[\w-]", text[len(name) : len(name) + 1])
+
+
+def _states(item: EvidenceItem, asked: Pair) -> str | None:
+    """What the passage ``item`` says the question asks of both (the X of "the same X"), "" when
+    it says all of what is asked ("opera composers"), or None when it does not say."""
+    if asked.same is None:
+        wanted = [w for w in content_words(asked.rest) if w not in _HOW_SAID]
+        said = {w[:5] for w in words(f"{item.text} {item.title or ''}")}
+        return "" if wanted and all(w[:5] in said for w in wanted) else None
+    if asked.same in _NATIONALITY:
+        found = _DEMONYM.search(item.text)
+        return found.group(1) if found else None
+    # "a prefecture-level city" for "the same level", "in Ortakoy neighborhood" for "the same neighborhood"
+    found = re.search(rf"([^\W\d_][\w']*)[-\s]{re.escape(asked.same[:5])}\w*", item.text, re.I)
+    if found is None or found.group(1).lower() in STOP_WORDS:
+        return None
+    return found.group()
 
 
 def _named(title: str | None) -> str:

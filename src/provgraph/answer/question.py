@@ -17,7 +17,7 @@ import enum
 import re
 from dataclasses import dataclass
 
-from provgraph.answer.text import normalise, tokens, words
+from provgraph.answer.text import NAME_CONNECTORS, normalise, tokens, words
 
 
 class Expects(enum.StrEnum):
@@ -162,6 +162,89 @@ def comparison(question: str) -> Comparison | None:
     return Comparison(options, word, dated, order, said)
 
 
+@dataclass(frozen=True)
+class Pair:
+    """A yes/no question about two things it names: whether both are something ("Are Ferocactus
+    and Silene both types of plant?": ``rest`` "types of plant") or whether they share a kind of
+    value ("Were Scott Derrickson and Ed Wood of the same nationality?": ``same`` "nationality")."""
+
+    options: tuple[str, str]
+    #: the question's verb, lower case: "are", "were", "do" ...
+    verb: str
+    #: what the question says of both, without "both": "types of plant", "of the same nationality"
+    rest: str
+    same: str | None = None
+
+    @property
+    def copula(self) -> bool:
+        """Whether the verb is a form of "be" (it stays in the statement: "A and B are ...")."""
+        return self.verb in ("is", "are", "was", "were")
+
+
+_PAIR = re.compile(r"^\s*(is|are|was|were|do|does|did)\s+(?:both\s+)?(.+?),?\s+and\s+(.+?)\s*\?\s*$", re.I)
+_SAME = re.compile(r"\bsame\s+(?:[a-z]+\s+)??([a-z]+)\b", re.I)
+
+
+def pair(question: str) -> Pair | None:
+    """The two things a yes/no question names and what it asks of them, or None.
+
+    >>> pair("Are Random House Tower and 888 7th Avenue both used for real estate?")
+    Pair(options=('Random House Tower', '888 7th Avenue'), verb='are', rest='used for real estate', same=None)
+    >>> pair("Are Yingkou and Fuding the same level of city?").same
+    'level'
+    """
+    found = _PAIR.match(question)
+    if found is None:
+        return None
+    first = _tokens_of(found.group(2))
+    second = _tokens_of(found.group(3))
+    a = _trailing_name(first)
+    b = _leading_name(second)
+    if not a or not b:
+        return None
+    rest = " ".join(second[len(b) :])
+    rest = re.sub(r"^both\s+", "", rest, flags=re.I).strip()
+    if not rest:
+        return None
+    same = _SAME.search(rest)
+    return Pair((" ".join(a), " ".join(b)), found.group(1).lower(), rest, same.group(1).lower() if same else None)
+
+
+def _tokens_of(text: str) -> list[str]:
+    """``text`` split at spaces, without the commas at the ends of its words."""
+    return [t.strip(",") for t in text.split() if t.strip(",")]
+
+
+def _name_word(token: str) -> bool:
+    return token[:1].isupper() or token[:1].isdigit()
+
+
+def _leading_name(tokens: list[str]) -> list[str]:
+    """The run of capitalised words (and the connectors between them) ``tokens`` start with."""
+    out: list[str] = []
+    for i, token in enumerate(tokens):
+        if _name_word(token):
+            out.append(token)
+            continue
+        following = next((t for t in tokens[i:] if t.lower() not in NAME_CONNECTORS), "")
+        if not out or token.lower() not in NAME_CONNECTORS or not _name_word(following):
+            break
+        out.append(token)
+    return out
+
+
+def _trailing_name(tokens: list[str]) -> list[str]:
+    """The run of capitalised words ``tokens`` end with ("the drinks Gibson": "Gibson")."""
+    start = len(tokens)
+    while start > 0 and (
+        _name_word(tokens[start - 1]) or (tokens[start - 1].lower() in NAME_CONNECTORS and start < len(tokens))
+    ):
+        start -= 1
+    while start < len(tokens) and not _name_word(tokens[start]):
+        start += 1
+    return tokens[start:]
+
+
 _FIGURE_YEAR = re.compile(r"(?<!\d)(1[0-9]{3}|20[0-9]{2})(?!\d)")
 _FIGURE_NUMBER = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?")
 
@@ -186,4 +269,4 @@ def _names(text: str) -> list[str]:
     return out
 
 
-__all__ = ["Comparison", "Expects", "Order", "comparison", "expects", "figure", "offers"]
+__all__ = ["Comparison", "Expects", "Order", "Pair", "comparison", "expects", "figure", "offers", "pair"]

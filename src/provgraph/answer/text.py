@@ -16,7 +16,7 @@ STOP_WORDS = frozenset(
     name named called known""".split()
 )
 #: Lower-case words that may join the capitalised words of one name.
-_CONNECTORS = frozenset("of for the de la le von van der del da du in on at to".split())
+NAME_CONNECTORS = frozenset("of for the de la le von van der del da du in on at to".split())
 #: Capitalised words that start a question or a name without being part of it.
 _LEADING = frozenset("what which who whom whose when where why how is are was were do does did the a an in on".split())
 #: Words that start a question or a request without naming anything.
@@ -89,7 +89,7 @@ def salient_terms(question: str) -> list[str]:
         first_name = normalise(token) not in _SENTENCE_START or following[:1].isupper()
         if token[0].isupper() and (i > 0 or first_name):
             run.append(token)
-        elif run and token in _CONNECTORS and following[:1].isupper():
+        elif run and token in NAME_CONNECTORS and following[:1].isupper():
             run.append(token)  # "First for Women", "Anne of Green Gables"
         else:
             close()
@@ -139,6 +139,7 @@ def tokens(text: str) -> list[str]:
 
 
 __all__ = [
+    "NAME_CONNECTORS",
     "STOP_WORDS",
     "content_words",
     "mentions",

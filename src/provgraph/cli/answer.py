@@ -372,6 +372,8 @@ def print_report(console: Console, with_gold: EvalReport, without: EvalReport) -
     console.print(f"  sentence recall vs gold supporting facts      {pct(with_gold.sentence_recall):>6}")
     console.print(f"  sentence precision vs gold supporting facts   {pct(with_gold.sentence_precision):>6}")
     console.print(f"  gold answer in the claims (not yes/no)        {pct(with_gold.answer_found):>6}")
+    console.print(f"  yes/no questions: right verdict               {pct(with_gold.verdict_right):>6}")
+    console.print(f"  yes/no questions: wrong verdict               {pct(with_gold.verdict_wrong):>6}")
     console.print(f"  claim coverage (drafted claims kept)          {pct(with_gold.claim_coverage):>6}")
     console.print(f"  dangling-citation rate                        {pct(with_gold.dangling_rate):>6}")
     console.print(f"  answered (gold paragraphs present)            {pct(with_gold.answered_with_gold):>6}")
