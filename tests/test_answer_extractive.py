@@ -186,10 +186,15 @@ def test_passages_from_two_documents_are_grouped_by_subtopic() -> None:
             entities=(),
         )
     )
+    # the verdict, about both, first; then each document's passage under its title
     assert [(c.subtopic, c.supporting_citations) for c in draft.claims] == [
+        (None, ["ev-1", "ev-2"]),
         ("Scott Derrickson", ["ev-1"]),
         ("Ed Wood", ["ev-2"]),
     ]
+    assert draft.claims[0].text == (
+        "Yes: Scott Derrickson and Ed Wood were of the same nationality: Scott Derrickson American, Ed Wood American."
+    )
 
 
 def test_no_relevant_evidence_gives_no_claims_and_refinements() -> None:

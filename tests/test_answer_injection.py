@@ -172,6 +172,8 @@ GENUINE_CASES = {
     "verified-by-agency": (
         "Trial results on aspirin and fever were independently verified by the European Medicines Agency.",
         "Who verified the trial results on aspirin and fever?",
+        # the answer in a short sentence first, then the sentence it cites
+        "European Medicines Agency verified the trial results on aspirin and fever.\n"
         "Trial results on aspirin and fever were independently verified by the European Medicines Agency.",
     ),
     "you-should-not": (
@@ -200,7 +202,7 @@ def test_a_genuine_passage_still_yields_a_verified_claim(tmp_path: Path, name: s
     with ProvGraph.memory() as pg:
         pg.ingest(path, IngestOptions(title="Aspirin leaflet"))
         result = pg.ask(question)
-    assert [(c.text, c.verified) for c in result.claims] == [(claim, True)]
+    assert [(c.text, c.verified) for c in result.claims] == [(text, True) for text in claim.split("\n")]
     assert not result.removed_claims and not result.limitations
 
 

@@ -142,6 +142,33 @@ def test_a_sentence_is_read_in_its_document_and_its_pronoun_stands_for_the_title
     assert all(c.verified for c in answer.claims)
 
 
+@pytest.mark.parametrize(
+    ("question", "short"),
+    [
+        ("Who built the Bell Rock Lighthouse?", "Robert Stevenson built the Bell Rock Lighthouse."),
+        ("When was the Bell Rock Lighthouse built?", "The Bell Rock Lighthouse was built between 1807 and 1810."),
+        ("How tall is the Bell Rock Lighthouse?", "The Bell Rock Lighthouse is 35 metres tall."),
+        ("Where is the Bell Rock Lighthouse?", "The Bell Rock Lighthouse is off Angus."),
+        ("Who built Skerryvore?", "Alan Stevenson built Skerryvore."),
+    ],
+)
+def test_a_factoid_answer_opens_with_its_span_in_a_short_sentence_citing_the_sentence(lighthouses, question, short):
+    answer = lighthouses.ask(question, record=False)
+    first, sentence = answer.claims[:2]
+    assert first.text == short and first.verified
+    # the same citation: the whole sentence is its text
+    assert first.supporting_citations == sentence.supporting_citations
+    (cited,) = [c for c in answer.citations if c.id == first.supporting_citations[0]]
+    assert cited.kind.value == "passage" and f"\n{cited.text}\n" in f"\n{LIGHTHOUSES[cited.title]}"
+    assert answer.answer_summary.startswith(short[:-1] + " [")
+
+
+def test_no_short_sentence_says_more_than_its_evidence(lighthouses):
+    # "designed" is in no sentence: the answer states the sentence, and no short claim of its own
+    answer = lighthouses.ask("Who designed the Bell Rock Lighthouse?", record=False)
+    assert answer.claims and not any(c.text.startswith("Robert Stevenson designed") for c in answer.claims)
+
+
 def test_high_confidence_needs_an_answer_of_the_type_asked_for(lighthouses):
     typed = lighthouses.ask("When was the Bell Rock Lighthouse built?", record=False)
     assert typed.confidence.value == "high"

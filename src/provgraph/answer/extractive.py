@@ -12,6 +12,9 @@ when it mentions a linked entity of the question or one of the question's salien
 passages only when they score at least ``PASSAGE_RATIO`` of the best passage. When no relevant
 item is left, the draft has no claims and the verifier abstains. A passage that opens with a
 pronoun standing for its document's subject is stated with the title instead (:func:`in_context`).
+For a factoid question ("Who built ...?", "When was ... built?", "How tall is ...?"), the answer
+opens with a short sentence stating the span of the best passage that answers, citing that
+passage (:mod:`provgraph.answer.span`): "Robert Stevenson built the Bell Rock Lighthouse [1]".
 
 Verdicts come first. A choice between two things the question names ("Who is older, A or B?")
 is decided by a figure from a passage about each; a yes/no question about two things ("Are A and
@@ -54,6 +57,7 @@ from provgraph.answer.models import (
     SupportLevel,
 )
 from provgraph.answer.question import Expects, Order, Pair, comparison, expects, figure, offers, pair
+from provgraph.answer.span import short_answer
 from provgraph.answer.text import (
     STOP_WORDS,
     content_words,
@@ -236,7 +240,7 @@ def _passage_claims(
     # the passages holding an answer of the type asked for ("when": a date) first, in order
     expected = expects(question)
     passages = sorted(passages, key=lambda p: not offers(p.text, expected, question))
-    return [
+    claims = [
         DraftClaim(
             text=in_context(item.text.strip(), item.title),
             supporting_citations=[item.id],
@@ -246,6 +250,11 @@ def _passage_claims(
         )
         for item in passages
     ]
+    # a factoid question's answer first, in a short sentence citing the sentence that holds it
+    short = short_answer(claims[0].text, question, passages[0].title) if claims else None
+    if short is not None:
+        claims.insert(0, claims[0].model_copy(update={"text": short, "claim_class": _claim_class(short)}))
+    return claims
 
 
 #: How a comparative of the question reads in a verdict.

@@ -1,0 +1,167 @@
+"""The answer span of a sentence and the short sentence that states it.
+
+For a factoid question ("who", "when", "where", "how tall"), the span is the part of an evidence
+sentence that holds a value of the type asked for and that the question does not already hold:
+a name, a date (with its preposition: "between 1807 and 1810"), a number with its unit. Of
+several, the one nearest to the words the question asks about ("built") is taken.
+
+The short sentence restates the question with the span in place of its question word, when the
+question has one of a few plain forms ("Who built X?" -> "Robert Stevenson built X"; "When was X
+built?" -> "X was built between 1807 and 1810"; "How tall is X?" -> "X is 35 metres tall"). It
+is kept only when every content word of it is in the sentence or the document's title, so it says
+nothing the evidence does not.
+
+>>> question = "Who built the Bell Rock Lighthouse?"
+>>> sentence = "Bell Rock Lighthouse was built between 1807 and 1810 by Robert Stevenson."
+>>> span(sentence, question)
+'Robert Stevenson'
+>>> short_answer(sentence, question, "Bell Rock Lighthouse")
+'Robert Stevenson built the Bell Rock Lighthouse.'
+>>> short_answer(sentence, "When was the Bell Rock Lighthouse built?", "Bell Rock Lighthouse")
+'The Bell Rock Lighthouse was built between 1807 and 1810.'
+"""
+
+from __future__ import annotations
+
+import re
+
+from provgraph.answer.question import Expects, expects
+from provgraph.answer.text import STOP_WORDS, content_words, normalise, salient_terms, words
+
+_MONTH = r"(?:January|February|March|April|May|June|July|August|September|October|November|December)"
+_DAY_DATE = rf"(?:\d{{1,2}}\s+{_MONTH}|{_MONTH}\s+\d{{1,2}},?)\s+\d{{4}}"
+_ONE_DATE = rf"(?:{_DAY_DATE}|{_MONTH}\s+\d{{4}}|\d{{4}}s?)"
+_DATE = re.compile(
+    rf"\b(?:(?:between|from)\s+{_ONE_DATE}\s+(?:and|to|until)\s+{_ONE_DATE}"
+    rf"|(?:in|on|since|until|by)\s+{_ONE_DATE}|{_ONE_DATE}(?:\s*[-\u2013]\s*\d{{4}})?)(?!\d)"
+)
+_NUMBER = re.compile(
+    r"(?<![\w.])(?:(?:more than|over|about|around|approximately|nearly|almost|some)\s+)?"
+    r"\d[\d,]*(?:\.\d+)?(?:\s*(?:%|per cent|percent)|\s+[a-z]+)?"
+)
+
+
+def span(sentence: str, question: str) -> str | None:
+    """The answer span of ``sentence`` for ``question`` (see the module docstring), or None when
+    the question is not factoid or the sentence holds no value of its type the question lacks."""
+    expected = expects(question)
+    if expected is Expects.DATE:
+        found = [(m.start(), m.group()) for m in _DATE.finditer(sentence)]
+    elif expected is Expects.NUMBER:
+        found = [(m.start(), _without_stop_unit(m.group())) for m in _NUMBER.finditer(sentence)]
+        # a year is no count ("How many copies ... sold?": not "1939")
+        found = [f for f in found if not _YEAR.fullmatch(f[1])] or found
+    elif expected is Expects.PLACE:
+        # a name after "in", "at", "near" ... first ("born in Pennsylvania", not "American")
+        found = _name_runs(sentence)
+        found = [f for f in found if _PLACE_PREPOSITION.search(sentence[: f[0]])] or found
+    elif expected is Expects.PERSON:
+        # a full name first ("Robert Stevenson", not "Scottish")
+        found = _name_runs(sentence)
+        found = [f for f in found if " " in f[1]] or found
+    else:
+        return None
+    asked = set(words(question))
+    names = [set(t.split()) for t in salient_terms(question)]
+    # not what the question holds, nor a longer name of what it asks about ("Skerryvore Reef
+    # Lighthouse" for "Who built Skerryvore?")
+    found = [
+        (at, text)
+        for at, text in found
+        if not set(words(text)) <= asked | STOP_WORDS and not any(n <= set(words(text)) for n in names)
+    ]
+    if not found:
+        return None
+    focus = [m.start() for w in content_words(question) for m in _word_at(sentence, w)]
+    if not focus:
+        return found[0][1]
+    return min(found, key=lambda f: (min(abs(f[0] - at) for at in focus), f[0]))[1]
+
+
+def _word_at(sentence: str, word: str) -> list[re.Match[str]]:
+    # the question's word or an inflection of it ("built", "builder"), wherever it is
+    stem = re.escape(word[:5]) if len(word) >= 5 else re.escape(word) + r"\b"
+    return list(re.finditer(rf"\b{stem}", normalise(sentence)))
+
+
+_YEAR = re.compile(r"1[0-9]{3}|20[0-9]{2}")
+#: Words after a number that are not its unit.
+_NOT_UNITS = STOP_WORDS | frozenset(
+    "within across along among including during since until while after through".split()
+)
+
+
+def _without_stop_unit(number: str) -> str:
+    """ "35 metres" stays; "1810 and" and "872,757 within" lose the word that is no unit."""
+    parts = number.rsplit(" ", 1)
+    if len(parts) == 2 and parts[1] in _NOT_UNITS:
+        number = parts[0]
+    return number.rstrip(",")
+
+
+_NAME = re.compile(
+    r"(?<![\w'\u2019])[A-Z][\w'\u2019-]*\.?(?:\s+(?:(?:of|the|de|von|van|der|del|da|du|la|le)\s+)*[A-Z][\w'\u2019-]*\.?)*"
+)
+
+
+def _name_runs(sentence: str) -> list[tuple[int, str]]:
+    """Runs of capitalised words (with the connectors between them: "Anne of Green Gables"),
+    without a leading article, with their positions."""
+    runs = []
+    for match in _NAME.finditer(sentence):
+        text = re.sub(r"^(?:The|A|An|It|He|She|They|This|In|On|At)\s+", "", match.group())
+        # a final period ends the sentence, unless it is an initial's
+        if text.endswith(".") and not re.search(r"\b[A-Z]\.$", text):
+            text = text[:-1]
+        if not set(words(text)) <= STOP_WORDS and not re.fullmatch(_MONTH, text):
+            runs.append((match.start(), text))
+    return runs
+
+
+_BE = r"(?P<v>is|was|are|were)"
+_PAST = r"(?!(?:is|was|are|were|did|does|do|has|had)\b)(?:\w+ed|built|made|wrote|won|began|became|led|founded|sang)"
+#: Plain question forms: the question, its question word taken off, and how the statement reads.
+#: {a}: the span; {x}: the thing asked about; {v}: its verb; {p}: a participle; {rest}: what
+#: follows the question word; {adj}: "tall", "old" ... A span that is a place gets its preposition.
+_FORMS: list[tuple[re.Pattern[str], str]] = [
+    (re.compile(rf"^(?:who|what)\s+(?P<rest>{_PAST}\b.*)$", re.I), "{a} {rest}"),
+    (re.compile(r"^who\s+(?P<rest>(?:is|was|are|were)\s+the\s+.+)$", re.I), "{a} {rest}"),
+    (re.compile(rf"^(?:when|(?:in )?(?:what|which) year)\s+{_BE}\s+(?P<x>.+)\s+(?P<p>\w+)$", re.I), "{x} {v} {p} {a}"),
+    (
+        re.compile(rf"^where\s+{_BE}\s+(?P<x>.+)\s+(?P<p>born|located|based|buried|founded|built|held|filmed)$", re.I),
+        "{x} {v} {p} {a}",
+    ),
+    (re.compile(rf"^where\s+{_BE}\s+(?P<x>.+)$", re.I), "{x} {v} {a}"),
+    (re.compile(rf"^how\s+(?P<adj>tall|high|long|old|deep|wide|far)\s+{_BE}\s+(?P<x>.+)$", re.I), "{x} {v} {a} {adj}"),
+    (
+        re.compile(rf"^what\s+{_BE}\s+the\s+(?P<p>population|height|area|length|capacity)\s+of\s+(?P<x>.+)$", re.I),
+        "The {p} of {x} {v} {a}",
+    ),
+]
+_PLACE_PREPOSITION = re.compile(r"\b(in|at|on|near|off)\s+(?:the\s+)?$")
+
+
+def short_answer(sentence: str, question: str, title: str | None = None) -> str | None:
+    """A short sentence stating the answer span of ``sentence`` in the words of ``question``, or
+    None when the question has no plain form, the sentence no span, or the short sentence would
+    hold a content word that neither the sentence nor ``title`` holds."""
+    answer = span(sentence, question)
+    asked = question.strip().rstrip("?").strip()
+    form = next(((m, template) for pattern, template in _FORMS if (m := pattern.match(asked))), None)
+    if answer is None or form is None:
+        return None
+    found, template = form
+    parts = {k: v or "" for k, v in found.groupdict().items()}
+    if expects(question) is Expects.DATE and not re.match(r"(?:in|on|since|until|by|between|from)\b", answer):
+        answer = ("on " if re.match(_DAY_DATE, answer) else "in ") + answer
+    if expects(question) is Expects.PLACE and not re.match(r"(?:in|at|on|near|off)\b", answer):
+        before = _PLACE_PREPOSITION.search(sentence[: sentence.find(answer)]) if answer in sentence else None
+        answer = f"{before.group(1) if before else 'in'} {answer}"
+    text = template.format(a=answer, **{k: parts.get(k, "") for k in ("x", "v", "p", "rest", "adj")})
+    text = re.sub(r"\s+", " ", text).strip()
+    text = text[:1].upper() + text[1:] + "."
+    held = {w[:5] for w in words(f"{sentence} {title or ''}")}
+    return text if all(w[:5] in held for w in content_words(text)) else None
+
+
+__all__ = ["short_answer", "span"]
