@@ -142,6 +142,39 @@ def test_a_sentence_is_read_in_its_document_and_its_pronoun_stands_for_the_title
     assert all(c.verified for c in answer.claims)
 
 
+def test_a_sentence_is_read_under_its_section_heading(tmp_path):
+    article = (
+        "# Bell Rock Lighthouse\n\nThe Bell Rock Lighthouse stands off Angus.\n\n"
+        "## Construction\n\nWork began in 1807 under Robert Stevenson.\n\n## Keepers\n\nThree men lived in the tower.\n"
+    )
+    with ProvGraph.memory() as pg:
+        _ingest_articles(pg, tmp_path, {"Bell Rock Lighthouse": article})
+        began = pg.ask("When did the construction of the Bell Rock Lighthouse begin?", record=False)
+        keepers = pg.ask("How many keepers lived in the Bell Rock Lighthouse?", record=False)
+    # neither sentence says "construction" or "keepers": their headings do
+    assert began.claims[0].text == "Work began in 1807 under Robert Stevenson."
+    assert began.confidence.value == "high"
+    assert keepers.claims[0].text == "Three men lived in the tower." and keepers.confidence.value == "high"
+
+
+def test_a_definite_description_is_read_as_the_name_before_it(tmp_path):
+    articles = {
+        "Vermont Catamounts men's soccer": "The Vermont Catamounts men's soccer team represents the University of "
+        "Vermont.\n\nThe team competes in the America East Conference.\n\n"
+        "The conference was known as the North Atlantic Conference from 1988 to 1996.\n",
+        "Big East Conference": "The Big East Conference is a collegiate athletic conference.\n",
+    }
+    with ProvGraph.memory() as pg:
+        _ingest_articles(pg, tmp_path, articles)
+        pack = pg.retrieve("What was the America East Conference called before 1996?")
+    # "The conference" is the America East Conference of the sentence before: found by its name
+    passages = [i.text for i in pack.items if i.kind.value == "passage"]
+    assert passages[:2] == [
+        "The conference was known as the North Atlantic Conference from 1988 to 1996.",
+        "The team competes in the America East Conference.",
+    ]
+
+
 @pytest.mark.parametrize(
     ("question", "short"),
     [

@@ -86,7 +86,8 @@ MAX_CONFLICTS = 3
 
 
 def _item_text(item: EvidenceItem) -> str:
-    parts = [item.text, item.title or "", item.subject_label or "", item.object_label or "", item.passage_text or ""]
+    parts = [item.text, item.title or "", item.section or "", item.subject_label or "", item.object_label or ""]
+    parts.append(item.passage_text or "")
     return " ".join(words(" ".join(parts)))
 
 

@@ -10,8 +10,11 @@ What is indexed, per source graph:
 - labels of entities: ``rdfs:label``, ``skos:prefLabel``, ``skos:altLabel``, ``schema:name``,
   ``dcterms:title``, and the local name of every IRI that is the subject or object of a fact
   ("populationTotal" -> "population total", "Green_Gables" -> "Green Gables");
-- the text of every passage (``pg:text``), searched with its document's title as context (at
-  :data:`CONTEXT_WEIGHT`): a sentence that names its subject only as "It" is still found;
+- the text of every passage (``pg:text``), searched with a context (at :data:`CONTEXT_WEIGHT`):
+  its document's title, its section heading (``pg:section``), and for a sentence that names its
+  subject by its kind ("The conference was ..."), the last name of that kind in the sentences
+  before it ("... the America East Conference."). A sentence that names its subject only as "It",
+  or only under a heading, is still found; a passage's heading is part of its evidence;
 - per source graph, once it is first retrieved from: whether a passage of it gives orders to
   its reader or vouches for itself (:meth:`LexicalIndex.untrusted`).
 
@@ -69,7 +72,8 @@ MAX_TITLE_WORDS = 8
 #: 4: labelled blank nodes are held as "_:id" (they were their bare id, taken for an IRI).
 #: 5: the change log's stamp, and each indexed source's document and title words.
 #: 6: a passage is searched with its document's title (``context``): "It was founded by ..."
-VERSION = 6
+#: 7: and with its section heading, and the name a definite description stands for.
+VERSION = 7
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS sources(
@@ -82,7 +86,7 @@ CREATE INDEX IF NOT EXISTS titles_words ON titles(words);
 CREATE INDEX IF NOT EXISTS titles_graph ON titles(graph);
 CREATE TABLE IF NOT EXISTS entries(
   id INTEGER PRIMARY KEY, graph TEXT NOT NULL, kind TEXT NOT NULL, iri TEXT NOT NULL, text TEXT NOT NULL,
-  pos INTEGER NOT NULL DEFAULT 0, context TEXT NOT NULL DEFAULT '');
+  pos INTEGER NOT NULL DEFAULT 0, context TEXT NOT NULL DEFAULT '', section TEXT NOT NULL DEFAULT '');
 CREATE INDEX IF NOT EXISTS entries_graph ON entries(graph);
 CREATE INDEX IF NOT EXISTS entries_iri ON entries(iri);
 CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(
@@ -108,6 +112,8 @@ class Hit:
     iri: str
     text: str
     score: float
+    #: a passage's section heading, or ""
+    section: str = ""
 
 
 @dataclass(frozen=True)
@@ -123,6 +129,12 @@ class Source:
     issued: str | None
 
 
+#: (graph, kind, iri, text, position, section) of an indexed entry.
+_Entry = tuple[str, str, str, str, int, str]
+#: How many sentences back a definite description ("The conference") looks for its name.
+REFERENT_WINDOW = 3
+
+
 @dataclass(frozen=True)
 class _Delta:
     """What a catch-up does to the index: graphs out, graphs in (their sources and entries);
@@ -131,7 +143,7 @@ class _Delta:
     reset: bool
     removed: tuple[str, ...]
     sources: tuple[Source, ...]
-    entries: tuple[tuple[str, str, str, str, int], ...]
+    entries: tuple[_Entry, ...]
 
 
 def local_name(iri: str) -> str:
@@ -254,10 +266,11 @@ class LexicalIndex:
                 [(_SEP.join(k), s.graph) for s in fresh if (k := title_key(s.title)) is not None],
             )
             # a passage is read in its document: "It was founded by ..." is about the title's subject
-            titles = {s.graph: s.title for s in fresh}
+            entries = [e for e in result.entries if e[0] in keep]
+            contexts = _contexts(entries, {s.graph: s.title for s in fresh})
             self._db.executemany(
-                "INSERT INTO entries(graph, kind, iri, text, pos, context) VALUES (?, ?, ?, ?, ?, ?)",
-                [(*r, titles[r[0]] if r[1] == "passage" else "") for r in result.entries if r[0] in keep],
+                "INSERT INTO entries(graph, kind, iri, text, pos, context, section) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [(g, k, iri, text, pos, contexts.get(iri, ""), section) for g, k, iri, text, pos, section in entries],
             )
             self._db.executemany(
                 "INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)",
@@ -336,7 +349,7 @@ class LexicalIndex:
             return []
         match = " OR ".join('"' + t.replace('"', "") + '"' for t in dict.fromkeys(terms))
         sql = (
-            f"SELECT e.graph, e.kind, e.iri, e.text, bm25(fts, 1.0, {CONTEXT_WEIGHT}) AS rank "
+            f"SELECT e.graph, e.kind, e.iri, e.text, bm25(fts, 1.0, {CONTEXT_WEIGHT}) AS rank, e.section "
             "FROM fts JOIN entries e ON e.id = fts.rowid "
             f"WHERE fts MATCH ? AND e.kind IN ({','.join('?' * len(kinds))})"
         )
@@ -355,17 +368,17 @@ class LexicalIndex:
         with self._lock:
             rows = self._db.execute(sql, params).fetchall()
         # FTS5's bm25() is lower for better matches; a reader expects higher
-        return [Hit(graph, k, iri, text, -float(rank)) for graph, k, iri, text, rank in rows]
+        return [Hit(graph, k, iri, text, -float(rank), section) for graph, k, iri, text, rank, section in rows]
 
     def first_passages(self, graph: str, count: int) -> list[Hit]:
         """The first ``count`` passages of a source graph, in document order."""
         with self._lock:
             rows = self._db.execute(
-                "SELECT graph, kind, iri, text FROM entries WHERE graph = ? AND kind = 'passage' "
+                "SELECT graph, kind, iri, text, section FROM entries WHERE graph = ? AND kind = 'passage' "
                 "ORDER BY pos, id LIMIT ?",
                 (graph, count),
             ).fetchall()
-        return [Hit(g, k, iri, text, 0.0) for g, k, iri, text in rows]
+        return [Hit(g, k, iri, text, 0.0, section) for g, k, iri, text, section in rows]
 
     def untrusted(self, graphs: Iterable[str]) -> dict[str, UntrustedText]:
         """The source graphs among ``graphs`` that have a passage giving orders to its reader or
@@ -484,9 +497,10 @@ LABEL_ENTRIES = Template(
     + " } FILTER(isLiteral(?text)) }"
 )
 #: Passages, with their position in the document when known.
-PASSAGE_ENTRIES = Template("""SELECT ?g ?x ?text ?pos WHERE { VALUES ?g { $graphs }
+PASSAGE_ENTRIES = Template("""SELECT ?g ?x ?text ?pos ?section WHERE { VALUES ?g { $graphs }
   GRAPH ?g { ?x a pg:Passage ; pg:text ?text }
-  OPTIONAL { VALUES ?g { $graphs } GRAPH ?g { ?x pg:startOffset ?pos } } }""")
+  OPTIONAL { VALUES ?g { $graphs } GRAPH ?g { ?x pg:startOffset ?pos } }
+  OPTIONAL { VALUES ?g { $graphs } GRAPH ?g { ?x pg:section ?section } } }""")
 #: The IRIs that are the subject or object of a fact: their local names.
 NAME_ENTRIES = Template("""SELECT DISTINCT ?g ?x WHERE { VALUES ?g { $graphs }
   GRAPH ?g { { ?st rdf:subject ?x } UNION { ?st rdf:object ?x } } FILTER(isIRI(?x)) }""")
@@ -521,9 +535,10 @@ def _sources(backend: Backend, graphs: Sequence[str]) -> Iterable[Source]:
             )
 
 
-def _entries(backend: Backend, graphs: Sequence[str]) -> Iterable[tuple[str, str, str, str, int]]:
-    """(graph, kind, iri, text, position) rows of ``graphs``: declared labels ('label'), local names of
-    fact subjects and objects ('name') and passages ('passage'), read as the engine produces them."""
+def _entries(backend: Backend, graphs: Sequence[str]) -> Iterable[_Entry]:
+    """(graph, kind, iri, text, position, section) rows of ``graphs``: declared labels ('label'),
+    local names of fact subjects and objects ('name') and passages ('passage', with their section
+    heading or ""), read as the engine produces them."""
     for start in range(0, len(graphs), ENTRIES_CHUNK):
         chunk = sparql_terms(graphs[start : start + ENTRIES_CHUNK])
         for kind, query in _ENTRY_QUERIES.items():
@@ -533,8 +548,50 @@ def _entries(backend: Backend, graphs: Sequence[str]) -> Iterable[tuple[str, str
                 x = str(term) if isinstance(term, BlankNode) else term.value
                 text = row.value("text") if kind != "name" else local_name(x)
                 pos = (row.optional_integer("pos") or 0) if kind == "passage" else 0
+                section = (row.optional_value("section") or "") if kind == "passage" else ""
                 if text.strip():
-                    yield graph, kind, x, text, pos
+                    yield graph, kind, x, text, pos, section
+
+
+#: "The conference was known as ...": a sentence that names its subject by its kind.
+_DEFINITE = re.compile(r"^The ((?:[a-z]{3,} ){0,2}[a-z]{3,})\b(?! of\b)")
+
+
+def _contexts(entries: Iterable[_Entry], titles: dict[str, str]) -> dict[str, str]:
+    """The context each passage is searched with: its document's title, its section heading, and
+    for a sentence naming its subject by its kind ("The conference ..."), the name of that kind
+    in the sentences before it ("... competes in the America East Conference.")."""
+    passages: dict[str, list[tuple[int, str, str, str]]] = {}
+    for graph, kind, iri, text, pos, section in entries:
+        if kind == "passage":
+            passages.setdefault(graph, []).append((pos, iri, text, section))
+    out: dict[str, str] = {}
+    for graph, found in passages.items():
+        found.sort()
+        title = titles.get(graph, "")
+        for i, (_, iri, text, section) in enumerate(found):
+            referent = _referent(text, [t for _, _, t, _ in found[max(0, i - REFERENT_WINDOW) : i]])
+            parts = [title, section, referent]
+            out[iri] = " ".join(dict.fromkeys(p for p in parts if p))
+    return out
+
+
+def _referent(text: str, before: Sequence[str]) -> str:
+    """The name that "The <kind>" opening ``text`` stands for: the last name of that kind in the
+    sentences ``before`` it ("America East Conference" for "The conference"), or ""."""
+    definite = _DEFINITE.match(text.strip())
+    if definite is None:
+        return ""
+    # the longest kind a name ends with: "The box set ..." -> "... Radiohead Box Set"
+    kinds = definite.group(1).split()
+    for size in range(len(kinds), 0, -1):
+        kind = r"\s+".join(k.capitalize() for k in kinds[:size])
+        named = re.compile(rf"(?:[A-Z][\w'\u2019-]*\s+(?:(?:of|the|de)\s+)?)+{kind}\b")
+        for sentence in reversed(before):
+            found = named.findall(sentence)
+            if found:
+                return re.sub(r"^The\s+", "", str(found[-1]))
+    return ""
 
 
 __all__ = [

@@ -195,7 +195,7 @@ class Retriever:
                 score=round(score / best, 6),
                 text=hit.text,
                 source=allowed.get(hit.graph),
-                fields={"passage": hit.iri, "passage_text": hit.text},
+                fields={"passage": hit.iri, "passage_text": hit.text, "section": hit.section or None},
             )
             for hit, score in zip(hits, scores, strict=True)
         ]
@@ -228,7 +228,7 @@ class Retriever:
                         text=hit.text,
                         source=source,
                         hop=2,
-                        fields={"passage": hit.iri, "passage_text": hit.text},
+                        fields={"passage": hit.iri, "passage_text": hit.text, "section": hit.section or None},
                     )
                     bridge.related_drafts = [parent]
                     bridges.append(bridge)

@@ -154,7 +154,8 @@ def evidence_text(items: Sequence[EvidenceItem]) -> str:
     """Everything the cited items state: text, labels, the source's name, every side of a conflict."""
     parts: list[str] = []
     for item in items:
-        parts += [item.text, item.passage_text or "", item.title or "", item.document_key or "", item.url or ""]
+        parts += [item.text, item.passage_text or "", item.title or "", item.section or "", item.document_key or ""]
+        parts.append(item.url or "")
         parts += [item.subject_label or "", item.predicate_label or "", item.object_label or ""]
         for term in (item.subject and f"<{item.subject}>", item.predicate and f"<{item.predicate}>", item.object):
             if term:
