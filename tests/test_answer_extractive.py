@@ -240,7 +240,7 @@ def test_helpers() -> None:
     assert term_text("<http://dbpedia.org/resource/New_York>") == "New York"
 
 
-def test_of_a_named_documents_passages_the_one_sharing_most_words_with_the_question_is_stated() -> None:
+def test_of_a_named_documents_passages_the_one_sharing_most_words_with_the_question_is_stated_first() -> None:
     def passage(n: int, text: str, title: str, score: float, *, hop: int = 0, related: tuple[str, ...] = ()):
         return EvidenceItem(
             id=f"ev-{n}",
@@ -266,6 +266,7 @@ def test_of_a_named_documents_passages_the_one_sharing_most_words_with_the_quest
             entities=(),
         )
     )
-    # the claim stating a number, which the question asks for, first
-    assert [c.supporting_citations for c in draft.claims] == [["ev-3"], ["ev-1"]]
+    # the claim stating a number, which the question asks for, first; the named document's
+    # opening passage is stated too, after it, as what "it" is (it does not open with the title)
+    assert [c.supporting_citations for c in draft.claims] == [["ev-3"], ["ev-2"], ["ev-1"]]
     assert draft.claims[0].text == "Halliburton has operations in more than 70 countries."
