@@ -14,9 +14,10 @@ item is left, the draft has no claims and the verifier abstains. A passage that 
 pronoun standing for its document's subject is stated with the title instead (:func:`in_context`).
 A stated passage that does not open with its document's subject ("It has operations in ...")
 brings the relevant passage of its document that does ("The Halliburton Company is ..."), so a
-reader knows what "it" is. For a factoid question ("Who built ...?", "When was ... built?", "How tall is ...?"), the answer
-opens with a short sentence stating the span of the best passage that answers, citing that
-passage (:mod:`provgraph.answer.span`): "Robert Stevenson built the Bell Rock Lighthouse [1]".
+reader knows what "it" is. For a factoid question ("Who built ...?", "When was ... built?",
+"How tall is ...?"), the answer opens with a short sentence stating the span of the best passage
+that answers, citing that passage (:mod:`provgraph.answer.span`): "Robert Stevenson built the
+Bell Rock Lighthouse [1]".
 
 Verdicts come first. A choice between two things the question names ("Who is older, A or B?")
 is decided by a figure from a passage about each; a yes/no question about two things ("Are A and
