@@ -673,6 +673,22 @@ def test_evidence_covering_the_question_is_kept() -> None:
     assert result.removed_claims == []
 
 
+def test_evidence_that_only_mentions_what_is_asked_is_at_most_low() -> None:
+    question = "Where was Big Stone Gap recorded?"
+    text = "Kingston Morning was recorded in Brooklyn and in Big Stone Gap, Virginia."
+    album = passage(1, text, document="urn:doc:kingston", title="Kingston Morning")
+    mentioned = answer(question, [album], claim(text, "ev-1"))
+    assert kept(mentioned) == [text] and mentioned.claims[0].verified
+    assert mentioned.confidence is AnswerConfidence.LOW
+    assert mentioned.limitations == ['The evidence found is about other things that mention "big stone gap".']
+    # the same words in the document about Big Stone Gap answer it
+    own = passage(1, "It was recorded in Brooklyn and in Big Stone Gap, Virginia.", title="Big Stone Gap (album)")
+    about = answer(
+        question, [own], claim("Big Stone Gap was recorded in Brooklyn and in Big Stone Gap, Virginia.", "ev-1")
+    )
+    assert about.confidence is AnswerConfidence.HIGH and not about.limitations
+
+
 def test_coverage_counts_only_the_evidence_of_kept_claims() -> None:
     items = [
         passage(1, "Pierre Curie was born in Paris.", document="urn:doc:pierre", title="Physicists"),

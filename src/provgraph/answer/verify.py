@@ -44,7 +44,9 @@ which abstains: the answer has no claims, a short reason, the best references fo
 query refinements and filter suggestions. An answer that does not cover the question abstains too.
 One whose claims state no answer of the type the question asks for (a date for "when", a number
 for "how many", a name for "who" or "where": :mod:`provgraph.answer.question`), or, for a yes/no
-question, do not speak of every entity it names, is at most ``low``, with a limitation that says so.
+question, do not speak of every entity it names, is at most ``low``, with a limitation that says so;
+so is one whose passages all come from documents about other things that only mention what the
+question names (a passage about an album recorded in Big Stone Gap, for a question about the film).
 A ``high`` answer also needs a claim that states a value of the asked type and cites evidence
 speaking of what is asked (``MIN_PROPERTY_COVERAGE`` of the question's words, names aside:
 "painted" in "When was the lighthouse painted?"); for a choice, a verdict naming one option; for
@@ -80,7 +82,7 @@ from provgraph.answer.models import (
     VerificationIssue,
 )
 from provgraph.answer.question import Expects, comparison, expects, offers
-from provgraph.answer.text import mentions, salient_terms, split_camel, term_text, words
+from provgraph.answer.text import mentions, salient_terms, split_camel, term_text, without_disambiguation, words
 from provgraph.answer.untrusted import CITATION_MARK, inspect, inspect_item, strip_citation_marks
 from provgraph.trust.models import ValueOutcome
 
@@ -410,6 +412,10 @@ def verify(
     if untyped is not None:
         confidence = min(confidence, AnswerConfidence.LOW, key=_RANK.index)
         limitations.append(untyped)
+    elsewhere = _elsewhere(pack, kept) if confidence is not AnswerConfidence.INSUFFICIENT else None
+    if elsewhere is not None:
+        confidence = min(confidence, AnswerConfidence.LOW, key=_RANK.index)
+        limitations.append(elsewhere)
     unproven = _unproven(pack, kept) if confidence is AnswerConfidence.HIGH else None
     if unproven is not None:
         confidence = AnswerConfidence.MEDIUM
@@ -511,6 +517,34 @@ def _untyped(pack: EvidencePack, kept: Sequence[_Kept]) -> str | None:
 
 
 _VERDICT = re.compile(r"^(Yes|No)\b")
+
+
+def _elsewhere(pack: EvidencePack, kept: Sequence[_Kept]) -> str | None:
+    """Why the claims only mention what the question names: every passage they cite comes from a
+    document about something else (its title neither named by the question nor naming one of
+    its names or linked entities: "Kingston Morning", an album recorded in Big Stone Gap, for a
+    question about the film "Big Stone Gap") and none opens with one of those names; or None.
+    Facts are about the linked entities."""
+    asked = " ".join(words(pack.question))
+    names = [t for t in salient_terms(pack.question) if not t.replace(" ", "").isdigit()]
+    names += [n for e in pack.entities if (n := " ".join(words(e.label)))]
+    if not names:
+        return None
+    for _, cited in kept:
+        for item in cited:
+            if item.kind is not EvidenceKind.PASSAGE:
+                return None
+            title = " ".join(words(without_disambiguation(item.title or "")))
+            if title and (mentions(asked, title) or any(mentions(title, n) for n in names)):
+                return None
+            # a sentence whose subject is a name of the question ("Marie Curie was born ...")
+            opening = " ".join(words(re.sub(r"^(the|a|an)\s+", "", item.text.strip(), flags=re.I))) + " "
+            if any(opening.startswith(n + " ") for n in names):
+                return None
+    shown = ", ".join(f'"{n}"' for n in dict.fromkeys(names))
+    return f"The evidence found is about other things that mention {shown}."
+
+
 #: Share of what the question asks of its entities (its content words, names aside) that one
 #: claim's evidence must speak of for a ``high`` answer.
 MIN_PROPERTY_COVERAGE = 0.5
