@@ -673,6 +673,14 @@ def test_evidence_covering_the_question_is_kept() -> None:
     assert result.removed_claims == []
 
 
+def test_a_possessive_is_its_name() -> None:
+    # the generator reads "His books" in the document "Roald Dahl" as "Roald Dahl's books"
+    sold = passage(1, "His books have sold more than 250 million copies worldwide.", title="Roald Dahl")
+    claimed = "Roald Dahl's books have sold more than 250 million copies worldwide."
+    result = answer("How many copies of Roald Dahl's books sold?", [sold], claim(claimed, "ev-1"))
+    assert kept(result) == [claimed] and not result.abstained
+
+
 def test_evidence_that_only_mentions_what_is_asked_is_at_most_low() -> None:
     question = "Where was Big Stone Gap recorded?"
     text = "Kingston Morning was recorded in Brooklyn and in Big Stone Gap, Virginia."

@@ -134,10 +134,20 @@ def _prefixes(tokens: Iterable[str]) -> set[str]:
     return {t[:5] for t in tokens if len(t) >= 5}
 
 
+_POSSESSIVE = re.compile(r"['\u2019]s$")
+
+
 def _finder(evidence_words: set[str]) -> Callable[[str], bool]:
     """Whether a word is in the evidence, exactly or by its first five letters."""
+    # a possessive is its name: "Dahl's" in the claim, "Dahl" in the evidence, or the reverse
+    evidence_words = evidence_words | {_POSSESSIVE.sub("", w) for w in evidence_words}
     prefixes = _prefixes(evidence_words)
-    return lambda word: word in evidence_words or (len(word) >= 5 and word[:5] in prefixes)
+
+    def found(word: str) -> bool:
+        word = _POSSESSIVE.sub("", word)
+        return word in evidence_words or (len(word) >= 5 and word[:5] in prefixes)
+
+    return found
 
 
 def _numbers(text: str) -> list[str]:
@@ -695,7 +705,11 @@ def _uncovered(question: str, cited: Sequence[EvidenceItem]) -> str | None:
     evidence = " ".join(words(evidence_text(cited)))
     # a name the evidence states word by word counts ("Mexican Formula One": "Formula One
     # drivers from Mexico ... the only Mexican driver")
-    names = [t for t in salient_terms(question) if not all(mentions(evidence, w) for w in t.split())]
+    names = [
+        t
+        for t in salient_terms(question)
+        if not all(mentions(evidence, w) or mentions(evidence, _POSSESSIVE.sub("", w)) for w in t.split())
+    ]
     if names:
         return "the evidence found does not mention " + ", ".join(f'"{n}"' for n in names)
     content = list(dict.fromkeys(_content(question)))
