@@ -86,6 +86,10 @@ FACT_MARGIN = 0.15
 MAX_FACTS = 6
 MAX_PASSAGES = 4
 MAX_CONFLICTS = 3
+#: A passage is stated for the question's words it covers when it holds at least this many that
+#: no other stated passage holds. HotpotQA development half: 2 gave sentence recall 66.1 and
+#: precision 63.6, 3 gave 65.5 and 65.7 (none: 63.0 and 64.3).
+MIN_NEW_WORDS = 3
 #: At most this many passages stated only because they say what a stated passage's document is about.
 MAX_DEFINING = 2
 
@@ -455,7 +459,8 @@ def _draft(
 
 def _passages(relevant: Sequence[EvidenceItem], terms: Sequence[str], question: str) -> list[EvidenceItem]:
     """The passages to state: the best; for each salient term of the question not yet covered,
-    the best passage mentioning it; for each of these, the passage of a document it names (the
+    the best passage mentioning it; those covering words of the question the others do not
+    (:func:`_covering`); for each of these, the passage of a document it names (the
     second hop) that shares most words with the question; then any scoring at least
     ``PASSAGE_RATIO`` of the best. At most ``MAX_PASSAGES``, best first."""
     first = [i for i in relevant if i.kind is EvidenceKind.PASSAGE and i.hop != 2]
@@ -470,6 +475,7 @@ def _passages(relevant: Sequence[EvidenceItem], terms: Sequence[str], question: 
             if match is not None and match not in chosen:
                 chosen.append(match)
     asked = set(content_words(question))
+    chosen += _covering(first, chosen, asked)
     for parent in list(chosen):
         # of a named document's passages, the one sharing most words with the question
         candidates = [b for b in bridges if parent.id in b.related and b not in chosen]
@@ -478,6 +484,26 @@ def _passages(relevant: Sequence[EvidenceItem], terms: Sequence[str], question: 
     chosen += [p for p in first if p.score >= PASSAGE_RATIO * first[0].score and p not in chosen]
     chosen = chosen[:MAX_PASSAGES]
     return sorted(chosen + _defining(chosen, relevant), key=lambda i: (-i.score, i.number))
+
+
+def _covering(passages: Sequence[EvidenceItem], chosen: Sequence[EvidenceItem], asked: set[str]) -> list[EvidenceItem]:
+    """Passages that speak of what the chosen ones do not: repeatedly, the one holding most of
+    the question's content words ``asked`` that no chosen passage holds, while it holds at least
+    ``MIN_NEW_WORDS`` of them (a multi-hop question's words are spread over its documents)."""
+    covered = set().union(*(set(words(_item_text(c))) for c in chosen)) & asked
+    out: list[EvidenceItem] = []
+    while len(chosen) + len(out) < MAX_PASSAGES:
+        gains = [
+            (len((set(words(_item_text(p))) & asked) - covered), p)
+            for p in passages
+            if p not in chosen and p not in out
+        ]
+        gain, best = max(gains, key=lambda g: (g[0], g[1].score), default=(0, None))
+        if best is None or gain < MIN_NEW_WORDS:
+            break
+        out.append(best)
+        covered |= set(words(_item_text(best))) & asked
+    return out
 
 
 def _defining(chosen: Sequence[EvidenceItem], relevant: Sequence[EvidenceItem]) -> list[EvidenceItem]:
