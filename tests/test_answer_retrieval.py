@@ -202,6 +202,17 @@ def test_no_short_sentence_says_more_than_its_evidence(lighthouses):
     assert answer.claims and not any(c.text.startswith("Robert Stevenson designed") for c in answer.claims)
 
 
+def test_no_short_sentence_gives_one_things_value_to_another(tmp_path):
+    # the sentence dates the sampler, not the album it mentions
+    articles = {"Crack a Smile": 'The sampler was released in February 2000 with a song from the album "Make Love".\n'}
+    with ProvGraph.memory() as pg:
+        _ingest_articles(pg, tmp_path, articles)
+        answer = pg.ask('When was the album "Make Love" released?', record=False)
+    assert [c.text for c in answer.claims] == [
+        'The sampler was released in February 2000 with a song from the album "Make Love".'
+    ]
+
+
 def test_high_confidence_needs_an_answer_of_the_type_asked_for(lighthouses):
     typed = lighthouses.ask("When was the Bell Rock Lighthouse built?", record=False)
     assert typed.confidence.value == "high"

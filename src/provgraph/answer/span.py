@@ -8,8 +8,9 @@ several, the one nearest to the words the question asks about ("built") is taken
 The short sentence restates the question with the span in place of its question word, when the
 question has one of a few plain forms ("Who built X?" -> "Robert Stevenson built X"; "When was X
 built?" -> "X was built between 1807 and 1810"; "How tall is X?" -> "X is 35 metres tall"). It
-is kept only when every content word of it is in the sentence or the document's title, so it says
-nothing the evidence does not.
+is kept only when every content word of it is in the sentence or the document's title, and the
+sentence is about what the question asks about (:func:`_about_asked`), so it says nothing the
+evidence does not.
 
 >>> question = "Who built the Bell Rock Lighthouse?"
 >>> sentence = "Bell Rock Lighthouse was built between 1807 and 1810 by Robert Stevenson."
@@ -26,7 +27,7 @@ from __future__ import annotations
 import re
 
 from provgraph.answer.question import Expects, expects
-from provgraph.answer.text import STOP_WORDS, content_words, normalise, salient_terms, words
+from provgraph.answer.text import STOP_WORDS, content_words, normalise, salient_terms, without_disambiguation, words
 
 _MONTH = r"(?:January|February|March|April|May|June|July|August|September|October|November|December)"
 _DAY_DATE = rf"(?:\d{{1,2}}\s+{_MONTH}|{_MONTH}\s+\d{{1,2}},?)\s+\d{{4}}"
@@ -146,6 +147,8 @@ def short_answer(sentence: str, question: str, title: str | None = None) -> str 
     None when the question has no plain form, the sentence no span, or the short sentence would
     hold a content word that neither the sentence nor ``title`` holds."""
     answer = span(sentence, question)
+    if not _about_asked(sentence, question, title):
+        return None
     asked = question.strip().rstrip("?").strip()
     form = next(((m, template) for pattern, template in _FORMS if (m := pattern.match(asked))), None)
     if answer is None or form is None:
@@ -162,6 +165,23 @@ def short_answer(sentence: str, question: str, title: str | None = None) -> str 
     text = text[:1].upper() + text[1:] + "."
     held = {w[:5] for w in words(f"{sentence} {title or ''}")}
     return text if all(w[:5] in held for w in content_words(text)) else None
+
+
+def _about_asked(sentence: str, question: str, title: str | None) -> bool:
+    """Whether the sentence's subject is what the question asks about: its first content word is
+    one of the question's, or it is of the document about a name of the question and opens with
+    that document's subject ("The tower ..." in "Bell Rock Lighthouse"). "The single was
+    released in 2000" says nothing of when the album it mentions was."""
+    first = content_words(sentence)[:1]
+    if first and first[0][:5] in {w[:5] for w in content_words(question)}:
+        return True
+    opening = " ".join(words(re.sub(r"^(?:the|a|an)\s+", "", sentence.strip(), flags=re.I))) + " "
+    names = [t for t in salient_terms(question) if not t.replace(" ", "").isdigit()]
+    subject = " ".join(words(without_disambiguation(title or "")))
+    about = bool(subject) and any(n == subject or n in subject.split(" ") or subject in n for n in names)
+    return about and (
+        opening.startswith(subject + " ") or re.match(r"(?:The\s+[a-z]|It\b|He\b|She\b)", sentence) is not None
+    )
 
 
 __all__ = ["short_answer", "span"]
