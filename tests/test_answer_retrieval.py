@@ -300,6 +300,36 @@ def test_a_yes_no_question_a_fact_states_is_answered_yes(drugs):
     assert other.confidence.value == "low" and 'No claim speaks of "naproxen".' in other.limitations
 
 
+DOGS = {
+    "Scotch Collie": "The Scotch Collie is a landrace breed of dog from Scotland.\n\n"
+    "Other ancestors include the Gordon and Irish Setters.\n",
+    "Manchester Terrier": "The Manchester Terrier is a breed of dog of the smooth-haired terrier type.\n",
+    "Irish Red and White Setter": "The Irish Red and White Setter is a breed of dog.\n\n"
+    "Its ancestors include the Gordon and Irish Setters too.\n",
+}
+
+
+def test_a_choice_is_decided_by_what_the_question_says_of_the_one_it_asks_for(tmp_path):
+    with ProvGraph.memory() as pg:
+        _ingest_articles(pg, tmp_path, DOGS)
+        answer = pg.ask(
+            "Which dog's ancestors include Gordon and Irish Setters: the Manchester Terrier or the Scotch Collie?",
+            record=False,
+        )
+        both = pg.ask(
+            "Which dog's ancestors include Gordon and Irish Setters: the Irish Red and White Setter or the Scotch "
+            "Collie?",
+            record=False,
+        )
+    verdict = answer.claims[0]
+    assert verdict.text == "Scotch Collie: Other ancestors include the Gordon and Irish Setters."
+    assert verdict.verified and len(verdict.supporting_citations) == 2  # both sides cited
+    assert answer.confidence.value == "high"
+    # both say it: no verdict, and not high
+    assert not any(c.text.startswith(("Scotch Collie:", "Irish Red and White Setter:")) for c in both.claims)
+    assert both.confidence.value != "high"
+
+
 COMPOSERS = {
     "Giuseppe Verdi": "Giuseppe Verdi (1813-1901) was an Italian opera composer.\n",
     "Ambroise Thomas": "Ambroise Thomas (1811-1896) was a French composer, best known for his operas.\n",

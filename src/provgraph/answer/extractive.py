@@ -20,10 +20,12 @@ that answers, citing that passage (:mod:`provgraph.answer.span`): "Robert Steven
 Bell Rock Lighthouse [1]".
 
 Verdicts come first. A choice between two things the question names ("Who is older, A or B?")
-is decided by a figure from a passage about each; a yes/no question about two things ("Are A and
-B both opera composers?", "Were A and B of the same nationality?") by what a passage about each
-says; a yes/no question a fact answers gets "Yes". Each verdict cites both sides. Nothing is
-ever answered "No" because a source is silent: only two stated values that differ say "No".
+is decided by a figure from a passage about each, or ("Which dog's ancestors include ...: A or
+B?") by the one whose own passage says what the question asks when the other's does not; a
+yes/no question about two things ("Are A and B both opera composers?", "Were A and B of the same
+nationality?") by what a passage about each says; a yes/no question a fact answers gets "Yes".
+Each verdict cites both sides. Nothing is ever answered "No" because a source is silent: only two
+stated values that differ say "No".
 
 Phrasing follows the fact's aggregated confidence and agreement between independent sources:
 
@@ -59,7 +61,7 @@ from provgraph.answer.models import (
     EvidencePack,
     SupportLevel,
 )
-from provgraph.answer.question import Expects, Order, Pair, comparison, expects, figure, offers, pair
+from provgraph.answer.question import Expects, Order, Pair, choices, comparison, expects, figure, offers, pair
 from provgraph.answer.span import short_answer
 from provgraph.answer.text import (
     STOP_WORDS,
@@ -90,6 +92,8 @@ MAX_CONFLICTS = 3
 #: no other stated passage holds. HotpotQA development half: 2 gave sentence recall 66.1 and
 #: precision 63.6, 3 gave 65.5 and 65.7 (none: 63.0 and 64.3).
 MIN_NEW_WORDS = 3
+#: Share of a choice question's words (the options' names aside) the chosen option's passage must hold.
+MIN_CHOICE_SHARE = 0.5
 #: At most this many passages stated only because they say what a stated passage's document is about.
 MAX_DEFINING = 2
 
@@ -279,7 +283,7 @@ def _verdict(relevant: Sequence[EvidenceItem], question: str) -> list[DraftClaim
     a side has no figure or they are equal."""
     asked = comparison(question)
     if asked is None:
-        return _pair_verdict(relevant, question)
+        return _pair_verdict(relevant, question) or _choice_verdict(relevant, question)
     found: list[tuple[str, EvidenceItem, str]] = []
     for option in asked.options:
         hit = next(
@@ -359,6 +363,47 @@ def _pair_verdict(relevant: Sequence[EvidenceItem], question: str) -> list[Draft
         DraftClaim(
             text=text,
             supporting_citations=[first.id, second.id],
+            support_level=SupportLevel.DIRECT,
+            claim_class=ClaimClass.COMPARATIVE,
+        )
+    ]
+
+
+def _choice_verdict(relevant: Sequence[EvidenceItem], question: str) -> list[DraftClaim]:
+    """A choice decided by what the question says of the one it asks for ("Which dog's ancestors
+    include Gordon and Irish Setters: the Manchester Terrier or the Scotch Collie?"): the option
+    whose own passage (of its document, or opening with its name) holds most of the question's
+    other words, when it holds at least ``MIN_CHOICE_SHARE`` of them and each other option's
+    holds fewer than half as many: "Scotch Collie: Other ancestors include the Gordon and Irish
+    Setters.", citing it and the other options' passages."""
+    options = choices(question)
+    if options is None or expects(question) is not Expects.CHOICE:
+        return []
+    named = {w for o in options for w in words(o)}
+    asked = {w[:5] for w in content_words(question) if w not in named}
+    if not asked:
+        return []
+
+    def held(item: EvidenceItem) -> int:
+        return len(asked & {w[:5] for w in words(item.text)})
+
+    sides: list[tuple[str, EvidenceItem, int]] = []
+    for option in options:
+        own = [
+            i for i in _about(relevant, option) if _named(i.title) == " ".join(words(option)) or _opens_with(i, option)
+        ]
+        if not own:
+            return []
+        best = max(own, key=lambda i: (held(i), -i.number))
+        sides.append((option, best, held(best)))
+    sides.sort(key=lambda side: -side[2])
+    (winner, item, most), others = sides[0], sides[1:]
+    if most < MIN_CHOICE_SHARE * len(asked) or any(2 * count > most for _, _, count in others):
+        return []
+    return [
+        DraftClaim(
+            text=f"{winner}: {in_context(item.text.strip(), item.title)}",
+            supporting_citations=[item.id, *(other.id for _, other, _ in others)],
             support_level=SupportLevel.DIRECT,
             claim_class=ClaimClass.COMPARATIVE,
         )

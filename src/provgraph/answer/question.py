@@ -153,7 +153,8 @@ def comparison(question: str) -> Comparison | None:
     word = next((w for w in head if w in _COMPARATIVES), None)
     if word is None:
         return None
-    options = tuple(re.sub(r"^(the|a|an)\s+", "", o.strip(), flags=re.I) for o in found.groups())
+    options = choices(question)
+    assert options is not None
     dated, order = _COMPARATIVES[word]
     if word == "more" and {"recent", "recently"} & set(head):
         dated = True
@@ -245,6 +246,18 @@ def _trailing_name(tokens: list[str]) -> list[str]:
     return tokens[start:]
 
 
+def choices(question: str) -> tuple[str, ...] | None:
+    """The things a choice question names to choose from, without their articles, or None.
+
+    >>> choices("Which dog's ancestors include Gordon and Irish Setters: the Manchester Terrier or the Scotch Collie?")
+    ('Manchester Terrier', 'Scotch Collie')
+    """
+    found = _OPTIONS.search(question)
+    if found is None:
+        return None
+    return tuple(re.sub(r"^(the|a|an)\s+", "", o.strip(), flags=re.I) for o in found.groups())
+
+
 _FIGURE_YEAR = re.compile(r"(?<!\d)(1[0-9]{3}|20[0-9]{2})(?!\d)")
 _FIGURE_NUMBER = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?")
 
@@ -269,4 +282,4 @@ def _names(text: str) -> list[str]:
     return out
 
 
-__all__ = ["Comparison", "Expects", "Order", "Pair", "comparison", "expects", "figure", "offers", "pair"]
+__all__ = ["Comparison", "Expects", "Order", "Pair", "choices", "comparison", "expects", "figure", "offers", "pair"]

@@ -81,7 +81,7 @@ from provgraph.answer.models import (
     SupportLevel,
     VerificationIssue,
 )
-from provgraph.answer.question import Expects, comparison, expects, offers
+from provgraph.answer.question import Expects, choices, expects, offers
 from provgraph.answer.text import mentions, salient_terms, split_camel, term_text, without_disambiguation, words
 from provgraph.answer.untrusted import CITATION_MARK, inspect, inspect_item, strip_citation_marks
 from provgraph.trust.models import ValueOutcome
@@ -567,8 +567,7 @@ def _unproven(pack: EvidencePack, kept: Sequence[_Kept]) -> str | None:
     question = pack.question
     expected = expects(question)
     if expected is Expects.CHOICE:
-        asked = comparison(question)
-        options = [" ".join(words(o)) for o in asked.options] if asked else []
+        options = [" ".join(words(o)) for o in choices(question) or ()]
         verdict = any(
             claim.claim_class is ClaimClass.COMPARATIVE
             and any(" ".join(words(claim.text)).startswith(o) for o in options)
