@@ -394,6 +394,22 @@ CRITICS = {
 }
 
 
+def test_the_second_hop_follows_a_possessive_name(tmp_path):
+    articles = {
+        "Robert Suettinger": "Robert Suettinger was President Bill Clinton's intelligence officer for East Asia.\n",
+        "Bill Clinton": "William Jefferson Clinton is an American politician.\n\n"
+        "He was Governor of Arkansas from 1979 to 1981 and from 1983 to 1992.\n",
+        "Mike Huckabee": "Mike Huckabee was Governor of Arkansas from 1996 to 2007.\n",
+    }
+    with ProvGraph.memory() as pg:
+        _ingest_articles(pg, tmp_path, articles)
+        answer = pg.ask(
+            "Robert Suettinger was the intelligence officer under which former Governor of Arkansas?", record=False
+        )
+    # "Bill Clinton's" names the document "Bill Clinton"
+    assert "Bill Clinton" in {c.title for c in answer.citations}, answer.claims
+
+
 def test_the_second_hop_states_the_named_documents_passage_that_answers(tmp_path):
     # "another corporation" is named only in Scott Parkin's passage: Halliburton's passage that
     # answers names neither Scott Parkin nor Exxonmobil

@@ -620,7 +620,12 @@ class _Allowed:
                 key = tuple(normal[i : i + n])
                 if len(key) < n:
                     break
-                keys[key] = keys.get(key, False) or n > 1 or written[i][:1].isupper()
+                ok = keys.get(key, False) or n > 1 or written[i][:1].isupper()
+                keys[key] = ok
+                # "President Bill Clinton's national intelligence officer" names "Bill Clinton"
+                owner = (*key[:-1], re.sub(r"['\u2019]s$", "", key[-1]))
+                if owner != key:
+                    keys[owner] = keys.get(owner, False) or ok
         titles = self._index.named([k for k, ok in keys.items() if ok], self.scope)
         self.load(s.graph for found in titles.values() for s in found)
         out: dict[str, Source] = {}
