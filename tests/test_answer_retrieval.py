@@ -394,6 +394,22 @@ CRITICS = {
 }
 
 
+def test_the_second_hop_states_the_named_documents_passage_of_the_type_asked_for(tmp_path):
+    articles = {
+        "2011 VCU Rams": "The 2011 VCU Rams team represented Virginia Commonwealth University.\n",
+        "Virginia Commonwealth University": "Virginia Commonwealth University is a public research university in "
+        "Richmond, Virginia.\n\nIts campus lies in the Fan district of Richmond, Virginia, near the university's "
+        "team arena.\n\nIt was founded in 1838 as a medical college.\n",
+    }
+    with ProvGraph.memory() as pg:
+        _ingest_articles(pg, tmp_path, articles)
+        answer = pg.ask(
+            "The 2011 VCU Rams team represented a university in Richmond, Virginia founded in what year?", record=False
+        )
+    # the campus passage shares more words with the question; the founding one holds a year
+    assert answer.claims[0].text == "Virginia Commonwealth University was founded in 1838 as a medical college."
+
+
 def test_the_second_hop_follows_a_possessive_name(tmp_path):
     articles = {
         "Robert Suettinger": "Robert Suettinger was President Bill Clinton's intelligence officer for East Asia.\n",

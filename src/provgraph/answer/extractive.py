@@ -520,12 +520,16 @@ def _passages(relevant: Sequence[EvidenceItem], terms: Sequence[str], question: 
             if match is not None and match not in chosen:
                 chosen.append(match)
     asked = set(content_words(question))
+    expected = expects(question)
     chosen += _covering(first, chosen, asked)
     for parent in list(chosen):
         # of a named document's passages, the one sharing most words with the question
         candidates = [b for b in bridges if parent.id in b.related and b not in chosen]
         if candidates:
-            chosen.append(max(candidates, key=lambda b: len(asked & set(words(b.text)))))
+            # the one holding an answer of the type asked for, then sharing most words with the question
+            chosen.append(
+                max(candidates, key=lambda b: (offers(b.text, expected, question), len(asked & set(words(b.text)))))
+            )
     chosen += [p for p in first if p.score >= PASSAGE_RATIO * first[0].score and p not in chosen]
     chosen = chosen[:MAX_PASSAGES]
     return sorted(chosen + _defining(chosen, relevant), key=lambda i: (-i.score, i.number))
