@@ -271,6 +271,7 @@ def _passage_claims(
     return claims
 
 
+#: A word as :func:`~provgraph.answer.text.words` reads it, found with its position.
 _WORDS = re.compile(r"[^\W_]+(?:['\u2019][^\W_]+)*")
 #: How a comparative of the question reads in a verdict.
 _VERDICT_WORD = {"first": "earlier", "oldest": "older", "youngest": "younger"}
@@ -319,6 +320,12 @@ def _about(relevant: Sequence[EvidenceItem], name: str) -> list[EvidenceItem]:
     return sorted(about, key=lambda i: (_named(i.title) != name, i.number))
 
 
+def _own(relevant: Sequence[EvidenceItem], name: str) -> list[EvidenceItem]:
+    """The passages about ``name`` that say something of it: of its document, or opening with it.
+    "Cypress-pine is the common name for three genera" does not make the cypress a genus."""
+    return [i for i in _about(relevant, name) if _named(i.title) == " ".join(words(name)) or _opens_with(i, name)]
+
+
 #: Words of "both ..." that say how a thing is described, not what it is ("described as a genus").
 _HOW_SAID = frozenset(
     "both described considered classified regarded known called located situated type types kind kinds".split()
@@ -340,12 +347,7 @@ def _pair_verdict(relevant: Sequence[EvidenceItem], question: str) -> list[Draft
         return []
     found: list[tuple[str, EvidenceItem, str]] = []
     for option in asked.options:
-        # only what the thing's own document, or a sentence about it, says: "Cypress-pine is the
-        # common name for three genera" does not make the cypress a genus
-        own = [
-            i for i in _about(relevant, option) if _named(i.title) == " ".join(words(option)) or _opens_with(i, option)
-        ]
-        hit = next(((i, v) for i in own if (v := _states(i, asked)) is not None), None)
+        hit = next(((i, v) for i in _own(relevant, option) if (v := _states(i, asked)) is not None), None)
         if hit is None:
             return []
         found.append((option, *hit))
@@ -389,9 +391,7 @@ def _choice_verdict(relevant: Sequence[EvidenceItem], question: str) -> list[Dra
 
     sides: list[tuple[str, EvidenceItem, int]] = []
     for option in options:
-        own = [
-            i for i in _about(relevant, option) if _named(i.title) == " ".join(words(option)) or _opens_with(i, option)
-        ]
+        own = _own(relevant, option)
         if not own:
             return []
         best = max(own, key=lambda i: (held(i), -i.number))
@@ -505,8 +505,9 @@ def _draft(
 def _passages(relevant: Sequence[EvidenceItem], terms: Sequence[str], question: str) -> list[EvidenceItem]:
     """The passages to state: the best; for each salient term of the question not yet covered,
     the best passage mentioning it; those covering words of the question the others do not
-    (:func:`_covering`); for each of these, the passage of a document it names (the
-    second hop) that shares most words with the question; then any scoring at least
+    (:func:`_covering`); for each of these, the passage of a document it names (the second hop)
+    that holds an answer of the asked type, then shares most words with the question; then any
+    scoring at least
     ``PASSAGE_RATIO`` of the best. At most ``MAX_PASSAGES``, best first."""
     first = [i for i in relevant if i.kind is EvidenceKind.PASSAGE and i.hop != 2]
     # the second hop: passages of documents a passage names, whether found by their own words or not

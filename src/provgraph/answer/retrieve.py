@@ -45,7 +45,7 @@ from provgraph.answer.models import (
     evidence_id,
 )
 from provgraph.answer.question import expects, offers
-from provgraph.answer.text import content_words, term_text, tokens, words
+from provgraph.answer.text import content_words, term_text, tokens, without_possessive, words
 from provgraph.models import Evidence
 from provgraph.store import derived, revocations
 from provgraph.store.base import Backend
@@ -629,7 +629,7 @@ class _Allowed:
                 ok = keys.get(key, False) or n > 1 or written[i][:1].isupper()
                 keys[key] = ok
                 # "President Bill Clinton's national intelligence officer" names "Bill Clinton"
-                owner = (*key[:-1], re.sub(r"['\u2019]s$", "", key[-1]))
+                owner = (*key[:-1], without_possessive(key[-1]))
                 if owner != key:
                     keys[owner] = keys.get(owner, False) or ok
         titles = self._index.named([k for k, ok in keys.items() if ok], self.scope)

@@ -100,6 +100,8 @@ def _without_stop_unit(number: str) -> str:
     return number.rstrip(",")
 
 
+#: A name: capitalised words, joined by the particles of names ("Anne of Green Gables", "Ludwig
+#: van Beethoven"), not by prepositions: "Paris in France" is two.
 _NAME = re.compile(
     r"(?<![\w'\u2019])[A-Z][\w'\u2019-]*\.?(?:\s+(?:(?:of|the|de|von|van|der|del|da|du|la|le)\s+)*[A-Z][\w'\u2019-]*\.?)*"
 )
@@ -144,8 +146,9 @@ _PLACE_PREPOSITION = re.compile(r"\b(in|at|on|near|off)\s+(?:the\s+)?$")
 
 def short_answer(sentence: str, question: str, title: str | None = None) -> str | None:
     """A short sentence stating the answer span of ``sentence`` in the words of ``question``, or
-    None when the question has no plain form, the sentence no span, or the short sentence would
-    hold a content word that neither the sentence nor ``title`` holds."""
+    None when the question has no plain form, the sentence no span or another subject than the
+    question's (:func:`_about_asked`), or the short sentence would hold a content word that
+    neither the sentence nor ``title`` holds."""
     answer = span(sentence, question)
     if not _about_asked(sentence, question, title):
         return None

@@ -108,6 +108,14 @@ def without_disambiguation(title: str) -> str:
     return re.sub(r"\s*\([^)]*\)\s*$", "", title).strip()
 
 
+def without_possessive(word: str) -> str:
+    """A word without its possessive ending: the name it is ("dahl's" -> "dahl")."""
+    return _POSSESSIVE.sub("", word)
+
+
+_POSSESSIVE = re.compile(r"['\u2019]s$")
+
+
 def term_text(term: str) -> str:
     """An N-Triples term as a reader wants it: a literal's value, an IRI's local name."""
     if term.startswith('"'):
@@ -149,5 +157,6 @@ __all__ = [
     "term_text",
     "tokens",
     "without_disambiguation",
+    "without_possessive",
     "words",
 ]

@@ -82,7 +82,15 @@ from provgraph.answer.models import (
     VerificationIssue,
 )
 from provgraph.answer.question import Expects, choices, expects, offers
-from provgraph.answer.text import mentions, salient_terms, split_camel, term_text, without_disambiguation, words
+from provgraph.answer.text import (
+    mentions,
+    salient_terms,
+    split_camel,
+    term_text,
+    without_disambiguation,
+    without_possessive,
+    words,
+)
 from provgraph.answer.untrusted import CITATION_MARK, inspect, inspect_item, strip_citation_marks
 from provgraph.trust.models import ValueOutcome
 
@@ -134,17 +142,14 @@ def _prefixes(tokens: Iterable[str]) -> set[str]:
     return {t[:5] for t in tokens if len(t) >= 5}
 
 
-_POSSESSIVE = re.compile(r"['\u2019]s$")
-
-
 def _finder(evidence_words: set[str]) -> Callable[[str], bool]:
     """Whether a word is in the evidence, exactly or by its first five letters."""
     # a possessive is its name: "Dahl's" in the claim, "Dahl" in the evidence, or the reverse
-    evidence_words = evidence_words | {_POSSESSIVE.sub("", w) for w in evidence_words}
+    evidence_words = evidence_words | {without_possessive(w) for w in evidence_words}
     prefixes = _prefixes(evidence_words)
 
     def found(word: str) -> bool:
-        word = _POSSESSIVE.sub("", word)
+        word = without_possessive(word)
         return word in evidence_words or (len(word) >= 5 and word[:5] in prefixes)
 
     return found
@@ -707,7 +712,7 @@ def _uncovered(question: str, cited: Sequence[EvidenceItem]) -> str | None:
     names = [
         t
         for t in salient_terms(question)
-        if not all(mentions(evidence, w) or mentions(evidence, _POSSESSIVE.sub("", w)) for w in t.split())
+        if not all(mentions(evidence, w) or mentions(evidence, without_possessive(w)) for w in t.split())
     ]
     if names:
         return "the evidence found does not mention " + ", ".join(f'"{n}"' for n in names)
