@@ -157,6 +157,19 @@ def test_a_sentence_is_read_under_its_section_heading(tmp_path):
     assert keepers.claims[0].text == "Three men lived in the tower." and keepers.confidence.value == "high"
 
 
+def test_a_sentence_naming_its_documents_subject_by_its_kind_is_stated_with_the_title(tmp_path):
+    articles = {
+        "Bell Rock Lighthouse": "The Bell Rock Lighthouse stands off Angus.\n\nThe lighthouse was automated in 1988.\n",
+        "Big Stone Gap (film)": "Big Stone Gap is a 2014 romantic comedy.\n\nThe film was shot in Virginia.\n",
+    }
+    with ProvGraph.memory() as pg:
+        _ingest_articles(pg, tmp_path, articles)
+        automated = pg.ask("When was the Bell Rock Lighthouse automated?", record=False)
+        shot = pg.ask("Where was Big Stone Gap shot?", record=False)
+    assert "Bell Rock Lighthouse was automated in 1988." in [c.text for c in automated.claims]
+    assert "Big Stone Gap was shot in Virginia." in [c.text for c in shot.claims]
+
+
 def test_a_definite_description_is_read_as_the_name_before_it(tmp_path):
     articles = {
         "Vermont Catamounts men's soccer": "The Vermont Catamounts men's soccer team represents the University of "

@@ -454,9 +454,11 @@ _DUMMY_IT = re.compile(
 
 
 def in_context(text: str, title: str | None) -> str:
-    """A passage that opens with a pronoun standing for its document's subject, with the title
-    instead ("It was founded by Henry J. Kaiser" in "Kaiser Ventures": "Kaiser Ventures was
-    founded by Henry J. Kaiser"); the title without its disambiguation ("Big Stone Gap (film)").
+    """A passage that opens with a pronoun standing for its document's subject, or with the kind
+    of thing its title says the subject is ("The film was ..." in "Big Stone Gap (film)", "The
+    lighthouse was ..." in "Bell Rock Lighthouse"), with the title instead ("It was founded by
+    Henry J. Kaiser" in "Kaiser Ventures": "Kaiser Ventures was founded by Henry J. Kaiser"); the
+    title without its disambiguation.
 
     >>> in_context("It was founded by Henry J. Kaiser.", "Kaiser Ventures")
     'Kaiser Ventures was founded by Henry J. Kaiser.'
@@ -464,6 +466,8 @@ def in_context(text: str, title: str | None) -> str:
     "Robert Stevenson's father was a farmer."
     >>> in_context("It is believed that the tower fell.", "Bell Rock")
     'It is believed that the tower fell.'
+    >>> in_context("The film is set in Virginia.", "Big Stone Gap (film)")
+    'Big Stone Gap is set in Virginia.'
     """
     name = without_disambiguation(title or "")
     if not name or _DUMMY_IT.match(text):
@@ -472,7 +476,22 @@ def in_context(text: str, title: str | None) -> str:
         return name + text[match.end() :]
     if match := _POSSESSIVE.match(text):
         return name + "'s" + text[match.end() :]
+    if (match := _DEFINITE.match(text)) and _is_kind(match.group(1), title or ""):
+        return name + text[match.end() :]
     return text
+
+
+#: "The film is set in ...": a sentence naming its subject by its kind.
+_DEFINITE = re.compile(r"^The ((?:[a-z]+ )??[a-z]{3,})(?=\s+(?:is|was|are|were|has|had|[a-z]+ed)\b)")
+
+
+def _is_kind(kind: str, title: str) -> bool:
+    """Whether ``kind`` ("film", "conference") is what the title says its subject is: its
+    disambiguation ("Big Stone Gap (film)") or its last words ("America East Conference")."""
+    said = words(title)
+    kinds = words(kind)
+    qualifier = re.search(r"\(([^)]*)\)\s*$", title)
+    return said[-len(kinds) :] == kinds or (qualifier is not None and words(qualifier.group(1))[-len(kinds) :] == kinds)
 
 
 def _by_subtopic(claims: Sequence[DraftClaim], by_id: dict[str, EvidenceItem]) -> list[DraftClaim]:
