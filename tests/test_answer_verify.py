@@ -697,6 +697,48 @@ def test_evidence_that_only_mentions_what_is_asked_is_at_most_low() -> None:
     assert about.confidence is AnswerConfidence.HIGH and not about.limitations
 
 
+def test_evidence_that_only_mentions_what_is_asked_and_says_little_of_it_abstains() -> None:
+    question = "Where was the director of Big Stone Gap born?"
+    text = "Kingston Morning was recorded in Brooklyn and in Big Stone Gap, Virginia."
+    album = passage(1, text, document="urn:doc:kingston", title="Kingston Morning")
+    mentioned = answer(question, [album], claim(text, "ev-1"))
+    assert mentioned.abstained and not mentioned.claims
+    assert mentioned.answer_summary == (
+        'Insufficient evidence: the evidence found is about other things that mention "big stone gap".'
+    )
+    assert [(i.code, i.action) for i in mentioned.removed_claims] == [(ReasonCode.QUESTION_NOT_COVERED, Action.REMOVED)]
+    # the film's own article, saying the same little, is about what is asked: an answer
+    own = passage(1, "It was shot in Big Stone Gap, Virginia.", title="Big Stone Gap (film)")
+    about = answer(question, [own], claim("Big Stone Gap was shot in Big Stone Gap, Virginia.", "ev-1"))
+    assert not about.abstained
+
+
+def test_a_document_that_a_passage_about_what_is_asked_names_is_not_about_other_things() -> None:
+    # the second hop: the film's article names its director, whose article answers
+    question = "Where is the director of Big Stone Gap based?"
+    film = passage(1, "Big Stone Gap is a film directed by Adriana Trigiani.", title="Big Stone Gap (film)")
+    text = "Adriana Trigiani, who directed Big Stone Gap, is based in Greenwich Village, New York City."
+    director = passage(2, text, document="urn:doc:trigiani", title="Adriana Trigiani")
+    result = answer(question, [film, director], claim(text, "ev-2"))
+    assert kept(result) == [text] and result.confidence is AnswerConfidence.HIGH and not result.limitations
+    # without the film's article, the director's is an article about another thing
+    alone = answer(question, [director], claim(text, "ev-2"))
+    assert alone.confidence is AnswerConfidence.LOW
+    assert alone.limitations == ['The evidence found is about other things that mention "big stone gap".']
+
+
+def test_who_asks_for_the_subject_of_a_document_saying_what_the_question_says() -> None:
+    question = "Who was known by his stage name Aladin?"
+    text = "Eenasul Fateh, also known by his stage name Aladin, is a magician."
+    fateh = passage(1, text, document="urn:doc:fateh", title="Eenasul Fateh")
+    result = answer(question, [fateh], claim(text, "ev-1"))
+    assert result.confidence is AnswerConfidence.HIGH and not result.limitations
+    # a sentence of another document that mentions the name is about something else
+    show = "The show featured Aladin on its stage among other acts."
+    other = answer(question, [passage(1, show, document="urn:doc:show", title="Magic Nights")], claim(show, "ev-1"))
+    assert other.confidence is AnswerConfidence.LOW
+
+
 def test_coverage_counts_only_the_evidence_of_kept_claims() -> None:
     items = [
         passage(1, "Pierre Curie was born in Paris.", document="urn:doc:pierre", title="Physicists"),

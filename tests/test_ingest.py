@@ -194,6 +194,15 @@ def test_titles_ranks_and_opus_numbers_do_not_end_a_sentence(pg, tmp_path):
     }
 
 
+def test_a_titles_question_mark_before_a_parenthesis_does_not_end_a_sentence(pg, tmp_path):
+    path = tmp_path / "doc.txt"
+    path.write_text("Why Is There Air? (1965) is Bill Cosby's third album. Is it funny? Yes!")
+    report = pg.ingest(path)
+    rows = pg.query(f"""SELECT ?t WHERE {{ GRAPH <{report.documents[0].graph}> {{ ?p pg:text ?t }} }}""").rows()
+    album = "Why Is There Air? (1965) is Bill Cosby's third album."
+    assert {r["t"].value for r in rows} == {album, "Is it funny?", "Yes!"}
+
+
 def test_text_pages_follow_form_feeds(pg, tmp_path):
     path = tmp_path / "doc.txt"
     path.write_text("First page. Still first.\n\fSecond page here.")

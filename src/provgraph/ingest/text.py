@@ -5,7 +5,8 @@ writes them; pages are only recorded when the text has any).
 
 Sentence boundaries: ``.``, ``!`` or ``?`` (optionally followed by closing quotes or brackets),
 then whitespace, then something that can start a sentence; known abbreviations (``e.g.``,
-``Dr.``, ``Gov.``, ``Op.``, ``Fig.``, single initials ...) and decimal numbers do not end sentences. Blank lines,
+``Dr.``, ``Gov.``, ``Op.``, ``Fig.``, single initials ...), decimal numbers and a title's ``?`` or ``!``
+followed by a parenthesis ("Why Is There Air? (1965) is ...") do not end sentences. Blank lines,
 headings and list items always do.
 """
 
@@ -88,7 +89,7 @@ def _sentences(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
     begin = 0
     for match in _BOUNDARY.finditer(block):
         stop = match.end()
-        if _is_abbreviation(block, match.start()):
+        if _is_abbreviation(block, match.start()) or _is_title_mark(block, match):
             continue
         yield from _trimmed(text, start + begin, start + stop)
         begin = stop
@@ -109,6 +110,12 @@ def _is_abbreviation(block: str, dot: int) -> bool:
     # a decimal number split across the boundary is excluded by the regex's look-ahead;
     # initials like "J.R.R." end with a one-letter part
     return "." in word and len(word.rsplit(".", 1)[-1]) <= 1
+
+
+def _is_title_mark(block: str, match: re.Match[str]) -> bool:
+    # "Why Is There Air? (1965) is Bill Cosby's third album": a title's own question or
+    # exclamation mark, followed by a parenthesis, does not end the sentence
+    return match.group()[-1] in "!?" and block[match.end() :].lstrip().startswith("(")
 
 
 def _trimmed(text: str, s: int, e: int) -> Iterator[tuple[int, int]]:
