@@ -3,12 +3,13 @@ from __future__ import annotations
 import inspect
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import httpx._config
 import pytest
 
-from helpers import POPULATION_POLICY, find_browser, ingest_capitals
+from helpers import BROWSER_WAIT, POPULATION_POLICY, find_browser, ingest_capitals
 from provgraph import ProvGraph
 
 # The servers the tests talk to are on 127.0.0.1 and answer in milliseconds, but a loaded machine
@@ -43,6 +44,47 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
 def browser_binaries(request: pytest.FixtureRequest) -> tuple[Path, Path]:
     """Paths of Debian's chromium and chromedriver (skips, or fails under --require-browser)."""
     return find_browser(required=request.config.getoption("--require-browser"))
+
+
+@pytest.fixture(scope="module")
+def browser(browser_binaries: tuple[Path, Path], tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """One headless Chromium for the module (starting it is most of the cost)."""
+    chromium, chromedriver = browser_binaries
+    from selenium import webdriver
+    from selenium.webdriver.chrome.options import Options
+    from selenium.webdriver.chrome.service import Service
+
+    options = Options()
+    options.binary_location = str(chromium)
+    for flag in (
+        "--headless=new",
+        "--no-sandbox",  # CI runs as root
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--disable-quic",
+        "--no-first-run",
+        "--no-default-browser-check",
+        # Chromium's own background traffic (updates, sync, safe browsing) would be refused by
+        # this machine's closed network and is no part of the page.
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--disable-extensions",
+        "--disable-default-apps",
+        # Any host name but loopback fails to resolve: the page cannot reach the network even by
+        # accident, and the request log below still records any attempt.
+        "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1",
+        "--window-size=1400,1000",
+        f"--user-data-dir={tmp_path_factory.mktemp('chromium-profile')}",
+    ):
+        options.add_argument(flag)
+    options.set_capability("goog:loggingPrefs", {"performance": "ALL", "browser": "ALL"})
+    driver = webdriver.Chrome(service=Service(str(chromedriver)), options=options)
+    driver.set_page_load_timeout(BROWSER_WAIT)
+    try:
+        yield driver
+    finally:
+        driver.quit()
 
 
 @pytest.fixture

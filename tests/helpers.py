@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import shutil
 import signal
@@ -11,6 +12,7 @@ import sys
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -31,6 +33,9 @@ SERVER_START = 120.0
 
 #: The Debian packages the browser tests need, as the skip message names them.
 BROWSER_PACKAGES = "apt-get install chromium chromium-driver"
+# Seconds for what will happen in a browser (a page load, a query): well under one on an idle
+# machine, a generous margin on a loaded one; only a broken page waits this long.
+BROWSER_WAIT = 60
 
 
 def find_browser(*, required: bool, which: Callable[[str], str | None] = shutil.which) -> tuple[Path, Path]:
@@ -249,3 +254,13 @@ def ingest_capitals_cli(store: str) -> subprocess.CompletedProcess[str]:
         "ingest", str(CAPITALS), "--id", "3-capitals", "--tier", "4", "--base", LDIF_BASE,
         "--split-graphs", "wikipedia", "--quiet", "--store", store,
     )  # fmt: skip
+
+
+def requested_urls(driver: Any) -> list[str]:
+    """Every URL the page asked for since the last call (Chrome's DevTools network log)."""
+    urls = []
+    for entry in driver.get_log("performance"):
+        message = json.loads(entry["message"])["message"]
+        if message["method"] == "Network.requestWillBeSent":
+            urls.append(message["params"]["request"]["url"])
+    return urls

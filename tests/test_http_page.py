@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -13,15 +12,21 @@ from typing import Any, Literal
 import httpx
 import pytest
 
-from helpers import BROWSER_PACKAGES, CAPITALS, capitals_options, find_browser, live_server
+from helpers import (
+    BROWSER_PACKAGES,
+    BROWSER_WAIT,
+    CAPITALS,
+    capitals_options,
+    find_browser,
+    live_server,
+    requested_urls,
+)
 from provgraph import ProvGraph
 from provgraph.http import ServerSettings
 from provgraph.http.page import EXAMPLES, STATIC
 
 TOKEN = "page-s3cret"
-# Seconds for what will happen (a page load, a query): well under one on an idle machine, a
-# generous margin on a loaded one; only a broken page waits this long.
-WAIT = 60
+WAIT = BROWSER_WAIT
 
 
 @pytest.fixture(scope="module")
@@ -30,57 +35,6 @@ def graph() -> Iterator[ProvGraph]:
     pg.ingest(CAPITALS, capitals_options())
     yield pg
     pg.close()
-
-
-@pytest.fixture(scope="module")
-def browser(browser_binaries: tuple[Path, Path], tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    """One headless Chromium for the module (starting it is most of the cost)."""
-    chromium, chromedriver = browser_binaries
-    from selenium import webdriver
-    from selenium.webdriver.chrome.options import Options
-    from selenium.webdriver.chrome.service import Service
-
-    options = Options()
-    options.binary_location = str(chromium)
-    for flag in (
-        "--headless=new",
-        "--no-sandbox",  # CI runs as root
-        "--disable-gpu",
-        "--disable-dev-shm-usage",
-        "--disable-quic",
-        "--no-first-run",
-        "--no-default-browser-check",
-        # Chromium's own background traffic (updates, sync, safe browsing) would be refused by
-        # this machine's closed network and is no part of the page.
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--disable-extensions",
-        "--disable-default-apps",
-        # Any host name but loopback fails to resolve: the page cannot reach the network even by
-        # accident, and the request log below still records any attempt.
-        "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1",
-        "--window-size=1400,1000",
-        f"--user-data-dir={tmp_path_factory.mktemp('chromium-profile')}",
-    ):
-        options.add_argument(flag)
-    options.set_capability("goog:loggingPrefs", {"performance": "ALL", "browser": "ALL"})
-    driver = webdriver.Chrome(service=Service(str(chromedriver)), options=options)
-    driver.set_page_load_timeout(WAIT)
-    try:
-        yield driver
-    finally:
-        driver.quit()
-
-
-def _requested_urls(driver: Any) -> list[str]:
-    """Every URL the page asked for since the last call (Chrome's DevTools network log)."""
-    urls = []
-    for entry in driver.get_log("performance"):
-        message = json.loads(entry["message"])["message"]
-        if message["method"] == "Network.requestWillBeSent":
-            urls.append(message["params"]["request"]["url"])
-    return urls
 
 
 def _run_tab(driver: Any, name: str) -> None:
@@ -121,7 +75,7 @@ def test_the_query_page_runs_a_provenance_query_in_chromium(graph, browser, tmp_
     from selenium.webdriver.support.ui import WebDriverWait
 
     with live_server(graph) as url:
-        _requested_urls(browser)  # start the request log afresh
+        requested_urls(browser)  # start the request log afresh
         browser.get(f"{url}/")
         assert browser.title == "provgraph query"
         assert "provgraph query" in browser.find_element(By.TAG_NAME, "h1").text
@@ -154,7 +108,7 @@ def test_the_query_page_runs_a_provenance_query_in_chromium(graph, browser, tmp_
         with capsys.disabled():
             print(f"\nquery page screenshot: {shot}")
 
-        requested = _requested_urls(browser)
+        requested = requested_urls(browser)
         assert f"{url}/sparql" in requested
         own = re.compile(re.escape(url) + r"/")
         # data:, blob: and chrome:// (the browser's own icons, e.g. a search field's clear button)

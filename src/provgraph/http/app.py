@@ -14,7 +14,7 @@ from starlette.types import ASGIApp
 
 from provgraph._version import __version__
 from provgraph.graph import ProvGraph
-from provgraph.http import answer, api, deps, errors, gsp, openapi, page, relations, sparql, trust
+from provgraph.http import answer, api, ask_page, deps, errors, gsp, openapi, page, relations, sparql, trust
 from provgraph.http.limits import BodyLimit
 from provgraph.http.reads import Reader
 from provgraph.http.settings import ServerSettings
@@ -22,7 +22,16 @@ from provgraph.http.sparql import QueryFastPath
 
 #: Every router of the app, in the order of the OpenAPI document. Their handlers take the graph,
 #: the settings and the Reader from ``app.state`` (:mod:`provgraph.http.deps`).
-ROUTERS = (sparql.router, gsp.router, api.router, trust.router, relations.router, answer.router, page.router)
+ROUTERS = (
+    sparql.router,
+    gsp.router,
+    api.router,
+    trust.router,
+    relations.router,
+    answer.router,
+    page.router,
+    ask_page.router,
+)
 
 
 def create_app(pg: ProvGraph, settings: ServerSettings | None = None) -> FastAPI:
