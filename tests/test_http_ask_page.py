@@ -59,6 +59,7 @@ def _open(driver: Any, url: str) -> None:
 def test_ask_read_cited_claims_sources_and_an_abstention_in_chromium(graph, browser, tmp_path, capsys):
     from selenium.webdriver.common.action_chains import ActionChains
     from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
 
     with live_server(graph) as url:
         requested_urls(browser)  # the request log afresh
@@ -79,11 +80,15 @@ def test_ask_read_cited_claims_sources_and_an_abstention_in_chromium(graph, brow
         preview = browser.find_element(By.ID, "preview")
         _wait(browser, lambda _: preview.is_displayed())
         assert "wikipedia" in preview.text.lower() and "tier 4" in preview.text, preview.text
-        # ... and so does focusing it from the keyboard: citations are buttons
+        # ... and so does reaching it with the Tab key from the top of the page
         browser.find_element(By.ID, "question").click()
         _wait(browser, lambda _: not preview.is_displayed())
-        assert cites[0].tag_name == "button"
-        browser.execute_script("arguments[0].focus()", cites[0])
+        browser.execute_script("document.querySelector('.ask-header a').focus()")
+        for _ in range(5):
+            ActionChains(browser).send_keys(Keys.TAB).perform()
+            if browser.execute_script("return document.activeElement.classList.contains('cite')"):
+                break
+        assert browser.switch_to.active_element == cites[0]
         _wait(browser, lambda _: preview.is_displayed())
 
         count = turn.find_element(By.CSS_SELECTOR, ".sources-count").text
@@ -93,7 +98,8 @@ def test_ask_read_cited_claims_sources_and_an_abstention_in_chromium(graph, brow
         assert len(shown) == used and all("used" in s.text for s in shown)
         assert turn.find_elements(By.CSS_SELECTOR, ".source-retrieved") == []
         toggle = turn.find_element(By.CSS_SELECTOR, ".toggle")
-        toggle.click()
+        browser.execute_script("arguments[0].focus()", toggle)
+        ActionChains(browser).send_keys(Keys.ENTER).perform()  # a button: the keyboard presses it
 
         def all_shown(_: Any) -> bool:
             return len(turn.find_elements(By.CSS_SELECTOR, ".source-retrieved")) == retrieved - used
