@@ -567,11 +567,13 @@ def _elsewhere(pack: EvidencePack, kept: Sequence[_Kept]) -> str | None:
         subject = bool(who and named and opening.startswith(named + " "))
         return subject or any(opening.startswith(n + " ") for n in names)
 
+    cited = [item for _, items in kept for item in items]
+    if any(item.kind is not EvidenceKind.PASSAGE or own(item) for item in cited):
+        return None
+    # only now the retrieved passages about what is asked, for the documents they name
     linked = " ".join(" ".join(words(i.text)) for i in pack.items if i.kind is EvidenceKind.PASSAGE and own(i))
-    for _, cited in kept:
-        for item in cited:
-            if item.kind is not EvidenceKind.PASSAGE or own(item) or (title(item) and mentions(linked, title(item))):
-                return None
+    if any((named := title(item)) and mentions(linked, named) for item in cited):
+        return None
     shown = ", ".join(f'"{n}"' for n in dict.fromkeys(names))
     return f"the evidence found is about other things that mention {shown}"
 

@@ -14,13 +14,13 @@ from __future__ import annotations
 
 import functools
 import html
-import json
 
 from fastapi import APIRouter
 from fastapi.responses import HTMLResponse
 
 from provgraph._version import __version__
 from provgraph.http.deps import Settings
+from provgraph.http.page import config_block, page_headers, token_mode
 from provgraph.http.settings import ServerSettings
 from provgraph.options import GeneratorKind
 
@@ -30,25 +30,18 @@ CONTENT_SECURITY_POLICY = (
     "object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'self'"
 )
 
-_HEADERS = {
-    "Content-Security-Policy": CONTENT_SECURITY_POLICY,
-    "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "no-referrer",
-    "Cache-Control": "no-cache",
-}
+_HEADERS = page_headers(CONTENT_SECURITY_POLICY)
 
 
 @functools.lru_cache(maxsize=16)  # built once per app: its settings are frozen
 def _page(settings: ServerSettings) -> str:
     """The shell. Its URLs are relative to ``/ask``, so it works behind any path prefix."""
-    token_mode = "none" if settings.token is None else ("reads" if settings.read_token else "writes")
     # the offline generator always; the model only when the server has one configured
     generators = [GeneratorKind.EXTRACTIVE.value]
     if settings.answer_generator is not GeneratorKind.EXTRACTIVE:
         generators.insert(0, settings.answer_generator.value)
-    config = {"tokenMode": token_mode, "generators": generators, "default": settings.answer_generator.value}
-    # In a <script type="application/json"> data block, only "</" could end the element early.
-    config_json = json.dumps(config).replace("</", "<\\/")
+    config = {"tokenMode": token_mode(settings), "generators": generators, "default": settings.answer_generator.value}
+    config_json = config_block(config)
     return f"""<!doctype html>
 <html lang="en">
 <head>

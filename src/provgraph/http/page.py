@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import html
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -147,21 +148,43 @@ def _static_files() -> dict[str, Path]:
     return {path.relative_to(STATIC).as_posix(): path for path in sorted(STATIC.rglob("*")) if path.is_file()}
 
 
+def token_mode(settings: ServerSettings) -> str:
+    """What a page must ask of its user: "none" (no token), "reads" (every request needs it) or
+    "writes" (only writes do)."""
+    return "none" if settings.token is None else ("reads" if settings.read_token else "writes")
+
+
+def config_block(config: Mapping[str, object]) -> str:
+    """``config`` as the JSON of a ``<script type="application/json">`` data block."""
+    # only "</" could end the element early
+    return json.dumps(config).replace("</", "<\\/")
+
+
+def page_headers(policy: str) -> dict[str, str]:
+    """The headers of a page served with the Content-Security-Policy ``policy``."""
+    return {
+        "Content-Security-Policy": policy,
+        "X-Content-Type-Options": "nosniff",
+        "Referrer-Policy": "no-referrer",
+        # The page embeds the settings it was built with: no stale copy after a restart.
+        "Cache-Control": "no-cache",
+    }
+
+
 @functools.lru_cache(maxsize=16)  # built once per app: its settings are frozen
 def _page(settings: ServerSettings) -> str:
     """The page. Every URL in it is relative, so it works at any host, port and path prefix."""
-    token_mode = "none" if settings.token is None else ("reads" if settings.read_token else "writes")
+    mode = token_mode(settings)
     config = {
         "endpoint": "sparql",
-        "tokenMode": token_mode,
+        "tokenMode": mode,
         "examples": [{"name": e.name, "query": e.query} for e in EXAMPLES],
     }
-    # In a <script type="application/json"> data block, only "</" could end the element early.
-    config_json = json.dumps(config).replace("</", "<\\/")
+    config_json = config_block(config)
     view = settings.default_view.value
     token_field = ""
-    if token_mode != "none":
-        needed = "needed to query this server" if token_mode == "reads" else "only needed for updates"
+    if mode != "none":
+        needed = "needed to query this server" if mode == "reads" else "only needed for updates"
         token_field = (
             '<label class="pg-token">Bearer token '
             f'<input id="pg-token" type="password" autocomplete="off" placeholder="{html.escape(needed)}">'
@@ -202,13 +225,7 @@ def _page(settings: ServerSettings) -> str:
 
 
 #: The page's own headers.
-_HEADERS = {
-    "Content-Security-Policy": CONTENT_SECURITY_POLICY,
-    "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "no-referrer",
-    # The page embeds the settings it was built with: no stale copy after a restart.
-    "Cache-Control": "no-cache",
-}
+_HEADERS = page_headers(CONTENT_SECURITY_POLICY)
 
 router = APIRouter(tags=["Query page"])
 

@@ -75,16 +75,16 @@
     return node;
   }
 
-  function compact(numbers) {
-    // [1, 2, 3, 5] -> ["1-3", "5"]
+  function runs(numbers) {
+    // [1, 2, 3, 5] -> [[1, 3], [5, 5]]: shown as [1-3] [5]
     var sorted = numbers.slice().sort(function (a, b) { return a - b; });
-    var runs = [];
+    var found = [];
     sorted.forEach(function (n) {
-      var last = runs[runs.length - 1];
+      var last = found[found.length - 1];
       if (last && n === last[1] + 1) last[1] = n;
-      else if (!last || n !== last[1]) runs.push([n, n]);
+      else if (!last || n !== last[1]) found.push([n, n]);
     });
-    return runs.map(function (r) { return r[0] === r[1] ? String(r[0]) : r[0] + "-" + r[1]; });
+    return found;
   }
 
   // ---- citation previews -------------------------------------------------------------------
@@ -140,9 +140,9 @@
 
   function citations(container, ids, byId, answerKey) {
     var items = ids.map(function (id) { return byId[id]; }).filter(Boolean);
-    compact(items.map(function (i) { return i.number; })).forEach(function (label) {
-      var bounds = label.split("-").map(Number);
-      var chosen = items.filter(function (i) { return i.number >= bounds[0] && i.number <= (bounds[1] || bounds[0]); });
+    runs(items.map(function (i) { return i.number; })).forEach(function (run) {
+      var label = run[0] === run[1] ? String(run[0]) : run[0] + "-" + run[1];
+      var chosen = items.filter(function (i) { return i.number >= run[0] && i.number <= run[1]; });
       var button = citationButton(label, chosen);
       if (chosen[0] && chosen[0].document) button.dataset.source = sourceId(answerKey, chosen[0].document);
       container.appendChild(document.createTextNode(" "));
