@@ -173,11 +173,17 @@ def test_detailed_answer_carries_the_cited_evidence(capitals):
     assert {e.id for e in answer.evidence} == {c.id for c in answer.citations}
 
 
-def test_cli_eval_on_hotpotqa():
+def test_cli_eval_on_hotpotqa(tmp_path):
     data = TEST_DATA / "hotpotqa-dev-10" / "hotpot_dev_distractor_v1.json"
-    result = run_cli("eval", str(data), "--json")
+    result = run_cli("eval", str(data), "--json", "--record", "--store", str(tmp_path / "store"))
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout)
+    # --record stored the figures printed, for the answer dashboard
+    with ProvGraph.open(tmp_path / "store", read_only=True) as stored:
+        evaluation = stored.answer_metrics().evaluation
+    assert evaluation is not None and evaluation.dataset == "hotpot_dev_distractor_v1.json"
+    assert evaluation.with_gold.model_dump(exclude={"results"}) == report["with_gold"]
+    assert evaluation.without_gold.model_dump(exclude={"results"}) == report["without_gold"]
     with_gold, without = report["with_gold"], report["without_gold"]
     assert with_gold["questions"] == without["questions"] == 10
     # every drafted citation resolves, and the verifier keeps what the evidence supports

@@ -3,6 +3,10 @@
 import provgraph
 
 EXPECTED = {
+    "AnswerMetrics",
+    "DayMetrics",
+    "EvalReport",
+    "StoredEvaluation",
     "AnswerDiff",
     "CitationChange",
     "Decision",

@@ -17,8 +17,10 @@ from provgraph._version import __version__
 if TYPE_CHECKING:
     from provgraph.answer.base import Generator, SupportJudge
     from provgraph.answer.context import Segment, SegmentType, TrustTier
+    from provgraph.answer.evaluate import EvalReport
     from provgraph.answer.extractive import ExtractiveGenerator
     from provgraph.answer.invalidation import Invalidation, Revocation, RevocationTarget
+    from provgraph.answer.metrics import AnswerMetrics, DayMetrics, StoredEvaluation
     from provgraph.answer.models import (
         AnswerClaim,
         AnswerConfidence,
@@ -116,6 +118,10 @@ _WHERE: dict[str, str] = {
     "SegmentType": "provgraph.answer.context",
     "TrustTier": "provgraph.answer.context",
     "AnswerInvalidation": "provgraph.answer.record",
+    "AnswerMetrics": "provgraph.answer.metrics",
+    "DayMetrics": "provgraph.answer.metrics",
+    "StoredEvaluation": "provgraph.answer.metrics",
+    "EvalReport": "provgraph.answer.evaluate",
     "Invalidation": "provgraph.answer.invalidation",
     "Decision": "provgraph.answer.policy",
     "Policy": "provgraph.answer.policy",
@@ -225,6 +231,7 @@ __all__ = [
     "AnswerConfidence",
     "AnswerDiff",
     "AnswerInvalidation",
+    "AnswerMetrics",
     "AnswerSummary",
     "AskFilters",
     "AuditProblem",
@@ -241,6 +248,7 @@ __all__ = [
     "ConflictKind",
     "ConflictValue",
     "DatasetView",
+    "DayMetrics",
     "Decision",
     "Detail",
     "DetectionReport",
@@ -250,6 +258,7 @@ __all__ = [
     "DraftAnswer",
     "DraftClaim",
     "EmptyInputError",
+    "EvalReport",
     "Evidence",
     "EvidenceItem",
     "EvidenceKind",
@@ -303,6 +312,7 @@ __all__ = [
     "StoreNotEmptyError",
     "StoreNotFoundError",
     "StoreStats",
+    "StoredEvaluation",
     "SupportJudge",
     "SupportLevel",
     "TrustTier",

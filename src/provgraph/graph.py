@@ -7,20 +7,23 @@ import os
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Collection, Sequence
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from types import TracebackType
 from typing import IO
 
 from provgraph import evidence as _evidence
 from provgraph.answer import invalidation as _invalidation
+from provgraph.answer import metrics as _metrics
 from provgraph.answer import policy as _policy
 from provgraph.answer import record as _record
 from provgraph.answer import recording as _recording
 from provgraph.answer import replay as _replay
 from provgraph.answer import verify as _verification
 from provgraph.answer.base import Generator
+from provgraph.answer.evaluate import EvalReport
 from provgraph.answer.invalidation import Revocation
+from provgraph.answer.metrics import AnswerMetrics
 from provgraph.answer.models import AskFilters, Detail, DraftAnswer, EvidencePack, GeneratorKind, GroundedAnswer
 from provgraph.answer.pipeline import build_generator
 from provgraph.answer.policy import Policy
@@ -1115,6 +1118,30 @@ class ProvGraph:
             return _ntriples(source.read_bytes(), chosen, source.resolve().as_uri())
         except InputError as exc:
             raise InputError(exc.reason, file=str(source), line=exc.line, column=exc.column) from None
+
+    def answer_metrics(self, *, since: date | None = None, until: date | None = None) -> AnswerMetrics:
+        """How the recorded answers held up, day by day (UTC) from ``since`` to ``until`` (both
+        included; default the 30 days up to today): claim coverage (drafted claims the verifier
+        kept), citation resolution (drafted citations naming evidence the generator was shown),
+        removed claims by reason, abstentions, answers by confidence, invalidated answers; and the
+        latest stored evaluation run (:meth:`record_evaluation`).
+
+        >>> from datetime import date
+        >>> with ProvGraph.memory() as graph:
+        ...     figures = graph.answer_metrics(since=date(2026, 1, 1), until=date(2026, 1, 31))
+        >>> figures.total.answers, figures.total.abstention_rate, figures.evaluation
+        (0, None, None)
+        """
+        until = until or datetime.now(UTC).date()
+        since = since or until - timedelta(days=29)
+        if since > until:
+            raise InputError(f"the span of days is empty: since {since} is after until {until}")
+        return _metrics.metrics(self._backend, since=since, until=until)
+
+    def record_evaluation(self, with_gold: EvalReport, without_gold: EvalReport, *, dataset: str) -> str:
+        """Store the figures of an evaluation run (``provgraph eval --record``; the per-question
+        results are left out) for the answer dashboard; returns its id."""
+        return _metrics.record_evaluation(self._backend, with_gold, without_gold, dataset=dataset)
 
     def audit(self) -> AuditReport:
         """Recompute the hash of every record of every recorded answer: a record whose triples

@@ -230,6 +230,15 @@ class PG:
     sessionIndex = NamedNode(PG_NS + "sessionIndex")
     previousAnswer = NamedNode(PG_NS + "previousAnswer")
     supersedes = NamedNode(PG_NS + "supersedes")
+    # the answer log's counts and stored evaluation runs (provgraph.answer.metrics)
+    draftedClaims = NamedNode(PG_NS + "draftedClaims")
+    keptClaims = NamedNode(PG_NS + "keptClaims")
+    draftedCitations = NamedNode(PG_NS + "draftedCitations")
+    resolvedCitations = NamedNode(PG_NS + "resolvedCitations")
+    removedClaimCounts = NamedNode(PG_NS + "removedClaimCounts")
+    Evaluation = NamedNode(PG_NS + "Evaluation")
+    evaluationDataset = NamedNode(PG_NS + "evaluationDataset")
+    evaluationData = NamedNode(PG_NS + "evaluationData")
     # revocations and what they invalidated (provgraph.answer.invalidation)
     Revocation = NamedNode(PG_NS + "Revocation")
     reason = NamedNode(PG_NS + "reason")
@@ -286,6 +295,8 @@ CURRENT_VIEW = NamedNode(ID_NS + "current")
 CHANGES_GRAPH = NamedNode(ID_NS + "changes")
 #: The answer log: one entry per recorded answer (each answer is its own graph pgid:answer/<hash>).
 ANSWERS_GRAPH = NamedNode(ID_NS + "answers")
+#: Stored ``provgraph eval`` runs (pg:Evaluation), for the answer dashboard.
+EVALUATIONS_GRAPH = NamedNode(ID_NS + "evaluations")
 #: Revocations (tombstones: who, when, why) of sources, statements and segments.
 REVOCATIONS_GRAPH = NamedNode(ID_NS + "revocations")
 #: The provgraph software agent every extraction activity is associated with.

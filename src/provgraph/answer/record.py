@@ -40,6 +40,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from provgraph.answer.context import Segment, SegmentType, Shown, TrustTier, draft_segments
+from provgraph.answer.metrics import counts
 from provgraph.answer.models import AskFilters, DraftAnswer, EvidenceItem, GroundedAnswer
 from provgraph.answer.policy import ACTIONS, Decision
 from provgraph.errors import InputError, NotFoundError, ProvGraphError
@@ -450,6 +451,15 @@ def log_lines(iri: NamedNode, composed: Composed, *, session_index: int | None, 
         pairs += [(PG.session, _string(composed.session)), (PG.sessionIndex, _integer(session_index or 1))]
     if composed.answer.flags:
         pairs.append((PG.flagged, _boolean(True)))
+    # the figures of the answer dashboard, kept here so that any span of days is one query of the log
+    found = counts(composed.draft, composed.answer, composed.shown)
+    pairs += [
+        (PG.draftedClaims, _integer(found.drafted_claims)),
+        (PG.keptClaims, _integer(found.kept_claims)),
+        (PG.draftedCitations, _integer(found.drafted_citations)),
+        (PG.resolvedCitations, _integer(found.resolved_citations)),
+        (PG.removedClaimCounts, _json(found.removed)),
+    ]
     return [f"{iri} {p} {o}" for p, o in pairs]
 
 

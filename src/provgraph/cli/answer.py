@@ -4,6 +4,7 @@ Registered on the main app by :mod:`provgraph.cli.app`."""
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -327,28 +328,38 @@ def evaluate(
         Path, typer.Argument(metavar="FILE", help="HotpotQA questions (JSON, the distractor dev set layout).")
     ],
     limit: Annotated[int | None, typer.Option(min=1, metavar="N", help="Only the first N questions.")] = None,
+    record: Annotated[
+        bool, typer.Option("--record", help="Store the figures in --store, for the answer dashboard (/ask/metrics).")
+    ] = False,
+    store: StoreOpt = DEFAULT_STORE,
     json: JsonOpt = False,
 ) -> None:
     """Evaluate grounded answers on HotpotQA.
 
     In a fresh in-memory store: citation recall and precision (ALCE), claim coverage, dangling
     citations, sentence-level citations against the gold supporting facts, and abstention with
-    the gold paragraphs removed."""
+    the gold paragraphs removed. With --record, the figures are stored in --store too."""
     # The HotpotQA harness is a benchmark of the answering path, not part of the store's API
     # (bench/answers.py runs it too): the one command that calls past ProvGraph.
     from provgraph import ProvGraph
     from provgraph.answer.evaluate import evaluate_hotpot, ingest_hotpot, load_hotpot
 
     questions = load_hotpot(file, limit=limit)
-    with ProvGraph.memory() as graph:
-        with err.status("ingesting the paragraphs ...") as status:
-            sentences = ingest_hotpot(
-                graph, questions, progress=lambda n, total: status.update(f"ingesting paragraph {n}/{total}")
-            )
-        with err.status("asking ...") as status:
-            with_gold, without = evaluate_hotpot(
-                graph, questions, sentences, progress=lambda n, total: status.update(f"question {n}/{total}")
-            )
+    with contextlib.ExitStack() as stack:
+        # opened first, so that a store that cannot take the figures says so before the long run
+        target = stack.enter_context(open_store(store, lazy_lock=True)) if record else None
+        with ProvGraph.memory() as graph:
+            with err.status("ingesting the paragraphs ...") as status:
+                sentences = ingest_hotpot(
+                    graph, questions, progress=lambda n, total: status.update(f"ingesting paragraph {n}/{total}")
+                )
+            with err.status("asking ...") as status:
+                with_gold, without = evaluate_hotpot(
+                    graph, questions, sentences, progress=lambda n, total: status.update(f"question {n}/{total}")
+                )
+        if target is not None:
+            saved = target.record_evaluation(with_gold, without, dataset=file.name)
+            err.print(f"figures stored in {store} as evaluation {saved[:16]}", highlight=False)
     if json:
         out.print(
             '{"with_gold": '

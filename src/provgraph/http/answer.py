@@ -6,7 +6,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import date, datetime
 from typing import Annotated
 
 from fastapi import APIRouter, Query
@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
 
 from provgraph import (
+    AnswerMetrics,
     AnswerSummary,
     AskFilters,
     Composed,
@@ -127,6 +128,25 @@ async def list_answers(
     limit: Annotated[int, Query(ge=1, le=10000)] = 100,
 ) -> list[AnswerSummary]:
     return await reader.run(reads.answers, session, invalidated, limit)
+
+
+@router.get(
+    "/answers/metrics",
+    summary="How the recorded answers held up, per day: claim coverage, citation resolution, removals, abstentions",
+    description="From the answer log, per UTC day from `since` to `until` (both included; default the 30 days "
+    "up to today) and in total: answers by confidence, abstention rate, claim coverage (drafted claims the "
+    "verifier kept), citation resolution (drafted citations naming evidence the generator was shown), removed "
+    "claims by reason code, invalidated answers; and the latest `provgraph eval --record` run.",
+    response_model=AnswerMetrics,
+    dependencies=[READ_ACCESS],
+    responses=READ_ERRORS,
+)
+async def answer_metrics(
+    reader: Reads,
+    since: Annotated[date | None, Query(description="first day (UTC), e.g. 2026-11-01")] = None,
+    until: Annotated[date | None, Query(description="last day (UTC); default today")] = None,
+) -> AnswerMetrics:
+    return await reader.run(reads.answer_metrics, since, until)
 
 
 @router.get(

@@ -23,10 +23,11 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Collection, Iterator
-from datetime import datetime
+from datetime import date, datetime
 from typing import Any, TypeVar
 
 from provgraph import (
+    AnswerMetrics,
     AnswerSummary,
     AskFilters,
     Composed,
@@ -94,6 +95,10 @@ def compose(
 
 def answers(pg: ProvGraph, session: str | None, invalidated: bool | None, limit: int) -> list[AnswerSummary]:
     return pg.answers(session=session, invalidated=invalidated, limit=limit)
+
+
+def answer_metrics(pg: ProvGraph, since: date | None, until: date | None) -> AnswerMetrics:
+    return pg.answer_metrics(since=since, until=until)
 
 
 def answer(pg: ProvGraph, answer_id: str) -> RecordedAnswer:
