@@ -145,4 +145,4 @@ def test_metrics_over_http(pg):
         wrong = httpx.get(f"{url}/answers/metrics", params={"since": "yesterday"})
         assert wrong.status_code == 400 and "since" in wrong.text, wrong.text
         backwards = httpx.get(f"{url}/answers/metrics", params={"since": str(today), "until": "2020-01-01"})
-        assert backwards.status_code == 400 and "after" in backwards.json()["detail"]
+        assert backwards.status_code == 400 and "is after" in backwards.json()["error"]
