@@ -192,7 +192,48 @@ def test_the_answer_page_is_served_with_a_self_only_policy(graph):
         assert "'unsafe-inline'" not in CONTENT_SECURITY_POLICY and "connect-src 'self'" in CONTENT_SECURITY_POLICY
         references = re.findall(r'(?:src|href)="([^"]*)"', page.text)
         assert references and all(not re.match(r"[a-z]+:|//", ref) for ref in references), references
-        for ref in references:
-            assert httpx.get(f"{url}/{ref}").status_code == 200, ref
+        for ref in references:  # relative to the page, as a browser resolves them
+            assert httpx.get(str(httpx.URL(f"{url}/ask").join(ref))).status_code == 200, ref
         scripts = re.findall(r"<script[^>]*>", page.text)
-        assert scripts == ['<script type="application/json" id="ask-config">', '<script src="static/ask.js">']
+        assert scripts == [
+            '<script type="application/json" id="ask-config">',
+            '<script src="static/common.js">',
+            '<script src="static/ask.js">',
+        ]
+
+
+def test_with_a_model_configured_the_reader_chooses_the_generator(graph, browser, monkeypatch):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    from llm_server import FakeLLMServer, answer
+    from provgraph import DraftAnswer, DraftClaim, GeneratorKind
+    from provgraph.http import ServerSettings
+
+    question = "What is the population of Amsterdam?"
+    first = graph.retrieve(question).items[0]
+    draft = DraftAnswer(
+        answer_summary="From the model.", claims=[DraftClaim(text=first.text, supporting_citations=[first.id])]
+    )
+    with FakeLLMServer() as model:
+        model.always(answer(draft))
+        monkeypatch.setenv("PROVGRAPH_LLM_BASE_URL", model.url + "/v1")
+        monkeypatch.setenv("PROVGRAPH_LLM_MODEL", "loopback-model")
+        monkeypatch.setenv("PROVGRAPH_LLM_API_KEY", "not-a-real-key")
+        with live_server(graph, ServerSettings(answer_generator=GeneratorKind.OPENAI)) as url:
+            _open(browser, f"{url}/ask?session=page-model")
+            browser.find_element(By.CSS_SELECTOR, ".filters summary").click()
+            choice = Select(browser.find_element(By.ID, "f-generator"))
+            assert [o.text for o in choice.options] == ["openai", "extractive"]
+            assert choice.first_selected_option.text == "openai"
+
+            turn = _ask(browser, question, 1)
+            assert len(model.requests) == 1  # the model drafted it
+            assert [c.text.split("[")[0].strip() for c in turn.find_elements(By.CSS_SELECTOR, ".claim")] == [first.text]
+
+            choice.select_by_visible_text("extractive")
+            turn = _ask(browser, question, 2)
+            assert len(model.requests) == 1  # the offline generator: no request to the model
+            assert turn.find_elements(By.CSS_SELECTOR, ".claim")
+            generators = [a.generator for a in graph.answers(session="page-model")]
+            assert generators[0].startswith("openai") and generators[1] == "extractive", generators

@@ -4,18 +4,16 @@
 (function () {
   "use strict";
 
-  var config = JSON.parse(document.getElementById("ask-config").textContent);
+  var pg = window.provgraph;
+  var config = pg.config;
+  var request = pg.request;
+  var el = pg.el;
   var conversation = document.getElementById("conversation");
   var form = document.getElementById("ask-form");
   var questionField = document.getElementById("question");
   var statusLine = document.getElementById("status");
   var preview = document.getElementById("preview");
-  var CONFIDENCE = {
-    high: "High confidence",
-    medium: "Medium confidence",
-    low: "Low confidence",
-    insufficient_evidence: "Abstained: insufficient evidence",
-  };
+  var CONFIDENCE = pg.CONFIDENCE;
 
   // ---- the session: the conversation is the session named in the page's address ----------
   var params = new URLSearchParams(window.location.search);
@@ -28,18 +26,6 @@
     window.history.replaceState(null, "", "?" + params.toString());
   }
 
-  // ---- the bearer token, for servers that need one: this tab only (sessionStorage) --------
-  var token = "";
-  if (config.tokenMode !== "none") {
-    var tokenInput = document.getElementById("f-token");
-    document.getElementById("token-field").hidden = false;
-    try { token = window.sessionStorage.getItem("provgraph-token") || ""; } catch (e) { token = ""; }
-    tokenInput.value = token;
-    tokenInput.addEventListener("input", function () {
-      token = tokenInput.value.trim();
-      try { window.sessionStorage.setItem("provgraph-token", token); } catch (e) { /* storage off */ }
-    });
-  }
   if (config.generators.length > 1) {
     var select = document.getElementById("f-generator");
     config.generators.forEach(function (name) {
@@ -51,30 +37,7 @@
     document.getElementById("generator-field").hidden = false;
   }
 
-  function request(method, path, body) {
-    var headers = { Accept: "application/json" };
-    if (body !== undefined) headers["Content-Type"] = "application/json";
-    if (token) headers.Authorization = "Bearer " + token;
-    return fetch(path, { method: method, headers: headers, body: body === undefined ? undefined : JSON.stringify(body) })
-      .then(function (response) {
-        return response.json().catch(function () { return {}; }).then(function (data) {
-          if (!response.ok) {
-            var detail = data && data.detail;
-            throw new Error(typeof detail === "string" ? detail : "HTTP " + response.status);
-          }
-          return data;
-        });
-      });
-  }
-
-  // ---- small DOM helpers: text only -------------------------------------------------------
-  function el(tag, className, text) {
-    var node = document.createElement(tag);
-    if (className) node.className = className;
-    if (text !== undefined && text !== null) node.textContent = String(text);
-    return node;
-  }
-
+  // ---- citations --------------------------------------------------------------------------
   function runs(numbers) {
     // [1, 2, 3, 5] -> [[1, 3], [5, 5]]: shown as [1-3] [5]
     var sorted = numbers.slice().sort(function (a, b) { return a - b; });
@@ -209,6 +172,12 @@
       card.appendChild(tries);
     }
     sources(card, answer, key);
+    if (answer.id) {
+      // the trace: how each claim reaches its sources, what the verifier removed, the context
+      var trace = el("a", "trace-link", "Trace this answer");
+      trace.href = "ask/answers/" + encodeURIComponent(answer.id);
+      card.appendChild(trace);
+    }
     turn.appendChild(card);
     return turn;
   }
