@@ -316,3 +316,31 @@ def test_the_trace_and_dashboard_pages_are_self_only_and_name_a_bad_id(graph):
                 assert httpx.get(str(httpx.URL(url + path).join(src))).status_code == 200
         bad = httpx.get(url + "/ask/answers/not-an-id")
         assert bad.status_code == 404 and "8 to 64 lowercase hex digits" in bad.text
+
+
+def test_on_a_server_whose_reads_need_the_token_the_pages_ask_for_it_once(graph, browser):
+    from pydantic import SecretStr
+    from selenium.webdriver.common.by import By
+
+    from provgraph.http import ServerSettings
+
+    token = "page-token-1234"
+    settings = ServerSettings(token=SecretStr(token), read_token=True)
+    with live_server(graph, settings) as url:
+        requested_urls(browser)
+        _open(browser, f"{url}/ask/metrics")
+        assert "Could not load the figures" in browser.find_element(By.ID, "status").text
+        assert browser.find_elements(By.CSS_SELECTOR, ".tile") == []
+        field = browser.find_element(By.ID, "f-token")
+        assert field.is_displayed() and field.get_attribute("type") == "password"
+        field.send_keys(token)
+        browser.find_element(By.CSS_SELECTOR, "#span-form button").click()
+        _wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, ".tile"))
+
+        # the tab keeps it: the conversation and the trace load with it, not typed again
+        _open(browser, f"{url}/ask?session=token-page")
+        browser.find_element(By.ID, "question").send_keys("What is the capital of France?\n")
+        _wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, ".turn .trace-link"))
+        browser.find_element(By.CSS_SELECTOR, ".turn .trace-link").click()
+        _wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, ".node-answer"))
+        assert all(token not in u for u in requested_urls(browser))  # a header, never in an address
