@@ -276,8 +276,15 @@ def test_the_dashboard_plots_the_answer_figures_and_the_latest_evaluation(graph,
         abstained = [b for b in bars if b.get_attribute("data-level") == "insufficient_evidence"]
         assert abstained and "Abstained" in abstained[0].find_element(By.TAG_NAME, "title").get_attribute("textContent")
         assert browser.find_elements(By.CSS_SELECTOR, "circle.dot[data-rate='claim_coverage']")
-        reasons = [b.get_attribute("data-reason") for b in browser.find_elements(By.CSS_SELECTOR, "rect[data-reason]")]
-        assert reasons == sorted(total.removed_by_reason) and "unsupported_number" in reasons
+        # one bar per day and reason of the removed claims, its title the day's count and share
+        reasons = browser.find_elements(By.CSS_SELECTOR, "rect[data-reason]")
+        assert len(reasons) == sum(len(d.removed_by_reason) for d in figures.days)
+        today = figures.days[-1]
+        removed = next(r for r in reasons if r.get_attribute("data-reason") == "unsupported_number")
+        assert removed.find_element(By.TAG_NAME, "title").get_attribute("textContent") == (
+            f"{today.day}: unsupported_number {today.removed_by_reason['unsupported_number']} of "
+            f"{today.drafted_claims} drafted claims ({100 * today.removed_rate['unsupported_number']:.1f}%)"
+        )
         assert len(browser.find_elements(By.CSS_SELECTOR, ".days tbody tr")) == len(figures.days)
         evaluation = browser.find_element(By.CSS_SELECTOR, ".evaluation").text
         assert "hotpot-first-3, 3 questions" in evaluation

@@ -70,7 +70,10 @@ class DayMetrics(BaseModel):
     kept_claims: int = 0
     drafted_citations: int = 0
     resolved_citations: int = 0
-    removed_by_reason: dict[str, int] = Field(default_factory=dict, description="removed claims by reason code")
+    removed_by_reason: dict[str, int] = Field(
+        default_factory=dict,
+        description="removed claims by reason code (a claim removed for several reasons counts under each)",
+    )
 
     @computed_field  # type: ignore[prop-decorator]
     @property
@@ -93,7 +96,8 @@ class DayMetrics(BaseModel):
     @computed_field  # type: ignore[prop-decorator]
     @property
     def removed_rate(self) -> dict[str, float]:
-        """Removed claims by reason, as a share of the drafted claims."""
+        """Removed claims by reason, as a share of the drafted claims (a claim removed for several
+        reasons counts under each, so the shares may add up to more than the claims removed)."""
         if not self.drafted_claims:
             return {}
         return {code: n / self.drafted_claims for code, n in sorted(self.removed_by_reason.items())}

@@ -108,24 +108,34 @@
     return picture;
   }
 
-  function reasonPlot(total) {
-    var reasons = Object.keys(total.removed_rate);
-    var height = 26 * reasons.length + 10;
-    var picture = svg("svg", {
-      class: "plot", width: PLOT.width, height: height, viewBox: "0 0 " + PLOT.width + " " + height, role: "img",
-      "aria-label": "Removed claims by reason, as a share of the drafted claims",
+  // per day, the removed claims as a share of that day's drafted claims, stacked by reason
+  function reasonPlot(days, reasons) {
+    var rates = days.map(function (d) {
+      return reasons.map(function (r) { return d.drafted_claims ? (d.removed_by_reason[r] || 0) / d.drafted_claims : 0; });
     });
-    var max = Math.max.apply(null, reasons.map(function (r) { return total.removed_rate[r]; }).concat([0.01]));
-    reasons.forEach(function (reason, i) {
-      var value = total.removed_rate[reason];
-      var width = (value / max) * (PLOT.width - 330);
-      picture.appendChild(svg("text", { x: 210, y: 22 + i * 26, class: "tick", "text-anchor": "end" }, reason));
-      var bar = svg("rect", { x: 218, y: 8 + i * 26, width: Math.max(1, width), height: 18, class: "bar bar-removed", "data-reason": reason });
-      bar.appendChild(svg("title", {}, reason + ": " + total.removed_by_reason[reason] + " claims"));
-      picture.appendChild(bar);
-      picture.appendChild(svg("text", { x: 224 + width, y: 22 + i * 26, class: "tick" },
-        pg.percent(value) + " (" + total.removed_by_reason[reason] + ")"));
+    var top = Math.max.apply(null, rates.map(function (r) { return r.reduce(function (a, b) { return a + b; }, 0); }));
+    var max = Math.max(0.1, Math.ceil(top * 10) / 10);
+    var picture = frame("Removed claims by reason per day, as a share of the drafted claims", max, [0, max / 2, max],
+      function (t) { return Math.round(100 * t) + "%"; });
+    var inner = PLOT.height - PLOT.top - PLOT.bottom;
+    var step = (PLOT.width - PLOT.left - PLOT.right) / days.length;
+    days.forEach(function (d, i) {
+      var base = PLOT.top + inner;
+      reasons.forEach(function (reason, r) {
+        var value = rates[i][r];
+        if (!value) return;
+        var h = (value / max) * inner;
+        base -= h;
+        var bar = svg("rect", {
+          x: PLOT.left + i * step + step * 0.15, y: base, width: Math.max(1, step * 0.7), height: h,
+          class: "bar reason-" + (r % 6), "data-day": d.day, "data-reason": reason,
+        });
+        bar.appendChild(svg("title", {}, d.day + ": " + reason + " " + d.removed_by_reason[reason] + " of " +
+          d.drafted_claims + " drafted claims (" + pg.percent(value) + ")"));
+        picture.appendChild(bar);
+      });
     });
+    xLabels(picture, days, step);
     return picture;
   }
 
@@ -214,8 +224,16 @@
     plots.appendChild(rateLegend);
     plots.appendChild(ratePlot(days));
     plots.appendChild(el("h2", null, "Removed claims by reason"));
-    if (Object.keys(total.removed_rate).length) plots.appendChild(reasonPlot(total));
-    else plots.appendChild(el("p", "notice", "The verifier removed no claim in this span."));
+    var reasons = Object.keys(total.removed_by_reason);
+    if (reasons.length) {
+      var reasonLegend = el("p", "legend");
+      reasons.forEach(function (reason, r) {
+        reasonLegend.appendChild(key("reason-" + (r % 6), reason + ": " + total.removed_by_reason[reason] + " (" +
+          pg.percent(total.removed_rate[reason]) + " of drafted claims)"));
+      });
+      plots.appendChild(reasonLegend);
+      plots.appendChild(reasonPlot(days, reasons));
+    } else plots.appendChild(el("p", "notice", "The verifier removed no claim in this span."));
     root.appendChild(plots);
 
     var rows = figures.days.map(function (d) {
