@@ -264,3 +264,18 @@ def requested_urls(driver: Any) -> list[str]:
         if message["method"] == "Network.requestWillBeSent":
             urls.append(message["params"]["request"]["url"])
     return urls
+
+
+def browser_wait(driver: Any, condition: Any) -> Any:
+    """``condition(driver)``'s first truthy value, waiting up to ``BROWSER_WAIT`` seconds."""
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    return WebDriverWait(driver, BROWSER_WAIT).until(condition)
+
+
+def open_page(driver: Any, url: str) -> None:
+    """Open a page of the answer app and wait until it has loaded its data (``data-loaded``)."""
+    from selenium.webdriver.common.by import By
+
+    driver.get(url)
+    browser_wait(driver, lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-loaded") == "true")

@@ -11,7 +11,7 @@ from typing import Any
 import httpx
 import pytest
 
-from helpers import BROWSER_WAIT, ingest_capitals, live_server, requested_urls
+from helpers import browser_wait, ingest_capitals, live_server, open_page, requested_urls
 from provgraph import IngestOptions, ProvGraph
 from provgraph.http.ask_page import CONTENT_SECURITY_POLICY
 
@@ -32,12 +32,6 @@ def graph(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ProvGraph]:
     pg.close()
 
 
-def _wait(driver: Any, condition: Any) -> Any:
-    from selenium.webdriver.support.ui import WebDriverWait
-
-    return WebDriverWait(driver, BROWSER_WAIT).until(condition)
-
-
 def _ask(driver: Any, question: str, turns: int) -> Any:
     """Type ``question`` and press Enter, as a reader does; the newest answer card, once shown."""
     from selenium.webdriver.common.by import By
@@ -45,15 +39,8 @@ def _ask(driver: Any, question: str, turns: int) -> Any:
 
     field = driver.find_element(By.ID, "question")
     field.send_keys(question, Keys.ENTER)
-    _wait(driver, lambda d: len(d.find_elements(By.CSS_SELECTOR, ".turn")) == turns)
+    browser_wait(driver, lambda d: len(d.find_elements(By.CSS_SELECTOR, ".turn")) == turns)
     return driver.find_elements(By.CSS_SELECTOR, ".turn")[-1]
-
-
-def _open(driver: Any, url: str) -> None:
-    from selenium.webdriver.common.by import By
-
-    driver.get(url)
-    _wait(driver, lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-loaded") == "true")
 
 
 def test_ask_read_cited_claims_sources_and_an_abstention_in_chromium(graph, browser, tmp_path, capsys):
@@ -63,7 +50,7 @@ def test_ask_read_cited_claims_sources_and_an_abstention_in_chromium(graph, brow
 
     with live_server(graph) as url:
         requested_urls(browser)  # the request log afresh
-        _open(browser, f"{url}/ask?session=page-one")
+        open_page(browser, f"{url}/ask?session=page-one")
         assert browser.title == "provgraph ask"
 
         turn = _ask(browser, "What is the population of Amsterdam?", 1)
@@ -78,18 +65,18 @@ def test_ask_read_cited_claims_sources_and_an_abstention_in_chromium(graph, brow
         # hovering a citation previews the cited evidence with its source
         ActionChains(browser).move_to_element(cites[0]).perform()
         preview = browser.find_element(By.ID, "preview")
-        _wait(browser, lambda _: preview.is_displayed())
+        browser_wait(browser, lambda _: preview.is_displayed())
         assert "wikipedia" in preview.text.lower() and "tier 4" in preview.text, preview.text
         # ... and so does reaching it with the Tab key from the top of the page
         browser.find_element(By.ID, "question").click()
-        _wait(browser, lambda _: not preview.is_displayed())
+        browser_wait(browser, lambda _: not preview.is_displayed())
         browser.execute_script("document.querySelector('.ask-header a').focus()")
         for _ in range(5):
             ActionChains(browser).send_keys(Keys.TAB).perform()
             if browser.execute_script("return document.activeElement.classList.contains('cite')"):
                 break
         assert browser.switch_to.active_element == cites[0]
-        _wait(browser, lambda _: preview.is_displayed())
+        browser_wait(browser, lambda _: preview.is_displayed())
 
         count = turn.find_element(By.CSS_SELECTOR, ".sources-count").text
         used, retrieved = map(int, re.fullmatch(r"(\d+) used / (\d+) retrieved", count).groups())
@@ -104,7 +91,7 @@ def test_ask_read_cited_claims_sources_and_an_abstention_in_chromium(graph, brow
         def all_shown(_: Any) -> bool:
             return len(turn.find_elements(By.CSS_SELECTOR, ".source-retrieved")) == retrieved - used
 
-        _wait(browser, all_shown)
+        browser_wait(browser, all_shown)
         assert toggle.get_attribute("aria-pressed") == "true"
         shot = tmp_path / "ask-answer.png"
         assert browser.save_screenshot(str(shot))
@@ -125,7 +112,7 @@ def test_ask_read_cited_claims_sources_and_an_abstention_in_chromium(graph, brow
             print(f"\nask page: answers rendered in {rendered} ms after their JSON arrived; screenshots in {tmp_path}")
 
         # the conversation is the session: reloading its address shows it again from the records
-        _open(browser, f"{url}/ask?session=page-one")
+        open_page(browser, f"{url}/ask?session=page-one")
         turns = browser.find_elements(By.CSS_SELECTOR, ".turn .asked")
         assert [t.text for t in turns] == [
             "What is the population of Amsterdam?",
@@ -145,10 +132,10 @@ def test_text_from_sources_shows_as_text_never_as_markup(graph, browser):
     from selenium.webdriver.common.by import By
 
     with live_server(graph) as url:
-        _open(browser, f"{url}/ask?session=page-markup")
+        open_page(browser, f"{url}/ask?session=page-markup")
         turn = _ask(browser, "What does aspirin thin?", 1)
         turn.find_element(By.CSS_SELECTOR, ".toggle").click()
-        _wait(browser, lambda _: turn.find_elements(By.CSS_SELECTOR, ".retrieved-list .source"))
+        browser_wait(browser, lambda _: turn.find_elements(By.CSS_SELECTOR, ".retrieved-list .source"))
         for entry in turn.find_elements(By.CSS_SELECTOR, "details.source"):
             browser.execute_script("arguments[0].open = true", entry)
         # the passage's markup is shown as its characters, and nothing of it ran or rendered
@@ -167,17 +154,17 @@ def test_an_invalidated_answer_says_so_with_the_reason_and_can_be_asked_again(gr
     try:
         ingest_capitals(pg, tmp_path)
         with live_server(pg) as url:
-            _open(browser, f"{url}/ask?session=page-revoked")
+            open_page(browser, f"{url}/ask?session=page-revoked")
             _ask(browser, "What is the population of Amsterdam?", 1)
             used = [a for a in pg.answers(session="page-revoked")]
             record = pg.answer(used[0].id)
             document = record.answer.sources_used[0].document
             pg.revoke(document, reason="retracted by its editors", confirm=True)
-            _open(browser, f"{url}/ask?session=page-revoked")
+            open_page(browser, f"{url}/ask?session=page-revoked")
             banner = browser.find_element(By.CSS_SELECTOR, ".turn .invalidated")
             assert "Invalidated" in banner.text and "retracted by its editors" in banner.text
             banner.find_element(By.CSS_SELECTOR, ".reask").click()
-            _wait(browser, lambda d: len(d.find_elements(By.CSS_SELECTOR, ".turn")) == 2)
+            browser_wait(browser, lambda d: len(d.find_elements(By.CSS_SELECTOR, ".turn")) == 2)
             again = browser.find_elements(By.CSS_SELECTOR, ".turn")[1]
             assert again.find_elements(By.CSS_SELECTOR, ".invalidated") == []
     finally:
@@ -221,7 +208,7 @@ def test_with_a_model_configured_the_reader_chooses_the_generator(graph, browser
         monkeypatch.setenv("PROVGRAPH_LLM_MODEL", "loopback-model")
         monkeypatch.setenv("PROVGRAPH_LLM_API_KEY", "not-a-real-key")
         with live_server(graph, ServerSettings(answer_generator=GeneratorKind.OPENAI)) as url:
-            _open(browser, f"{url}/ask?session=page-model")
+            open_page(browser, f"{url}/ask?session=page-model")
             browser.find_element(By.CSS_SELECTOR, ".filters summary").click()
             choice = Select(browser.find_element(By.ID, "f-generator"))
             assert [o.text for o in choice.options] == ["openai", "extractive"]

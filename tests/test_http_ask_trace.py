@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from helpers import BROWSER_WAIT, TEST_DATA, ingest_capitals, live_server, requested_urls
+from helpers import TEST_DATA, browser_wait, ingest_capitals, live_server, open_page, requested_urls
 from provgraph import DraftAnswer, DraftClaim, IngestOptions, ProvGraph
 from provgraph.answer.evaluate import evaluate_hotpot, ingest_hotpot, load_hotpot
 from provgraph.answer.record import answer_iri
@@ -61,19 +61,6 @@ def graph(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ProvGraph]:
     pg.close()
 
 
-def _wait(driver: Any, condition: Any) -> Any:
-    from selenium.webdriver.support.ui import WebDriverWait
-
-    return WebDriverWait(driver, BROWSER_WAIT).until(condition)
-
-
-def _open(driver: Any, url: str) -> None:
-    from selenium.webdriver.common.by import By
-
-    driver.get(url)
-    _wait(driver, lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-loaded") == "true")
-
-
 def _texts(driver: Any, selector: str) -> list[str]:
     from selenium.webdriver.common.by import By
 
@@ -95,12 +82,12 @@ def test_trace_an_answer_from_the_conversation_to_its_documents(graph, browser, 
 
     with live_server(graph) as url:
         requested_urls(browser)
-        _open(browser, f"{url}/ask?session=trace-one")
+        open_page(browser, f"{url}/ask?session=trace-one")
         browser.find_element(By.ID, "question").send_keys("What is the population of Amsterdam?", Keys.ENTER)
-        _wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, ".turn .trace-link"))
+        browser_wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, ".turn .trace-link"))
         browser.find_element(By.CSS_SELECTOR, ".turn .trace-link").click()
-        _wait(browser, lambda d: "/ask/answers/" in d.current_url)
-        _wait(browser, lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-loaded") == "true")
+        browser_wait(browser, lambda d: "/ask/answers/" in d.current_url)
+        browser_wait(browser, lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-loaded") == "true")
         answer_id = browser.current_url.rsplit("/", 1)[1]
         record = graph.answer(answer_id)
         assert browser.find_element(By.CSS_SELECTOR, ".trace-head h2").text == "What is the population of Amsterdam?"
@@ -159,8 +146,8 @@ def test_trace_an_answer_from_the_conversation_to_its_documents(graph, browser, 
 
         # the session link leads back to the conversation
         browser.find_element(By.CSS_SELECTOR, ".session-link").click()
-        _wait(browser, lambda d: d.current_url.endswith("/ask?session=trace-one"))
-        _wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, ".turn .claim"))
+        browser_wait(browser, lambda d: d.current_url.endswith("/ask?session=trace-one"))
+        browser_wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, ".turn .claim"))
         _no_console_errors_nor_requests_elsewhere(browser, url)
 
 
@@ -171,7 +158,7 @@ def test_the_failed_claim_inspector_and_a_segment_changed_behind_the_stores_back
     assert overclaimed.removed_claims
     with live_server(graph) as url:
         requested_urls(browser)
-        _open(browser, f"{url}/ask/answers/{overclaimed.id}")
+        open_page(browser, f"{url}/ask/answers/{overclaimed.id}")
         removed = browser.find_elements(By.CSS_SELECTOR, ".node-removed")
         assert len(removed) == len({i.claim for i in overclaimed.removed_claims}) == 1
         rows = [
@@ -193,12 +180,12 @@ def test_the_failed_claim_inspector_and_a_segment_changed_behind_the_stores_back
             WHERE {{ GRAPH ?g {{ {node} pg:content ?c }} FILTER(?g = <{answer_iri(overclaimed.id).value}>) }}""",
             prefixes=PREFIXES,
         )
-        _open(browser, f"{url}/ask/answers/{overclaimed.id}")
+        open_page(browser, f"{url}/ask/answers/{overclaimed.id}")
         assert _texts(browser, ".segment .hash-bad") == ["hash does not match"]
         assert "no longer match" in browser.find_element(By.CSS_SELECTOR, ".segments .notice").text
 
         # an id that names no answer says so
-        _open(browser, f"{url}/ask/answers/{'0' * 64}")
+        open_page(browser, f"{url}/ask/answers/{'0' * 64}")
         assert "Could not load this answer: no answer" in browser.find_element(By.ID, "status").text
         _no_console_errors_nor_requests_elsewhere_but_the_404(browser, url)
 
@@ -231,7 +218,7 @@ def test_source_text_in_the_trace_is_text(graph, browser):
     answered = graph.ask("What does aspirin thin?", generator=CitingTheNote())
     assert [i.code.value for i in answered.removed_claims] == ["instruction_in_evidence"]
     with live_server(graph) as url:
-        _open(browser, f"{url}/ask/answers/{answered.id}")
+        open_page(browser, f"{url}/ask/answers/{answered.id}")
         passage = browser.find_element(By.CSS_SELECTOR, ".node-passage")
         passage.click()
         detail = browser.find_element(By.CSS_SELECTOR, ".node-detail").text
@@ -261,7 +248,7 @@ def test_the_dashboard_plots_the_answer_figures_and_the_latest_evaluation(graph,
 
     with live_server(graph) as url:
         requested_urls(browser)
-        _open(browser, f"{url}/ask/metrics")
+        open_page(browser, f"{url}/ask/metrics")
         tiles = {
             t.get_attribute("data-figure"): t.find_element(By.CSS_SELECTOR, ".tile-value").text
             for t in browser.find_elements(By.CSS_SELECTOR, ".tile")
@@ -302,7 +289,7 @@ def test_the_dashboard_plots_the_answer_figures_and_the_latest_evaluation(graph,
             "document.getElementById('f-until').value = '2020-01-31';"
         )
         browser.find_element(By.CSS_SELECTOR, "#span-form button").click()
-        _wait(browser, lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-loaded") == "true")
+        browser_wait(browser, lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-loaded") == "true")
         assert "No answers were recorded from 2020-01-01 to 2020-01-31." in browser.find_element(By.ID, "metrics").text
         assert browser.find_elements(By.CSS_SELECTOR, "rect.bar[data-level]") == []
         _no_console_errors_nor_requests_elsewhere(browser, url)
@@ -335,19 +322,19 @@ def test_on_a_server_whose_reads_need_the_token_the_pages_ask_for_it_once(graph,
     settings = ServerSettings(token=SecretStr(token), read_token=True)
     with live_server(graph, settings) as url:
         requested_urls(browser)
-        _open(browser, f"{url}/ask/metrics")
+        open_page(browser, f"{url}/ask/metrics")
         assert "Could not load the figures" in browser.find_element(By.ID, "status").text
         assert browser.find_elements(By.CSS_SELECTOR, ".tile") == []
         field = browser.find_element(By.ID, "f-token")
         assert field.is_displayed() and field.get_attribute("type") == "password"
         field.send_keys(token)
         browser.find_element(By.CSS_SELECTOR, "#span-form button").click()
-        _wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, ".tile"))
+        browser_wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, ".tile"))
 
         # the tab keeps it: the conversation and the trace load with it, not typed again
-        _open(browser, f"{url}/ask?session=token-page")
+        open_page(browser, f"{url}/ask?session=token-page")
         browser.find_element(By.ID, "question").send_keys("What is the capital of France?\n")
-        _wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, ".turn .trace-link"))
+        browser_wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, ".turn .trace-link"))
         browser.find_element(By.CSS_SELECTOR, ".turn .trace-link").click()
-        _wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, ".node-answer"))
+        browser_wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, ".node-answer"))
         assert all(token not in u for u in requested_urls(browser))  # a header, never in an address

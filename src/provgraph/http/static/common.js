@@ -53,6 +53,23 @@
     return node;
   }
 
+  // A table with a caption, a row of headings and rows of cells, every cell as text.
+  function table(caption, heads, rows, className) {
+    var t = el("table", className || "");
+    t.appendChild(el("caption", null, caption));
+    var head = el("tr");
+    heads.forEach(function (h) { head.appendChild(el("th", null, h)); });
+    t.appendChild(el("thead")).appendChild(head);
+    var body = el("tbody");
+    rows.forEach(function (cells) {
+      var tr = el("tr");
+      cells.forEach(function (cell) { tr.appendChild(el("td", null, cell)); });
+      body.appendChild(tr);
+    });
+    t.appendChild(body);
+    return t;
+  }
+
   function percent(value) {
     return value === null || value === undefined ? "n/a" : (100 * value).toFixed(1) + "%";
   }
@@ -62,6 +79,7 @@
     request: request,
     el: el,
     svg: svg,
+    table: table,
     percent: percent,
     CONFIDENCE: {
       high: "High confidence",

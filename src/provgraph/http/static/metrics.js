@@ -8,6 +8,7 @@
   var pg = window.provgraph;
   var el = pg.el;
   var svg = pg.svg;
+  var table = pg.table;
   var root = document.getElementById("metrics");
   var statusLine = document.getElementById("status");
   var sinceField = document.getElementById("f-since");
@@ -139,21 +140,7 @@
     return picture;
   }
 
-  function table(caption, heads, rows, className) {
-    var t = el("table", className);
-    t.appendChild(el("caption", null, caption));
-    var head = el("tr");
-    heads.forEach(function (h) { head.appendChild(el("th", null, h)); });
-    t.appendChild(el("thead")).appendChild(head);
-    var body = el("tbody");
-    rows.forEach(function (cells) {
-      var tr = el("tr");
-      cells.forEach(function (c) { tr.appendChild(el("td", null, c)); });
-      body.appendChild(tr);
-    });
-    t.appendChild(body);
-    return t;
-  }
+
 
   function key(className, text) {
     var item = el("span", "key");

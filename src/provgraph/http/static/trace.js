@@ -9,6 +9,7 @@
   var pg = window.provgraph;
   var el = pg.el;
   var svg = pg.svg;
+  var table = pg.table;
   var root = document.getElementById("trace");
   var statusLine = document.getElementById("status");
   var answerId = decodeURIComponent(window.location.pathname.split("/").filter(Boolean).pop() || "");
@@ -283,21 +284,7 @@
   }
 
   // ---- the tables under the graph ---------------------------------------------------------
-  function table(caption, heads, rows, className) {
-    var t = el("table", className || "");
-    t.appendChild(el("caption", null, caption));
-    var head = el("tr");
-    heads.forEach(function (h) { head.appendChild(el("th", null, h)); });
-    t.appendChild(el("thead")).appendChild(head);
-    var body = el("tbody");
-    rows.forEach(function (cells) {
-      var tr = el("tr");
-      cells.forEach(function (cell) { tr.appendChild(el("td", null, cell)); });
-      body.appendChild(tr);
-    });
-    t.appendChild(body);
-    return t;
-  }
+
 
   function inspector(record) {
     var section = el("section", "inspector");
