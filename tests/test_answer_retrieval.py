@@ -423,6 +423,21 @@ def test_the_second_hop_states_the_named_documents_passage_of_the_type_asked_for
     assert answer.claims[0].text == "Virginia Commonwealth University was founded in 1838 as a medical college."
 
 
+def test_the_second_hop_states_what_the_first_does_not(tmp_path):
+    articles = {
+        "East Lempster": "East Lempster is a village in the town of Lempster in Sullivan County, New Hampshire.\n",
+        "Sullivan County, New Hampshire": "Sullivan County is a county located in the state of New Hampshire."
+        "\n\nIts county seat is Newport.\n",
+    }
+    with ProvGraph.memory() as pg:
+        _ingest_articles(pg, tmp_path, articles)
+        answer = pg.ask(
+            "What is the county seat of the county where East Lempster, New Hampshire is located?", record=False
+        )
+    # the county's opening passage repeats more of the question's words; the seat is what is missing
+    assert any("Newport" in c.text for c in answer.claims), [c.text for c in answer.claims]
+
+
 def test_the_second_hop_follows_a_possessive_name(tmp_path):
     articles = {
         "Robert Suettinger": "Robert Suettinger was President Bill Clinton's intelligence officer for East Asia.\n",

@@ -525,9 +525,10 @@ def _passages(relevant: Sequence[EvidenceItem], terms: Sequence[str], question: 
     """The passages to state: the best; for each salient term of the question not yet covered,
     the best passage mentioning it; those covering words of the question the others do not
     (:func:`_covering`); for each of these, the passage of a document it names (the second hop)
-    that holds an answer of the asked type, then shares most words with the question; then any
-    scoring at least
-    ``PASSAGE_RATIO`` of the best. At most ``MAX_PASSAGES``, best first."""
+    that says most of what the question asks and no chosen passage says, then holds an answer of
+    the asked type, then shares most words with the question (HotpotQA development half: sentence
+    recall 65.8 -> 66.8, precision 63.6 -> 63.9, gold answer in the claims 59.6 -> 61.7); then any
+    scoring at least ``PASSAGE_RATIO`` of the best. At most ``MAX_PASSAGES``, best first."""
     first = [i for i in relevant if i.kind is EvidenceKind.PASSAGE and i.hop != 2]
     # the second hop: passages of documents a passage names, whether found by their own words or not
     bridges = [i for i in relevant if i.kind is EvidenceKind.PASSAGE and (i.hop == 2 or i.related)]
@@ -542,13 +543,23 @@ def _passages(relevant: Sequence[EvidenceItem], terms: Sequence[str], question: 
     asked = set(content_words(question))
     expected = expects(question)
     chosen += _covering(first, chosen, asked)
+    # what the question asks that no chosen passage says ("seat" of "the county seat of the county
+    # where East Lempster is"): the second hop is there for it
+    missing = asked - set().union(*(set(words(_item_text(c))) for c in chosen)) - _HOW_SAID
     for parent in list(chosen):
-        # of a named document's passages, the one sharing most words with the question
         candidates = [b for b in bridges if parent.id in b.related and b not in chosen]
         if candidates:
-            # the one holding an answer of the type asked for, then sharing most words with the question
+            # of a named document's passages, the one saying most of what is missing, then holding
+            # an answer of the type asked for, then sharing most words with the question
             chosen.append(
-                max(candidates, key=lambda b: (offers(b.text, expected, question), len(asked & set(words(b.text)))))
+                max(
+                    candidates,
+                    key=lambda b: (
+                        len(missing & set(words(b.text))),
+                        offers(b.text, expected, question),
+                        len(asked & set(words(b.text))),
+                    ),
+                )
             )
     chosen += [p for p in first if p.score >= PASSAGE_RATIO * first[0].score and p not in chosen]
     chosen = chosen[:MAX_PASSAGES]
