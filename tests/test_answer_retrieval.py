@@ -438,6 +438,25 @@ def test_the_second_hop_states_what_the_first_does_not(tmp_path):
     assert any("Newport" in c.text for c in answer.claims), [c.text for c in answer.claims]
 
 
+def test_a_passage_naming_a_stated_passages_document_is_the_second_hop_the_other_way(tmp_path):
+    articles = {
+        "University of Kansas": "The University of Kansas is a public research university whose main campus is "
+        "in Lawrence, Kansas.\n\nTwo branch campuses are in the Kansas City metropolitan area.\n",
+        "Kansas City metropolitan area": "The Kansas City metropolitan area is a metropolitan area anchored by "
+        "Kansas City, Missouri.\n",
+        "Kansas Song": "Kansas Song is a fight song of the University of Kansas.\n",
+    }
+    with ProvGraph.memory() as pg:
+        _ingest_articles(pg, tmp_path, articles)
+        answer = pg.ask(
+            "What is the name of the fight song of the university whose main campus is in Lawrence, Kansas and whose "
+            "branch campuses are in the Kansas City metropolitan area?",
+            record=False,
+        )
+    # the university's article does not name its song: the song's article names the university
+    assert any("fight song" in c.text for c in answer.claims), [c.text for c in answer.claims]
+
+
 def test_the_second_hop_follows_a_possessive_name(tmp_path):
     articles = {
         "Robert Suettinger": "Robert Suettinger was President Bill Clinton's intelligence officer for East Asia.\n",
