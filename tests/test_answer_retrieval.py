@@ -381,6 +381,34 @@ def test_no_verdict_when_a_side_does_not_say(composers):
     assert "No claim answers yes or no." in answer.limitations
 
 
+AIRPORTS = {
+    "Elko Regional Airport": "Elko Regional Airport is a public airport a mile west of downtown Elko, in Elko County, "
+    "Nevada.\n",
+    "Gerald R. Ford International Airport": "Gerald R. Ford International Airport is a commercial airport southeast "
+    "of Grand Rapids, Michigan.\n",
+    "Cherry Capital Airport": "Cherry Capital Airport is a public airport in Traverse City, Michigan.\n",
+    "Lonely Airport": "Lonely Airport is a public airport with one runway.\n",
+}
+
+
+def test_a_place_each_side_states_decides_whether_both_are_located_there(tmp_path):
+    with ProvGraph.memory() as pg:
+        _ingest_articles(pg, tmp_path, AIRPORTS)
+
+        def verdicts(question: str) -> list[str]:
+            answer = pg.ask(question, record=False)
+            return [c.text for c in answer.claims if c.verified and c.text.startswith(("Yes", "No"))]
+
+        assert verdicts(
+            "Are both Elko Regional Airport and Gerald R. Ford International Airport located in Michigan?"
+        ) == ["No: Elko Regional Airport is in Nevada, Gerald R. Ford International Airport in Michigan."]
+        assert verdicts(
+            "Are both Cherry Capital Airport and Gerald R. Ford International Airport located in Michigan?"
+        ) == ["Yes: Cherry Capital Airport and Gerald R. Ford International Airport are both located in Michigan."]
+        # a side whose passage names no region is silent: no verdict, and never "No" from silence
+        assert verdicts("Are both Lonely Airport and Gerald R. Ford International Airport located in Michigan?") == []
+
+
 FILMS = {
     "Big Stone Gap (film)": "Big Stone Gap is a 2014 American romantic comedy film directed by Adriana Trigiani.\n\n"
     "The film is set in the town of Big Stone Gap in Virginia.\n",

@@ -23,9 +23,10 @@ Verdicts come first. A choice between two things the question names ("Who is old
 is decided by a figure from a passage about each, or ("Which dog's ancestors include ...: A or
 B?") by the one whose own passage says what the question asks when the other's does not; a
 yes/no question about two things ("Are A and B both opera composers?", "Were A and B of the same
-nationality?") by what a passage about each says; a yes/no question a fact answers gets "Yes".
-Each verdict cites both sides. Nothing is ever answered "No" because a source is silent: only two
-stated values that differ say "No".
+nationality?", "Are A and B both located in Michigan?") by what a passage about each says; a
+yes/no question a fact answers gets "Yes". Each verdict cites both sides. Nothing is ever answered
+"No" because a source is silent: only two stated values that differ say "No" (a side put in
+Michigan, the other in "Elko County, Nevada").
 
 Phrasing follows the fact's aggregated confidence and agreement between independent sources:
 
@@ -344,8 +345,10 @@ def _pair_verdict(relevant: Sequence[EvidenceItem], question: str) -> list[Draft
     decided from a passage about each, both cited: "Yes" when each says what the question asks
     of both ("Are Verdi and Thomas both opera composers?"); for "the same X", "Yes" or "No" from
     the X each states ("Yes: ... of the same nationality: Scott Derrickson American, Ed Wood
-    American"). Nothing when a side's passages do not say: a source that does not state
-    something does not deny it."""
+    American"); for "located in P", "No" when one side's passage puts it in P as a region ("of
+    Grand Rapids, Michigan") and the other's in another region ("in Elko County, Nevada").
+    Nothing when a side's passages do not say: a source that does not state something does not
+    deny it."""
     asked = pair(question)
     if asked is None:
         return []
@@ -358,7 +361,16 @@ def _pair_verdict(relevant: Sequence[EvidenceItem], question: str) -> list[Draft
     (a, first, value_a), (b, second, value_b) = found
     if first.id == second.id:
         return []
-    if asked.same is None:
+    if asked.same is None and (value_a or value_b):
+        # "located in Michigan": one side's passage puts it in another region ("..., Nevada")
+        place = _located(asked)
+        where = [(n, v, i) for n, v, i in ((a, value_a, first), (b, value_b, second))]
+        stated = [(n, i) for n, v, i in where if not v]
+        if place is None or len(stated) != 1 or not _in_region(stated[0][1].text, place):
+            return []
+        elsewhere = next((n, v) for n, v, _ in where if v)
+        text = f"No: {elsewhere[0]} is in {elsewhere[1]}, {stated[0][0]} in {place}."
+    elif asked.same is None:
         text = f"Yes: {a} and {b} {asked.verb + ' ' if asked.copula else ''}both {asked.rest}."
     else:
         same = normalise(value_a) == normalise(value_b)
@@ -423,9 +435,39 @@ def _opens_with(item: EvidenceItem, name: str) -> bool:
     return bool(said) and [m.group() for m in said] == named and text[said[-1].end() : said[-1].end() + 1] != "-"
 
 
+#: "located in Michigan", "in Italy": where the question asks whether both things are.
+_LOCATED = re.compile(r"^(?:(?:located|situated|based)\s+)?in\s+(?:the\s+)?([A-Z][\w.'-]*(?:\s+[A-Z][\w.'-]*)*)$")
+#: "of Grand Rapids, Michigan", "in Elko County, Nevada": a place and the region it is in.
+_PLACE_IN_REGION = re.compile(
+    r"\b(?:in|of|near)\s+(?:the\s+)?[A-Z][\w.'-]*(?:\s+[A-Z][\w.'-]*)*,\s+([A-Z][\w.'-]*(?:\s+[A-Z][\w.'-]*)*)"
+)
+
+
+def _located(asked: Pair) -> str | None:
+    """The place of "Are A and B both located in P?", else None."""
+    found = _LOCATED.match(asked.rest)
+    return found.group(1) if found else None
+
+
+def _in_region(text: str, place: str) -> bool:
+    """Whether ``text`` names ``place`` as the region of a place ("Grand Rapids, Michigan")."""
+    return place in _regions(text)
+
+
+def _regions(text: str) -> list[str]:
+    """The regions ``text`` puts places in, in order: "Nevada" of "in Elko County, Nevada."."""
+    return [m.group(1).rstrip(".") for m in _PLACE_IN_REGION.finditer(text)]
+
+
 def _states(item: EvidenceItem, asked: Pair) -> str | None:
     """What the passage ``item`` says the question asks of both (the X of "the same X"), "" when
-    it says all of what is asked ("opera composers"), or None when it does not say."""
+    it says all of what is asked ("opera composers"), or None when it does not say. For "located
+    in P", a passage not naming P that puts the thing in another region ("in Elko County,
+    Nevada") says that region."""
+    place = _located(asked) if asked.same is None else None
+    if place is not None and not mentions(" ".join(words(item.text)), " ".join(words(place))):
+        regions = _regions(item.text)
+        return regions[0] if regions else None
     if asked.same is None:
         wanted = [w for w in content_words(asked.rest) if w not in _HOW_SAID]
         said = {w[:5] for w in words(f"{item.text} {item.title or ''}")}
