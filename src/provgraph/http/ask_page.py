@@ -11,7 +11,9 @@
 
 Each page is an HTML shell and static files (``static/common.js`` and the page's own script,
 ``static/ask.css``): no build step, nothing from a CDN. The graph and the plots are SVG drawn by
-the page's script: a layered graph of six fixed columns needs no layout library. Everything shown
+the page's script: a layered graph of six fixed columns needs no layout library, Cytoscape.js
+alone (3.35, 443 KB minified) would be over the app's 300 KB budget, and graphviz's ``dot`` is a
+system program a pip install does not bring. Everything shown
 comes from the JSON API (``POST /qa``, ``GET /answers``, ``GET /answers/{id}``,
 ``GET /answers/{id}/context``, ``GET /answers/metrics``) and is written into the page as text,
 never as markup, so a source holding ``<script>`` shows as those characters. The
