@@ -485,6 +485,39 @@ def test_a_passage_naming_a_stated_passages_document_is_the_second_hop_the_other
     assert any("fight song" in c.text for c in answer.claims), [c.text for c in answer.claims]
 
 
+def test_the_second_hop_follows_a_document_the_passages_document_names_elsewhere(tmp_path):
+    # a long article: the sentence naming the song, sharing no word with the question, is not retrieved
+    discs = "\n\n".join(f"Disc {n} of the box set holds the songs of the year {1950 + n}." for n in range(1, 23))
+    articles = {
+        "Back to Mono": f"Back to Mono is a box set of the recorded work of a record producer.\n\n{discs}\n\n"
+        "Its opening recording is To Know Him Is to Love Him.\n",
+        "To Know Him Is to Love Him": "To Know Him Is to Love Him is a song written by Phil Spector, inspired by "
+        "words on his father's tombstone.\n",
+    }
+    with ProvGraph.memory() as pg:
+        _ingest_articles(pg, tmp_path, articles)
+        answer = pg.ask(
+            "Who is the writer of this song that was inspired by words on a tombstone and was the first track on "
+            "the box set Back to Mono?",
+            record=False,
+        )
+    # the document relation ("Back to Mono" mentions the song) takes the second hop
+    assert any("Phil Spector" in c.text for c in answer.claims), [c.text for c in answer.claims]
+
+
+def test_a_named_documents_passage_that_adds_nothing_asked_is_not_stated(tmp_path):
+    articles = {
+        "Big Stone Gap (film)": "Big Stone Gap is a 2014 American romantic comedy film starring Ashley Judd.\n",
+        "Ashley Judd": "Ashley Judd is an American actress and political activist.\n",
+    }
+    with ProvGraph.memory() as pg:
+        _ingest_articles(pg, tmp_path, articles)
+        answer = pg.ask("When was the film Big Stone Gap, starring Ashley Judd, released?", record=False)
+    texts = [c.text for c in answer.claims]
+    # the actress's article names no release and no date: the second hop has nothing to add
+    assert texts and "Ashley Judd is an American actress and political activist." not in texts, texts
+
+
 def test_the_second_hop_follows_a_possessive_name(tmp_path):
     articles = {
         "Robert Suettinger": "Robert Suettinger was President Bill Clinton's intelligence officer for East Asia.\n",
