@@ -24,6 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field, computed_field
 from provgraph.answer.context import Shown
 from provgraph.answer.evaluate import EvalReport
 from provgraph.answer.models import AnswerConfidence, DraftAnswer, GroundedAnswer
+from provgraph.ingest.reify import xsd_datetime
 from provgraph.store.base import Backend
 from provgraph.store.terms import Literal, NamedNode, sparql_term
 from provgraph.vocab import EVALUATIONS_GRAPH, ID_NS, PG, PROV_NS, RDF_NS, XSD_NS, sha256_hex
@@ -145,8 +146,8 @@ WHERE { GRAPH pgid:answers {
 GROUP BY ?day ?c"""
 
 
-def _moment(value: datetime) -> str:
-    return sparql_term(Literal(value.isoformat().replace("+00:00", "Z"), datatype=NamedNode(XSD_NS + "dateTime")))
+def _moment(value: datetime) -> Literal:
+    return Literal(xsd_datetime(value), datatype=NamedNode(XSD_NS + "dateTime"))
 
 
 @dataclass(frozen=True)
@@ -168,7 +169,7 @@ def metrics(backend: Backend, *, since: date, until: date) -> AnswerMetrics:
     """The figures of the answers recorded from ``since`` to ``until`` (UTC days, both included)."""
     start = datetime.combine(since, time(), tzinfo=UTC)
     end = datetime.combine(until + timedelta(days=1), time(), tzinfo=UTC)
-    query = _LOG.replace("$since", _moment(start)).replace("$until", _moment(end))
+    query = _LOG.replace("$since", sparql_term(_moment(start))).replace("$until", sparql_term(_moment(end)))
     by_day: dict[date, list[_Group]] = {}
     for row in backend.select(query):
         removed: Counter[str] = Counter()
@@ -233,14 +234,14 @@ def record_evaluation(backend: Backend, with_gold: EvalReport, without_gold: Eva
         },
         sort_keys=True,
     )
-    stamp = created.isoformat().replace("+00:00", "Z")
-    digest = sha256_hex(f"{dataset}\n{stamp}\n{data}")
+    stamp = _moment(created)
+    digest = sha256_hex(f"{dataset}\n{stamp.value}\n{data}")
     iri = NamedNode(f"{ID_NS}evaluation/{digest}")
     pairs: list[tuple[NamedNode, NamedNode | Literal]] = [
         (NamedNode(RDF_NS + "type"), PG.Evaluation),
         (PG.evaluationDataset, Literal(dataset)),
         (PG.evaluationData, Literal(data)),
-        (NamedNode(PROV_NS + "generatedAtTime"), Literal(stamp, datatype=NamedNode(XSD_NS + "dateTime"))),
+        (NamedNode(PROV_NS + "generatedAtTime"), stamp),
     ]
     body = " .\n".join(f"{iri} {p} {sparql_term(o)}" for p, o in pairs)
     backend.begin_write()

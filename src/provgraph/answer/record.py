@@ -553,13 +553,17 @@ class _Graph:
         return found[0].value if found else None
 
 
+#: An answer id, or a unique prefix of one: 8 to 64 lowercase hex digits of its SHA-256.
+ANSWER_ID = re.compile(r"[0-9a-f]{8,64}")
+
+
 def resolve_id(backend: Backend, answer_id: str) -> str:
     """The full id of the answer ``answer_id`` names (an id, an IRI, or a unique prefix of at
     least 8 hex digits); :class:`NotFoundError` if none or several."""
     text = answer_id.strip()
     if text.startswith(f"{ID_NS}answer/"):
         text = text[len(f"{ID_NS}answer/") :]
-    if not re.fullmatch(r"[0-9a-f]{8,64}", text):
+    if not ANSWER_ID.fullmatch(text):
         raise NotFoundError(f"no answer {answer_id!r}: an answer id is 8 to 64 lowercase hex digits")
     if len(text) == 64:
         if not backend.ask(
@@ -822,6 +826,7 @@ def insert(iri: NamedNode, answer_lines: Sequence[str], log: Sequence[str]) -> s
 
 
 __all__ = [
+    "ANSWER_ID",
     "KINDS",
     "AnswerInvalidation",
     "AnswerSummary",

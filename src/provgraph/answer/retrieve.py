@@ -58,7 +58,7 @@ from provgraph.trust import relations as _relations
 from provgraph.trust.annotate import annotate
 from provgraph.trust.models import Conflict, FactStatus, ValueClaim
 from provgraph.trust.read import conflicts as read_conflicts
-from provgraph.trust.relation_models import RelationType
+from provgraph.trust.relation_models import DocumentRelation, RelationType
 
 MAX_ENTITIES = 5
 MAX_PASSAGES = 20
@@ -171,13 +171,15 @@ class Retriever:
         entities = self._link(question_words, allowed)
         items: dict[str, _Draft] = {}
         _add(items, self._passage_drafts(question, question_words, allowed))
-        _add(items, self._bridge_drafts(items, question_words, allowed))
+        # the relations of each document, read once for the second hop and the relation items
+        relations: dict[str, list[DocumentRelation]] = {}
+        _add(items, self._bridge_drafts(items, question_words, allowed, relations))
         statements = self._statement_drafts(
             entities, allowed, filters, question_prefixes, kinds=KIND_QUESTION.match(question) is not None
         )
         items.update({d.id: d for d in statements.values()})
         _add(items, self._conflict_drafts(entities, statements, allowed, question_prefixes))
-        _add(items, self._relation_drafts(items, allowed))
+        _add(items, self._relation_drafts(items, allowed, relations))
         return self._pack(question, items, entities, filters, limit)
 
     # ------------------------------------------------------------------ steps
@@ -210,13 +212,17 @@ class Retriever:
         ]
 
     def _bridge_drafts(
-        self, items: dict[str, _Draft], question_words: Sequence[str], allowed: _Allowed
+        self,
+        items: dict[str, _Draft],
+        question_words: Sequence[str],
+        allowed: _Allowed,
+        relations: dict[str, list[DocumentRelation]],
     ) -> list[_Draft]:
         """Passages of documents the best passages name by title: the second hop of a question
         like "the arena where the Lewiston Maineiacs played" ("...played at the Colisée")."""
         bridges = []
         parents = sorted(items.values(), key=lambda d: (-d.score, d.id))[:MAX_BRIDGES]
-        mentioned = self._mentioned([p.source.document for p in parents if p.source is not None], allowed)
+        mentioned = self._mentioned([p.source.document for p in parents if p.source is not None], allowed, relations)
         for parent in parents:
             assert parent.source is not None
             named = allowed.named(parent.text)
@@ -249,12 +255,20 @@ class Retriever:
                     bridges.append(bridge)
         return bridges
 
-    def _mentioned(self, documents: Sequence[str], allowed: _Allowed) -> dict[str, list[Source]]:
+    def _relationships(self, document: str, relations: dict[str, list[DocumentRelation]]) -> list[DocumentRelation]:
+        """The relations of ``document``, read once per retrieval (kept in ``relations``)."""
+        if document not in relations:
+            relations[document] = _relations.relationships(self._backend, document=document)
+        return relations[document]
+
+    def _mentioned(
+        self, documents: Sequence[str], allowed: _Allowed, relations: dict[str, list[DocumentRelation]]
+    ) -> dict[str, list[Source]]:
         """For each of ``documents``, the allowed sources of the documents it names (its
         "mention" relations)."""
         found: dict[str, list[str]] = {}
         for document in dict.fromkeys(documents):
-            for relation in _relations.relationships(self._backend, document=document):
+            for relation in self._relationships(document, relations):
                 if relation.from_document == document and RelationType.MENTION in relation.types:
                     found.setdefault(document, []).append(relation.to_document)
         sources = allowed.sources(d for named in found.values() for d in named)
@@ -323,14 +337,14 @@ class Retriever:
                     drafts += [found, *found.related_drafts]
         return drafts
 
-    def _relation_drafts(self, items: dict[str, _Draft], allowed: _Allowed) -> list[_Draft]:
+    def _relation_drafts(
+        self, items: dict[str, _Draft], allowed: _Allowed, relations: dict[str, list[DocumentRelation]]
+    ) -> list[_Draft]:
         """The relations of the best retrieved documents, between allowed documents."""
         ranked = sorted(items.values(), key=lambda d: (-d.score, d.id))
         top_documents = list(dict.fromkeys(d.source.document for d in ranked if d.source))[:3]
-        relations = [
-            r for d in top_documents for r in _relations.relationships(self._backend, document=d)[:MAX_RELATIONS]
-        ]
-        allowed_documents = allowed.documents(d for r in relations for d in (r.from_document, r.to_document))
+        found = [r for d in top_documents for r in self._relationships(d, relations)[:MAX_RELATIONS]]
+        allowed_documents = allowed.documents(d for r in found for d in (r.from_document, r.to_document))
         return [
             _Draft(
                 id=evidence_id(EvidenceKind.RELATION, relation.iri),
@@ -341,7 +355,7 @@ class Retriever:
                 source=None,
                 fields={"document": relation.from_document, "title": relation.from_title},
             )
-            for relation in relations
+            for relation in found
             if relation.from_document in allowed_documents and relation.to_document in allowed_documents
         ]
 

@@ -44,7 +44,8 @@ CONTENT_SECURITY_POLICY = (
 )
 
 _HEADERS = page_headers(CONTENT_SECURITY_POLICY)
-#: an answer id or a unique prefix of one, as GET /answers/{id} takes it
+#: an answer id or a unique prefix of one, as the core reads it (``answer.record.ANSWER_ID``: a
+#: shell imports only the public API)
 _ANSWER_ID = re.compile(r"[0-9a-f]{8,64}")
 
 
