@@ -70,6 +70,7 @@ EXPECTED = {
     "EmptyInputError",
     "Evidence",
     "ExportFormat",
+    "Extraction",
     "ExtractionMethod",
     "GraphSplit",
     "IngestOptions",

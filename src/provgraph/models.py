@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from provgraph.options import (
     DatasetView,
     ExportFormat,
+    Extraction,
     ExtractionMethod,
     InputFormat,
     ResultFormat,
@@ -166,6 +167,11 @@ class IngestReport(_Model):
     ill_typed_literals: int = Field(
         0, description="literals that do not match their datatype, kept because lenient was given (else refused)"
     )
+    extraction: Extraction | None = Field(None, description="how facts were taken from the text (text documents only)")
+    facts_extracted: int = Field(0, description="facts taken from the text, each with its evidence span")
+    facts_dropped: int = Field(
+        0, description="facts an extractor gave whose evidence is not verbatim in their passage: not stored"
+    )
 
     @property
     def changed(self) -> int:
@@ -263,6 +269,7 @@ __all__ = [
     "DocumentReport",
     "Evidence",
     "ExportFormat",
+    "Extraction",
     "ExtractionMethod",
     "GraphSplit",
     "IngestReport",

@@ -50,6 +50,11 @@ class InputFormat(enum.StrEnum):
         return self not in (InputFormat.JSONL, InputFormat.TEXT, InputFormat.MARKDOWN)
 
     @property
+    def is_text(self) -> bool:
+        """Read as prose: passages, and the facts an extractor takes from them."""
+        return self in (InputFormat.TEXT, InputFormat.MARKDOWN)
+
+    @property
     def media_type(self) -> str:
         return _MEDIA_TYPES[self]
 
@@ -208,6 +213,17 @@ class GeneratorKind(enum.StrEnum):
     EXTRACTIVE = "extractive"
     #: any OpenAI-compatible server (OpenAI, vLLM, Ollama, llama.cpp), configured by environment
     OPENAI = "openai"
+
+
+class Extraction(enum.StrEnum):
+    """How facts are taken from a text document (``--extract``)."""
+
+    #: an OpenAI-compatible server, configured by environment, reads each passage
+    LLM = "llm"
+    #: offline sentence patterns, property phrases from the ontology (partial coverage)
+    RULES = "rules"
+    #: passages only, no facts
+    NONE = "none"
 
 
 class ResolutionStrategy(enum.StrEnum):

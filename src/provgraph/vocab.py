@@ -100,6 +100,12 @@ class PG:
     section = NamedNode(PG_NS + "section")
     startOffset = NamedNode(PG_NS + "startOffset")
     endOffset = NamedNode(PG_NS + "endOffset")
+    # facts taken from text: where in the passage, in what unit, by which extractor
+    evidenceStart = NamedNode(PG_NS + "evidenceStart")
+    evidenceEnd = NamedNode(PG_NS + "evidenceEnd")
+    unit = NamedNode(PG_NS + "unit")
+    extractor = NamedNode(PG_NS + "extractor")
+    extractorVersion = NamedNode(PG_NS + "extractorVersion")
     inDocument = NamedNode(PG_NS + "inDocument")
     document = NamedNode(PG_NS + "document")
     version = NamedNode(PG_NS + "version")

@@ -39,6 +39,7 @@ from provgraph.answer.models import AskFilters, DraftAnswer, EvidencePack, Groun
 from provgraph.answer.text import normalise, words
 from provgraph.errors import InputError
 from provgraph.ingest.options import IngestOptions
+from provgraph.models import Extraction
 
 HOTPOT_URL = "https://en.wikipedia.org/wiki/"
 #: Every passage of the current sources, with its document's key and its offset: in document
@@ -97,7 +98,7 @@ def ingest_hotpot(
 ) -> dict[str, tuple[str, int]]:
     """Ingest every paragraph of ``questions`` once, one document each, and return the passage
     IRI -> (title, sentence index) map. Sentences are separated by blank lines so that each is
-    exactly one passage."""
+    exactly one passage; no facts are taken from them (``extract=none``)."""
     from provgraph.graph import ProvGraph
 
     assert isinstance(pg, ProvGraph)
@@ -111,7 +112,14 @@ def ingest_hotpot(
             path.write_text("\n\n".join(sentences) + "\n", encoding="utf-8")
             pg.ingest(
                 path,
-                IngestOptions(id=document_key(title), title=title, url=HOTPOT_URL + title.replace(" ", "_"), tier=3),
+                # passages only: the figures measure answering from passages, as they always have
+                IngestOptions(
+                    id=document_key(title),
+                    title=title,
+                    url=HOTPOT_URL + title.replace(" ", "_"),
+                    tier=3,
+                    extract=Extraction.NONE,
+                ),
             )
             if progress is not None:
                 progress(n, len(paragraphs))

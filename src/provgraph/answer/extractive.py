@@ -558,7 +558,9 @@ def _draft(
     by_id: dict[str, EvidenceItem],
 ) -> DraftAnswer:
     """The draft of ``claims``: a summary of the first two, what the evidence does not mention
-    among the question's names, and, when nothing is claimed, what to ask instead."""
+    among the question's names, and, when nothing is claimed, what to ask instead. A claim drawn
+    twice (a fact's passage is also a passage of the question's words) is stated once."""
+    claims = list({(c.text, tuple(c.supporting_citations)): c for c in claims}.values())
     missing = [t for t in salient_terms(pack.question) if not any(mentions(_item_text(i), t) for i in relevant)]
     if missing and claims:
         limitations = [*limitations, "No evidence found about " + ", ".join(f'"{t}"' for t in missing) + "."]

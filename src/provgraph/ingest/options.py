@@ -39,7 +39,7 @@ from pydantic import (
 from provgraph.errors import InputError
 from provgraph.ingest.guard import RESERVED_BASE
 from provgraph.ingest.reify import xsd_datetime
-from provgraph.models import ExtractionMethod, GraphSplit, InputFormat
+from provgraph.models import Extraction, ExtractionMethod, GraphSplit, InputFormat
 from provgraph.store.terms import NamedNode, parse_datetime
 from provgraph.vocab import XSD_NS
 
@@ -119,6 +119,13 @@ class IngestOptions(BaseModel):
     )
     reviewer: Annotated[str | None, Metavar("IRI")] = Field(
         default=None, description="IRI of the reviewer of every statement without one."
+    )
+    extract: Annotated[
+        Extraction | None, NotFingerprinted("a text document's fingerprint holds the extraction it ran instead")
+    ] = Field(
+        default=None,
+        description="Facts from a text or Markdown document: rules (offline sentence patterns) or none (passages "
+        "only, the default for now); llm is not available yet.",
     )
     lenient: Annotated[bool, NotFingerprinted("it changes what is accepted, not what is written")] = Field(
         default=False,

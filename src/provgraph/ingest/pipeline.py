@@ -35,6 +35,7 @@ from provgraph.errors import (
     UnsupportedFormatError,
     ValidationFailedError,
 )
+from provgraph.ingest.extract import TextExtraction, default_extraction
 from provgraph.ingest.guard import InputGuard
 from provgraph.ingest.jsonl import read_jsonl
 from provgraph.ingest.ledger import Built, Ledger
@@ -57,6 +58,7 @@ from provgraph.ingest.validate import (
 from provgraph.models import (
     DocumentOutcome,
     DocumentReport,
+    Extraction,
     ExtractionMethod,
     IngestReport,
     InputFormat,
@@ -170,7 +172,18 @@ def _run(
         agent=options.agent,
         reviewer=options.reviewer,
     )
-    fingerprint_base = json.dumps(options.fingerprint_fields(), sort_keys=True)
+    fingerprint = options.fingerprint_fields()
+    extraction = None
+    if fmt.is_text:
+        kind = options.extract or default_extraction()
+        extraction = TextExtraction.build(kind, backend)
+        # a text document is read again when what would be taken from it changes
+        fingerprint["extract"] = extraction.fingerprint if extraction is not None else kind.value
+        if extraction is not None:
+            main_meta = replace(
+                main_meta, method=options.method or extraction.method, activity=tuple(extraction.activity())
+            )
+    fingerprint_base = json.dumps(fingerprint, sort_keys=True)
 
     remove_stale_spools()
     with (
@@ -179,7 +192,7 @@ def _run(
     ):
         spool = (Path(tmp) / "ingest.nq", Path(tmp) / "view.nq")
         outcome = _build(
-            backend, (source, file), fmt, options, main_meta, fingerprint_base, now, spool, ledger, progress
+            backend, (source, file), fmt, options, main_meta, fingerprint_base, now, spool, ledger, progress, extraction
         )
         validation = _validate(backend, outcome.validation, ledger, spool[0], options.shapes, now)
         if not validation.conforms and not dry_run:
@@ -196,6 +209,7 @@ class _Outcome:
 
     validation: ValidationReport
     ill_typed: int
+    extraction: TextExtraction | None = None
 
 
 def _build(
@@ -209,6 +223,7 @@ def _build(
     spool: tuple[Path, Path],
     ledger: Ledger,
     progress: ProgressCallback | None,
+    extraction: TextExtraction | None = None,
 ) -> _Outcome:
     """Read the input, group it into documents and reify each into the spool (the graphs' quads,
     then their copy in the current view), validating chunks with the built-in shapes meanwhile.
@@ -223,7 +238,9 @@ def _build(
             raw.seek(0)
         stream = _Counting(raw, source.stat().st_size, progress)
         guard = InputGuard(file, path=source, lenient=options.lenient)
-        items = _read(stream, fmt, file=file, base=options.base, guard=guard)
+        items = _read(
+            stream, fmt, file=file, base=options.base, guard=guard, extraction=extraction, title=main_meta.title
+        )
         if options.split is not None:
             with _Groups(spool[0].with_name("groups.sqlite3")) as groups:
                 metadata_hash, metadata_guard = _split(items, options, main_meta, file, groups)
@@ -232,8 +249,8 @@ def _build(
                 found = _build_split(backend, documents, now, _Spool(quads, view_quads), ledger)
         else:
             doc = _Document(main_meta, _fingerprint(main_meta.content_hash, fingerprint_base))
-            found = _build_streaming(backend, doc, items, now, _Spool(quads, view_quads), file, ledger)
-    return _Outcome(found, ill_typed=guard.ill_typed)
+            found = _build_streaming(backend, doc, items, now, _Spool(quads, view_quads), file, ledger, extraction)
+    return _Outcome(found, ill_typed=guard.ill_typed, extraction=extraction)
 
 
 def _validate(
@@ -274,6 +291,9 @@ def _report(
         unchanged=not ledger.built,
         validation=validation,
         ill_typed_literals=outcome.ill_typed,
+        extraction=Extraction(outcome.extraction.extractor.name) if outcome.extraction is not None else None,
+        facts_extracted=outcome.extraction.writer.extracted if outcome.extraction is not None else 0,
+        facts_dropped=outcome.extraction.writer.dropped if outcome.extraction is not None else 0,
         dry_run=dry_run,
         seconds=round(seconds, 3),
     )
@@ -387,8 +407,18 @@ class _Counting:
 _Item = tuple[Assertion | None, str | None, PassageSpec | None]
 
 
-def _read(stream: _Counting, fmt: InputFormat, *, file: str, base: str | None, guard: InputGuard) -> Iterator[_Item]:
-    """(assertion, graph name, passage) triples; exactly one of assertion/passage is set."""
+def _read(
+    stream: _Counting,
+    fmt: InputFormat,
+    *,
+    file: str,
+    base: str | None,
+    guard: InputGuard,
+    extraction: TextExtraction | None = None,
+    title: str = "",
+) -> Iterator[_Item]:
+    """(assertion, graph name, passage) triples; exactly one of assertion/passage is set. A text
+    document's passages come each with the facts ``extraction`` takes from it."""
     reader = cast(IO[bytes], stream)  # read() and readline() are all the readers call
     if fmt.is_rdf:
         for assertion, graph in read_rdf(reader, fmt, file=file, base=base, guard=guard):
@@ -403,9 +433,19 @@ def _read(stream: _Counting, fmt: InputFormat, *, file: str, base: str | None, g
         except UnicodeDecodeError as exc:
             line = raw.count(b"\n", 0, exc.start) + 1
             raise InputError("not UTF-8: text documents must be UTF-8 encoded", file=file, line=line) from exc
-        for passage in split_passages(text, markdown=fmt is InputFormat.MARKDOWN):
-            guard.size(passage.text, "a sentence", line=text.count("\n", 0, passage.start or 0) + 1)
-            yield None, None, passage
+        passages = _checked_passages(split_passages(text, markdown=fmt is InputFormat.MARKDOWN), text, guard)
+        if extraction is None:
+            for passage in passages:
+                yield None, None, passage
+        else:
+            for fact, sentence in extraction.run(passages, title=title):
+                yield fact, None, sentence
+
+
+def _checked_passages(passages: Iterable[PassageSpec], text: str, guard: InputGuard) -> Iterator[PassageSpec]:
+    for passage in passages:
+        guard.size(passage.text, "a sentence", line=text.count("\n", 0, passage.start or 0) + 1)
+        yield passage
 
 
 # ---------------------------------------------------------------------- building
@@ -525,11 +565,21 @@ class _Assembler:
 
 
 def _build_streaming(
-    backend: Backend, doc: _Document, items: Iterator[_Item], now: datetime, spool: _Spool, file: str, ledger: Ledger
+    backend: Backend,
+    doc: _Document,
+    items: Iterator[_Item],
+    now: datetime,
+    spool: _Spool,
+    file: str,
+    ledger: Ledger,
+    extraction: TextExtraction | None = None,
 ) -> ValidationReport:
     state = _plan(backend, [doc])[doc.meta.key]
     if state.graph is not None and state.fingerprint == doc.fingerprint:
-        # Identical content and options: a no-op. Still read it, so a broken file is reported.
+        # Identical content and options: a no-op. Still read it, so a broken file is reported
+        # (its text, not its facts: extraction would cost for nothing).
+        if extraction is not None:
+            extraction.enabled = False
         if not any(True for _ in items):
             raise EmptyInputError("nothing to ingest in the file", file=file)
         ledger.skip(_unchanged(doc, state))

@@ -19,6 +19,7 @@ from provgraph.store.terms import Literal, NamedNode
 from provgraph.vocab import (
     DCTERMS_NS,
     PG,
+    PG_NS,
     PROV_NS,
     RDF_NS,
     RDFS_NS,
@@ -73,6 +74,8 @@ class DocumentMeta:
     confidence: float | None = None
     agent: str | None = None  # IRI of the person or pipeline that ran the ingest
     reviewer: str | None = None  # IRI applied to every statement without one
+    #: what the extraction activity records of how it ran: (pg: local name, literal value)
+    activity: tuple[tuple[str, str], ...] = ()
 
 
 class GraphBuilder:
@@ -125,6 +128,8 @@ class GraphBuilder:
         if m.publisher:
             publisher = f"<{m.publisher}>" if _looks_like_iri(m.publisher) else lit(m.publisher)
             lines.append(f"{d} <{DCTERMS_NS}publisher> {publisher}")
+        for name, value in m.activity:
+            lines.append(f"{a} <{PG_NS}{name}> {lit(value)}")
         if m.agent:
             lines.append(f"{a} <{PROV_NS}wasAssociatedWith> <{m.agent}>")
             lines.append(f"<{m.agent}> {_TYPE} <{PROV_NS}Agent>")

@@ -1,0 +1,167 @@
+"""What the extractor knows of the words of a store: the properties its ontology names (labels
+and synonyms, units, whether values are literals) and the entities its sources already name.
+
+A property phrase of the text ("is used to treat", "has a height of", "tall") is matched to the
+ontology's properties by their ``rdfs:label``, ``skos:prefLabel`` and ``skos:altLabel``, compared
+without case, leading auxiliaries ("is", "has") or a unit in parentheses ("maximum daily dose
+(mg)" is "maximum daily dose", in mg unless ``pg:unit`` says otherwise). A phrase no property has
+gets a property minted for it (``pgid:property/built-by``, labelled "built by"), so text without
+an ontology still yields facts; an ontology makes them the user's own properties.
+
+An entity named in the text is the store's entity of that label (``rdfs:label``,
+``skos:prefLabel``, ``skos:altLabel``, ``schema:name``, ``pg:alias``, any case) when exactly one
+entity has it, else an entity minted for the name (``pgid:entity/robert-stevenson``): two
+documents that name the same thing the same way share it, so their facts meet and their
+disagreements are found.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+from dataclasses import dataclass
+
+from provgraph.store.base import Backend
+from provgraph.store.terms import Literal, sparql_terms
+from provgraph.vocab import ID_NS, PG_NS
+
+SKOS = "http://www.w3.org/2004/02/skos/core#"
+ENTITY_NS = ID_NS + "entity/"
+PROPERTY_NS = ID_NS + "property/"
+
+_PROPERTIES = """SELECT ?p ?label ?unit ?kind WHERE { GRAPH pgid:ontology {
+  ?p ?naming ?label FILTER(isIRI(?p) && isLiteral(?label))
+  FILTER(?naming IN (rdfs:label, skos:prefLabel, skos:altLabel))
+  FILTER(LANG(?label) = "" || LANGMATCHES(LANG(?label), "en"))
+  ?p a ?kind FILTER(?kind IN (owl:ObjectProperty, owl:DatatypeProperty, rdf:Property,
+                              owl:FunctionalProperty, owl:AnnotationProperty))
+  OPTIONAL { ?p pg:unit ?unit } } }"""
+_NAMED = """SELECT ?name ?e WHERE {
+  VALUES ?name { $names }
+  { ?e ?naming ?name } UNION { GRAPH pgid:ontology { ?e ?naming ?name } }
+  FILTER(isIRI(?e))
+  VALUES ?naming { rdfs:label skos:prefLabel skos:altLabel <http://schema.org/name> <https://schema.org/name> pg:alias }
+}"""
+_AUXILIARIES = frozenset("is are was were be been has have had does do".split())
+_UNIT_IN_LABEL = re.compile(r"\s*\(([^()]+)\)\s*$")
+
+
+@dataclass(frozen=True, slots=True)
+class Property:
+    """A property the extractor can state: its IRI, label, the unit its values are stated in
+    (a pint unit expression, or None) and whether it was minted (no ontology names it)."""
+
+    iri: str
+    label: str
+    unit: str | None = None
+    literal: bool | None = None  # True: values; False: entities; None: unknown
+    minted: bool = False
+
+
+def phrase_key(phrase: str) -> str:
+    """A property phrase as it is compared: lower case, words only, without leading
+    auxiliaries or a unit in parentheses."""
+    phrase = _UNIT_IN_LABEL.sub("", phrase)
+    found = re.findall(r"[^\W_]+(?:[-'][^\W_]+)*", phrase.lower())
+    while found and found[0] in _AUXILIARIES:
+        found.pop(0)
+    return " ".join(found)
+
+
+def slug(name: str) -> str:
+    """The last segment of a minted IRI: the name's words in lower case, joined by "-"."""
+    text = unicodedata.normalize("NFC", name).lower()
+    return "-".join(re.findall(r"[^\W_]+", text))[:120] or "unnamed"
+
+
+class Vocabulary:
+    """Properties and entities for one ingest, read from ``backend`` (or none, for a store
+    without one: everything is minted)."""
+
+    def __init__(self, backend: Backend | None = None) -> None:
+        self._backend = backend
+        self._properties: dict[str, Property] = {}
+        self._entities: dict[str, str | None] = {}
+        if backend is not None:
+            self._read_properties(backend)
+
+    def _read_properties(self, backend: Backend) -> None:
+        rows = backend.select(_PROPERTIES)
+        kinds: dict[str, set[str]] = {}
+        units: dict[str, str] = {}
+        labels: dict[str, list[str]] = {}
+        for row in rows:
+            iri = row["p"].value
+            kinds.setdefault(iri, set()).add(row["kind"].value.rsplit("#", 1)[-1])
+            labels.setdefault(iri, []).append(row["label"].value)
+            if row.get("unit") is not None:
+                units[iri] = row["unit"].value
+        for iri, names in labels.items():
+            literal = True if "DatatypeProperty" in kinds[iri] else False if "ObjectProperty" in kinds[iri] else None
+            unit = units.get(iri)
+            if unit is None:
+                unit = next((m.group(1) for n in names if (m := _UNIT_IN_LABEL.search(n))), None)
+            prop = Property(iri, names[0], unit, literal)
+            for name in names:
+                self._properties.setdefault(phrase_key(name), prop)
+
+    def property(self, phrase: str) -> Property | None:
+        """The ontology's property named by ``phrase``, or None."""
+        return self._properties.get(phrase_key(phrase))
+
+    def fingerprint(self) -> str:
+        """What of the ontology the extraction read: when it changes, text is read again."""
+        lines = sorted(f"{k}\x1f{p.iri}\x1f{p.unit}\x1f{p.literal}" for k, p in self._properties.items())
+        return hashlib.sha256("\n".join(lines).encode()).hexdigest()[:16]
+
+    def phrases(self) -> dict[str, Property]:
+        """Every phrase of the ontology's properties (as :func:`phrase_key` gives it)."""
+        return dict(self._properties)
+
+    def mint_property(self, phrase: str) -> Property:
+        """The property minted for a phrase no ontology property has."""
+        key = phrase_key(phrase)
+        return Property(PROPERTY_NS + slug(key), key, minted=True)
+
+    def entity(self, name: str) -> tuple[str, bool]:
+        """The IRI of the entity ``name`` names, and whether it was minted for it."""
+        key = name.casefold()
+        if key not in self._entities:
+            self._entities[key] = self._lookup(name)
+        found = self._entities[key]
+        return (found, False) if found is not None else (ENTITY_NS + slug(name), True)
+
+    def known(self, names: list[str]) -> None:
+        """Look up several names at once (one query), before :meth:`entity` asks for them."""
+        wanted = [n for n in dict.fromkeys(names) if n.casefold() not in self._entities]
+        if not wanted or self._backend is None:
+            return
+        variants: dict[str, str] = {}
+        for name in wanted:
+            for form in {name, name[:1].upper() + name[1:], name.lower(), name.title()}:
+                variants.setdefault(form, name)
+        terms = [Literal(v) for v in variants] + [Literal(v, language="en") for v in variants]
+        found: dict[str, set[str]] = {}
+        for start in range(0, len(terms), 400):
+            rows = self._backend.select(_NAMED.replace("$names", sparql_terms(terms[start : start + 400])))
+            for row in rows:
+                named = variants.get(row["name"].value)
+                if named is not None and not row["e"].value.startswith(PG_NS):
+                    found.setdefault(named.casefold(), set()).add(row["e"].value)
+        for name in wanted:
+            iris = found.get(name.casefold(), set())
+            own = {i for i in iris if not i.startswith(ENTITY_NS)}
+            # exactly one entity of the user's has the name: it is that one; else the name's own
+            self._entities[name.casefold()] = next(iter(own)) if len(own) == 1 else None
+
+    def _lookup(self, name: str) -> str | None:
+        self.known([name])
+        return self._entities.get(name.casefold())
+
+
+def is_minted(iri: str) -> bool:
+    return iri.startswith((ENTITY_NS, PROPERTY_NS))
+
+
+__all__ = ["ENTITY_NS", "PROPERTY_NS", "Property", "Vocabulary", "is_minted", "phrase_key", "slug"]

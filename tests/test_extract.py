@@ -1,0 +1,120 @@
+"""Facts from text (issue 18): the rule-based extractor on the hand-made gold set, and text
+ingest storing each fact with its passage, evidence offsets, method and activity."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from provgraph import Extraction, IngestOptions, ProvGraph
+from provgraph.ingest.extract.base import Fact, Value
+from provgraph.ingest.extract.evaluate import score
+from provgraph.ingest.extract.rules import RuleExtractor
+from provgraph.ingest.extract.statements import FactWriter
+from provgraph.ingest.extract.vocabulary import Vocabulary
+from provgraph.ingest.records import PassageSpec
+from provgraph.models import ExtractionMethod
+
+GOLD = Path(__file__).parent / "data" / "extraction"
+EX = "http://example.org/gold#"
+
+FACTS = """SELECT ?s ?p ?o ?text ?start ?end ?method ?confidence WHERE {
+  ?st a pg:Statement ; rdf:subject ?s ; rdf:predicate ?p ; rdf:object ?o ; pg:sourcePassage ?passage ;
+      pg:evidenceStart ?start ; pg:evidenceEnd ?end ; pg:extractionMethod ?method ; pg:confidence ?confidence .
+  ?passage pg:text ?text } ORDER BY ?start"""
+
+
+def test_rules_on_the_gold_set_find_most_facts_and_few_wrong_ones():
+    with ProvGraph.memory() as pg:
+        pg.add_ontology(GOLD / "ontology.ttl")
+        result = score(RuleExtractor(Vocabulary(pg.backend)), GOLD / "gold.json", namespace=EX)
+    assert result.sentences >= 40 and len(result.by_domain) >= 5
+    # measured 0.966 / 0.982 (see the README); what it gets wrong is listed for whoever lowers these
+    assert result.precision >= 0.9, result.wrong
+    assert result.recall >= 0.9, result.missed
+
+
+def _ingest(pg: ProvGraph, tmp_path: Path, name: str, text: str, **options: object) -> object:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return pg.ingest(path, IngestOptions(**{"extract": Extraction.RULES, **options}))
+
+
+def test_text_ingest_stores_facts_with_their_exact_evidence(tmp_path):
+    with ProvGraph.memory() as pg:
+        pg.add_ontology(GOLD / "ontology.ttl")
+        report = _ingest(
+            pg,
+            tmp_path,
+            "bell-rock.md",
+            "# Bell Rock Lighthouse\n\nThe Bell Rock Lighthouse is off the coast of Angus.\n"
+            "It was built between 1807 and 1810 by Robert Stevenson. The tower is 35 metres tall.\n",
+        )
+        assert report.extraction is Extraction.RULES
+        assert report.facts_extracted == 2 and report.facts_dropped == 0
+        rows = pg.query(FACTS).rows()
+        facts = {
+            (r["p"].value.removeprefix(EX), r["text"].value[int(r["start"].value) : int(r["end"].value)]) for r in rows
+        }
+        assert ("builtBy", "It was built between 1807 and 1810 by Robert Stevenson") in facts
+        assert ("height", "The tower is 35 metres tall") in facts
+        assert {r["method"].value for r in rows} == {ExtractionMethod.RULE_BASED.iri}
+        # the minted entities are labelled where the text names them ("It" names nothing)
+        labels = pg.query(
+            "SELECT ?e ?l WHERE { ?e rdfs:label ?l FILTER(STRSTARTS(STR(?e), STR(pgid:entity))) } ORDER BY ?l"
+        ).rows()
+        assert [r["l"].value for r in labels] == ["Bell Rock Lighthouse", "Robert Stevenson"]
+        height = pg.query(f"SELECT ?v WHERE {{ ?x <{EX}height> ?v }}").rows()
+        assert [r["v"].value for r in height] == ["35"]
+        activity = pg.query(
+            "SELECT ?name ?version WHERE { ?a pg:extractor ?name ; pg:extractorVersion ?version }"
+        ).rows()
+        assert [(r["name"].value, r["version"].value) for r in activity] == [("rules", "1")]
+
+
+def test_extract_none_keeps_passages_only_and_is_the_default(tmp_path):
+    with ProvGraph.memory() as pg:
+        report = _ingest(pg, tmp_path, "a.txt", "Ibuprofen interacts with warfarin.\n", extract=Extraction.NONE)
+        assert (report.statements, report.passages, report.extraction) == (0, 1, None)
+        (tmp_path / "b.txt").write_text("Aspirin interacts with warfarin.\n", encoding="utf-8")
+        assert pg.ingest(tmp_path / "b.txt").statements == 0
+
+
+def test_a_fact_whose_evidence_is_not_in_its_passage_is_dropped_and_counted():
+    writer = FactWriter(Vocabulary(), ExtractionMethod.RULE_BASED)
+    passage = PassageSpec("Ibuprofen interacts with warfarin.")
+    prop = Vocabulary().mint_property("interacts with")
+    said = Fact("Ibuprofen", prop, Value(name="warfarin"), "Ibuprofen interacts with warfarin", 0.8, 0)
+    invented = Fact("Ibuprofen", prop, Value(name="aspirin"), "Ibuprofen interacts with aspirin", 0.8, 0)
+    kept = list(writer.assertions(passage, [said, invented]))
+    assert [a.object for a in kept if a.predicate == f"<{prop.iri}>"] == [
+        "<https://w3id.org/provgraph/id/entity/warfarin>"
+    ]
+    assert (writer.extracted, writer.dropped) == (1, 1)
+
+
+def test_two_texts_that_disagree_on_a_functional_property_conflict(tmp_path):
+    with ProvGraph.memory() as pg:
+        pg.add_ontology(GOLD / "ontology.ttl")
+        _ingest(pg, tmp_path, "guide.md", "The Bell Rock Lighthouse is 35 metres tall.\n", title="Guide", tier=2)
+        _ingest(pg, tmp_path, "blog.md", "The Bell Rock Lighthouse is 36 m tall.\n", title="Blog", tier=4)
+        pg.detect_conflicts()
+        conflicts = pg.conflicts()
+        assert len(conflicts) == 1
+        conflict = conflicts[0]
+        assert conflict.predicates == [EX + "height"]
+        assert conflict.subject == "https://w3id.org/provgraph/id/entity/bell-rock-lighthouse"
+        assert sorted(v.value.split('"')[1] for v in conflict.values) == ["35", "36"]
+        answer = pg.ask("What is the height of the Bell Rock Lighthouse?")
+        said = " ".join(c.text for c in answer.claims)
+        assert "Sources disagree on the height of Bell Rock Lighthouse" in said, said
+        assert "35" in said and "36" in said, said
+
+
+@pytest.mark.parametrize("kind", [Extraction.RULES, Extraction.NONE])
+def test_re_ingesting_the_same_text_is_a_no_op(tmp_path, kind):
+    with ProvGraph.memory() as pg:
+        first = _ingest(pg, tmp_path, "a.md", "Ibuprofen interacts with warfarin.\n", extract=kind)
+        again = _ingest(pg, tmp_path, "a.md", "Ibuprofen interacts with warfarin.\n", extract=kind)
+        assert not first.unchanged and again.unchanged
