@@ -81,6 +81,17 @@ _ALIASES = (
 )
 _ACRONYM = re.compile(rf"(?P<x>{_NAME})\s+\((?P<alias>[A-Z][A-Za-z]?[A-Z]{{1,6}}s?)\)")
 
+_HAS_A = re.compile(
+    rf"\b(?:has|had|have|reported|recorded|posted|reports)\s+(?:(?:a|an|the)\s+)?(?:total\s+)?"
+    rf"(?P<phrase>[a-z][\w\-]*(?:\s+[a-z][\w\-]*){{0,3}}?)\s+of\s+{_ABOUT}"
+)
+_POSSESSIVE = re.compile(
+    r"(?:\b(?:Its|its|His|his|Her|her|Their|their)|'s|\u2019s)\s+"
+    rf"(?P<phrase>[a-z][\w\-]*(?:\s+[a-z][\w\-]*){{0,3}}?)\s+{_BE}\s+{_ABOUT}"
+)
+_COUNTED = re.compile(rf"\b(?:has|had|have|employs|employed)\s+{_ABOUT}")
+_IS_ABOUT = re.compile(rf"\b{_BE}\s+{_ABOUT}")
+
 
 @dataclass(slots=True)
 class _Subject:
@@ -228,28 +239,19 @@ class RuleExtractor:
 
     def _measures(self, text: str, subject: _Subject) -> Iterator[Fact]:
         """``X has a P of V``, ``X's P is V``, ``X has about N P``, ``X is N unit tall``."""
-        has = re.compile(
-            rf"\b(?:has|had|have|reported|recorded|posted|reports)\s+(?:(?:a|an|the)\s+)?(?:total\s+)?"
-            rf"(?P<phrase>[a-z][\w\-]*(?:\s+[a-z][\w\-]*){{0,3}}?)\s+of\s+{_ABOUT}"
-        )
-        for m in has.finditer(text):
+        for m in _HAS_A.finditer(text):
             prop = self.vocabulary.property(m.group("phrase"))
             value = self._value(text, m.end(), prop)
             if value is None or (prop is None and (value[0].name is not None or len(m.group("phrase").split()) > 2)):
                 continue
             prop = prop or self.vocabulary.mint_property(m.group("phrase"))
             yield self._fact(subject, prop, value[0], text, m.start(), value[1])
-        possessive = re.compile(
-            r"(?:\b(?:Its|its|His|his|Her|her|Their|their)|'s|\u2019s)\s+"
-            rf"(?P<phrase>[a-z][\w\-]*(?:\s+[a-z][\w\-]*){{0,3}}?)\s+{_BE}\s+{_ABOUT}"
-        )
-        for m in possessive.finditer(text):
+        for m in _POSSESSIVE.finditer(text):
             prop = self.vocabulary.property(m.group("phrase"))
             value = self._value(text, m.end(), prop)
             if prop is not None and value is not None:
                 yield self._fact(subject, prop, value[0], text, m.start(), value[1])
-        counted = re.compile(rf"\b(?:has|had|have|employs|employed)\s+{_ABOUT}")
-        for m in counted.finditer(text):
+        for m in _COUNTED.finditer(text):
             number = _quantity_at(text, m.end())
             if number is None or number.unit is not None:
                 continue
@@ -257,8 +259,7 @@ class RuleExtractor:
             prop = self.vocabulary.property(noun.group(1)) if noun else None
             if prop is not None and noun is not None:
                 yield self._fact(subject, prop, self._number(number, prop), text, m.start(), number.end + noun.end())
-        tall = re.compile(rf"\b{_BE}\s+{_ABOUT}")
-        for m in tall.finditer(text):
+        for m in _IS_ABOUT.finditer(text):
             number = _quantity_at(text, m.end())
             if number is None or number.unit is None:
                 continue
