@@ -10,7 +10,7 @@ never stored.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Protocol
 
 from provgraph.ingest.extract.vocabulary import Property
@@ -31,9 +31,9 @@ class Value:
 
 @dataclass(frozen=True, slots=True)
 class Fact:
-    """One fact a passage states. ``subject`` is a name, or an IRI when ``subject_iri`` (a
-    pronoun resolved to an entity named before); ``quote`` is the evidence as the extractor
-    gives it, ``start`` its offset in the passage when the extractor knows it."""
+    """One fact a passage states. ``subject`` is a name (for "It", the one named before);
+    ``quote`` is the evidence as the extractor gives it, ``start`` its offset in the passage
+    when the extractor knows it."""
 
     subject: str
     predicate: Property
@@ -41,9 +41,6 @@ class Fact:
     quote: str
     confidence: float
     start: int | None = None
-    subject_iri: bool = False
-    #: other names of the subject the passage gives ("also known as", an acronym)
-    aliases: tuple[str, ...] = field(default=())
 
 
 class Extractor(Protocol):

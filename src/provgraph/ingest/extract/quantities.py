@@ -92,11 +92,10 @@ def quantities(text: str) -> list[Quantity]:
             unit = _unit(match.group("unit"))
             if unit is not None:
                 end = match.end("unit")
-        found.append(Quantity(value.normalize() if value == value.to_integral() else value, unit, start, end))
-    return [
-        q if q.value != q.value.to_integral() else Quantity(Decimal(int(q.value)), q.unit, q.start, q.end)
-        for q in found
-    ]
+        # "35" rather than "35.0", and "77800000000" rather than "7.78E+10"
+        plain = Decimal(int(value)) if value == value.to_integral() else value
+        found.append(Quantity(plain, unit, start, end))
+    return found
 
 
 def convert(quantity: Quantity, unit: str) -> Decimal | None:
@@ -111,11 +110,6 @@ def convert(quantity: Quantity, unit: str) -> Decimal | None:
         return None
     value = Decimal(str(converted))
     return value.quantize(Decimal(1)) if abs(value - value.to_integral()) < Decimal("1e-9") else value.normalize()
-
-
-def unit_name(unit: str) -> str | None:
-    """pint's name of a unit expression ("metres" -> "meter"), or None when it names none."""
-    return _unit(unit)
 
 
 def dates(text: str) -> list[DateValue]:
@@ -181,4 +175,4 @@ def _unit(text: str) -> str | None:
     return str(unit)
 
 
-__all__ = ["DateValue", "Quantity", "convert", "dates", "quantities", "unit_name"]
+__all__ = ["DateValue", "Quantity", "convert", "dates", "quantities"]

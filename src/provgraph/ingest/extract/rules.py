@@ -36,7 +36,7 @@ from dataclasses import dataclass
 
 from provgraph.ingest.extract.base import Fact, Value
 from provgraph.ingest.extract.quantities import DateValue, Quantity, convert, dates, quantities
-from provgraph.ingest.extract.vocabulary import Property, Vocabulary, phrase_key
+from provgraph.ingest.extract.vocabulary import Property, Vocabulary
 from provgraph.ingest.records import PassageSpec
 from provgraph.vocab import PG_NS, XSD_NS
 
@@ -81,6 +81,15 @@ _ALIASES = (
 )
 _ACRONYM = re.compile(rf"(?P<x>{_NAME})\s+\((?P<alias>[A-Z][A-Za-z]?[A-Z]{{1,6}}s?)\)")
 
+_THE_P_OF = re.compile(
+    r"\b[Tt]he\s+(?P<phrase>[a-z][\w\-]*(?:\s+[a-z][\w\-]*){0,3}?)\s+of\s+"
+    r"(?P<x>(?:the\s+)?[\w][\w'\u2019\-]*(?:\s+[\w'\u2019\-]+){0,4}?)"
+    rf"(?:\s+(?:for|in|among|at|on|during)\s+[^,;]+?)?\s+{_BE}\s+{_ABOUT}"
+)
+_ROLES = (
+    re.compile(rf"(?P<x>{_NAME})\s+{_BE}\s+the\s+(?P<phrase>[a-z][\w\- ]{{1,40}}?)\s+of\s+(?:the\s+)?(?P<y>{_NAME})"),
+    re.compile(rf"(?P<x>{_NAME}),\s+the\s+(?P<phrase>[a-z][\w\- ]{{1,40}}?)\s+of\s+(?:the\s+)?(?P<y>{_NAME}),"),
+)
 _HAS_A = re.compile(
     rf"\b(?:has|had|have|reported|recorded|posted|reports)\s+(?:(?:a|an|the)\s+)?(?:total\s+)?"
     rf"(?P<phrase>[a-z][\w\-]*(?:\s+[a-z][\w\-]*){{0,3}}?)\s+of\s+{_ABOUT}"
@@ -197,19 +206,14 @@ class RuleExtractor:
                     )
         for m in _ACRONYM.finditer(text):
             name, acronym = _clean_name(m.group("x")), m.group("alias")
-            if name and _initials(name).startswith(acronym.rstrip("s").upper()[:2]) and _is_acronym_of(acronym, name):
+            if name and _is_acronym_of(acronym, name):
                 yield self._fact(
                     name, ALIAS, Value(lexical=acronym, datatype=XSD_NS + "string"), text, m.start("x"), m.end() - 1
                 )
 
     def _of_patterns(self, text: str) -> Iterator[Fact]:
         """``the P of X (qualifier) is V``."""
-        pattern = re.compile(
-            r"\b[Tt]he\s+(?P<phrase>[a-z][\w\-]*(?:\s+[a-z][\w\-]*){0,3}?)\s+of\s+"
-            r"(?P<x>(?:the\s+)?[\w][\w'\u2019\-]*(?:\s+[\w'\u2019\-]+){0,4}?)"
-            rf"(?:\s+(?:for|in|among|at|on|during)\s+[^,;]+?)?\s+{_BE}\s+{_ABOUT}"
-        )
-        for m in pattern.finditer(text):
+        for m in _THE_P_OF.finditer(text):
             prop = self.vocabulary.property(m.group("phrase"))
             value = self._value(text, m.end(), prop)
             if value is None:
@@ -225,12 +229,7 @@ class RuleExtractor:
 
     def _roles(self, text: str) -> Iterator[Fact]:
         """``X is the P of Y`` and ``X, the P of Y,``: Y's P is X (ontology properties only)."""
-        for pattern in (
-            re.compile(
-                rf"(?P<x>{_NAME})\s+{_BE}\s+the\s+(?P<phrase>[a-z][\w\- ]{{1,40}}?)\s+of\s+(?:the\s+)?(?P<y>{_NAME})"
-            ),
-            re.compile(rf"(?P<x>{_NAME}),\s+the\s+(?P<phrase>[a-z][\w\- ]{{1,40}}?)\s+of\s+(?:the\s+)?(?P<y>{_NAME}),"),
-        ):
+        for pattern in _ROLES:
             for m in pattern.finditer(text):
                 prop = self.vocabulary.property(m.group("phrase"))
                 x, y = _clean_name(m.group("x")), _clean_name(m.group("y"))
@@ -329,26 +328,21 @@ class RuleExtractor:
             return self._number(number, prop), number.end
         if prop is not None and prop.literal is True:
             return None
-        start = _object_start(text, at)
-        stop = _OBJECT_STOP.search(text, start)
-        end = stop.start() if stop else len(text)
-        items = _items(text[start:end])
+        start, chunk = _object_chunk(text, at)
+        items = _items(chunk)
         if not items:
             return None
         first = items[0]
         name = _object_name(first, named=prop is None or prop.minted)
         if name is None:
             return None
-        return Value(name=name), start + text[start:end].find(first) + len(first)
+        return Value(name=name), start + chunk.find(first) + len(first)
 
     def _values(self, text: str, at: int, prop: Property | None, first: tuple[Value, int]) -> list[tuple[Value, int]]:
         """The first object and the others of a list ("pain, fever and inflammation")."""
         if first[0].name is None:
             return [first]
-        start = _object_start(text, at)
-        stop = _OBJECT_STOP.search(text, start)
-        end = stop.start() if stop else len(text)
-        chunk = text[start:end]
+        start, chunk = _object_chunk(text, at)
         items = _items(chunk)
         if len(items) < 2 or not re.search(r"\b(?:and|or)\b", chunk):
             return [first]
@@ -374,8 +368,12 @@ class RuleExtractor:
 # ---------------------------------------------------------------------- helpers
 
 
+_BEFORE_DATE = re.compile(r"\s*(?:in|on|from|of)?\s*")
+_SPACE = re.compile(r"\s*")
+
+
 def _date_at(text: str, at: int) -> DateValue | None:
-    m = re.compile(r"\s*(?:in|on|from|of)?\s*").match(text, at)
+    m = _BEFORE_DATE.match(text, at)
     pos = m.end() if m else at
     for found in dates(text[pos : pos + 40]):
         return (
@@ -385,18 +383,22 @@ def _date_at(text: str, at: int) -> DateValue | None:
 
 
 def _quantity_at(text: str, at: int) -> Quantity | None:
-    m = re.compile(r"\s*").match(text, at)
+    m = _SPACE.match(text, at)
     pos = m.end() if m else at
     for found in quantities(text[pos : pos + 60]):
         return Quantity(found.value, found.unit, pos + found.start, pos + found.end) if found.start == 0 else None
     return None
 
 
-def _object_start(text: str, at: int) -> int:
+def _object_chunk(text: str, at: int) -> tuple[int, str]:
+    """Where the object after ``at`` starts (past "the", "patients with"), and its text up to
+    what ends it (a clause, a preposition, a parenthesis)."""
     while at < len(text) and text[at].isspace():
         at += 1
     lead = _OBJECT_LEAD.match(text, at)
-    return lead.end() if lead else at
+    start = lead.end() if lead else at
+    stop = _OBJECT_STOP.search(text, start)
+    return start, text[start : stop.start() if stop else len(text)]
 
 
 def _items(chunk: str) -> list[str]:
@@ -466,4 +468,4 @@ def _unique(facts: list[Fact]) -> list[Fact]:
     return out
 
 
-__all__ = ["ALIAS", "RULES_VERSION", "RuleExtractor", "phrase_key"]
+__all__ = ["ALIAS", "RULES_VERSION", "RuleExtractor"]

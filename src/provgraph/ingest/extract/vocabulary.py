@@ -26,7 +26,6 @@ from provgraph.store.base import Backend
 from provgraph.store.terms import Literal, sparql_terms
 from provgraph.vocab import ID_NS, PG_NS
 
-SKOS = "http://www.w3.org/2004/02/skos/core#"
 ENTITY_NS = ID_NS + "entity/"
 PROPERTY_NS = ID_NS + "property/"
 
@@ -160,8 +159,4 @@ class Vocabulary:
         return self._entities.get(name.casefold())
 
 
-def is_minted(iri: str) -> bool:
-    return iri.startswith((ENTITY_NS, PROPERTY_NS))
-
-
-__all__ = ["ENTITY_NS", "PROPERTY_NS", "Property", "Vocabulary", "is_minted", "phrase_key", "slug"]
+__all__ = ["ENTITY_NS", "PROPERTY_NS", "Property", "Vocabulary", "phrase_key", "slug"]
