@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from provgraph import Extraction, IngestOptions, ProvGraph
+from helpers import text_pdf
+from provgraph import Extraction, IngestOptions, InputError, ProvGraph
 from provgraph.ingest.extract.base import Fact, Value
 from provgraph.ingest.extract.evaluate import score
 from provgraph.ingest.extract.rules import RuleExtractor
@@ -118,3 +119,99 @@ def test_re_ingesting_the_same_text_is_a_no_op(tmp_path, kind):
         first = _ingest(pg, tmp_path, "a.md", "Ibuprofen interacts with warfarin.\n", extract=kind)
         again = _ingest(pg, tmp_path, "a.md", "Ibuprofen interacts with warfarin.\n", extract=kind)
         assert not first.unchanged and again.unchanged
+
+
+BELL_ROCK_HTML = """<!DOCTYPE html>
+<html><head><meta charset="utf-8"><title>Bell Rock</title><style>p { color: red }</style>
+<script>document.write("The Bell Rock Lighthouse is 99 metres tall.")</script></head>
+<body><nav><a href="/">Home</a></nav>
+<h1>Bell Rock Lighthouse</h1>
+<p>The Bell Rock Lighthouse is off the coast of <b>Angus</b>,
+   Scotland.</p>
+<h2>Construction</h2>
+<p>It was built between 1807 and 1810 by Robert Stevenson. The tower is 35&nbsp;metres tall.</p>
+<!-- The Bell Rock Lighthouse is 12 metres tall. -->
+</body></html>"""
+
+
+def test_html_ingest_reads_the_visible_text_with_its_sections_and_takes_facts(tmp_path):
+    with ProvGraph.memory() as pg:
+        pg.add_ontology(GOLD / "ontology.ttl")
+        report = _ingest(pg, tmp_path, "bell-rock.html", BELL_ROCK_HTML)
+        assert report.facts_extracted == 2 and report.facts_dropped == 0
+        passages = pg.query(
+            "SELECT ?text ?section WHERE { ?p a pg:Passage ; pg:text ?text OPTIONAL { ?p pg:section ?section } }"
+            " ORDER BY ?text"
+        ).rows()
+        by_text = {r["text"].value: r["section"].value if r["section"] else None for r in passages}
+        # no script, style, comment or head text; markup gone, whitespace of the page as one space
+        assert by_text == {
+            "Home": None,
+            "The Bell Rock Lighthouse is off the coast of Angus, Scotland.": "Bell Rock Lighthouse",
+            "It was built between 1807 and 1810 by Robert Stevenson.": "Construction",
+            "The tower is 35 metres tall.": "Construction",  # &nbsp; is a space like any other
+        }
+        height = pg.query(f"SELECT ?v WHERE {{ ?x <{EX}height> ?v }}").rows()
+        assert [r["v"].value for r in height] == ["35"]
+        media = pg.query("SELECT ?m WHERE { ?d a pg:SourceDocument ; pg:mediaType ?m }").rows()
+        assert [r["m"].value for r in media] == ["text/html"]
+
+
+def test_pdf_ingest_records_each_passage_page_and_takes_facts(tmp_path):
+    path = tmp_path / "bell-rock.pdf"
+    path.write_bytes(
+        text_pdf(
+            [
+                ["The Bell Rock Lighthouse is off the coast of Angus."],
+                ["It was built by Robert Stevenson (1772-1850).", "", "The tower is 35 metres tall."],
+            ]
+        )
+    )
+    with ProvGraph.memory() as pg:
+        pg.add_ontology(GOLD / "ontology.ttl")
+        report = pg.ingest(path, IngestOptions(extract=Extraction.RULES))
+        assert report.facts_extracted >= 1
+        rows = pg.query(
+            "SELECT ?text ?page WHERE { ?p a pg:Passage ; pg:text ?text ; pg:page ?page } ORDER BY ?page ?text"
+        ).rows()
+        assert [(r["text"].value, int(r["page"].value)) for r in rows] == [
+            ("The Bell Rock Lighthouse is off the coast of Angus.", 1),
+            ("It was built by Robert Stevenson (1772-1850).", 2),
+            ("The tower is 35 metres tall.", 2),
+        ]
+        height = pg.query(
+            f"SELECT ?page WHERE {{ ?st rdf:predicate <{EX}height> ; pg:sourcePassage/pg:page ?page }}"
+        ).rows()
+        assert [int(r["page"].value) for r in height] == [2]
+
+
+def _encrypted(pdf: bytes) -> bytes:
+    import io
+
+    import pypdf
+
+    writer = pypdf.PdfWriter(clone_from=pypdf.PdfReader(io.BytesIO(pdf)))
+    writer.encrypt("a password", algorithm="AES-128")
+    out = io.BytesIO()
+    writer.write(out)
+    return out.getvalue()
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "message"),
+    [
+        ("broken.pdf", b"%PDF-1.4\nthis is not a PDF at all", "not a readable PDF"),
+        ("empty.pdf", b"", "the file is empty"),
+        # a scanned page has no text layer; there is no OCR
+        ("scanned.pdf", text_pdf([[]]), "nothing to ingest"),
+        ("locked.pdf", _encrypted(text_pdf([["Secret text."]])), "encrypted with a password"),
+    ],
+)
+def test_an_unreadable_pdf_is_refused_naming_the_file_and_nothing_is_written(tmp_path, name, content, message):
+    path = tmp_path / name
+    path.write_bytes(content)
+    with ProvGraph.memory() as pg:
+        with pytest.raises(InputError, match=message) as caught:
+            pg.ingest(path, IngestOptions(extract=Extraction.RULES))
+        assert caught.value.file == str(path)
+        assert not pg.query("ASK { { ?p a pg:Passage } UNION { ?d a pg:SourceDocument } }")

@@ -31,6 +31,8 @@ class InputFormat(enum.StrEnum):
     JSONL = "jsonl"
     TEXT = "text"
     MARKDOWN = "markdown"
+    HTML = "html"
+    PDF = "pdf"
 
     @classmethod
     def _missing_(cls, value: object) -> InputFormat | None:
@@ -47,12 +49,12 @@ class InputFormat(enum.StrEnum):
 
     @property
     def is_rdf(self) -> bool:
-        return self not in (InputFormat.JSONL, InputFormat.TEXT, InputFormat.MARKDOWN)
+        return self is not InputFormat.JSONL and not self.is_text
 
     @property
     def is_text(self) -> bool:
         """Read as prose: passages, and the facts an extractor takes from them."""
-        return self in (InputFormat.TEXT, InputFormat.MARKDOWN)
+        return self in (InputFormat.TEXT, InputFormat.MARKDOWN, InputFormat.HTML, InputFormat.PDF)
 
     @property
     def media_type(self) -> str:
@@ -79,6 +81,10 @@ _EXTENSIONS: list[tuple[str, InputFormat]] = [
     (".text", InputFormat.TEXT),
     (".md", InputFormat.MARKDOWN),
     (".markdown", InputFormat.MARKDOWN),
+    (".html", InputFormat.HTML),
+    (".htm", InputFormat.HTML),
+    (".xhtml", InputFormat.HTML),
+    (".pdf", InputFormat.PDF),
 ]
 
 _MEDIA_TYPES = {
@@ -92,6 +98,8 @@ _MEDIA_TYPES = {
     InputFormat.JSONL: "application/jsonl",
     InputFormat.TEXT: "text/plain",
     InputFormat.MARKDOWN: "text/markdown",
+    InputFormat.HTML: "text/html",
+    InputFormat.PDF: "application/pdf",
 }
 
 
@@ -289,6 +297,11 @@ _FORMAT_ALIASES = {
     "textplain": "text",
     "md": "markdown",
     "textmarkdown": "markdown",
+    "htm": "html",
+    "texthtml": "html",
+    "xhtml": "html",
+    "applicationxhtmlxml": "html",
+    "applicationpdf": "pdf",
 }
 
 

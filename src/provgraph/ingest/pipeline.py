@@ -37,13 +37,15 @@ from provgraph.errors import (
 )
 from provgraph.ingest.extract import TextExtraction, default_extraction
 from provgraph.ingest.guard import InputGuard
+from provgraph.ingest.html import html_text
 from provgraph.ingest.jsonl import read_jsonl
 from provgraph.ingest.ledger import Built, Ledger
 from provgraph.ingest.options import IngestOptions, issued_literal
+from provgraph.ingest.pdf import pdf_text
 from provgraph.ingest.rdf import read_graph_metadata, read_rdf
 from provgraph.ingest.records import Assertion, PassageSpec
 from provgraph.ingest.reify import DocumentMeta, GraphBuilder, xsd_datetime
-from provgraph.ingest.text import split_passages
+from provgraph.ingest.text import passages_in, split_passages
 from provgraph.ingest.trix import is_trix
 from provgraph.ingest.validate import (
     CHUNK_STATEMENTS,
@@ -427,19 +429,30 @@ def _read(
         for assertion in read_jsonl(reader, file=file, base=base, guard=guard):
             yield assertion, None, None
     else:
-        raw = stream.read()
-        try:
-            text = raw.decode("utf-8-sig")
-        except UnicodeDecodeError as exc:
-            line = raw.count(b"\n", 0, exc.start) + 1
-            raise InputError("not UTF-8: text documents must be UTF-8 encoded", file=file, line=line) from exc
-        passages = _checked_passages(split_passages(text, markdown=fmt is InputFormat.MARKDOWN), text, guard)
+        text, found = _passages(stream.read(), fmt, file=file)
+        passages = _checked_passages(found, text, guard)
         if extraction is None:
             for passage in passages:
                 yield None, None, passage
         else:
             for fact, sentence in extraction.run(passages, title=title):
                 yield fact, None, sentence
+
+
+def _passages(raw: bytes, fmt: InputFormat, *, file: str) -> tuple[str, Iterator[PassageSpec]]:
+    """A prose document's text, as provgraph stores it, and its sentences."""
+    if fmt is InputFormat.HTML:
+        text, blocks = html_text(raw)
+        return text, passages_in(text, blocks)
+    if fmt is InputFormat.PDF:
+        text = pdf_text(raw, file=file)
+        return text, split_passages(text, markdown=False, paged=True)
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        raise InputError("not UTF-8: text documents must be UTF-8 encoded", file=file, line=line) from exc
+    return text, split_passages(text, markdown=fmt is InputFormat.MARKDOWN)
 
 
 def _checked_passages(passages: Iterable[PassageSpec], text: str, guard: InputGuard) -> Iterator[PassageSpec]:

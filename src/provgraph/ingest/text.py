@@ -13,7 +13,7 @@ headings and list items always do.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 from provgraph.ingest.records import PassageSpec
 
@@ -31,11 +31,21 @@ _LIST_ITEM = re.compile(r"^(\s*(?:[-*+]|\d+[.)])\s+)")
 _FENCE = re.compile(r"^\s*(```|~~~)")
 
 
-def split_passages(text: str, *, markdown: bool) -> Iterator[PassageSpec]:
+#: A block of a document's text: (start, end, kind, heading text); kind is "text" or "heading".
+Block = tuple[int, int, str, str | None]
+
+
+def split_passages(text: str, *, markdown: bool, paged: bool = False) -> Iterator[PassageSpec]:
     """Yield the sentences of ``text`` as passages with exact offsets."""
-    has_pages = "\f" in text
+    return passages_in(text, _blocks(text, markdown=markdown), paged=paged)
+
+
+def passages_in(text: str, blocks: Iterable[Block], *, paged: bool = False) -> Iterator[PassageSpec]:
+    """The sentences of ``text``'s blocks (paragraphs and headings, in order) as passages; the
+    HTML reader gives its own blocks. Pages are recorded when ``paged`` or the text has any."""
+    has_pages = paged or "\f" in text
     section: str | None = None
-    for start, end, kind, heading in _blocks(text, markdown=markdown):
+    for start, end, kind, heading in blocks:
         if kind == "heading":
             section = heading
             continue
@@ -44,7 +54,7 @@ def split_passages(text: str, *, markdown: bool) -> Iterator[PassageSpec]:
             yield PassageSpec(text=text[s:e], page=page, section=section, start=s, end=e)
 
 
-def _blocks(text: str, *, markdown: bool) -> Iterator[tuple[int, int, str, str | None]]:
+def _blocks(text: str, *, markdown: bool) -> Iterator[Block]:
     """Paragraph-like blocks as (start, end, kind, heading text)."""
     pos = 0
     block_start: int | None = None
@@ -127,4 +137,4 @@ def _trimmed(text: str, s: int, e: int) -> Iterator[tuple[int, int]]:
         yield s, e
 
 
-__all__ = ["split_passages"]
+__all__ = ["Block", "passages_in", "split_passages"]
