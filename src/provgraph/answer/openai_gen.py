@@ -17,102 +17,30 @@ fall back to the extractive generator. Every failure of the model server (down, 
 after the client's retries, refusals, truncated or off-schema output) becomes that one error with a
 message a user can act on; a stack trace from the client library never reaches the user.
 
-Structured output. OpenAI and recent vLLM accept ``response_format={"type": "json_schema"}``, which
-constrains decoding to the schema; many local servers accept only ``{"type": "json_object"}`` (or
-nothing). :attr:`JsonMode.AUTO` tries the schema first and, when the server rejects it with HTTP
-400, switches to plain JSON mode with the schema in the prompt and validates on the client side;
-the switch is remembered for the generator's lifetime.
+Structured output and its fallback to plain JSON mode, and how server failures become one error:
+:mod:`provgraph.llm`.
 """
 
 from __future__ import annotations
 
-import enum
 import json
-import os
-import re
 from collections.abc import Collection, Mapping, Sequence
-from typing import Any, ClassVar
+from typing import Any
 
 import openai
-import pydantic
-from openai.types.chat import ChatCompletionMessageParam
-from pydantic import BaseModel, ConfigDict, Field, SecretStr
+from pydantic import ConfigDict
 
 from provgraph.answer.context import Instruction, Shown
 from provgraph.answer.extractive import ExtractiveGenerator
 from provgraph.answer.models import DraftAnswer, EvidenceItem, EvidenceKind, EvidencePack
 from provgraph.answer.text import term_text
 from provgraph.answer.untrusted import inspect_item
-from provgraph.errors import GenerationError, InputError
+from provgraph.llm import ChatModel, JsonMode, OpenAISettings
 
 #: At most this many evidence items (the best by score) go into the prompt.
 MAX_ITEMS = 40
 #: Passage and item text is cut to this many characters in the prompt.
 MAX_TEXT = 600
-#: The API key passed to the client when none is configured: local servers ignore it, and the
-#: client refuses to start without one.
-PLACEHOLDER_KEY = "not-needed"
-
-
-class JsonMode(enum.StrEnum):
-    """How the model is made to answer in the :class:`DraftAnswer` schema."""
-
-    #: structured output (json_schema); on an HTTP 400 rejecting it, plain JSON mode
-    AUTO = "auto"
-    #: structured output only: a server without it fails
-    SCHEMA = "schema"
-    #: plain JSON mode only (``{"type": "json_object"}``), validated on the client side
-    JSON_OBJECT = "json_object"
-
-
-class OpenAISettings(BaseModel):
-    """Where the model server is and how to call it. The API key is a secret: it never appears in
-    ``repr``, logs or error messages."""
-
-    model_config = ConfigDict(frozen=True)
-
-    model: str = "gpt-4o-mini"
-    base_url: str | None = Field(default=None, description="e.g. http://localhost:11434/v1; None: api.openai.com")
-    api_key: SecretStr | None = Field(default=None, description="None for local servers that need no key")
-    timeout: float = Field(default=30.0, gt=0, description="seconds per request")
-    max_retries: int = Field(default=2, ge=0, description="retries of connection errors, 408/409/429 and 5xx")
-    temperature: float = Field(default=0.0, ge=0.0, le=2.0)
-    json_mode: JsonMode = JsonMode.AUTO
-
-    #: environment variables read by :meth:`from_env`, provgraph's before OpenAI's
-    ENV: ClassVar[dict[str, tuple[str, ...]]] = {
-        "model": ("PROVGRAPH_LLM_MODEL", "OPENAI_MODEL"),
-        "base_url": ("PROVGRAPH_LLM_BASE_URL", "OPENAI_BASE_URL"),
-        "api_key": ("PROVGRAPH_LLM_API_KEY", "OPENAI_API_KEY"),
-        "timeout": ("PROVGRAPH_LLM_TIMEOUT",),
-        "json_mode": ("PROVGRAPH_LLM_JSON_MODE",),
-    }
-
-    @classmethod
-    def from_env(cls, environ: Mapping[str, str] | None = None) -> OpenAISettings:
-        """Settings from ``environ`` (default: the process environment). ``PROVGRAPH_LLM_*`` wins
-        over ``OPENAI_*`` so that provgraph can use another server than other tools of the same
-        shell; empty variables count as unset. Raises :class:`~provgraph.errors.InputError` on a
-        value that is not valid (a timeout that is not a positive number, an unknown JSON mode)."""
-        environ = os.environ if environ is None else environ
-        values: dict[str, str] = {}
-        for field, names in cls.ENV.items():
-            for name in names:
-                value = environ.get(name, "").strip()
-                if value:
-                    values[field] = value
-                    break
-        try:
-            return cls.model_validate(values)
-        except pydantic.ValidationError as exc:
-            problems = "; ".join(
-                f"{_env_name(cls.ENV, str(e['loc'][0]), environ)}: {e['msg']}" for e in exc.errors(include_input=False)
-            )
-            raise InputError(f"invalid language model settings: {problems}") from exc
-
-
-def _env_name(env: Mapping[str, tuple[str, ...]], field: str, environ: Mapping[str, str]) -> str:
-    return next((n for n in env.get(field, ()) if environ.get(n, "").strip()), field)
 
 
 # DraftAnswer as a structured-output response format. OpenAI's strict mode rejects the `default`
@@ -168,11 +96,6 @@ when the cited evidence states the claim, "indirect" when the claim follows from
 claim_class: "factual", "comparative" (compares values or entities), "scope" (an assumption or \
 the scope of a statement), "historical" (the past, a change over time). subtopic: a short heading \
 to group claims under, or null."""
-
-JSON_OBJECT_INSTRUCTIONS = """
-
-Reply with one JSON object and nothing else (no prose, no code fences), matching this JSON schema:
-"""
 
 
 def _truncate(text: str, limit: int = MAX_TEXT) -> str:
@@ -291,16 +214,8 @@ class OpenAIGenerator:
     """
 
     def __init__(self, settings: OpenAISettings | None = None, *, client: openai.OpenAI | None = None) -> None:
-        self.settings = settings or OpenAISettings()
-        key = self.settings.api_key.get_secret_value() if self.settings.api_key else PLACEHOLDER_KEY
-        self._client = client or openai.OpenAI(
-            api_key=key,
-            base_url=self.settings.base_url,
-            timeout=self.settings.timeout,
-            max_retries=self.settings.max_retries,
-        )
-        #: the server rejected json_schema once: use plain JSON mode from now on
-        self._schema_rejected = self.settings.json_mode is JsonMode.JSON_OBJECT
+        self._chat = ChatModel(settings, client=client, what="answer")
+        self.settings = self._chat.settings
 
     @property
     def name(self) -> str:
@@ -315,9 +230,9 @@ class OpenAIGenerator:
         if not any(inspect_item(i) is None for i in pack.items):
             return Shown(items=[(item, item.text) for item in pack.items])  # generate() does not ask the model
         header, lines = _evidence(pack)
-        system = self._messages("", schema_in_prompt=self._schema_rejected)[0]["content"]
+        system = self._chat.system_message(SYSTEM_PROMPT, _StrictDraftAnswer)
         # plain JSON mode: the schema is in the system prompt; structured output: in response_format
-        response_format = {"type": "json_object"} if self._schema_rejected else _response_format()
+        response_format = {"type": "json_object"} if self._chat.schema_rejected else _response_format()
         instructions = [
             Instruction(name="system prompt", content=str(system)),
             Instruction(name="response format", content=json.dumps(response_format, separators=(",", ":"))),
@@ -329,9 +244,9 @@ class OpenAIGenerator:
         """The model, the server and the sampling settings (never the API key)."""
         return {
             "model": self.settings.model,
-            "base_url": self._where(),
+            "base_url": self._chat.where,
             "temperature": self.settings.temperature,
-            "json_mode": "json_object" if self._schema_rejected else self.settings.json_mode.value,
+            "json_mode": self._chat.json_mode,
             "timeout": self.settings.timeout,
             "max_retries": self.settings.max_retries,
         }
@@ -342,95 +257,7 @@ class OpenAIGenerator:
         returned. Raises :class:`GenerationError` on any failure of the server or the output."""
         if not any(inspect_item(i) is None for i in pack.items):
             return ExtractiveGenerator().generate(pack)
-        user = render_user_message(pack)
-        try:
-            if not self._schema_rejected:
-                try:
-                    return self._structured(user)
-                except openai.BadRequestError as exc:
-                    if self.settings.json_mode is JsonMode.SCHEMA or not _rejects_schema(exc):
-                        raise
-                    self._schema_rejected = True
-            return self._json_object(user)
-        except GenerationError:
-            raise
-        except openai.APITimeoutError as exc:
-            raise GenerationError(
-                f"the model server at {self._where()} did not answer within the timeout "
-                f"({self.settings.timeout:g} s, {self.settings.max_retries} retries)"
-            ) from exc
-        except openai.APIConnectionError as exc:
-            raise GenerationError(f"cannot connect to the model server at {self._where()}: {exc}") from exc
-        except openai.AuthenticationError as exc:
-            raise GenerationError(
-                f"the model server rejected the API key (HTTP {exc.status_code}): set PROVGRAPH_LLM_API_KEY "
-                "or OPENAI_API_KEY"
-            ) from exc
-        except openai.APIStatusError as exc:
-            raise GenerationError(
-                f"the model server answered HTTP {exc.status_code} (model {self.settings.model}): {_error_message(exc)}"
-            ) from exc
-        except openai.LengthFinishReasonError as exc:
-            raise GenerationError(_TRUNCATED) from exc
-        except openai.ContentFilterFinishReasonError as exc:
-            raise GenerationError("the model refused to answer: its content filter stopped the answer") from exc
-        except (pydantic.ValidationError, json.JSONDecodeError) as exc:
-            raise GenerationError(f"the model's output did not match the answer schema: {_first_error(exc)}") from exc
-        except openai.OpenAIError as exc:
-            raise GenerationError(f"the model server call failed: {exc}") from exc
-
-    # ------------------------------------------------------------------ the two JSON modes
-
-    def _messages(self, user: str, *, schema_in_prompt: bool) -> list[ChatCompletionMessageParam]:
-        system = SYSTEM_PROMPT
-        if schema_in_prompt:
-            schema = _StrictDraftAnswer.model_json_schema()
-            system += JSON_OBJECT_INSTRUCTIONS + json.dumps(schema, separators=(",", ":"))
-        return [{"role": "system", "content": system}, {"role": "user", "content": user}]
-
-    def _structured(self, user: str) -> DraftAnswer:
-        """Structured output: the server constrains the answer to the schema; the client parses
-        it (raising on truncation, the content filter and off-schema output)."""
-        completion = self._client.chat.completions.parse(
-            model=self.settings.model,
-            messages=self._messages(user, schema_in_prompt=False),
-            response_format=_StrictDraftAnswer,
-            temperature=self.settings.temperature,
-        )
-        if not completion.choices:
-            raise GenerationError("the model server returned no answer (no choices)")
-        message = completion.choices[0].message
-        if message.refusal:
-            raise GenerationError(f"the model refused to answer: {_truncate(message.refusal, 300)}")
-        if message.parsed is None:
-            raise GenerationError("the model returned an empty answer")
-        return DraftAnswer.model_validate(message.parsed.model_dump())
-
-    def _json_object(self, user: str) -> DraftAnswer:
-        """Plain JSON mode: the schema is in the prompt and the answer is validated here."""
-        completion = self._client.chat.completions.create(
-            model=self.settings.model,
-            messages=self._messages(user, schema_in_prompt=True),
-            response_format={"type": "json_object"},
-            temperature=self.settings.temperature,
-        )
-        if not completion.choices:
-            raise GenerationError("the model server returned no answer (no choices)")
-        choice = completion.choices[0]
-        if choice.finish_reason == "length":
-            raise GenerationError(_TRUNCATED)
-        refusal = getattr(choice.message, "refusal", None)
-        if refusal:
-            raise GenerationError(f"the model refused to answer: {_truncate(refusal, 300)}")
-        if choice.finish_reason == "content_filter":
-            raise GenerationError("the model refused to answer: its content filter stopped the answer")
-        content = _strip_fences(choice.message.content or "")
-        if not content:
-            raise GenerationError("the model returned an empty answer")
-        return DraftAnswer.model_validate_json(content)
-
-    def _where(self) -> str:
-        return str(self._client.base_url).rstrip("/")
+        return self._chat.ask(SYSTEM_PROMPT, render_user_message(pack), DraftAnswer, strict=_StrictDraftAnswer)
 
 
 def _response_format() -> dict[str, Any]:
@@ -439,48 +266,6 @@ def _response_format() -> dict[str, Any]:
     from openai.lib._parsing._completions import type_to_response_format_param  # the client's own, not public
 
     return dict(type_to_response_format_param(_StrictDraftAnswer))  # type: ignore[arg-type]
-
-
-_TRUNCATED = "the model's answer was truncated (finish_reason=length): it hit the output token limit"
-
-#: Words of an HTTP 400 saying the server does not support structured output.
-_SCHEMA_WORDS = ("json_schema", "response_format", "structured output", "guided_json", "schema")
-_FENCE = re.compile(r"^```(?:json)?\s*(.*?)\s*```$", re.S)
-
-
-def _rejects_schema(exc: openai.BadRequestError) -> bool:
-    text = f"{exc.message} {json.dumps(exc.body) if exc.body is not None else ''}".lower()
-    return any(word in text for word in _SCHEMA_WORDS)
-
-
-def _error_message(exc: openai.APIStatusError) -> str:
-    body = exc.body
-    if isinstance(body, dict):
-        error = body.get("error", body)
-        if isinstance(error, dict) and error.get("message"):
-            return _truncate(str(error["message"]), 300)
-        if isinstance(error, str):
-            return _truncate(error, 300)
-    return _truncate(exc.message, 300)
-
-
-def _first_error(exc: pydantic.ValidationError | json.JSONDecodeError) -> str:
-    if isinstance(exc, json.JSONDecodeError):
-        return f"not JSON ({exc.msg})"
-    errors = exc.errors(include_input=False, include_url=False)
-    if not errors:
-        return "invalid"
-    first = errors[0]
-    where = ".".join(str(p) for p in first["loc"]) or "the answer"
-    more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
-    return f"{where}: {first['msg']}{more}"
-
-
-def _strip_fences(content: str) -> str:
-    """Some local models wrap JSON in a Markdown code fence even in JSON mode."""
-    content = content.strip()
-    match = _FENCE.match(content)
-    return match.group(1) if match else content
 
 
 __all__ = [
