@@ -250,12 +250,45 @@ def test_schema_rejected_falls_back_to_json_mode(server: FakeLLMServer) -> None:
     gen = generator(server)
     assert gen.generate(PACK) == GOOD
     assert [r["response_format"]["type"] for r in server.requests] == ["json_schema", "json_object"]
-    assert server.requests[1]["response_format"] == {"type": "json_object"}
-    assert "JSON schema" in server.messages(1)  # the schema is in the prompt instead
+    # JSON mode with the schema (llama.cpp's server makes a grammar of it), and in the prompt too
+    assert server.requests[1]["response_format"]["schema"]["title"] == "DraftAnswer"
+    assert "JSON schema" in server.messages(1)
     assert "supporting_citations" in server.messages(1)
     # remembered: the next question goes straight to JSON mode
     gen.generate(PACK)
     assert [r["response_format"]["type"] for r in server.requests] == ["json_schema", "json_object", "json_object"]
+
+
+def test_a_server_rejecting_both_schema_forms_gets_plain_json_mode(server: FakeLLMServer) -> None:
+    def old_server(body: dict[str, Any]) -> Reply:
+        response_format = body.get("response_format", {})
+        if response_format.get("type") == "json_schema":
+            # llama-cpp-python's server: HTTP 500 with its pydantic error and its own traceback
+            return error(
+                500,
+                "1 validation error: response_format.type: Input should be 'text' or 'json_object'\n"
+                '  File "/srv/llama_cpp/server/app.py", line 376, in create_chat_completion',
+            )
+        if "schema" in response_format:
+            return error(400, "response_format: unexpected key 'schema'", type="invalid_request_error")
+        return answer(GOOD)
+
+    server.respond_with(old_server)
+    gen = generator(server, max_retries=0)
+    assert gen.generate(PACK) == GOOD
+    assert [sorted(r["response_format"]) for r in server.requests] == [
+        ["json_schema", "type"],
+        ["schema", "type"],
+        ["type"],
+    ]
+    assert gen.parameters()["json_mode"] == "json_object"
+
+
+def test_a_server_error_shows_its_message_without_the_servers_traceback(server: FakeLLMServer) -> None:
+    server.always(error(500, 'out of memory\n  File "/srv/llama_cpp/server/app.py", line 376, in create'))
+    with pytest.raises(GenerationError, match="HTTP 500") as raised:
+        generator(server, max_retries=0).generate(PACK)
+    assert "out of memory" in str(raised.value) and "/srv/llama_cpp" not in str(raised.value)
 
 
 def test_schema_only_mode_does_not_fall_back(server: FakeLLMServer) -> None:

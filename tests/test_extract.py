@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import text_pdf
+from helpers import run_cli, text_pdf
 from provgraph import Extraction, IngestOptions, InputError, ProvGraph
 from provgraph.ingest.extract.base import Fact, Value
 from provgraph.ingest.extract.evaluate import score
@@ -74,12 +74,25 @@ def test_text_ingest_stores_facts_with_their_exact_evidence(tmp_path):
         assert [(r["name"].value, r["version"].value) for r in activity] == [("rules", "1")]
 
 
-def test_extract_none_keeps_passages_only_and_is_the_default(tmp_path):
+def test_extract_none_keeps_passages_only(tmp_path):
     with ProvGraph.memory() as pg:
-        report = _ingest(pg, tmp_path, "a.txt", "Ibuprofen interacts with warfarin.\n", extract=Extraction.NONE)
+        report = _ingest(pg, tmp_path, "a.txt", "Paris is the capital of France.\n", extract=Extraction.NONE)
         assert (report.statements, report.passages, report.extraction) == (0, 1, None)
-        (tmp_path / "b.txt").write_text("Aspirin interacts with warfarin.\n", encoding="utf-8")
-        assert pg.ingest(tmp_path / "b.txt").statements == 0
+
+
+def test_rules_are_the_default_unless_provgraphs_own_model_variables_are_set(tmp_path, monkeypatch):
+    from provgraph.ingest.extract import default_extraction
+
+    for name in ("PROVGRAPH_LLM_BASE_URL", "PROVGRAPH_LLM_MODEL"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-for-other-tools")  # not a choice to send documents anywhere
+    (tmp_path / "b.txt").write_text("The Forth Bridge was designed by John Fowler.\n", encoding="utf-8")
+    with ProvGraph.memory() as pg:
+        report = pg.ingest(tmp_path / "b.txt")
+        assert (report.extraction, report.facts_extracted) == (Extraction.RULES, 1)
+    assert default_extraction({"PROVGRAPH_LLM_BASE_URL": "http://127.0.0.1:8080/v1"}) is Extraction.LLM
+    assert default_extraction({"PROVGRAPH_LLM_MODEL": "llama3"}) is Extraction.LLM
+    assert default_extraction({"PROVGRAPH_LLM_MODEL": " ", "OPENAI_BASE_URL": "http://x"}) is Extraction.RULES
 
 
 def test_a_fact_whose_evidence_is_not_in_its_passage_is_dropped_and_counted():
@@ -206,6 +219,7 @@ def _encrypted(pdf: bytes) -> bytes:
         ("scanned.pdf", text_pdf([[]]), "nothing to ingest"),
         ("locked.pdf", _encrypted(text_pdf([["Secret text."]])), "encrypted with a password"),
     ],
+    ids=["broken", "empty", "scanned", "locked"],  # the same on every worker: the bytes are not
 )
 def test_an_unreadable_pdf_is_refused_naming_the_file_and_nothing_is_written(tmp_path, name, content, message):
     path = tmp_path / name
@@ -215,3 +229,72 @@ def test_an_unreadable_pdf_is_refused_naming_the_file_and_nothing_is_written(tmp
             pg.ingest(path, IngestOptions(extract=Extraction.RULES))
         assert caught.value.file == str(path)
         assert not pg.query("ASK { { ?p a pg:Passage } UNION { ?d a pg:SourceDocument } }")
+
+
+def test_a_name_a_source_calls_another_name_of_an_entity_resolves_to_it_and_the_merge_is_shown(tmp_path):
+    bell_rock = "https://w3id.org/provgraph/id/entity/bell-rock-lighthouse"
+    with ProvGraph.memory() as pg:
+        pg.add_ontology(GOLD / "ontology.ttl")
+        _ingest(
+            pg,
+            tmp_path,
+            "guide.md",
+            "The Bell Rock Lighthouse, also known as the Inchcape lighthouse, is off the coast of Angus.\n\n"
+            "The Bell Rock Lighthouse is 35 metres tall.\n",
+            title="Guide",
+        )
+        # another text names it only by the other name; a third by a name nobody gave it
+        _ingest(pg, tmp_path, "blog.md", "The Inchcape lighthouse is 36 m tall.\n", title="Blog")
+        _ingest(pg, tmp_path, "other.md", "The Inchcape beacon is 37 m tall.\n", title="Other")
+        heights = pg.query(
+            f"SELECT ?s ?v WHERE {{ ?st rdf:subject ?s ; rdf:predicate <{EX}height> ; rdf:object ?v }} ORDER BY ?v"
+        ).rows()
+        assert [(r["s"].value.rsplit("/", 1)[-1], r["v"].value) for r in heights] == [
+            ("bell-rock-lighthouse", "35"),
+            ("bell-rock-lighthouse", "36"),
+            ("inchcape", "37"),  # "Inchcape" alone is no name of it: not merged
+        ]
+        pg.detect_conflicts()
+        assert [c.subject for c in pg.conflicts()] == [bell_rock]
+        # the merge's evidence: which document said the two names are one, from which sentence, how sure
+        (said,) = pg.names(bell_rock)
+        assert (said.object, said.title, said.confidence) == ('"Inchcape lighthouse"', "Guide", 0.8)
+        assert said.passage is not None and said.passage.text.startswith("The Bell Rock Lighthouse, also known as")
+
+
+def test_an_acronym_a_document_defines_is_the_same_entity_later_in_that_document(tmp_path):
+    with ProvGraph.memory() as pg:
+        _ingest(
+            pg,
+            tmp_path,
+            "who.md",
+            "The World Health Organization (WHO) was founded in 1948.\n\nWHO was led by Tedros Adhanom.\n",
+        )
+        subjects = pg.query(
+            "SELECT DISTINCT ?s WHERE { ?st rdf:subject ?s ; rdf:predicate ?p"
+            " FILTER(?p NOT IN (rdfs:label, pg:alias)) }"
+        ).rows()
+        assert [r["s"].value.rsplit("/", 1)[-1] for r in subjects] == ["world-health-organization"]
+
+
+def test_the_command_line_evidence_lists_the_names_an_entity_was_merged_by(tmp_path):
+    store = str(tmp_path / "s")
+    (tmp_path / "guide.md").write_text(
+        "The Bell Rock Lighthouse, also known as the Inchcape lighthouse, is 35 metres tall.\n", encoding="utf-8"
+    )
+    (tmp_path / "blog.md").write_text("The Inchcape lighthouse is 36 m tall.\n", encoding="utf-8")
+    for name in ("guide.md", "blog.md"):
+        done = run_cli("ingest", str(tmp_path / name), "--store", store, "--title", name, "-q")
+        assert done.returncode == 0, done.stderr
+    shown = run_cli(
+        "evidence",
+        "--subject",
+        "https://w3id.org/provgraph/id/entity/bell-rock-lighthouse",
+        "--predicate",
+        "https://w3id.org/provgraph/id/property/height",
+        "--store",
+        store,
+    )
+    assert shown.returncode == 0, shown.stderr
+    assert "also named: Inchcape lighthouse (guide.md, 0.80)" in shown.stdout, shown.stdout
+    assert "2 statements from 2 source(s), 2 distinct value(s)" in shown.stdout, shown.stdout

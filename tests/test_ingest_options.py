@@ -116,6 +116,7 @@ def test_ingest_and_validate_take_the_options_after_the_path():
             ("path", "POSITIONAL_ONLY"),
             ("options", "POSITIONAL_ONLY"),
             ("progress", "KEYWORD_ONLY"),
+            ("llm", "KEYWORD_ONLY"),  # the model of Extraction.LLM: settings with a secret, not an option
         ]
 
 

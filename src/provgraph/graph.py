@@ -10,7 +10,7 @@ from collections.abc import Callable, Collection, Sequence
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from types import TracebackType
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
 from provgraph import evidence as _evidence
 from provgraph.answer import invalidation as _invalidation
@@ -40,6 +40,8 @@ from provgraph.errors import (
     UnsupportedFormatError,
 )
 from provgraph.ingest import pipeline
+from provgraph.ingest.extract import LlmSetup
+from provgraph.ingest.extract.cache import FactCache, cache_for
 from provgraph.ingest.guard import check_json_depth, check_xml
 from provgraph.ingest.options import IngestOptions
 from provgraph.ingest.rdf import RDF_FORMATS as _INPUT_RDF
@@ -81,7 +83,10 @@ from provgraph.trust.relation_models import DocumentRelation
 from provgraph.trust.run import refresh as _refresh_conflicts
 from provgraph.trust.run import run as _run_conflicts
 from provgraph.update import UpdatePlan, check_policy, plan_update
-from provgraph.vocab import CATALOG_GRAPH, CHANGES_GRAPH, CURRENT_VIEW, PREFIXES, document_iri
+from provgraph.vocab import CATALOG_GRAPH, CHANGES_GRAPH, CURRENT_VIEW, PG_NS, PREFIXES, document_iri
+
+if TYPE_CHECKING:
+    from provgraph.llm import OpenAISettings
 
 #: Where ``ProvGraph.open()`` looks when given no path: $PROVGRAPH_STORE, else ./provgraph-data.
 DEFAULT_STORE_ENV = "PROVGRAPH_STORE"
@@ -133,6 +138,7 @@ class ProvGraph:
         self._prepared_lock = threading.Lock()
         self._retriever: Retriever | None = None
         self._policy_cache: tuple[int, Policy] | None = None
+        self._facts_cache: FactCache | None = None
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -227,6 +233,7 @@ class ProvGraph:
         /,
         *,
         progress: pipeline.ProgressCallback | None = None,
+        llm: OpenAISettings | None = None,
     ) -> IngestReport:
         """Ingest one file as a source document (or several, with ``options.split``).
 
@@ -241,8 +248,22 @@ class ProvGraph:
         refused with an :class:`~provgraph.errors.InputError` naming file and line, as are
         malformed or truncated input and literals that do not match their datatype (the
         ``lenient`` option keeps those, and ``report.ill_typed_literals`` says how many).
+
+        Text documents (text, Markdown, HTML, PDF) are read for facts as ``options.extract``
+        says; ``llm`` is the model of ``Extraction.LLM`` (default: the one the environment
+        configures, :meth:`OpenAISettings.from_env`), whose replies are cached with the store.
         """
-        return pipeline.run(self._backend, Path(path), options or IngestOptions(), progress=progress)
+        model = LlmSetup(llm, self._fact_cache())
+        try:
+            return pipeline.run(self._backend, Path(path), options or IngestOptions(), progress=progress, model=model)
+        finally:
+            model.cache.flush()  # the first ingest of a new store made its directory
+
+    def _fact_cache(self) -> FactCache:
+        if self._facts_cache is None:
+            location = getattr(self._backend, "location", None)
+            self._facts_cache = cache_for(location if not self._backend.read_only else None)
+        return self._facts_cache
 
     def validate(
         self,
@@ -251,10 +272,14 @@ class ProvGraph:
         /,
         *,
         progress: pipeline.ProgressCallback | None = None,
+        llm: OpenAISettings | None = None,
     ) -> IngestReport:
         """Everything :meth:`ingest` does except writing: a dry run whose report says whether
         the input conforms (``report.validation``) and what ingest would do."""
-        return pipeline.run(self._backend, Path(path), options or IngestOptions(), dry_run=True, progress=progress)
+        model = LlmSetup(llm, self._fact_cache())
+        return pipeline.run(
+            self._backend, Path(path), options or IngestOptions(), dry_run=True, progress=progress, model=model
+        )
 
     def revoke(
         self,
@@ -748,6 +773,13 @@ class ProvGraph:
         if isinstance(o, BlankNode):
             raise InputError("the object must be an IRI or a literal: blank nodes are local to their document")
         return self._annotate_evidence(_evidence.find(self._backend, s, p, o, include_history=include_history))
+
+    def names(self, entity: str | NamedNode) -> list[Evidence]:
+        """The other names current sources give ``entity`` (``pg:alias`` statements: "World
+        Health Organization (WHO)", "also known as ..."), each with its evidence. They are what
+        text extraction merges names by: a later text's "WHO" is this entity because a source
+        said so, with the document, passage and confidence shown here."""
+        return self.evidence(entity, NamedNode(PG_NS + "alias"))
 
     def stats(self) -> StoreStats:
         (row,) = self._backend.select(STATS)

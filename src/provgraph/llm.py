@@ -23,7 +23,7 @@ import json
 import os
 import re
 from collections.abc import Mapping
-from typing import ClassVar, TypeVar
+from typing import Any, ClassVar, TypeVar, cast
 
 import openai
 import pydantic
@@ -106,6 +106,25 @@ Reply with one JSON object and nothing else (no prose, no code fences), matching
 """
 
 
+def data_json(value: object) -> str:
+    """JSON that no document text can break out of: ``<``, ``>`` and ``&`` escaped, so that
+    "</evidence>" or "<|im_start|>" in a passage stays a string of the data."""
+    text = json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+class TruncatedError(GenerationError):
+    """The model's reply hit the output token limit (finish_reason=length)."""
+
+
+class _Mode(enum.StrEnum):
+    """The ways of asking for JSON, best first."""
+
+    SCHEMA = "json_schema"  # structured output: decoding constrained to the schema
+    OBJECT_SCHEMA = "json_object_schema"  # JSON mode with the schema, as llama.cpp's server takes it
+    OBJECT = "json_object"  # plain JSON mode, the schema in the prompt only
+
+
 class ChatModel:
     """One model on one server, asked for JSON in a pydantic schema (see the module docstring).
 
@@ -126,8 +145,13 @@ class ChatModel:
             max_retries=self.settings.max_retries,
         )
         self.what = what
-        #: the server rejected json_schema once: use plain JSON mode from now on
-        self.schema_rejected = self.settings.json_mode is JsonMode.JSON_OBJECT
+        #: how the model is asked for JSON: this steps down once for each rejection
+        self._mode = _Mode.OBJECT if self.settings.json_mode is JsonMode.JSON_OBJECT else _Mode.SCHEMA
+
+    @property
+    def schema_rejected(self) -> bool:
+        """The server rejected structured output (or plain JSON mode was configured)."""
+        return self._mode is not _Mode.SCHEMA
 
     @property
     def where(self) -> str:
@@ -136,8 +160,14 @@ class ChatModel:
 
     @property
     def json_mode(self) -> str:
-        """The JSON mode in use: the configured one, or ``json_object`` after a fallback."""
-        return "json_object" if self.schema_rejected else self.settings.json_mode.value
+        """The JSON mode in use: the configured one, or the one a fallback stepped down to."""
+        return self.settings.json_mode.value if self._mode is _Mode.SCHEMA else self._mode.value
+
+    def response_format(self, schema: type[BaseModel]) -> dict[str, Any]:
+        """The ``response_format`` plain JSON mode sends (structured output sends the client's own)."""
+        if self._mode is _Mode.OBJECT_SCHEMA:
+            return {"type": "json_object", "schema": schema.model_json_schema()}
+        return {"type": "json_object"}
 
     def system_message(self, system: str, schema: type[BaseModel]) -> str:
         """The system message as sent: in plain JSON mode it carries the schema."""
@@ -145,20 +175,33 @@ class ChatModel:
             return system
         return system + JSON_OBJECT_INSTRUCTIONS + json.dumps(schema.model_json_schema(), separators=(",", ":"))
 
-    def ask(self, system: str, user: str, schema: type[T], *, strict: type[BaseModel] | None = None) -> T:
+    def ask(
+        self,
+        system: str,
+        user: str,
+        schema: type[T],
+        *,
+        strict: type[BaseModel] | None = None,
+        max_tokens: int | None = None,
+    ) -> T:
         """The model's reply to ``user`` as an instance of ``schema``. ``strict`` is the schema as
-        structured output is sent (default ``schema``), for a schema whose strict form differs.
-        Raises :class:`GenerationError` on any failure of the server or the output."""
+        structured output is sent (default ``schema``), for a schema whose strict form differs;
+        ``max_tokens`` bounds the reply (a small model can loop until its context is full).
+        Raises :class:`GenerationError` on any failure of the server or the output,
+        :class:`TruncatedError` when the reply hit the token limit."""
         wire = strict or schema
+        limit = max_tokens if max_tokens is not None else openai.omit
         try:
-            if not self.schema_rejected:
+            while True:
                 try:
-                    return schema.model_validate(self._structured(system, user, wire).model_dump())
-                except openai.BadRequestError as exc:
-                    if self.settings.json_mode is JsonMode.SCHEMA or not _rejects_schema(exc):
+                    if self._mode is _Mode.SCHEMA:
+                        return schema.model_validate(self._structured(system, user, wire, limit).model_dump())
+                    return schema.model_validate_json(
+                        self._json_object(self.system_message(system, wire), user, wire, limit)
+                    )
+                except openai.APIStatusError as exc:
+                    if not self._step_down(exc):
                         raise
-                    self.schema_rejected = True
-            return schema.model_validate_json(self._json_object(self.system_message(system, wire), user))
         except GenerationError:
             raise
         except openai.APITimeoutError as exc:
@@ -178,7 +221,7 @@ class ChatModel:
                 f"the model server answered HTTP {exc.status_code} (model {self.settings.model}): {_error_message(exc)}"
             ) from exc
         except openai.LengthFinishReasonError as exc:
-            raise GenerationError(self._truncated()) from exc
+            raise TruncatedError(self._truncated()) from exc
         except openai.ContentFilterFinishReasonError as exc:
             raise GenerationError(f"the model refused to {self._verb()}: its content filter stopped it") from exc
         except (pydantic.ValidationError, json.JSONDecodeError) as exc:
@@ -188,10 +231,19 @@ class ChatModel:
         except openai.OpenAIError as exc:
             raise GenerationError(f"the model server call failed: {exc}") from exc
 
+    def _step_down(self, exc: openai.APIStatusError) -> bool:
+        """After a rejection of the way JSON was asked for, the next way; False when there is
+        none (or the configuration allows none) or the error is not such a rejection. llama.cpp
+        answers json_schema with HTTP 500, OpenAI and vLLM with 400: the words decide."""
+        if self.settings.json_mode is JsonMode.SCHEMA or self._mode is _Mode.OBJECT or not _rejects_schema(exc):
+            return False
+        self._mode = _Mode.OBJECT_SCHEMA if self._mode is _Mode.SCHEMA else _Mode.OBJECT
+        return True
+
     def _messages(self, system: str, user: str) -> list[ChatCompletionMessageParam]:
         return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
-    def _structured(self, system: str, user: str, schema: type[BaseModel]) -> BaseModel:
+    def _structured(self, system: str, user: str, schema: type[BaseModel], limit: int | openai.Omit) -> BaseModel:
         """Structured output: the server constrains the reply to the schema; the client parses
         it (raising on truncation, the content filter and off-schema output)."""
         completion = self._client.chat.completions.parse(
@@ -199,6 +251,7 @@ class ChatModel:
             messages=self._messages(system, user),
             response_format=schema,
             temperature=self.settings.temperature,
+            max_tokens=limit,
         )
         if not completion.choices:
             raise GenerationError(f"the model server returned no {self.what} (no choices)")
@@ -209,20 +262,22 @@ class ChatModel:
             raise GenerationError(f"the model returned an empty {self.what}")
         return message.parsed
 
-    def _json_object(self, system: str, user: str) -> str:
-        """Plain JSON mode: the schema is in the system message; the reply is validated by the
-        caller."""
+    def _json_object(self, system: str, user: str, schema: type[BaseModel], limit: int | openai.Omit) -> str:
+        """Plain JSON mode: the schema is in the system message (and, for servers that take it,
+        in the response format, which llama.cpp turns into a grammar); the reply is validated by
+        the caller."""
         completion = self._client.chat.completions.create(
             model=self.settings.model,
             messages=self._messages(system, user),
-            response_format={"type": "json_object"},
+            response_format=cast(Any, self.response_format(schema)),  # a "schema" key the type does not know
             temperature=self.settings.temperature,
+            max_tokens=limit,
         )
         if not completion.choices:
             raise GenerationError(f"the model server returned no {self.what} (no choices)")
         choice = completion.choices[0]
         if choice.finish_reason == "length":
-            raise GenerationError(self._truncated())
+            raise TruncatedError(self._truncated())
         refusal = getattr(choice.message, "refusal", None)
         if refusal:
             raise GenerationError(f"the model refused to {self._verb()}: {_truncate(refusal, 300)}")
@@ -245,7 +300,9 @@ _SCHEMA_WORDS = ("json_schema", "response_format", "structured output", "guided_
 _FENCE = re.compile(r"^```(?:json)?\s*(.*?)\s*```$", re.S)
 
 
-def _rejects_schema(exc: openai.BadRequestError) -> bool:
+def _rejects_schema(exc: openai.APIStatusError) -> bool:
+    if isinstance(exc, (openai.AuthenticationError, openai.PermissionDeniedError, openai.RateLimitError)):
+        return False
     text = f"{exc.message} {json.dumps(exc.body) if exc.body is not None else ''}".lower()
     return any(word in text for word in _SCHEMA_WORDS)
 
@@ -256,6 +313,14 @@ def _truncate(text: str, limit: int) -> str:
 
 
 def _error_message(exc: openai.APIStatusError) -> str:
+    return _TRACE.split(_raw_message(exc), 1)[0].strip()
+
+
+#: Where a server's error message goes on with its own traceback (llama-cpp-python's does).
+_TRACE = re.compile(r"\s+(?:File \"|Traceback \(most recent call last\))")
+
+
+def _raw_message(exc: openai.APIStatusError) -> str:
     body = exc.body
     if isinstance(body, dict):
         error = body.get("error", body)
@@ -285,4 +350,4 @@ def _strip_fences(content: str) -> str:
     return match.group(1) if match else content
 
 
-__all__ = ["PLACEHOLDER_KEY", "ChatModel", "JsonMode", "OpenAISettings"]
+__all__ = ["PLACEHOLDER_KEY", "ChatModel", "JsonMode", "OpenAISettings", "TruncatedError", "data_json"]

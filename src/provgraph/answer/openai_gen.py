@@ -35,7 +35,7 @@ from provgraph.answer.extractive import ExtractiveGenerator
 from provgraph.answer.models import DraftAnswer, EvidenceItem, EvidenceKind, EvidencePack
 from provgraph.answer.text import term_text
 from provgraph.answer.untrusted import inspect_item
-from provgraph.llm import ChatModel, JsonMode, OpenAISettings
+from provgraph.llm import ChatModel, JsonMode, OpenAISettings, data_json
 
 #: At most this many evidence items (the best by score) go into the prompt.
 MAX_ITEMS = 40
@@ -103,13 +103,6 @@ def _truncate(text: str, limit: int = MAX_TEXT) -> str:
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
-def _json(value: object) -> str:
-    """JSON that no document text can break out of: ``<``, ``>`` and ``&`` escaped, so that
-    "</evidence>" or "<|im_start|>" in a passage stays a string of the data."""
-    text = json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
-    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
-
-
 def item_data(
     item: EvidenceItem, labels: Mapping[str, str] | None = None, *, shown: Collection[str] | None = None
 ) -> dict[str, Any]:
@@ -171,7 +164,7 @@ def render_item(
     item: EvidenceItem, labels: Mapping[str, str] | None = None, *, shown: Collection[str] | None = None
 ) -> str:
     """One evidence item as one line of JSON (:func:`item_data`)."""
-    return _json(item_data(item, labels, shown=shown))
+    return data_json(item_data(item, labels, shown=shown))
 
 
 def render_user_message(pack: EvidencePack) -> str:
@@ -232,7 +225,9 @@ class OpenAIGenerator:
         header, lines = _evidence(pack)
         system = self._chat.system_message(SYSTEM_PROMPT, _StrictDraftAnswer)
         # plain JSON mode: the schema is in the system prompt; structured output: in response_format
-        response_format = {"type": "json_object"} if self._chat.schema_rejected else _response_format()
+        response_format = (
+            self._chat.response_format(_StrictDraftAnswer) if self._chat.schema_rejected else _response_format()
+        )
         instructions = [
             Instruction(name="system prompt", content=str(system)),
             Instruction(name="response format", content=json.dumps(response_format, separators=(",", ":"))),

@@ -59,9 +59,12 @@ from provgraph.trust.annotate import annotate
 from provgraph.trust.models import Conflict, FactStatus, ValueClaim
 from provgraph.trust.read import conflicts as read_conflicts
 from provgraph.trust.relation_models import DocumentRelation, RelationType
+from provgraph.vocab import PG_NS
 
 MAX_ENTITIES = 5
 MAX_PASSAGES = 20
+#: A statement taken from text says where in its passage its evidence is: it is stated by that passage.
+EVIDENCE_START = PG_NS + "evidenceStart"
 MAX_FACTS = 400
 MAX_HOP2_SUBJECTS = 5
 MAX_HOP2_FACTS = 40
@@ -177,7 +180,12 @@ class Retriever:
         statements = self._statement_drafts(
             entities, allowed, filters, question_prefixes, kinds=KIND_QUESTION.match(question) is not None
         )
-        items.update({d.id: d for d in statements.values()})
+        for draft in statements.values():
+            found = items.get(draft.id)
+            if found is None:
+                items[draft.id] = draft
+            else:  # a passage found by its words and through a fact it states: the better score
+                found.score = max(found.score, draft.score)
         _add(items, self._conflict_drafts(entities, statements, allowed, question_prefixes))
         _add(items, self._relation_drafts(items, allowed, relations))
         return self._pack(question, items, entities, filters, limit)
@@ -410,6 +418,8 @@ class Retriever:
         return {iri: allowed.labels[iri] for iri in wanted}
 
     def _fact_item(self, e: Evidence, allowed: _Allowed, question: set[str], *, hop: int) -> _Draft:
+        if e.passage is not None and EVIDENCE_START in e.attributes:
+            return self._stating_passage(e, allowed, question, hop=hop)
         labels = self._labels(_iris(e.subject, e.predicate, e.object), allowed)
         subject, predicate = labels[e.subject], labels[e.predicate]
         obj = labels[e.object[1:-1]] if e.object.startswith("<") else term_text(e.object)
@@ -442,6 +452,25 @@ class Retriever:
             },
         )
 
+    def _stating_passage(self, e: Evidence, allowed: _Allowed, question: set[str], *, hop: int) -> _Draft:
+        """A fact read from text is evidence in the text's own words: its passage, found through
+        the fact (so "It was built by Robert Stevenson" comes with a question about the Bell Rock
+        Lighthouse, which it never names), ranked by how well the fact's property matches the
+        question. Its conflicts still cite it as a statement (see :meth:`_conflict_item`)."""
+        assert e.passage is not None
+        predicate = self._labels([e.predicate], allowed)[e.predicate]
+        words = content_words(predicate)
+        overlap = sum(_prefix(w) in question for w in words) / len(words) if words else 0
+        return _Draft(
+            id=evidence_id(EvidenceKind.PASSAGE, e.graph, e.passage.iri),
+            kind=EvidenceKind.PASSAGE,
+            score=round((0.5 + 0.4 * overlap) * (0.5 if hop == 2 else 1.0), 6),
+            text=e.passage.text,
+            source=allowed.get(e.graph),
+            hop=hop,
+            fields={"passage": e.passage.iri, "passage_text": e.passage.text, "section": e.passage.section},
+        )
+
     def _conflict_item(
         self,
         conflict: Conflict,
@@ -457,7 +486,7 @@ class Retriever:
                 if allowed.get(claim.graph) is None:
                     continue
                 draft = statements.get((claim.statement, claim.graph))
-                if draft is None:
+                if draft is None or draft.kind is not EvidenceKind.STATEMENT:  # a fact from text: its passage
                     draft = self._claim_item(value.predicate, claim, allowed)
                 drafts.append(draft)
             if drafts:

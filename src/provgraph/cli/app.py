@@ -147,7 +147,10 @@ def _progress(quiet: bool) -> Iterator[Callable[[str, int, int], None] | None]:
 
 
 IngestFile = Annotated[
-    Path, typer.Argument(metavar="FILE", help="File to ingest (.ttl .nt .nq .trig .jsonld .rdf .trix .jsonl .txt .md).")
+    Path,
+    typer.Argument(
+        metavar="FILE", help="File to ingest (.ttl .nt .nq .trig .jsonld .rdf .trix .jsonl .txt .md .html .pdf)."
+    ),
 ]
 # The command line's spelling of the split option (GraphSplit, a model of its own); every other
 # option of ingest and validate is a field of IngestOptions (provgraph.cli.model_flags).
@@ -349,12 +352,13 @@ def evidence(
     # once then, instead of computed again on every call
     with open_store(store, lazy_lock=True, create=False) as graph:
         found = graph.evidence(subject, predicate, obj, include_history=history)
+        names = graph.names(subject) if not json and subject.startswith("http") else []
     if json:
         from provgraph.models import Evidence
 
         print_json(found, list[Evidence])
     else:
-        render.evidence(out, found, subject=subject, predicate=predicate)
+        render.evidence(out, found, subject=subject, predicate=predicate, names=names)
 
 
 @app.command()

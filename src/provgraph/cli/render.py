@@ -52,6 +52,9 @@ def ingest_report(out: Console, report: IngestReport) -> None:
     )
     if report.ill_typed_literals:
         out.print(f"  kept {report.ill_typed_literals} ill-typed literal(s) (--lenient)")
+    if report.extraction is not None:
+        dropped = f", {report.facts_dropped} dropped (evidence not in the passage)" if report.facts_dropped else ""
+        out.print(f"  facts from text ({report.extraction.value}): {report.facts_extracted}{dropped}")
     for doc in report.documents[:20]:
         what = {"created": "new", "new_version": f"version {doc.version}", "unchanged": "unchanged"}[doc.outcome.value]
         out.print(f"  {what:<11} {escape(doc.title)}  <{doc.graph}>")
@@ -101,7 +104,15 @@ def sources(out: Console, found: list[SourceInfo], *, total: int | None = None) 
         out.print(f"{len(found)} document{'s' if len(found) != 1 else ''}")
 
 
-def evidence(out: Console, found: list[Evidence], *, subject: str, predicate: str) -> None:
+def evidence(
+    out: Console, found: list[Evidence], *, subject: str, predicate: str, names: Sequence[Evidence] = ()
+) -> None:
+    if names and predicate != names[0].predicate:
+        # the names the subject was merged by, and who said each is a name of it
+        said = "; ".join(
+            f"{escape(_value(n.object))} ({escape(_short(n.title, 40))}, {n.confidence:.2f})" for n in names
+        )
+        out.print(f"also named: {said}")
     if not found:
         out.print(f"no evidence for <{escape(subject)}> <{escape(predicate)}> in current sources")
         return

@@ -124,8 +124,9 @@ class IngestOptions(BaseModel):
         Extraction | None, NotFingerprinted("a text document's fingerprint holds the extraction it ran instead")
     ] = Field(
         default=None,
-        description="Facts from a text or Markdown document: rules (offline sentence patterns) or none (passages "
-        "only, the default for now); llm is not available yet.",
+        description="Facts from a text document (text, Markdown, HTML, PDF): llm (the language model the "
+        "PROVGRAPH_LLM_* variables configure), rules (offline sentence patterns) or none (passages only). "
+        "Default: rules.",
     )
     lenient: Annotated[bool, NotFingerprinted("it changes what is accepted, not what is written")] = Field(
         default=False,

@@ -35,7 +35,7 @@ from provgraph.errors import (
     UnsupportedFormatError,
     ValidationFailedError,
 )
-from provgraph.ingest.extract import TextExtraction, default_extraction
+from provgraph.ingest.extract import LlmSetup, TextExtraction, default_extraction
 from provgraph.ingest.guard import InputGuard
 from provgraph.ingest.html import html_text
 from provgraph.ingest.jsonl import read_jsonl
@@ -136,12 +136,16 @@ def run(
     *,
     dry_run: bool = False,
     progress: ProgressCallback | None = None,
+    model: LlmSetup | None = None,
 ) -> IngestReport:
+    """Ingest ``path`` (see :meth:`provgraph.ProvGraph.ingest`); ``model`` is the language model
+    of ``--extract llm`` and its cache."""
     try:
-        return _run(backend, path, options, dry_run=dry_run, progress=progress)
+        return _run(backend, path, options, dry_run=dry_run, progress=progress, model=model)
     except _StoreChangedError:
-        # The write lock is held now, so nobody can interfere with a second pass.
-        return _run(backend, path, options, dry_run=dry_run, progress=progress)
+        # The write lock is held now, so nobody can interfere with a second pass (the model's
+        # replies of the first are cached: it is not asked twice).
+        return _run(backend, path, options, dry_run=dry_run, progress=progress, model=model)
 
 
 def _run(
@@ -151,6 +155,7 @@ def _run(
     *,
     dry_run: bool,
     progress: ProgressCallback | None,
+    model: LlmSetup | None,
 ) -> IngestReport:
     started = time.perf_counter()
     file = str(path)
@@ -178,7 +183,7 @@ def _run(
     extraction = None
     if fmt.is_text:
         kind = options.extract or default_extraction()
-        extraction = TextExtraction.build(kind, backend)
+        extraction = TextExtraction.build(kind, backend, model=model)
         # a text document is read again when what would be taken from it changes
         fingerprint["extract"] = extraction.fingerprint if extraction is not None else kind.value
         if extraction is not None:

@@ -1,4 +1,4 @@
-"""Facts from text: extractors (:mod:`.rules`, offline; an LLM's later), the words they know
+"""Facts from text: extractors (:mod:`.rules`, offline; :mod:`.llm`, a language model), the words they know
 (:mod:`.vocabulary`), numbers and dates (:mod:`.quantities`), and how their facts become
 statements with exact evidence spans (:mod:`.statements`). :class:`TextExtraction` is what the
 ingest pipeline runs over a text document's passages."""
@@ -6,17 +6,31 @@ ingest pipeline runs over a text document's passages."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator
+import os
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from provgraph.errors import InputError
 from provgraph.ingest.extract.base import Extractor
+from provgraph.ingest.extract.cache import FactCache, MemoryCache
 from provgraph.ingest.extract.rules import RuleExtractor
 from provgraph.ingest.extract.statements import FactWriter
 from provgraph.ingest.extract.vocabulary import Vocabulary
 from provgraph.ingest.records import Assertion, PassageSpec
 from provgraph.models import Extraction, ExtractionMethod
 from provgraph.store.base import Backend
+
+if TYPE_CHECKING:
+    from provgraph.llm import OpenAISettings
+
+
+@dataclass(frozen=True)
+class LlmSetup:
+    """The language model ``--extract llm`` asks (None: configured by the environment, see
+    :meth:`provgraph.llm.OpenAISettings.from_env`) and where its replies are cached."""
+
+    settings: OpenAISettings | None = None
+    cache: FactCache = field(default_factory=MemoryCache)
 
 
 @dataclass
@@ -29,16 +43,27 @@ class TextExtraction:
     enabled: bool = field(default=True)
 
     @classmethod
-    def build(cls, kind: Extraction, backend: Backend) -> TextExtraction | None:
-        """The extraction of ``kind`` for an ingest into ``backend``; None for ``none``."""
+    def build(cls, kind: Extraction, backend: Backend, *, model: LlmSetup | None = None) -> TextExtraction | None:
+        """The extraction of ``kind`` for an ingest into ``backend``; None for ``none``.
+        ``model`` is the language model and cache of ``llm`` (default: the model the
+        environment configures, an in-memory cache)."""
         if kind is Extraction.NONE:
             return None
-        if kind is Extraction.LLM:
-            raise InputError("--extract llm is not available yet: use --extract rules or none")
         vocabulary = Vocabulary(backend)
-        extractor = RuleExtractor(vocabulary)
+        extractor: Extractor
+        if kind is Extraction.LLM:
+            from provgraph.ingest.extract.llm import LlmExtractor  # loads the model client
+            from provgraph.llm import ChatModel, OpenAISettings
+
+            setup = model or LlmSetup()
+            settings = setup.settings or OpenAISettings.from_env()
+            extractor = LlmExtractor(ChatModel(settings, what="facts"), vocabulary, setup.cache)
+            method = ExtractionMethod.LLM_EXTRACTION
+        else:
+            extractor = RuleExtractor(vocabulary)
+            method = ExtractionMethod.RULE_BASED
         fingerprint = json.dumps({**extractor.parameters(), "vocabulary": vocabulary.fingerprint()}, sort_keys=True)
-        return cls(extractor, FactWriter(vocabulary, ExtractionMethod.RULE_BASED), fingerprint)
+        return cls(extractor, FactWriter(vocabulary, method), fingerprint)
 
     @property
     def method(self) -> ExtractionMethod:
@@ -63,11 +88,16 @@ class TextExtraction:
                 yield assertion, None
 
 
-def default_extraction() -> Extraction:
-    """What ``--extract`` is when not given: none, until answers use the facts of text as well
-    as they use its passages (the extractive answers to questions about text documents changed
-    when they were drawn from rule-based facts)."""
-    return Extraction.NONE
+#: The variables that say a language model is configured for provgraph: then text is read by it.
+LLM_VARIABLES = ("PROVGRAPH_LLM_BASE_URL", "PROVGRAPH_LLM_MODEL")
 
 
-__all__ = ["TextExtraction", "default_extraction"]
+def default_extraction(environ: Mapping[str, str] | None = None) -> Extraction:
+    """What ``--extract`` is when not given: ``llm`` when provgraph's own model variables are set
+    (:data:`LLM_VARIABLES`), else ``rules``. ``OPENAI_*`` alone does not count: a key set for
+    other tools must not send documents to a server nobody chose for them."""
+    environ = os.environ if environ is None else environ
+    return Extraction.LLM if any(environ.get(name, "").strip() for name in LLM_VARIABLES) else Extraction.RULES
+
+
+__all__ = ["LLM_VARIABLES", "LlmSetup", "TextExtraction", "default_extraction"]

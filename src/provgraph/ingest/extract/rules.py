@@ -51,6 +51,8 @@ _CAP = r"(?:[A-Z\u00C0-\u00DE][\w'\u2019\-.]*|\d[\w\-]*)"
 _LINK = r"(?:of|the|de|la|le|von|van|der|du|da|del|and|&)"
 _NAME = rf"{_CAP}(?:\s+(?:{_LINK}\s+)*{_CAP})*"
 _NAME_RE = re.compile(_NAME)
+#: Lower-case words after a name that may belong to it ("Inchcape lighthouse"): one or two.
+_HEAD_NOUNS = re.compile(r"(\s+[a-z][\w\-]*)(?:\s+[a-z][\w\-]*)?")
 _PRONOUN = re.compile(r"(It|He|She|They|Its|His|Her|Their)\b")
 _DESCRIPTION = re.compile(r"The\s+([a-z][\w\-]*)\b(?=\s+(?:is|was|are|were|has|had|have|\w+s)\b)")
 _BE = r"(?:is|was|are|were)"
@@ -171,7 +173,15 @@ class RuleExtractor:
         if lead is None:
             return None
         name = _clean_name(lead.group(1))
-        return _Subject(name, lead.start(1), lead.end(1), False) if name else None
+        if not name:
+            return None
+        # "The Inchcape lighthouse is ...": a name with a common noun, when a source named it so
+        head = _HEAD_NOUNS.match(text, lead.end(1))
+        if head is not None:
+            for words in (head.group(0), head.group(1)):
+                if words and self.vocabulary.is_name(f"{name} {words.strip()}"):
+                    return _Subject(f"{name} {words.strip()}", lead.start(1), lead.end(1) + len(words), False)
+        return _Subject(name, lead.start(1), lead.end(1), False)
 
     # ------------------------------------------------------------------ facts
 
@@ -257,7 +267,7 @@ class RuleExtractor:
             noun = re.match(r"\s+([a-z][\w\-]*)", text[number.end :])
             prop = self.vocabulary.property(noun.group(1)) if noun else None
             if prop is not None and noun is not None:
-                yield self._fact(subject, prop, self._number(number, prop), text, m.start(), number.end + noun.end())
+                yield self._fact(subject, prop, number_value(number, prop), text, m.start(), number.end + noun.end())
         for m in _IS_ABOUT.finditer(text):
             number = _quantity_at(text, m.end())
             if number is None or number.unit is None:
@@ -271,7 +281,7 @@ class RuleExtractor:
                 prop = self.vocabulary.property(_MEASURES[word]) or self.vocabulary.mint_property(_MEASURES[word])
             if prop is not None:
                 yield self._fact(
-                    subject, prop, self._number(number, prop), text, m.start(), number.end + adjective.end()
+                    subject, prop, number_value(number, prop), text, m.start(), number.end + adjective.end()
                 )
 
     def _phrases_of(self, text: str, subject: _Subject) -> Iterator[Fact]:
@@ -325,7 +335,7 @@ class RuleExtractor:
             return Value(lexical=when.lexical, datatype=when.datatype), when.end
         number = _quantity_at(text, at)
         if number is not None and (prop is None or prop.literal is not False):
-            return self._number(number, prop), number.end
+            return number_value(number, prop), number.end
         if prop is not None and prop.literal is True:
             return None
         start, chunk = _object_chunk(text, at)
@@ -356,16 +366,19 @@ class RuleExtractor:
                 out.append((Value(name=name), start + offset))
         return out or [first]
 
-    def _number(self, number: Quantity, prop: Property | None) -> Value:
-        if prop is not None and prop.unit is not None and number.unit is not None:
-            converted = convert(number, prop.unit)
-            if converted is not None:
-                return Value(lexical=str(converted), datatype=XSD_NS + "decimal", unit=prop.unit)
-        kind = "integer" if number.value == number.value.to_integral() else "decimal"
-        return Value(lexical=str(number.value), datatype=XSD_NS + kind, unit=number.unit)
-
 
 # ---------------------------------------------------------------------- helpers
+
+
+def number_value(number: Quantity, prop: Property | None) -> Value:
+    """A number as a fact's object: in ``prop``'s unit when it has one the number converts to,
+    else as written, with its unit."""
+    if prop is not None and prop.unit is not None and number.unit is not None:
+        converted = convert(number, prop.unit)
+        if converted is not None:
+            return Value(lexical=str(converted), datatype=XSD_NS + "decimal", unit=prop.unit)
+    kind = "integer" if number.value == number.value.to_integral() else "decimal"
+    return Value(lexical=str(number.value), datatype=XSD_NS + kind, unit=number.unit)
 
 
 _BEFORE_DATE = re.compile(r"\s*(?:in|on|from|of)?\s*")

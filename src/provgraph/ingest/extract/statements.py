@@ -14,9 +14,10 @@ from provgraph.ingest.extract.vocabulary import Vocabulary
 from provgraph.ingest.records import Assertion, LiteralCanonicalizer, PassageSpec
 from provgraph.models import ExtractionMethod
 from provgraph.store.terms import Literal, NamedNode
-from provgraph.vocab import PG, RDFS_NS, XSD_NS
+from provgraph.vocab import PG, PG_NS, RDFS_NS, XSD_NS
 
 _LABEL = f"<{RDFS_NS}label>"
+_ALIAS = PG_NS + "alias"
 #: How many passages back the label of a subject named before ("It ...") is looked for.
 RECALL_PASSAGES = 50
 _INTEGER = NamedNode(XSD_NS + "integer")
@@ -49,6 +50,8 @@ class FactWriter:
                 continue
             subject, subject_minted = self.vocabulary.entity(fact.subject)
             value = fact.object
+            if fact.predicate.iri == _ALIAS and value.lexical:
+                self.vocabulary.alias(value.lexical, subject)
             if value.name is not None:
                 iri, object_minted = self.vocabulary.entity(value.name)
                 obj = f"<{iri}>"

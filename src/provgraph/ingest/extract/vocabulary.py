@@ -13,6 +13,14 @@ An entity named in the text is the store's entity of that label (``rdfs:label``,
 entity has it, else an entity minted for the name (``pgid:entity/robert-stevenson``): two
 documents that name the same thing the same way share it, so their facts meet and their
 disagreements are found.
+
+Names are resolved across documents by what the sources say, never by guessing from spelling:
+when a source said that a name is another name of an entity ("Bell Rock Lighthouse, also known as
+the Inchcape lighthouse": a ``pg:alias`` statement, with its document, passage and confidence),
+a later text's "Inchcape lighthouse" is that entity, the user's or a minted one. An alias stated
+earlier in the same document counts as well ("World Health Organization (WHO) ... WHO
+recommends"). The alias statements are the evidence of each merge (:meth:`Vocabulary.merges`,
+and ``provgraph evidence`` lists an entity's other names with their sources).
 """
 
 from __future__ import annotations
@@ -38,7 +46,7 @@ _PROPERTIES = """SELECT ?p ?label ?unit ?kind WHERE { GRAPH pgid:ontology {
   OPTIONAL { ?p pg:unit ?unit } } }"""
 _NAMED = """SELECT ?name ?e WHERE {
   VALUES ?name { $names }
-  { ?e ?naming ?name } UNION { GRAPH pgid:ontology { ?e ?naming ?name } }
+  { GRAPH pgid:current { ?e ?naming ?name } } UNION { GRAPH pgid:ontology { ?e ?naming ?name } }
   FILTER(isIRI(?e))
   VALUES ?naming { rdfs:label skos:prefLabel skos:altLabel <http://schema.org/name> <https://schema.org/name> pg:alias }
 }"""
@@ -82,6 +90,12 @@ class Vocabulary:
         self._backend = backend
         self._properties: dict[str, Property] = {}
         self._entities: dict[str, str | None] = {}
+        #: aliases stated by the document being read: name (casefolded) -> entity
+        self._aliases: dict[str, str] = {}
+        #: names resolved to an entity minted for another name: name -> entity
+        self.merged: dict[str, str] = {}
+        #: names some entity of the store has (casefolded)
+        self._named: set[str] = set()
         if backend is not None:
             self._read_properties(backend)
 
@@ -126,10 +140,32 @@ class Vocabulary:
     def entity(self, name: str) -> tuple[str, bool]:
         """The IRI of the entity ``name`` names, and whether it was minted for it."""
         key = name.casefold()
+        if key in self._aliases:
+            return self._aliases[key], False
         if key not in self._entities:
             self._entities[key] = self._lookup(name)
         found = self._entities[key]
         return (found, False) if found is not None else (ENTITY_NS + slug(name), True)
+
+    def is_name(self, name: str) -> bool:
+        """Whether ``name`` is a name the store or the document being read gives an entity."""
+        key = name.casefold()
+        if key in self._aliases:
+            return True
+        if key not in self._entities:
+            self._entities[key] = self._lookup(name)
+        return key in self._named
+
+    def alias(self, name: str, entity: str) -> None:
+        """Note that the document being read calls ``entity`` also ``name``: from now on the name
+        is that entity, unless the store's user entities already give it a meaning."""
+        key = name.casefold()
+        known = self._entities.get(key)
+        if known is not None and not known.startswith(ENTITY_NS):
+            return  # the user's own entity of that name wins over what a text says
+        if ENTITY_NS + slug(name) != entity:
+            self.merged[name] = entity
+        self._aliases.setdefault(key, entity)
 
     def known(self, names: list[str]) -> None:
         """Look up several names at once (one query), before :meth:`entity` asks for them."""
@@ -148,11 +184,18 @@ class Vocabulary:
                 named = variants.get(row["name"].value)
                 if named is not None and not row["e"].value.startswith(PG_NS):
                     found.setdefault(named.casefold(), set()).add(row["e"].value)
+        self._named.update(found)
         for name in wanted:
             iris = found.get(name.casefold(), set())
             own = {i for i in iris if not i.startswith(ENTITY_NS)}
-            # exactly one entity of the user's has the name: it is that one; else the name's own
-            self._entities[name.casefold()] = next(iter(own)) if len(own) == 1 else None
+            minted = iris - own
+            if len(own) == 1:  # exactly one entity of the user's has the name: it is that one
+                self._entities[name.casefold()] = next(iter(own))
+            elif not own and len(minted) == 1 and next(iter(minted)) != ENTITY_NS + slug(name):
+                # a source said the name is another name of an entity minted for another name
+                self._entities[name.casefold()] = self.merged[name] = next(iter(minted))
+            else:  # the name's own (minted) entity
+                self._entities[name.casefold()] = None
 
     def _lookup(self, name: str) -> str | None:
         self.known([name])
