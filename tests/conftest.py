@@ -31,6 +31,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="fail, rather than skip, the tests that drive Debian's headless Chromium when chromium or "
         "chromedriver is missing (CI installs them and sets this)",
     )
+    parser.addoption(
+        "--require-llama",
+        action="store_true",
+        default=False,
+        help="fail, rather than skip, the tests against llama.cpp's server when the llama extra is not "
+        "installed (CI installs it and sets this)",
+    )
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:

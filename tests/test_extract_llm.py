@@ -261,10 +261,20 @@ def test_a_reply_cut_at_its_token_budget_is_asked_again_in_halves(server, tmp_pa
     assert [r["max_tokens"] for r in server.requests] == [3 * 320 + 64, 320 + 64, 2 * 320 + 64, 384, 384]
 
 
-def test_a_single_passage_whose_reply_runs_past_its_budget_fails_the_ingest(server, tmp_path):
-    server.always(completion('{"facts": [', finish_reason="length"))
+def test_a_single_passage_whose_reply_is_cut_keeps_the_facts_complete_before_the_cut(server, tmp_path):
+    fact = {
+        "passage": 1,
+        "subject": "Bell Rock Lighthouse",
+        "subject_type": None,
+        "predicate": "height",
+        "object": "35 metres",
+        "object_type": None,
+        "evidence": "The Bell Rock Lighthouse is 35 metres tall",
+    }
+    looping = json.dumps({"facts": [fact, fact]})[:-40]  # the second copy cut mid-way, as a looping model does
+    server.always(completion(looping, finish_reason="length"))
     (tmp_path / "a.txt").write_text("The Bell Rock Lighthouse is 35 metres tall.\n", encoding="utf-8")
     with ProvGraph.memory() as pg:
-        with pytest.raises(GenerationError, match="truncated"):
-            pg.ingest(tmp_path / "a.txt", LLM, llm=settings(server))
-        assert pg.sources() == []
+        pg.add_ontology(GOLD / "ontology.ttl")
+        report = pg.ingest(tmp_path / "a.txt", LLM, llm=settings(server))
+    assert (report.facts_extracted, report.passages_cut) == (1, 1)

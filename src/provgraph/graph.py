@@ -86,7 +86,7 @@ from provgraph.update import UpdatePlan, check_policy, plan_update
 from provgraph.vocab import CATALOG_GRAPH, CHANGES_GRAPH, CURRENT_VIEW, PG_NS, PREFIXES, document_iri
 
 if TYPE_CHECKING:
-    from provgraph.llm import OpenAISettings
+    from provgraph.llm import ChatModel, OpenAISettings
 
 #: Where ``ProvGraph.open()`` looks when given no path: $PROVGRAPH_STORE, else ./provgraph-data.
 DEFAULT_STORE_ENV = "PROVGRAPH_STORE"
@@ -139,6 +139,8 @@ class ProvGraph:
         self._retriever: Retriever | None = None
         self._policy_cache: tuple[int, Policy] | None = None
         self._facts_cache: FactCache | None = None
+        #: the models text extraction asked, by settings (see LlmSetup)
+        self._chat_models: dict[str, ChatModel] = {}
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -253,7 +255,7 @@ class ProvGraph:
         says; ``llm`` is the model of ``Extraction.LLM`` (default: the one the environment
         configures, :meth:`OpenAISettings.from_env`), whose replies are cached with the store.
         """
-        model = LlmSetup(llm, self._fact_cache())
+        model = LlmSetup(llm, self._fact_cache(), self._chat_models)
         try:
             return pipeline.run(self._backend, Path(path), options or IngestOptions(), progress=progress, model=model)
         finally:
@@ -276,7 +278,7 @@ class ProvGraph:
     ) -> IngestReport:
         """Everything :meth:`ingest` does except writing: a dry run whose report says whether
         the input conforms (``report.validation``) and what ingest would do."""
-        model = LlmSetup(llm, self._fact_cache())
+        model = LlmSetup(llm, self._fact_cache(), self._chat_models)
         return pipeline.run(
             self._backend, Path(path), options or IngestOptions(), dry_run=True, progress=progress, model=model
         )

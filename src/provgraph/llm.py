@@ -114,7 +114,12 @@ def data_json(value: object) -> str:
 
 
 class TruncatedError(GenerationError):
-    """The model's reply hit the output token limit (finish_reason=length)."""
+    """The model's reply hit the output token limit (finish_reason=length); ``partial`` is what
+    it wrote until then."""
+
+    def __init__(self, message: str, *, partial: str = "") -> None:
+        super().__init__(message)
+        self.partial = partial
 
 
 class _Mode(enum.StrEnum):
@@ -221,7 +226,9 @@ class ChatModel:
                 f"the model server answered HTTP {exc.status_code} (model {self.settings.model}): {_error_message(exc)}"
             ) from exc
         except openai.LengthFinishReasonError as exc:
-            raise TruncatedError(self._truncated()) from exc
+            choices = exc.completion.choices if exc.completion is not None else []
+            partial = (choices[0].message.content or "") if choices else ""
+            raise TruncatedError(self._truncated(), partial=partial) from exc
         except openai.ContentFilterFinishReasonError as exc:
             raise GenerationError(f"the model refused to {self._verb()}: its content filter stopped it") from exc
         except (pydantic.ValidationError, json.JSONDecodeError) as exc:
@@ -277,7 +284,7 @@ class ChatModel:
             raise GenerationError(f"the model server returned no {self.what} (no choices)")
         choice = completion.choices[0]
         if choice.finish_reason == "length":
-            raise TruncatedError(self._truncated())
+            raise TruncatedError(self._truncated(), partial=choice.message.content or "")
         refusal = getattr(choice.message, "refusal", None)
         if refusal:
             raise GenerationError(f"the model refused to {self._verb()}: {_truncate(refusal, 300)}")

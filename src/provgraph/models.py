@@ -172,6 +172,11 @@ class IngestReport(_Model):
     facts_dropped: int = Field(
         0, description="facts an extractor gave whose evidence is not verbatim in their passage: not stored"
     )
+    passages_cut: int = Field(
+        0,
+        description="passages whose model reply ran past its token budget: only the facts complete before "
+        "the cut were read",
+    )
 
     @property
     def changed(self) -> int:

@@ -54,7 +54,12 @@ def ingest_report(out: Console, report: IngestReport) -> None:
         out.print(f"  kept {report.ill_typed_literals} ill-typed literal(s) (--lenient)")
     if report.extraction is not None:
         dropped = f", {report.facts_dropped} dropped (evidence not in the passage)" if report.facts_dropped else ""
-        out.print(f"  facts from text ({report.extraction.value}): {report.facts_extracted}{dropped}")
+        cut = (
+            f"; {report.passages_cut} passage(s) read only in part (the model's reply was cut)"
+            if report.passages_cut
+            else ""
+        )
+        out.print(f"  facts from text ({report.extraction.value}): {report.facts_extracted}{dropped}{cut}")
     for doc in report.documents[:20]:
         what = {"created": "new", "new_version": f"version {doc.version}", "unchanged": "unchanged"}[doc.outcome.value]
         out.print(f"  {what:<11} {escape(doc.title)}  <{doc.graph}>")

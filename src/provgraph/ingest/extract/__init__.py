@@ -5,6 +5,7 @@ ingest pipeline runs over a text document's passages."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from collections.abc import Iterable, Iterator, Mapping
@@ -21,16 +22,30 @@ from provgraph.models import Extraction, ExtractionMethod
 from provgraph.store.base import Backend
 
 if TYPE_CHECKING:
-    from provgraph.llm import OpenAISettings
+    from provgraph.llm import ChatModel, OpenAISettings
 
 
 @dataclass(frozen=True)
 class LlmSetup:
     """The language model ``--extract llm`` asks (None: configured by the environment, see
-    :meth:`provgraph.llm.OpenAISettings.from_env`) and where its replies are cached."""
+    :meth:`provgraph.llm.OpenAISettings.from_env`), where its replies are cached, and the models
+    already asked (by settings), which remember what their server rejected: the next ingest
+    does not ask for structured output again where it failed."""
 
     settings: OpenAISettings | None = None
     cache: FactCache = field(default_factory=MemoryCache)
+    models: dict[str, ChatModel] = field(default_factory=dict)
+
+    def model(self) -> ChatModel:
+        from provgraph.llm import ChatModel, OpenAISettings  # loads the model client
+
+        settings = self.settings or OpenAISettings.from_env()
+        secret = settings.api_key.get_secret_value() if settings.api_key else ""
+        # the key tells models apart by their API key too, without holding it in clear
+        key = settings.model_dump_json() + hashlib.sha256(secret.encode()).hexdigest()
+        if key not in self.models:
+            self.models[key] = ChatModel(settings, what="facts")
+        return self.models[key]
 
 
 @dataclass
@@ -53,11 +68,9 @@ class TextExtraction:
         extractor: Extractor
         if kind is Extraction.LLM:
             from provgraph.ingest.extract.llm import LlmExtractor  # loads the model client
-            from provgraph.llm import ChatModel, OpenAISettings
 
             setup = model or LlmSetup()
-            settings = setup.settings or OpenAISettings.from_env()
-            extractor = LlmExtractor(ChatModel(settings, what="facts"), vocabulary, setup.cache)
+            extractor = LlmExtractor(setup.model(), vocabulary, setup.cache)
             method = ExtractionMethod.LLM_EXTRACTION
         else:
             extractor = RuleExtractor(vocabulary)

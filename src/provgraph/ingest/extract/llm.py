@@ -6,7 +6,8 @@ the fallback, the client's retries and timeout, every failure one
 The model reads a document's passages a batch at a time (:data:`BATCH` sentences, the
 :data:`CONTEXT` sentences before them shown for who "It" is; a reply is bounded to
 :data:`TOKENS_PER_PASSAGE` tokens a passage, and a batch whose reply runs past that is asked again
-in halves, down to one passage, whose truncated reply fails the ingest), and gives for each fact the number
+in halves, down to one passage, of whose cut reply the facts complete before the cut are read and
+the passage counted in the report's ``passages_cut``), and gives for each fact the number
 of its passage, the subject and object by name with their types, the relation as a short phrase
 and the evidence: the passage's own words, copied. The words are checked: a fact whose evidence is
 not verbatim in its passage (or in another passage of the batch, when the model numbered it
@@ -29,6 +30,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator, Sequence
 
+import pydantic
 from pydantic import BaseModel, ConfigDict, Field
 
 from provgraph.ingest.extract.base import Fact, Value
@@ -111,6 +113,8 @@ class LlmExtractor:
         self.cache = cache if cache is not None else MemoryCache()
         #: requests made to the model (a re-read of cached passages makes none)
         self.requests = 0
+        #: passages whose reply was cut at its token budget even alone
+        self.cut = 0
         self._labels = sorted({p.label for p in self.vocabulary.phrases().values()})[:MAX_LABELS]
 
     def parameters(self) -> dict[str, str]:
@@ -158,12 +162,14 @@ class LlmExtractor:
             reply = self.chat.ask(
                 SYSTEM_PROMPT, "\n".join(lines), ExtractedFacts, max_tokens=TOKENS_PER_PASSAGE * len(batch) + 64
             )
-        except TruncatedError:
-            if len(batch) == 1:
-                raise
-            # the reply ran past its budget (many facts, or a model repeating itself): ask in halves
-            half = len(batch) // 2
-            return self._ask(passages, batch[:half], title=title) + self._ask(passages, batch[half:], title=title)
+        except TruncatedError as exc:
+            if len(batch) > 1:
+                # the reply ran past its budget (many facts, or a model repeating itself): ask in halves
+                half = len(batch) // 2
+                return self._ask(passages, batch[:half], title=title) + self._ask(passages, batch[half:], title=title)
+            # one passage, still cut: the facts complete before the cut, each still checked
+            self.cut += 1
+            reply = ExtractedFacts(facts=salvage(exc.partial))
         out: list[list[ExtractedFact]] = [[] for _ in batch]
         for fact in reply.facts:
             slot = _slot(fact, [passages[n].text for n in batch])
@@ -180,6 +186,25 @@ class LlmExtractor:
         prop = self.vocabulary.property(phrase) or self.vocabulary.mint_property(phrase)
         value = _value(text, item.object_type, prop)
         return None if value is None else Fact(subject, prop, value, item.evidence, CONFIDENCE)
+
+
+def salvage(partial: str) -> list[ExtractedFact]:
+    """The facts complete in a reply cut short (``{"facts": [{...}, {...}, {"passa``): each
+    object that parses and fits the schema, up to the first that does not."""
+    start = partial.find("[")
+    if start < 0:
+        return []
+    decoder = json.JSONDecoder()
+    found: list[ExtractedFact] = []
+    at = start + 1
+    while True:
+        while at < len(partial) and partial[at] in " \t\r\n,":
+            at += 1
+        try:
+            item, at = decoder.raw_decode(partial, at)
+            found.append(ExtractedFact.model_validate(item))
+        except (ValueError, pydantic.ValidationError):
+            return found
 
 
 def _slot(fact: ExtractedFact, texts: list[str]) -> int | None:
