@@ -122,8 +122,17 @@ def test_two_texts_that_disagree_on_a_functional_property_conflict(tmp_path):
         assert sorted(v.value.split('"')[1] for v in conflict.values) == ["35", "36"]
         answer = pg.ask("What is the height of the Bell Rock Lighthouse?")
         said = " ".join(c.text for c in answer.claims)
-        assert "Sources disagree on the height of Bell Rock Lighthouse" in said, said
-        assert "35" in said and "36" in said, said
+        assert "Sources disagree on the height of Bell Rock Lighthouse: Guide reports 35, while Blog reports 36" in said
+        assert "doc/" not in said  # documents are named by their titles, in the rationale too
+        # each side cites its source's own sentence
+        cited = {c.title: c.text for c in answer.citations if c.kind.value == "statement"}
+        assert cited == {
+            "Guide": "The Bell Rock Lighthouse is 35 metres tall.",
+            "Blog": "The Bell Rock Lighthouse is 36 m tall.",
+        }
+        # asked by the ontology's synonym of the property ("tall" for height), the disagreement comes first
+        tall = pg.ask("How tall is the Bell Rock Lighthouse?")
+        assert tall.claims[0].text.startswith("Sources disagree on the height of Bell Rock Lighthouse"), tall.claims
 
 
 @pytest.mark.parametrize("kind", [Extraction.RULES, Extraction.NONE])

@@ -50,7 +50,7 @@ documents are grouped by subtopic (the subject's label, or the passage's documen
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from provgraph.answer.models import (
     Citation,
@@ -731,7 +731,7 @@ def _speaks_of(item: EvidenceItem, focus: set[str]) -> bool:
     if item.kind is EvidenceKind.PASSAGE:
         text = item.text
     else:
-        text = f"{_label(item, 'predicate')} {_label(item, 'object')}"
+        text = f"{_label(item, 'predicate')} {' '.join(item.predicate_synonyms)} {_label(item, 'object')}"
         if item.conflict is not None:
             text += " " + " ".join(term_text(f"<{p}>") for p in item.conflict.predicates)
     return bool({w[:5] for w in words(split_camel(text))} & focus)
@@ -799,26 +799,31 @@ def _conflict_claim(item: EvidenceItem, conflict: Conflict, related: list[Eviden
     if conflict.kind is ConflictKind.DISJOINT:
         return _disjoint_claim(item, conflict, related, subject)
     cited = [item.id]
+    titles = _titles(related)
     values: list[tuple[str, list[str], list[str]]] = []  # (value, source keys, document titles)
     for value in conflict.values:
         statements = {c.statement for c in value.claims}
         items = [r for r in related if r.statement in statements]
         cited.extend(r.id for r in items)
-        values.append((term_text(value.value), value.sources or _names(items), _names(items)))
+        # a source with no publisher nor URL is its document: named by its title, not its IRI
+        keys = [titles.get(k, k) for k in value.sources]
+        values.append((term_text(value.value), keys or _names(items), _names(items)))
     # Sources are named by their key (an edition's host) unless two sides share one: then "es.wikipedia.org
     # reports 57, while es.wikipedia.org reports 762" says nothing, and the documents are named instead
     keys = [k for _, found, _ in values for k in dict.fromkeys(found)]
     by_title = len(keys) != len(set(keys))
     # one source (or the same sources) stating several values is one side: "X reports both 57 and 762"
     grouped: dict[tuple[str, ...], list[str]] = {}
-    for text, found, titles in values:
-        grouped.setdefault(tuple((titles or found) if by_title else found), []).append(text)
+    for text, found, named in values:
+        grouped.setdefault(tuple((named or found) if by_title else found), []).append(text)
     sides = []
     for sources, stated in grouped.items():
         verb = "reports" if len(sources) == 1 else "report"
         said = f"both {stated[0]} and {stated[1]}" if len(stated) == 2 else _join(stated)
         sides.append(f"{_join(sources)} {verb} {said}")
-    return _sides_claim(f"Sources disagree on the {predicate} of {subject}", sides, conflict, cited, subject)
+    return _sides_claim(
+        f"Sources disagree on the {predicate} of {subject}", sides, conflict, cited, subject, titles=titles
+    )
 
 
 def _disjoint_claim(item: EvidenceItem, conflict: Conflict, related: list[EvidenceItem], subject: str) -> DraftClaim:
@@ -835,11 +840,13 @@ def _disjoint_claim(item: EvidenceItem, conflict: Conflict, related: list[Eviden
             f"<{value.predicate}>"
         )
         obj = next((r.object_label for r in items if r.object_label), None) or term_text(value.value)
-        names = _names(items) if items else list(value.sources)
+        names = _names(items) if items else [_titles(related).get(k, k) for k in value.sources]
         verb = "says" if len(names) == 1 else "say"
         sides.append(f"{_join(names)} {verb} {subject} {predicate} {obj}")
         said.append(f"{predicate} {obj}")
-    return _sides_claim(f"Sources disagree about {subject}", sides, conflict, cited, subject, said)
+    return _sides_claim(
+        f"Sources disagree about {subject}", sides, conflict, cited, subject, said, titles=_titles(related)
+    )
 
 
 def _sides_claim(
@@ -849,12 +856,18 @@ def _sides_claim(
     cited: list[str],
     subject: str,
     shown: Sequence[str] | None = None,
+    *,
+    titles: Mapping[str, str] | None = None,
 ) -> DraftClaim:
-    """ "<lead>: <side>, while <side>; <side>. Preferred: ..." citing ``cited``."""
+    """ "<lead>: <side>, while <side>; <side>. Preferred: ..." citing ``cited``; ``titles``
+    names the documents the resolution's rationale names by IRI."""
     text = f"{lead}: {sides[0]}"
     if len(sides) > 1:
         text += ", while " + "; ".join(sides[1:])
-    text += _resolution_text(conflict, shown)
+    resolution = _resolution_text(conflict, shown)
+    for document, title in (titles or {}).items():
+        resolution = resolution.replace(document, title)
+    text += resolution
     return DraftClaim(
         text=text + ".",
         supporting_citations=list(dict.fromkeys(cited)),
@@ -873,6 +886,11 @@ def _resolution_text(conflict: Conflict, shown: Sequence[str] | None = None) -> 
         return f". No value is preferred ({rationale})"
     text = shown[preferred] if shown is not None else term_text(conflict.values[preferred].value)
     return f". Preferred: {text} ({rationale})"
+
+
+def _titles(items: Sequence[EvidenceItem]) -> dict[str, str]:
+    """Document IRI -> title, of the documents of ``items``."""
+    return {i.document: i.title for i in items if i.document and i.title}
 
 
 def _join(names: Sequence[str]) -> str:

@@ -104,6 +104,9 @@ class EvidenceItem(_Model):
     object: str | None = Field(default=None, description="the object in N-Triples syntax")
     subject_label: str | None = None
     predicate_label: str | None = None
+    predicate_synonyms: list[str] = Field(
+        default_factory=list, description="the ontology's other labels of the predicate: what a question may call it"
+    )
     object_label: str | None = None
     confidence: float | None = Field(default=None, description="aggregated confidence of the fact")
     status: FactStatus | None = None

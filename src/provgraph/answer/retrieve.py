@@ -112,6 +112,11 @@ ONTOLOGY_LABELS = Template("""SELECT ?s ?l ?k WHERE {
   GRAPH pgid:ontology { ?s ?lp ?l FILTER(isLiteral(?l)) } }""")
 
 
+#: Every label and synonym the ontology graph gives the property ``$iri``.
+SYNONYMS = Template("""SELECT ?l WHERE { VALUES ?s { $iri } VALUES ?lp { skos:prefLabel rdfs:label skos:altLabel }
+  GRAPH pgid:ontology { ?s ?lp ?l FILTER(isLiteral(?l)) } }""")
+
+
 def _ontology_labels(backend: Backend, iris: Sequence[str], question: Iterable[str] = ()) -> dict[str, str]:
     """A label of each of ``iris`` the ontology graph has: the one sharing most words with the
     ``question`` (its words' 5-letter prefixes: the question's language, when there is a
@@ -417,6 +422,19 @@ class Retriever:
             allowed.labels.update({iri: found.get(iri) or local_name(iri) or iri for iri in missing})
         return {iri: allowed.labels[iri] for iri in wanted}
 
+    def _asked(self, predicate: str, label: str, question: set[str], allowed: _Allowed) -> float:
+        """How much of the property the question asks for: the share of a label's words in it,
+        the best of the label shown and the ontology's labels and synonyms ("tall" for height)."""
+        if predicate not in allowed.synonyms:
+            found = self._backend.select(SYNONYMS.substitute(iri=sparql_terms([NamedNode(predicate)])))
+            allowed.synonyms[predicate] = [row["l"].value for row in found]
+        best = 0.0
+        for name in [label, *allowed.synonyms[predicate]]:
+            words = content_words(name)
+            if words:
+                best = max(best, sum(_prefix(w) in question for w in words) / len(words))
+        return best
+
     def _fact_item(self, e: Evidence, allowed: _Allowed, question: set[str], *, hop: int) -> _Draft:
         if e.passage is not None and EVIDENCE_START in e.attributes:
             return self._stating_passage(e, allowed, question, hop=hop)
@@ -425,8 +443,7 @@ class Retriever:
         obj = labels[e.object[1:-1]] if e.object.startswith("<") else term_text(e.object)
         if predicate == PHRASES[RDF_TYPE] and obj[:1].lower() in "aeiou":
             predicate += "n"  # "is an anticoagulant"
-        predicate_words = content_words(predicate)
-        overlap = sum(_prefix(w) in question for w in predicate_words) / len(predicate_words) if predicate_words else 0
+        overlap = self._asked(e.predicate, predicate, question, allowed)
         confidence = e.fact_confidence if e.fact_confidence is not None else e.confidence
         score = 0.5 + 0.4 * overlap + 0.1 * confidence
         return _Draft(
@@ -443,6 +460,7 @@ class Retriever:
                 "object": e.object,
                 "subject_label": subject,
                 "predicate_label": predicate,
+                "predicate_synonyms": allowed.synonyms.get(e.predicate, []),
                 "object_label": obj,
                 "confidence": round(confidence, 6),
                 "status": e.fact_status,
@@ -459,8 +477,7 @@ class Retriever:
         question. Its conflicts still cite it as a statement (see :meth:`_conflict_item`)."""
         assert e.passage is not None
         predicate = self._labels([e.predicate], allowed)[e.predicate]
-        words = content_words(predicate)
-        overlap = sum(_prefix(w) in question for w in words) / len(words) if words else 0
+        overlap = self._asked(e.predicate, predicate, question, allowed)
         return _Draft(
             id=evidence_id(EvidenceKind.PASSAGE, e.graph, e.passage.iri),
             kind=EvidenceKind.PASSAGE,
@@ -486,8 +503,8 @@ class Retriever:
                 if allowed.get(claim.graph) is None:
                     continue
                 draft = statements.get((claim.statement, claim.graph))
-                if draft is None or draft.kind is not EvidenceKind.STATEMENT:  # a fact from text: its passage
-                    draft = self._claim_item(value.predicate, claim, allowed)
+                if draft is None or draft.kind is not EvidenceKind.STATEMENT:  # (a fact from text: its passage)
+                    draft = self._claim_item(value.predicate, claim, allowed, stated_in=draft)
                 drafts.append(draft)
             if drafts:
                 related += drafts
@@ -497,14 +514,16 @@ class Retriever:
             return None  # the filters leave one side: no disagreement among the sources searched
         labels = self._labels([conflict.subject, *conflict.predicates], allowed)
         subject, predicate = labels[conflict.subject], labels[conflict.predicates[0]]
-        predicate_words = content_words(predicate)
-        overlap = sum(_prefix(w) in question for w in predicate_words) / len(predicate_words) if predicate_words else 0
+        overlap = self._asked(conflict.predicates[0], predicate, question, allowed)
         text = f"Sources disagree on the {predicate} of {subject}: " + "; ".join(sides) + "."
+        rationale = conflict.resolution.rationale.rstrip(".")
+        for document, title in {d.source.document: d.source.title for d in related if d.source}.items():
+            rationale = rationale.replace(document, title)  # a source without publisher nor URL is its document
         preferred = conflict.preferred
         if preferred is not None:
-            text += f" Preferred: {term_text(preferred.value)} ({conflict.resolution.rationale.rstrip('.')})."
+            text += f" Preferred: {term_text(preferred.value)} ({rationale})."
         else:
-            text += f" No value is preferred ({conflict.resolution.rationale.rstrip('.')})."
+            text += f" No value is preferred ({rationale})."
         draft = _Draft(
             id=evidence_id(EvidenceKind.CONFLICT, conflict.iri, *sorted(d.id for d in related)),
             kind=EvidenceKind.CONFLICT,
@@ -518,6 +537,7 @@ class Retriever:
                 "predicate": conflict.predicates[0],
                 "subject_label": subject,
                 "predicate_label": predicate,
+                "predicate_synonyms": allowed.synonyms.get(conflict.predicates[0], []),
                 "status": FactStatus.CONTESTED,
                 "conflict": conflict,
             },
@@ -525,16 +545,25 @@ class Retriever:
         draft.related_drafts = related
         return draft
 
-    def _claim_item(self, predicate: str, claim: ValueClaim, allowed: _Allowed) -> _Draft:
+    def _claim_item(
+        self, predicate: str, claim: ValueClaim, allowed: _Allowed, *, stated_in: _Draft | None = None
+    ) -> _Draft:
         """A statement item for a competing statement the hop-1 facts did not hold (its subject
-        is an alias merged by entity resolution)."""
+        is an alias merged by entity resolution), or held as the passage that states it (a fact
+        from text, ``stated_in``: the item cites that sentence)."""
         labels = self._labels(_iris(claim.subject, predicate, claim.object), allowed)
         obj = labels[claim.object[1:-1]] if claim.object.startswith("<") else term_text(claim.object)
+        passage = (
+            {k: stated_in.fields.get(k) for k in ("passage", "passage_text", "section")}
+            if stated_in is not None
+            else {}
+        )
         return _Draft(
             id=evidence_id(EvidenceKind.STATEMENT, claim.graph, claim.statement),
             kind=EvidenceKind.STATEMENT,
             score=0.5,
-            text=f"{labels[claim.subject]} {labels[predicate]} {obj}.",
+            # from text: the source's own sentence, as the citation shows it
+            text=stated_in.text if stated_in is not None else f"{labels[claim.subject]} {labels[predicate]} {obj}.",
             source=allowed.get(claim.graph),
             hop=1,
             fields={
@@ -547,6 +576,7 @@ class Retriever:
                 "object_label": obj,
                 "confidence": round(claim.confidence, 6),
                 "status": FactStatus.CONTESTED,
+                **passage,
             },
         )
 
@@ -662,6 +692,8 @@ class _Allowed:
         self._known: dict[str, Source | None] = {}
         #: labels looked up in this retrieval
         self.labels: dict[str, str] = {}
+        #: the ontology's labels and synonyms of the properties met in this retrieval
+        self.synonyms: dict[str, list[str]] = {}
         self._verify = index.stored(backend) != derived.stamp(backend)
 
     def load(self, graphs: Iterable[str]) -> None:
