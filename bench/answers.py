@@ -60,7 +60,7 @@ sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__)
 
 from rich.console import Console  # noqa: E402
 
-from provgraph import GraphSplit, IngestOptions, ProvGraph  # noqa: E402
+from provgraph import Extraction, GraphSplit, IngestOptions, ProvGraph  # noqa: E402
 from provgraph.answer.evaluate import (  # noqa: E402
     EvalReport,
     HotpotQuestion,
@@ -91,19 +91,22 @@ def _rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def hotpot(limit: int) -> None:
+def hotpot(limit: int, extract: Extraction = Extraction.NONE) -> None:
     if not HOTPOT.is_file():
         print(f"hotpot: {HOTPOT} is missing; skipped")
         return
     questions = load_hotpot(HOTPOT, limit=limit)
     with ProvGraph.memory() as pg:
         started = time.perf_counter()
-        sentences = ingest_hotpot(pg, questions)
+        sentences = ingest_hotpot(pg, questions, extract=extract)
         ingested = time.perf_counter() - started
         started = time.perf_counter()
         with_gold, without = evaluate_hotpot(pg, questions, sentences)
         asked = time.perf_counter() - started
-    print(f"== HotpotQA dev: {len(questions)} questions ({len(sentences):,} sentences ingested in {ingested:.1f} s) ==")
+    print(
+        f"== HotpotQA dev: {len(questions)} questions ({len(sentences):,} sentences ingested in {ingested:.1f} s, "
+        f"extract={extract.value}) =="
+    )
     print_report(Console(highlight=False), with_gold, without)
     print(f"  ({2 * len(questions)} asks in {asked:.1f} s)")
     print("  ALCE's best prompted baseline on ASQA: citation recall 73.6, precision 72.5 (NLI judge)")
@@ -443,6 +446,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--cities", action=argparse.BooleanOptionalAction, default=True)
     parser.add_argument("--latency", action=argparse.BooleanOptionalAction, default=True)
     parser.add_argument("--questions", type=int, default=100)
+    parser.add_argument(
+        "--extract", type=Extraction, default=Extraction.NONE, help="facts from the paragraphs too (rules)"
+    )
     parser.add_argument("--size", action="append", choices=sorted(SIZES), help="store size (repeatable)")
     parser.add_argument("--facts", type=int, help="facts (instead of --size)")
     parser.add_argument("--docs", type=int, default=1_000, help="documents, with --facts")
@@ -452,7 +458,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--recorded", type=int, default=10_000, help="answers in the store for the revocation")
     args = parser.parse_args(argv)
     if args.hotpot:
-        hotpot(args.questions)
+        hotpot(args.questions, args.extract)
     if args.cities:
         cities()
     if args.records:

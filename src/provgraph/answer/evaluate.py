@@ -94,11 +94,17 @@ def document_key(title: str) -> str:
 
 
 def ingest_hotpot(
-    pg: object, questions: Sequence[HotpotQuestion], *, progress: Callable[[int, int], None] | None = None
+    pg: object,
+    questions: Sequence[HotpotQuestion],
+    *,
+    progress: Callable[[int, int], None] | None = None,
+    extract: Extraction = Extraction.NONE,
 ) -> dict[str, tuple[str, int]]:
     """Ingest every paragraph of ``questions`` once, one document each, and return the passage
     IRI -> (title, sentence index) map. Sentences are separated by blank lines so that each is
-    exactly one passage; no facts are taken from them (``extract=none``)."""
+    exactly one passage; no facts are taken from them unless ``extract`` says so (the figures
+    have always measured answering from passages; ``bench/answers.py --extract rules`` measures
+    it with the facts of the rules too)."""
     from provgraph.graph import ProvGraph
 
     assert isinstance(pg, ProvGraph)
@@ -112,13 +118,12 @@ def ingest_hotpot(
             path.write_text("\n\n".join(sentences) + "\n", encoding="utf-8")
             pg.ingest(
                 path,
-                # passages only: the figures measure answering from passages, as they always have
                 IngestOptions(
                     id=document_key(title),
                     title=title,
                     url=HOTPOT_URL + title.replace(" ", "_"),
                     tier=3,
-                    extract=Extraction.NONE,
+                    extract=extract,
                 ),
             )
             if progress is not None:

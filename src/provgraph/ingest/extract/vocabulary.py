@@ -19,8 +19,9 @@ when a source said that a name is another name of an entity ("Bell Rock Lighthou
 the Inchcape lighthouse": a ``pg:alias`` statement, with its document, passage and confidence),
 a later text's "Inchcape lighthouse" is that entity, the user's or a minted one. An alias stated
 earlier in the same document counts as well ("World Health Organization (WHO) ... WHO
-recommends"). The alias statements are the evidence of each merge (:meth:`Vocabulary.merges`,
-and ``provgraph evidence`` lists an entity's other names with their sources).
+recommends"). The alias statements are the evidence of each merge
+(:meth:`provgraph.ProvGraph.names`; ``provgraph evidence`` lists an entity's other names with
+their sources).
 """
 
 from __future__ import annotations
@@ -92,8 +93,6 @@ class Vocabulary:
         self._entities: dict[str, str | None] = {}
         #: aliases stated by the document being read: name (casefolded) -> entity
         self._aliases: dict[str, str] = {}
-        #: names resolved to an entity minted for another name: name -> entity
-        self.merged: dict[str, str] = {}
         #: names some entity of the store has (casefolded)
         self._named: set[str] = set()
         if backend is not None:
@@ -163,8 +162,6 @@ class Vocabulary:
         known = self._entities.get(key)
         if known is not None and not known.startswith(ENTITY_NS):
             return  # the user's own entity of that name wins over what a text says
-        if ENTITY_NS + slug(name) != entity:
-            self.merged[name] = entity
         self._aliases.setdefault(key, entity)
 
     def known(self, names: list[str]) -> None:
@@ -193,7 +190,7 @@ class Vocabulary:
                 self._entities[name.casefold()] = next(iter(own))
             elif not own and len(minted) == 1 and next(iter(minted)) != ENTITY_NS + slug(name):
                 # a source said the name is another name of an entity minted for another name
-                self._entities[name.casefold()] = self.merged[name] = next(iter(minted))
+                self._entities[name.casefold()] = next(iter(minted))
             else:  # the name's own (minted) entity
                 self._entities[name.casefold()] = None
 
