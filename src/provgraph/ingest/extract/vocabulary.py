@@ -45,12 +45,13 @@ _PROPERTIES = """SELECT ?p ?label ?unit ?kind WHERE { GRAPH pgid:ontology {
   ?p a ?kind FILTER(?kind IN (owl:ObjectProperty, owl:DatatypeProperty, rdf:Property,
                               owl:FunctionalProperty, owl:AnnotationProperty))
   OPTIONAL { ?p pg:unit ?unit } } }"""
+# The naming properties are a path of alternatives, each looked up with its object: a name is the
+# object of as many rdf:object triples as statements state it, which a variable predicate would read.
 _NAMED = """SELECT ?name ?e WHERE {
   VALUES ?name { $names }
-  { GRAPH pgid:current { ?e ?naming ?name } } UNION { GRAPH pgid:ontology { ?e ?naming ?name } }
+  { GRAPH pgid:current { ?e $naming ?name } } UNION { GRAPH pgid:ontology { ?e $naming ?name } }
   FILTER(isIRI(?e))
-  VALUES ?naming { rdfs:label skos:prefLabel skos:altLabel <http://schema.org/name> <https://schema.org/name> pg:alias }
-}"""
+}""".replace("$naming", "(rdfs:label|skos:prefLabel|skos:altLabel|<http://schema.org/name>|<https://schema.org/name>|pg:alias)")
 _AUXILIARIES = frozenset("is are was were be been has have had does do".split())
 _UNIT_IN_LABEL = re.compile(r"\s*\(([^()]+)\)\s*$")
 
