@@ -51,7 +51,9 @@ _NAMED = """SELECT ?name ?e WHERE {
   VALUES ?name { $names }
   { GRAPH pgid:current { ?e $naming ?name } } UNION { GRAPH pgid:ontology { ?e $naming ?name } }
   FILTER(isIRI(?e))
-}""".replace("$naming", "(rdfs:label|skos:prefLabel|skos:altLabel|<http://schema.org/name>|<https://schema.org/name>|pg:alias)")
+}""".replace(
+    "$naming", "(rdfs:label|skos:prefLabel|skos:altLabel|<http://schema.org/name>|<https://schema.org/name>|pg:alias)"
+)
 _AUXILIARIES = frozenset("is are was were be been has have had does do".split())
 _UNIT_IN_LABEL = re.compile(r"\s*\(([^()]+)\)\s*$")
 
