@@ -17,7 +17,7 @@ from helpers import ROOT
 SERVER = ["fastapi", "starlette", "uvicorn"]
 LLM = ["openai", "httpx"]
 VALIDATION = ["pyshacl", "rdflib"]
-OTHER = ["prov"]
+OTHER = ["prov", "bs4", "pypdf", "pint", "dateparser"]  # provenance export; documents and their facts
 
 
 def _imported(code: str, candidates: list[str]) -> list[str]:

@@ -37,11 +37,9 @@ from provgraph.errors import (
 )
 from provgraph.ingest.extract import LlmSetup, TextExtraction, default_extraction
 from provgraph.ingest.guard import InputGuard
-from provgraph.ingest.html import html_text
 from provgraph.ingest.jsonl import read_jsonl
 from provgraph.ingest.ledger import Built, Ledger
 from provgraph.ingest.options import IngestOptions, issued_literal
-from provgraph.ingest.pdf import pdf_text
 from provgraph.ingest.rdf import read_graph_metadata, read_rdf
 from provgraph.ingest.records import Assertion, PassageSpec
 from provgraph.ingest.reify import DocumentMeta, GraphBuilder, xsd_datetime
@@ -447,10 +445,15 @@ def _read(
 
 def _passages(raw: bytes, fmt: InputFormat, *, file: str) -> tuple[str, Iterator[PassageSpec]]:
     """A prose document's text, as provgraph stores it, and its sentences."""
+    # Beautiful Soup and pypdf are loaded by the documents that need them, not by every command
     if fmt is InputFormat.HTML:
+        from provgraph.ingest.html import html_text
+
         text, blocks = html_text(raw)
         return text, passages_in(text, blocks)
     if fmt is InputFormat.PDF:
+        from provgraph.ingest.pdf import pdf_text
+
         text = pdf_text(raw, file=file)
         return text, split_passages(text, markdown=False, paged=True)
     try:
