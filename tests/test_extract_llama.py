@@ -25,7 +25,7 @@ import httpx
 import pytest
 
 from helpers import SERVER_START
-from provgraph import Extraction, IngestOptions, ProvGraph
+from provgraph import Extraction, GenerationError, IngestOptions, ProvGraph
 from provgraph.llm import OpenAISettings
 from provgraph.models import ExtractionMethod
 
@@ -90,6 +90,12 @@ class LlamaServer:
         """The status of every chat completion the server answered, from its log."""
         return [int(m) for m in re.findall(r'"POST /v1/chat/completions HTTP/1\.1" (\d{3})', self.log.read_text())]
 
+    def crashed(self) -> str:
+        """What to say when a request failed: whether the server died, and the end of its log."""
+        status = self.process.poll()
+        state = f"exited with {status} (-11: a segmentation fault)" if status is not None else "still running"
+        return f"llama.cpp's server {state}; its log ends:\n{self.log.read_text()[-1500:]}"
+
     def close(self) -> None:
         self.process.terminate()
         try:
@@ -114,7 +120,10 @@ def test_facts_from_a_real_model_keep_their_evidence_and_a_changed_text_asks_onl
     path = tmp_path / "bell-rock.md"
     path.write_text(BELL_ROCK, encoding="utf-8")
     with ProvGraph.open(tmp_path / "store") as pg:
-        report = pg.ingest(path, IngestOptions(extract=Extraction.LLM), llm=settings)
+        try:
+            report = pg.ingest(path, IngestOptions(extract=Extraction.LLM), llm=settings)
+        except GenerationError:
+            pytest.fail(llama.crashed(), pytrace=False)
         assert report.extraction is Extraction.LLM and report.passages == 3
         # llama.cpp's server answers json_schema with HTTP 500; JSON mode with the schema follows
         assert llama.completions()[:2] == [500, 200]
