@@ -307,3 +307,36 @@ def test_the_command_line_evidence_lists_the_names_an_entity_was_merged_by(tmp_p
     assert shown.returncode == 0, shown.stderr
     assert "also named: Inchcape lighthouse (guide.md, 0.80)" in shown.stdout, shown.stdout
     assert "2 statements from 2 source(s), 2 distinct value(s)" in shown.stdout, shown.stdout
+
+
+@pytest.mark.parametrize(
+    ("sentences", "expected"),
+    [
+        # a nationality, not a birth
+        (["Charles Craft was an English-born American film editor."], []),
+        # "adult" is no participle: the phrase is "written by"
+        (
+            ["Shadowshaper is a young adult novel written by Daniel José Older."],
+            [("Shadowshaper", "written by", "Daniel José Older")],
+        ),
+        # an initial's full stop does not end the name
+        (
+            ["Mr. Campbell was nominated by President George W. Bush."],
+            [("Mr. Campbell", "nominated by", "President George W. Bush")],
+        ),
+        # a sentence-initial adverb is no name; the pronoun after it is the subject named before
+        (
+            ["The Lionel TrainMaster was designed by Lionel.", "Conceptually it was developed by Neil Young."],
+            [("Lionel TrainMaster", "designed by", "Lionel"), ("Lionel TrainMaster", "developed by", "Neil Young")],
+        ),
+        (["Here the line was opened by the railway company."], []),
+    ],
+    ids=["hyphen-born", "adult", "initial", "adverb", "here"],
+)
+def test_rules_leave_out_what_only_looks_like_a_fact(sentences, expected):
+    found = [
+        (f.subject, f.predicate.label, f.object.name)
+        for _, facts in RuleExtractor().extract([PassageSpec(s) for s in sentences], title="t")
+        for f in facts
+    ]
+    assert found == expected

@@ -53,24 +53,43 @@ _NAME = rf"{_CAP}(?:\s+(?:{_LINK}\s+)*{_CAP})*"
 _NAME_RE = re.compile(_NAME)
 #: Lower-case words after a name that may belong to it ("Inchcape lighthouse"): one or two.
 _HEAD_NOUNS = re.compile(r"(\s+[a-z][\w\-]*)(?:\s+[a-z][\w\-]*)?")
+#: Words that begin sentences with a capital without being names.
+_NOT_NAMES = frozenset(
+    (
+        "about above according after afterwards along also although among another around as at before because "
+        "besides between beyond both but by currently despite during each either every following for formerly "
+        "from here however if in initially instead later many meanwhile moreover most nevertheless not now on "
+        "once originally other over several since some still such that then there therefore these this those "
+        "though through thus today together under unlike until upon when where whereas while with within yet"
+    ).split()
+)
 _PRONOUN = re.compile(r"(It|He|She|They|Its|His|Her|Their)\b")
 _DESCRIPTION = re.compile(r"The\s+([a-z][\w\-]*)\b(?=\s+(?:is|was|are|were|has|had|have|\w+s)\b)")
 _BE = r"(?:is|was|are|were)"
 _ABOUT = r"(?:(?:about|approximately|around|nearly|almost|over|some|roughly|just over|just under)\s+)?"
 _OBJECT_LEAD = re.compile(r"(?:the|a|an|patients with|people with|those with|cases of)\s+", re.I)
 _OBJECT_STOP = re.compile(
-    r"[;:.()]|,(?!\s*(?:and|or)?\s*[\w\-]+(?:\s+[\w\-]+){0,3}\s*(?:,|\band\b|\bor\b|[.;]|$))"
+    # a full stop ends the object, but not that of an initial ("George W. Bush", "Louis J. Grasmick")
+    r"[;:()]|(?<!\b[A-Z])\.|,(?!\s*(?:and|or)?\s*[\w\-]+(?:\s+[\w\-]+){0,3}\s*(?:,|\band\b|\bor\b|[.;]|$))"
     r"|\s(?:in|on|at|by|for|from|with|that|which|who|where|when|during|after|before|since|as|to|because|while)\s"
 )
 _LIST_SPLIT = re.compile(r"\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+")
 #: Measures read from an adjective when the ontology names none ("35 metres tall").
 _MEASURES = {"tall": "height", "high": "height", "long": "length", "wide": "width", "deep": "depth", "old": "age"}
+#: Words ending like participles ("-en", "-wn") that are not ("open standard", "young adult").
+_NOT_PARTICIPLES = (
+    "(?:open|even|often|seven|eleven|then|when|garden|children|women|men|ten|teen|seen|been|green|queen|screen"
+    "|between|listen|happen|golden|wooden|heaven|chicken|kitchen|citizen|token|siren|oxygen|linen|sudden|down"
+    "|town|own|brown|crown|gown|clown|dawn|lawn)"
+)
 #: Passive participles and verbs whose phrase mints a property when the ontology has none.
 _PASSIVE = re.compile(
-    r"\b(?P<verb>[a-z]+(?:ed|en|wn|lt)|built|made|held|led|won|sung|sold|set|found|born|known|written|begun|run)"
+    rf"\b(?P<verb>(?!{_NOT_PARTICIPLES}\b)[a-z]+(?:ed|en|wn)|built|dealt|made|held|led|won|sung|sold|set|found|born"
+    r"|known|written|begun|run)"
     r"(?P<gap>(?:\s+(?!by\b|in\b|on\b)[^,;()\s]+){0,5}?)\s+(?P<prep>by|in|on)\s+"
 )
-_LIVES = re.compile(r"\b(?P<verb>born|died)\b(?:\s+(?P<prep>in|on))?\s+")
+# not "an English-born actor": a nationality, not a birth
+_LIVES = re.compile(r"(?<![\w-])(?P<verb>born|died)\b(?:\s+(?P<prep>in|on))?\s+")
 _ALIASES = (
     re.compile(
         rf"(?P<x>{_NAME}),\s+(?:also\s+)?(?:known as|called|a\.k\.a\.)\s+(?:the\s+)?"
@@ -173,6 +192,13 @@ class RuleExtractor:
         if lead is None:
             return None
         name = _clean_name(lead.group(1))
+        if name and " " not in name and (name.lower() in _NOT_NAMES or name.endswith("ly")):
+            # "Here it ...", "Conceptually it is ...", "About a Boy" cut at "a": not a name; a
+            # pronoun after it is the subject named before
+            after = re.match(r",?\s+(?:it|he|she|they)\b", text[lead.end(1) :])
+            if after and (last or topic):
+                return _Subject(last or topic or "", 0, lead.end(1) + after.end(), True)
+            return None
         if not name:
             return None
         # "The Inchcape lighthouse is ...": a name with a common noun, when a source named it so
