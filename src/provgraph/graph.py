@@ -63,6 +63,7 @@ from provgraph.store import catalog, changes
 from provgraph.store import view as current_view
 from provgraph.store.base import Backend
 from provgraph.store.oxigraph import OxigraphBackend
+from provgraph.store.remote import SparqlBackend, is_remote
 from provgraph.store.snapshots import Snapshots
 from provgraph.store.terms import (
     BlankNode,
@@ -160,10 +161,16 @@ class ProvGraph:
         A read-only open works while another process (a running server) holds the store. With
         ``lazy_lock`` an existing store is opened read-only and locked for writing only when the
         first write comes, so an ingest refused by validation leaves the store's files
-        byte-for-byte as they were (the command line works this way)."""
-        backend = OxigraphBackend.open(
-            path if path is not None else default_store_path(), read_only=read_only, lazy=lazy_lock, create=create
-        )
+        byte-for-byte as they were (the command line works this way).
+
+        ``path`` may name a SPARQL 1.1 server instead: ``sparql+http://host:port`` (see
+        :mod:`provgraph.store.remote`)."""
+        location = path if path is not None else (os.environ.get(DEFAULT_STORE_ENV) or default_store_path())
+        backend: Backend
+        if is_remote(location):
+            backend = SparqlBackend.connect(str(location), read_only=read_only)
+        else:
+            backend = OxigraphBackend.open(location, read_only=read_only, lazy=lazy_lock, create=create)
         graph = cls(backend)
         if not read_only and not lazy_lock:
             graph.recover()

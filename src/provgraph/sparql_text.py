@@ -187,6 +187,38 @@ class SparqlText:
                     edits[end] = (end, f"FILTER({tokens[i + 1].text} != <{iri}>)")
         return self.render(edits) if edits else self
 
+    def uses_named_graphs(self) -> bool:
+        """Whether the query reads named graphs (``GRAPH``) anywhere."""
+        return any(t.is_word("GRAPH") for t in self.tokens)
+
+    def within_graph(self, iri: str) -> SparqlText:
+        """The same query with its WHERE group's patterns read in ``GRAPH <iri>``: a default
+        graph given as one named graph by the text itself, for an engine whose protocol cannot
+        name a default graph and keep every named graph (``GRAPH ?g`` inside still ranges over
+        the named graphs). Raises :class:`QueryError` for a query with no WHERE group to wrap
+        (``CONSTRUCT WHERE { }``'s group is also its template)."""
+        tokens = self.tokens
+        start = None
+        depth = 0
+        for i, token in enumerate(tokens):
+            if token.kind is Kind.PUNCT and token.text in ("{", "("):
+                if depth == 0 and token.text == "{" and start is None:
+                    before = tokens[i - 1] if i else None
+                    construct = any(t.is_word("CONSTRUCT") for t in tokens[:i])
+                    if before is not None and before.is_word("WHERE"):
+                        if i >= 2 and tokens[i - 2].is_word("CONSTRUCT"):
+                            break  # CONSTRUCT WHERE { }: its group is its template too
+                        start = i
+                    elif not construct:
+                        start = i  # "ASK { }", "SELECT * { }": WHERE is optional
+                depth += 1
+            elif token.kind is Kind.PUNCT and token.text in ("}", ")"):
+                depth -= 1
+        if start is None:
+            raise QueryError("this query has no WHERE group to read in the current view on a SPARQL server")
+        end = _block_end(tokens, start) - 1
+        return self.render({start + 1: (start + 1, f"GRAPH <{iri}> {{"), end: (end, "}")})
+
     def services(self) -> list[str]:
         """The endpoints the SERVICE clauses call (``?name`` for a variable endpoint)."""
         return [_target(self.tokens, i) for i, t in enumerate(self.tokens) if t.is_word("SERVICE")]
