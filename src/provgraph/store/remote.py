@@ -18,8 +18,11 @@ What the embedded engine gives and a server cannot:
   (:attr:`generation` is None), and every write may follow another writer's (:meth:`begin_write`).
 - *A directory*: the lexical index of answers is kept in memory and caught up from the catalog.
 
-This is the first part of issue 19: an Oxigraph server, tested for real. The dialects of
-Virtuoso and others, concurrent writers from several machines and the figures are to come.
+This is the first part of issue 19: an Oxigraph server, tested for real. Still to come: the
+dialects of Virtuoso and others, concurrent writers from several machines, the figures, and
+streaming of large loads and dumps (:meth:`SparqlBackend.load_quads` and
+:meth:`SparqlBackend.dump` hold the whole body in memory; a blank node, which the protocol
+cannot name across requests, is read back as a new one).
 """
 
 from __future__ import annotations
