@@ -17,7 +17,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from helpers import EXAMPLES, SERVER_START, ingest_aspirin, ingest_capitals
+from helpers import EXAMPLES, SERVER_START, ingest_aspirin, ingest_capitals, run_cli
 from provgraph import IngestOptions, ProvGraph, QueryError, StoreError, ValidationFailedError
 from provgraph.store.remote import Endpoint
 
@@ -182,3 +182,21 @@ def test_endpoint_paths_come_from_the_url(url, expected):
 def test_a_bad_store_url_is_refused(url, message):
     with pytest.raises(StoreError, match=message):
         Endpoint.parse(url)
+
+
+def test_the_command_line_takes_a_sparql_server_as_its_store(server, tmp_path):
+    query = "SELECT ?o WHERE { <http://example.org/aspirin> ?p ?o } ORDER BY ?o"
+    shown = []
+    for store in (server, str(tmp_path / "embedded")):
+        ingested = run_cli("ingest", str(EXAMPLES / "aspirin.ttl"), "--title", "Aspirin facts", "--store", store, "-q")
+        assert ingested.returncode == 0, ingested.stderr
+        assert "4 statements" in ingested.stdout
+        listed = run_cli("sources", "--store", store, "--json")
+        assert listed.returncode == 0 and '"title": "Aspirin facts"' in listed.stdout, listed.stderr
+        answered = run_cli("query", query, "--store", store, "--format", "csv")
+        assert answered.returncode == 0, answered.stderr
+        shown.append(answered.stdout)
+    assert shown[0] == shown[1] and "http://example.org/headache" in shown[0]
+    unreachable = run_cli("sources", "--store", f"sparql+http://127.0.0.1:{_free_port()}")
+    assert unreachable.returncode != 0 and "cannot reach the SPARQL server" in unreachable.stderr
+    assert "Traceback" not in unreachable.stderr

@@ -28,18 +28,21 @@ out = Console(highlight=False, soft_wrap=True)
 E = TypeVar("E", bound=enum.Enum)
 T = TypeVar("T")
 
+# A string, not a Path: a store may be a SPARQL server, "sparql+http://host:port", whose "//" a
+# Path would fold into one
 StoreOpt = Annotated[
-    Path,
+    str,
     typer.Option(
         "--store",
         envvar=DEFAULT_STORE_ENV,
-        metavar="DIR",
-        help=f"Store directory (default: ${DEFAULT_STORE_ENV}, else ./{DEFAULT_STORE_DIR}).",
+        metavar="DIR|URL",
+        help=f"Store directory, or a SPARQL server as sparql+http://HOST:PORT (default: ${DEFAULT_STORE_ENV}, "
+        f"else ./{DEFAULT_STORE_DIR}).",
         show_default=False,
     ),
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print the result as JSON (a stable pydantic model).")]
-DEFAULT_STORE = Path(DEFAULT_STORE_DIR)
+DEFAULT_STORE = DEFAULT_STORE_DIR
 
 
 def metavar(kind: type[enum.Enum]) -> str:
@@ -78,7 +81,9 @@ ViewOpt = Annotated[
 ]
 
 
-def open_store(store: Path, *, read_only: bool = False, lazy_lock: bool = False, create: bool = True) -> ProvGraph:
+def open_store(
+    store: str | Path, *, read_only: bool = False, lazy_lock: bool = False, create: bool = True
+) -> ProvGraph:
     """The store, opened as ``ProvGraph.open`` does (imported here, not at start-up)."""
     from provgraph.graph import ProvGraph
 

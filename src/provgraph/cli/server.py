@@ -210,7 +210,7 @@ def _listen(host: str, port: int) -> socket.socket:
     return sock
 
 
-def _serve(store: Path, listener: socket.socket, settings: ServerSettings) -> None:
+def _serve(store: str, listener: socket.socket, settings: ServerSettings) -> None:
     import asyncio
     import tempfile
 
@@ -235,7 +235,7 @@ def _serve(store: Path, listener: socket.socket, settings: ServerSettings) -> No
             front = Front(
                 listener=listener,
                 upstream=upstream,
-                store=store,
+                store=Path(store),  # readers only for an on-disk store (a server gives no checkpoints)
                 snapshots=reader.snapshots,
                 settings=settings,
                 readers=settings.readers,
