@@ -270,8 +270,8 @@ class ProvGraph:
 
     def _fact_cache(self) -> FactCache:
         if self._facts_cache is None:
-            location = getattr(self._backend, "location", None)
-            self._facts_cache = cache_for(location if not self._backend.read_only else None)
+            backend = self._backend
+            self._facts_cache = cache_for(backend.location if not backend.read_only else None)
         return self._facts_cache
 
     def validate(

@@ -112,8 +112,8 @@ ONTOLOGY_LABELS = Template("""SELECT ?s ?l ?k WHERE {
   GRAPH pgid:ontology { ?s ?lp ?l FILTER(isLiteral(?l)) } }""")
 
 
-#: Every label and synonym the ontology graph gives the property ``$iri``.
-SYNONYMS = Template("""SELECT ?l WHERE { VALUES ?s { $iri } VALUES ?lp { skos:prefLabel rdfs:label skos:altLabel }
+#: Every label and synonym the ontology graph gives the properties ``$iris``.
+SYNONYMS = Template("""SELECT ?s ?l WHERE { VALUES ?s { $iris } VALUES ?lp { skos:prefLabel rdfs:label skos:altLabel }
   GRAPH pgid:ontology { ?s ?lp ?l FILTER(isLiteral(?l)) } }""")
 
 
@@ -403,6 +403,7 @@ class Retriever:
         allowed.load(e.graph for e in found)
         found = [e for e in found if allowed.get(e.graph) is not None]
         self._labels([i for e in found for i in _iris(e.subject, e.predicate, e.object)], allowed)
+        self._synonyms([e.predicate for e in found], allowed)
         found = annotate(self._backend, found)
         if filters.min_confidence is not None:
             found = [e for e in found if (e.fact_confidence or 0.0) >= filters.min_confidence]
@@ -425,15 +426,24 @@ class Retriever:
     def _asked(self, predicate: str, label: str, question: set[str], allowed: _Allowed) -> float:
         """How much of the property the question asks for: the share of a label's words in it,
         the best of the label shown and the ontology's labels and synonyms ("tall" for height)."""
-        if predicate not in allowed.synonyms:
-            found = self._backend.select(SYNONYMS.substitute(iri=sparql_terms([NamedNode(predicate)])))
-            allowed.synonyms[predicate] = [row["l"].value for row in found]
+        self._synonyms([predicate], allowed)
         best = 0.0
-        for name in [label, *allowed.synonyms[predicate]]:
+        for name in [label, *allowed.synonyms.get(predicate, [])]:
             words = content_words(name)
             if words:
                 best = max(best, sum(_prefix(w) in question for w in words) / len(words))
         return best
+
+    def _synonyms(self, predicates: Iterable[str], allowed: _Allowed) -> None:
+        """Look up, once per retrieval and all at once, the ontology's labels and synonyms of
+        ``predicates`` (into ``allowed.synonyms``)."""
+        missing = [p for p in dict.fromkeys(predicates) if p not in allowed.synonyms and not p.startswith("_:")]
+        if not missing:
+            return
+        for predicate in missing:
+            allowed.synonyms[predicate] = []
+        for row in self._backend.select(SYNONYMS.substitute(iris=sparql_terms(NamedNode(p) for p in missing))):
+            allowed.synonyms[row.value("s")].append(row["l"].value)
 
     def _fact_item(self, e: Evidence, allowed: _Allowed, question: set[str], *, hop: int) -> _Draft:
         if e.passage is not None and EVIDENCE_START in e.attributes:

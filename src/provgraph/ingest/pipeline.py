@@ -299,7 +299,7 @@ def _report(
         extraction=Extraction(outcome.extraction.extractor.name) if outcome.extraction is not None else None,
         facts_extracted=outcome.extraction.writer.extracted if outcome.extraction is not None else 0,
         facts_dropped=outcome.extraction.writer.dropped if outcome.extraction is not None else 0,
-        passages_cut=getattr(outcome.extraction.extractor, "cut", 0) if outcome.extraction is not None else 0,
+        passages_cut=outcome.extraction.extractor.cut if outcome.extraction is not None else 0,
         dry_run=dry_run,
         seconds=round(seconds, 3),
     )

@@ -13,7 +13,9 @@ from typing import IO, Protocol, runtime_checkable
 
 from pyoxigraph import QueryBoolean, QuerySolutions, QueryTriples
 
+from provgraph.errors import QueryError
 from provgraph.store.terms import BlankNode, GraphName, Literal, NamedNode, Quad, RdfFormat, Row, Triple
+from provgraph.vocab import PREFIXES
 
 #: What a user's query gives back, for the SPARQL result serialisation (:mod:`provgraph.query`)
 #: alone; the core reads through :meth:`Backend.select`, :meth:`Backend.ask` and
@@ -147,3 +149,68 @@ class Backend(Protocol):
         ...
 
     def close(self) -> None: ...
+
+
+class CoreQueries:
+    """:meth:`Backend.select`, :meth:`Backend.stream`, :meth:`Backend.ask` and
+    :meth:`Backend.construct` in terms of :meth:`Backend.query`, with provgraph's prefixes: one
+    reading of the core's own queries for every backend."""
+
+    def query(
+        self,
+        sparql: str,
+        *,
+        default_graph: Sequence[GraphName] | None = None,
+        union_default_graph: bool = False,
+        named_graphs: Sequence[NamedNode | BlankNode] | None = None,
+        substitutions: Substitutions | None = None,
+        prefixes: dict[str, str] | None = None,
+        base_iri: str | None = None,
+    ) -> QueryResults:
+        raise NotImplementedError
+
+    def select(
+        self,
+        sparql: str,
+        *,
+        default_graph: Sequence[GraphName] | None = None,
+        substitutions: Substitutions | None = None,
+    ) -> list[Row]:
+        return list(self.stream(sparql, default_graph=default_graph, substitutions=substitutions))
+
+    def stream(
+        self,
+        sparql: str,
+        *,
+        default_graph: Sequence[GraphName] | None = None,
+        substitutions: Substitutions | None = None,
+    ) -> Iterator[Row]:
+        solutions = self.query(sparql, default_graph=default_graph, substitutions=substitutions, prefixes=PREFIXES)
+        if not isinstance(solutions, QuerySolutions):
+            raise QueryError(f"not a SELECT query: {sparql[:60]!r}")
+        names = tuple(v.value for v in solutions.variables)
+        return (Row(s.__getitem__, names) for s in solutions)
+
+    def ask(
+        self,
+        sparql: str,
+        *,
+        default_graph: Sequence[GraphName] | None = None,
+        substitutions: Substitutions | None = None,
+    ) -> bool:
+        answer = self.query(sparql, default_graph=default_graph, substitutions=substitutions, prefixes=PREFIXES)
+        if not isinstance(answer, QueryBoolean):
+            raise QueryError(f"not an ASK query: {sparql[:60]!r}")
+        return bool(answer)
+
+    def construct(
+        self,
+        sparql: str,
+        *,
+        default_graph: Sequence[GraphName] | None = None,
+        substitutions: Substitutions | None = None,
+    ) -> list[Triple]:
+        triples = self.query(sparql, default_graph=default_graph, substitutions=substitutions, prefixes=PREFIXES)
+        if not isinstance(triples, QueryTriples):
+            raise QueryError(f"not a CONSTRUCT query: {sparql[:60]!r}")
+        return list(triples)

@@ -20,7 +20,7 @@ from itertools import islice
 from pathlib import Path
 from typing import IO, cast
 
-from pyoxigraph import QueryBoolean, QuerySolutions, QueryTriples, Store, Variable
+from pyoxigraph import Store, Variable
 
 from provgraph.errors import (
     InputError,
@@ -32,7 +32,7 @@ from provgraph.errors import (
     StoreLockedError,
     StoreNotFoundError,
 )
-from provgraph.store.base import QueryResults, Substitutions
+from provgraph.store.base import CoreQueries, QueryResults, Substitutions
 from provgraph.store.terms import (
     BlankNode,
     DefaultGraph,
@@ -41,12 +41,9 @@ from provgraph.store.terms import (
     NamedNode,
     Quad,
     RdfFormat,
-    Row,
-    Triple,
     parse,
     serialize,
 )
-from provgraph.vocab import PREFIXES
 
 _DB_DIR = "oxigraph"
 #: Bytes of N-Quads per call of Oxigraph's bulk loader (see ``OxigraphBackend._bulk_load``).
@@ -56,7 +53,7 @@ BULK_CHUNK = 50_000
 _HOLDER_FILE = "holder.json"
 
 
-class OxigraphBackend:
+class OxigraphBackend(CoreQueries):
     """:class:`~provgraph.store.base.Backend` over a pyoxigraph ``Store``."""
 
     def __init__(self, store: Store, *, location: Path | None, read_only: bool, lazy: bool = False) -> None:
@@ -171,52 +168,6 @@ class OxigraphBackend:
             raise QueryError(str(exc)) from exc
         except OSError as exc:
             raise StoreError(f"reading the store failed: {exc}") from exc
-
-    def select(
-        self,
-        sparql: str,
-        *,
-        default_graph: Sequence[GraphName] | None = None,
-        substitutions: Substitutions | None = None,
-    ) -> list[Row]:
-        return list(self.stream(sparql, default_graph=default_graph, substitutions=substitutions))
-
-    def stream(
-        self,
-        sparql: str,
-        *,
-        default_graph: Sequence[GraphName] | None = None,
-        substitutions: Substitutions | None = None,
-    ) -> Iterator[Row]:
-        solutions = self.query(sparql, default_graph=default_graph, substitutions=substitutions, prefixes=PREFIXES)
-        if not isinstance(solutions, QuerySolutions):
-            raise QueryError(f"not a SELECT query: {sparql[:60]!r}")
-        names = tuple(v.value for v in solutions.variables)
-        return (Row(s.__getitem__, names) for s in solutions)
-
-    def ask(
-        self,
-        sparql: str,
-        *,
-        default_graph: Sequence[GraphName] | None = None,
-        substitutions: Substitutions | None = None,
-    ) -> bool:
-        answer = self.query(sparql, default_graph=default_graph, substitutions=substitutions, prefixes=PREFIXES)
-        if not isinstance(answer, QueryBoolean):
-            raise QueryError(f"not an ASK query: {sparql[:60]!r}")
-        return bool(answer)
-
-    def construct(
-        self,
-        sparql: str,
-        *,
-        default_graph: Sequence[GraphName] | None = None,
-        substitutions: Substitutions | None = None,
-    ) -> list[Triple]:
-        triples = self.query(sparql, default_graph=default_graph, substitutions=substitutions, prefixes=PREFIXES)
-        if not isinstance(triples, QueryTriples):
-            raise QueryError(f"not a CONSTRUCT query: {sparql[:60]!r}")
-        return list(triples)
 
     def update(self, sparql: str, *, base_iri: str | None = None, prefixes: dict[str, str] | None = None) -> None:
         with self._writing():

@@ -31,19 +31,17 @@ import base64
 import io
 import os
 import re
-import urllib.error
 import urllib.parse
-import urllib.request
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
-from pyoxigraph import QueryBoolean, QueryResultsFormat, QuerySolutions, Store, parse_query_results
+from pyoxigraph import QueryResultsFormat, Store, parse_query_results
 
 from provgraph.errors import QueryError, QuerySyntaxError, ReadOnlyStoreError, StoreError
 from provgraph.sparql_text import read
-from provgraph.store.base import QueryResults, Substitutions
+from provgraph.store.base import CoreQueries, QueryResults, Substitutions
 from provgraph.store.terms import (
     BlankNode,
     DefaultGraph,
@@ -52,8 +50,6 @@ from provgraph.store.terms import (
     NamedNode,
     Quad,
     RdfFormat,
-    Row,
-    Triple,
     parse,
     serialize,
     sparql_term,
@@ -115,7 +111,7 @@ class Endpoint:
         )
 
 
-class SparqlBackend:
+class SparqlBackend(CoreQueries):
     """:class:`~provgraph.store.base.Backend` over a SPARQL 1.1 server (see the module docstring)."""
 
     def __init__(self, endpoint: Endpoint, *, read_only: bool = False, timeout: float = TIMEOUT) -> None:
@@ -183,52 +179,6 @@ class SparqlBackend:
             return parse_query_results(body, format=QueryResultsFormat.JSON)
         except (SyntaxError, ValueError) as exc:
             raise QueryError(f"the SPARQL server's results are not SPARQL JSON results: {exc}") from exc
-
-    def select(
-        self,
-        sparql: str,
-        *,
-        default_graph: Sequence[GraphName] | None = None,
-        substitutions: Substitutions | None = None,
-    ) -> list[Row]:
-        return list(self.stream(sparql, default_graph=default_graph, substitutions=substitutions))
-
-    def stream(
-        self,
-        sparql: str,
-        *,
-        default_graph: Sequence[GraphName] | None = None,
-        substitutions: Substitutions | None = None,
-    ) -> Iterator[Row]:
-        solutions = self.query(sparql, default_graph=default_graph, substitutions=substitutions, prefixes=PREFIXES)
-        if not isinstance(solutions, QuerySolutions):
-            raise QueryError(f"not a SELECT query: {sparql[:60]!r}")
-        names = tuple(v.value for v in solutions.variables)
-        return (Row(s.__getitem__, names) for s in solutions)
-
-    def ask(
-        self,
-        sparql: str,
-        *,
-        default_graph: Sequence[GraphName] | None = None,
-        substitutions: Substitutions | None = None,
-    ) -> bool:
-        answer = self.query(sparql, default_graph=default_graph, substitutions=substitutions, prefixes=PREFIXES)
-        if not isinstance(answer, QueryBoolean):
-            raise QueryError(f"not an ASK query: {sparql[:60]!r}")
-        return bool(answer)
-
-    def construct(
-        self,
-        sparql: str,
-        *,
-        default_graph: Sequence[GraphName] | None = None,
-        substitutions: Substitutions | None = None,
-    ) -> list[Triple]:
-        triples = self.query(sparql, default_graph=default_graph, substitutions=substitutions, prefixes=PREFIXES)
-        if isinstance(triples, QuerySolutions | QueryBoolean):
-            raise QueryError(f"not a CONSTRUCT query: {sparql[:60]!r}")
-        return list(triples)
 
     # ------------------------------------------------------------------ writes
 
@@ -319,6 +269,9 @@ class SparqlBackend:
     def _request(
         self, url: str, data: bytes | None, *, accept: str | None = None, content_type: str | None = None
     ) -> tuple[bytes, str]:
+        import urllib.error  # with http.client and email: loaded when a server is used, not at start-up
+        import urllib.request
+
         headers = dict(self._headers)
         if accept:
             headers["Accept"] = accept

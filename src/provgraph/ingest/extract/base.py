@@ -48,6 +48,8 @@ class Extractor(Protocol):
 
     #: "rules" or "llm", as ``--extract`` names it
     name: str
+    #: passages read only in part (a model's reply cut at its token budget)
+    cut: int
 
     def parameters(self) -> dict[str, str]:
         """What the extraction activity records of how it ran (version, model ...)."""

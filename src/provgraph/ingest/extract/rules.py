@@ -135,6 +135,7 @@ class RuleExtractor:
     """The offline extractor (see the module docstring)."""
 
     name = "rules"
+    cut = 0  # rules read every passage whole
 
     def __init__(self, vocabulary: Vocabulary | None = None) -> None:
         self.vocabulary = vocabulary or Vocabulary()
