@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +12,7 @@ import pytest
 
 from helpers import BROWSER_WAIT, POPULATION_POLICY, find_browser, ingest_capitals
 from provgraph import ProvGraph
+from servers import VIRTUOSO_PACKAGE, Virtuoso, oxigraph_server, virtuoso_binaries
 
 # The servers the tests talk to are on 127.0.0.1 and answer in milliseconds, but a loaded machine
 # can take seconds for one answer (a first /openapi.json took over 5 s, httpx's default). Every
@@ -32,6 +34,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "chromedriver is missing (CI installs them and sets this)",
     )
     parser.addoption(
+        "--require-virtuoso",
+        action="store_true",
+        default=False,
+        help="fail, rather than skip, the tests against a Virtuoso server when Debian's virtuoso-opensource "
+        "is not installed (CI installs it and sets this)",
+    )
+    parser.addoption(
         "--require-llama",
         action="store_true",
         default=False,
@@ -45,6 +54,42 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     # raised, so every browser test's skip folds into one summary line (a fixture's names each test).
     if "browser_binaries" in getattr(item, "fixturenames", ()):
         find_browser(required=item.config.getoption("--require-browser"))
+
+
+@pytest.fixture(scope="session")
+def virtuoso_server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Virtuoso]:
+    """One Virtuoso for the session (each xdist worker has its own); tests empty it first
+    (``sparql_server``). Skips, or fails under --require-virtuoso, when it is not installed."""
+    if virtuoso_binaries() is None:
+        message = f"virtuoso-t not found on PATH: {VIRTUOSO_PACKAGE} (Debian) to run the tests against Virtuoso"
+        if request.config.getoption("--require-virtuoso"):
+            pytest.fail(f"{message}; --require-virtuoso is set", pytrace=False)
+        pytest.skip(message)
+    server = Virtuoso(tmp_path_factory.mktemp("virtuoso"))
+    try:
+        yield server
+    finally:
+        server.close()
+
+
+@contextmanager
+def _empty_server(request: pytest.FixtureRequest, engine: str, directory: Path) -> Iterator[str]:
+    """The ``sparql+http://`` URL of an empty store on a real server: a new ``oxigraph serve``, or
+    the session's Virtuoso emptied."""
+    if engine == "virtuoso":
+        server: Virtuoso = request.getfixturevalue("virtuoso_server")
+        server.reset()
+        yield server.url
+    else:
+        with oxigraph_server(directory) as url:
+            yield url
+
+
+@pytest.fixture(params=["oxigraph", "virtuoso"])
+def sparql_server(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """An empty store on a real SPARQL server, once per engine."""
+    with _empty_server(request, request.param, tmp_path / "oxigraph") as url:
+        yield url
 
 
 @pytest.fixture(scope="session")
@@ -94,9 +139,36 @@ def browser(browser_binaries: tuple[Path, Path], tmp_path_factory: pytest.TempPa
         driver.quit()
 
 
+#: Test modules whose ``pg`` runs on every backend, as rdflib runs one suite over its stores: the
+#: embedded store and a store on each real SPARQL server (``sparql_server``).
+BACKEND_SUITES = ("test_store", "test_trust_", "test_answer_", "test_current_view", "test_derived_views")
+BACKENDS = ("embedded", "oxigraph", "virtuoso")
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if "pg" not in metafunc.fixturenames or not metafunc.module.__name__.rpartition(".")[2].startswith(BACKEND_SUITES):
+        return
+    # a test that cannot hold on a server names the backends it runs on, and why:
+    # @pytest.mark.backends("embedded", reason=...)
+    marker = metafunc.definition.get_closest_marker("backends")
+    if marker is not None:
+        assert marker.kwargs.get("reason"), f"{metafunc.definition.nodeid}: @pytest.mark.backends needs a reason"
+        assert set(marker.args) <= set(BACKENDS), marker.args
+    metafunc.parametrize("pg", marker.args if marker else BACKENDS, indirect=True)
+
+
 @pytest.fixture
-def pg() -> Iterator[ProvGraph]:
-    graph = ProvGraph.memory()
+def pg(request: pytest.FixtureRequest) -> Iterator[ProvGraph]:
+    """An empty store: embedded in memory, or (in the backend suites) on a real SPARQL server."""
+    backend = getattr(request, "param", "embedded")
+    if backend == "embedded":
+        graph = ProvGraph.memory()
+    else:
+        with _empty_server(request, backend, request.getfixturevalue("tmp_path") / "oxigraph") as url:
+            graph = ProvGraph.open(url)
+            yield graph
+            graph.close()
+            return
     yield graph
     graph.close()
 

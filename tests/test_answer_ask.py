@@ -9,6 +9,7 @@ import httpx
 import pytest
 
 from helpers import (
+    DOUBLES_ON_VIRTUOSO,
     POPULATION_POLICY,
     ROOT,
     TEST_DATA,
@@ -196,6 +197,11 @@ def test_cli_eval_on_hotpotqa(tmp_path):
     assert with_gold["verdict_right"] >= 0.3 and with_gold["verdict_wrong"] == 0
 
 
+@pytest.mark.backends(
+    "embedded",
+    "oxigraph",
+    reason=DOUBLES_ON_VIRTUOSO,
+)
 def test_an_answer_keeps_to_the_property_asked_about(capitals):
     country = capitals.ask("What country is Vienna in?")
     assert [c.verified for c in country.claims] == [True]

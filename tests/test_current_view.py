@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from pyoxigraph import DefaultGraph, Literal, NamedNode, Quad, RdfFormat
 
-from helpers import EXAMPLES
+from helpers import DEFAULT_GRAPH_OF_A_SERVER, EXAMPLES, GRAPHS_OF_A_SERVER
 from provgraph import DatasetView, ExportFormat, GraphSplit, IngestOptions, ProvGraph, ProvGraphError
 from provgraph.ingest import pipeline
 from provgraph.store import catalog, view
@@ -353,6 +353,10 @@ def test_an_ingest_stopped_between_write_and_commit_leaves_nothing_in_the_view(t
         assert not _has_pending_marks(pg)
 
 
+@pytest.mark.backends(
+    "embedded",
+    reason=GRAPHS_OF_A_SERVER,
+)
 def test_queries_see_the_current_sources_and_graph_variables_not_the_view(pg, tmp_path):
     pg.ingest(EXAMPLES / "aspirin.ttl", IngestOptions(id="aspirin", title="Aspirin", tier=2))
     pg.ingest(EXAMPLES / "facts.jsonl", IngestOptions(id="trial", title="Trial"))
@@ -375,6 +379,10 @@ def test_queries_see_the_current_sources_and_graph_variables_not_the_view(pg, tm
     assert _triples(pg, CHANGES_GRAPH)
 
 
+@pytest.mark.backends(
+    "embedded",
+    reason=DEFAULT_GRAPH_OF_A_SERVER,
+)
 def test_a_plain_update_to_the_default_graph_is_in_the_current_view(pg):
     pg.ingest(EXAMPLES / "aspirin.ttl", IngestOptions(id="aspirin", title="Aspirin"))
     pg.update(f'INSERT DATA {{ <{EX}note> <{EX}says> "hello" }}')
@@ -424,6 +432,10 @@ def test_a_store_without_a_view_is_read_by_its_graphs_and_gets_one_when_opened_f
         assert pg.query("SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }").rows()[0]["n"] == expected
 
 
+@pytest.mark.backends(
+    "embedded",
+    reason=DEFAULT_GRAPH_OF_A_SERVER,
+)
 def test_the_store_default_graph_stays_part_of_the_current_view(pg):
     pg.ingest(EXAMPLES / "aspirin.ttl", IngestOptions(id="aspirin", title="Aspirin"))
     pg.update(f"INSERT DATA {{ <{EX}mine> <{EX}p> 1 }}")

@@ -93,6 +93,7 @@ EXPECTED = {
     "SourceVersion",
     "StoreError",
     "StoreLockedError",
+    "ConcurrentWriteError",
     "StoreNotEmptyError",
     "StoreNotFoundError",
     "StoreStats",

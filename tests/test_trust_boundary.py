@@ -10,8 +10,8 @@ import httpx
 import pytest
 from pyoxigraph import NamedNode, Quad, RdfFormat, parse, serialize
 
-from helpers import CAPITALS, DBPEDIA, EXAMPLES, capitals_options, dataset_dump, live_server, run_cli
-from provgraph import GraphSplit, IngestOptions, InputError, ProvGraph
+from helpers import CAPITALS, DBPEDIA, EXAMPLES, PAST_PROVGRAPH, capitals_options, dataset_dump, live_server, run_cli
+from provgraph import GraphSplit, IngestOptions, InputError, ProvGraph, QueryError
 from provgraph.http import ServerSettings
 from provgraph.vocab import document_iri, fact_iri
 
@@ -196,6 +196,7 @@ def test_the_bundled_and_real_data_still_ingest(pg):
 # ---------------------------------------------------------------------- the read side
 
 
+@pytest.mark.backends("embedded", reason=PAST_PROVGRAPH)
 def test_a_source_graph_naming_another_document_is_not_that_documents_evidence(aspirin):
     """Defence in depth: a statement is attributed to the document the catalog says its graph is
     a version of, whatever the graph says (here the forged triples are put into a source graph
@@ -226,9 +227,14 @@ FORGED_NT = serialize(
         ),
     ],
 )
-def test_forged_provenance_written_by_sparql_or_graph_store_is_never_read_as_provenance(aspirin, write):
+def test_forged_provenance_written_by_sparql_or_graph_store_is_never_read_as_provenance(aspirin, write, request):
     sources_before = aspirin.sources()
-    write(aspirin)
+    refused = None
+    try:
+        write(aspirin)
+    except QueryError as exc:  # Virtuoso has no default graph to write into: refused, nothing written
+        refused = str(exc)
+    assert refused is None or ("virtuoso" in request.node.name and "default graph" in refused), refused
     assert cancer_evidence(aspirin) == []
     assert aspirin.sources() == sources_before
     assert [g.value for g in aspirin.current_graphs()] == [sources_before[0].current_graph]

@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from helpers import AMSTERDAM, POPULATION, ingest_capitals
+from helpers import AMSTERDAM, DOUBLES_ON_VIRTUOSO, POPULATION, ingest_capitals
 from provgraph import ChainMode, FactStatus, IngestOptions
 from provgraph.trust.confidence import (
     DecayConfig,
@@ -93,6 +93,11 @@ def test_truth_discovery_learns_which_source_is_usually_right():
     assert accuracy["good"] > 0.8 > 0.4 > accuracy["bad"]
 
 
+@pytest.mark.backends(
+    "embedded",
+    "oxigraph",
+    reason=DOUBLES_ON_VIRTUOSO,
+)
 def test_evidence_shows_aggregated_confidence_and_status(pg, tmp_path):
     policy = f"""@prefix owl: <http://www.w3.org/2002/07/owl#> . @prefix pg: <https://w3id.org/provgraph/ns#> .
 <{POPULATION}> a owl:FunctionalProperty ; pg:resolutionStrategy pg:Majority .

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from helpers import AMSTERDAM, POPULATION, ingest_capitals
+from helpers import AMSTERDAM, DOUBLES_ON_VIRTUOSO, POPULATION, UNION_ON_OXIGRAPH_SERVER, ingest_capitals
 from provgraph import (
     ConflictKind,
     DatasetView,
@@ -92,6 +92,7 @@ def test_strategies_per_call_and_recorded(capitals):
     assert c.resolution.strategy is ResolutionStrategy.AUTHORITY
 
 
+@pytest.mark.backends("embedded", "oxigraph", reason=DOUBLES_ON_VIRTUOSO)
 def test_tolerance_merges_close_numbers_and_counts_them(capitals, tmp_path):
     utrecht = "http://dbpedia.org/resource/Utrecht"
     for name, value in (("a", "345080"), ("b", "345000")):  # 0.02% apart: they agree
@@ -115,6 +116,11 @@ def test_tolerance_merges_close_numbers_and_counts_them(capitals, tmp_path):
     assert len(lat.values[2].members) == 3
 
 
+@pytest.mark.backends(
+    "embedded",
+    "virtuoso",
+    reason=UNION_ON_OXIGRAPH_SERVER,
+)
 def test_records_are_rdf_and_rerunning_after_an_ingest_keeps_them_consistent(capitals, tmp_path):
     first = {c.iri: c for c in capitals.conflicts()}
     rows = capitals.query(

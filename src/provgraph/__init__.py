@@ -54,6 +54,7 @@ if TYPE_CHECKING:
     from provgraph.answer.replay import AnswerDiff, CitationChange, Replay, ReplayedSegment
     from provgraph.answer.verify import HeuristicJudge
     from provgraph.errors import (
+        ConcurrentWriteError,
         ConfirmationRequiredError,
         EmptyInputError,
         GenerationError,
@@ -168,6 +169,7 @@ _WHERE: dict[str, str] = {
     "ReadOnlyStoreError": "provgraph.errors",
     "StoreError": "provgraph.errors",
     "StoreLockedError": "provgraph.errors",
+    "ConcurrentWriteError": "provgraph.errors",
     "StoreNotEmptyError": "provgraph.errors",
     "StoreNotFoundError": "provgraph.errors",
     "UnsupportedFormatError": "provgraph.errors",
@@ -245,6 +247,7 @@ __all__ = [
     "CitationChange",
     "ClaimClass",
     "Composed",
+    "ConcurrentWriteError",
     "ConfirmationRequiredError",
     "Conflict",
     "ConflictKind",

@@ -134,6 +134,11 @@ class StoreLockedError(StoreError):
         super().__init__(message)
 
 
+class ConcurrentWriteError(StoreError):
+    """Another writer committed to a shared store (a SPARQL server) between this write's reads
+    and its commit; nothing of this write was written. Running it again reads the new state."""
+
+
 class StoreNotFoundError(StoreError):
     """There is no provgraph store at the given path."""
 
@@ -169,6 +174,7 @@ class GenerationError(ProvGraphError):
 
 
 __all__ = [
+    "ConcurrentWriteError",
     "EmptyInputError",
     "GenerationError",
     "InputError",

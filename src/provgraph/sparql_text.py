@@ -227,6 +227,35 @@ class SparqlText:
         """What the LOAD operations of an update fetch."""
         return [_target(self.tokens, i) for i, t in enumerate(self.tokens) if t.is_word("LOAD")]
 
+    def data_blocks_as_templates(self) -> str:
+        """The update with every ``INSERT DATA { ... }`` written ``INSERT { ... } WHERE { }``: the
+        same quads, for an engine that refuses blank nodes in a data block (Virtuoso). A template
+        makes one new blank node per label, for its one solution, as a data block does. Its
+        graphs are variables bound in the WHERE clause: Virtuoso 7.2 fails a template with
+        blank nodes in two ``GRAPH <iri>`` blocks (and keeps part of it)."""
+        cuts: list[tuple[int, int, str]] = []
+        tokens = self.tokens
+        for i, token in enumerate(tokens[:-2]):
+            if token.is_word("INSERT") and tokens[i + 1].is_word("DATA") and tokens[i + 2].text == "{":
+                data = tokens[i + 1]
+                cuts.append((data.start, data.start + len(data.text), ""))
+                end = _block_end(tokens, i + 2)
+                binds: list[str] = []
+                for j in range(i + 3, end - 1):
+                    name = tokens[j + 1]
+                    if tokens[j].is_word("GRAPH") and name.kind in (Kind.IRI, Kind.PNAME):
+                        variable = f"?graph_{len(binds)}"
+                        cuts.append((name.start, name.start + len(name.text), variable))
+                        binds.append(f"BIND(<{_escape_iri(name.value)}> AS {variable})")
+                close = tokens[end - 1]
+                cuts.append((close.start + 1, close.start + 1, " WHERE { " + " ".join(binds) + " }"))
+        parts: list[str] = []
+        done = 0
+        for start, end, text in sorted(cuts):
+            parts += [self.original[done:start], text]
+            done = end
+        return "".join(parts) + self.original[done:]
+
     def has_dataset_clause(self) -> bool:
         """Whether a query names its own dataset with FROM or FROM NAMED (a store's default view
         must then leave it alone; only the protocol's dataset parameters override it)."""

@@ -117,6 +117,7 @@ class PG:
     currentView = NamedNode(PG_NS + "currentView")
     pendingView = NamedNode(PG_NS + "pendingView")
     committing = NamedNode(PG_NS + "committing")
+    writeToken = NamedNode(PG_NS + "writeToken")
     Change = NamedNode(PG_NS + "Change")
     generation = NamedNode(PG_NS + "generation")
     added = NamedNode(PG_NS + "added")

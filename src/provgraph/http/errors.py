@@ -14,6 +14,7 @@ from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from provgraph.errors import (
+    ConcurrentWriteError,
     ConfirmationRequiredError,
     InputError,
     NotFoundError,
@@ -87,6 +88,8 @@ def status_of(exc: ProvGraphError) -> int:
         return 403
     if isinstance(exc, StoreLockedError):
         return 503
+    if isinstance(exc, ConcurrentWriteError):
+        return 409  # the client may run it again: it reads the new state
     return 500
 
 

@@ -38,10 +38,12 @@ GENERATION = "SELECT ?n WHERE { GRAPH pgid:changes { pgid:changes pg:generation 
 RECORD = Template("""DELETE { GRAPH pgid:changes { pgid:changes pg:generation ?n } }
 INSERT { GRAPH pgid:changes { pgid:changes pg:generation ?next . $facts } }
 WHERE {
-  OPTIONAL { GRAPH pgid:changes { pgid:changes pg:generation ?n } }
-  BIND(COALESCE(?n, 0) + 1 AS ?next)
+  { SELECT (COALESCE(MAX(?last), 0) AS ?n) WHERE { GRAPH pgid:changes { pgid:changes pg:generation ?last } } }
+  BIND(?n + 1 AS ?next)
   BIND(IRI(CONCAT($prefix, STR(?next))) AS ?c)
 }""")
+# An aggregate, not an OPTIONAL, reads the generation: in an update, Virtuoso finds no solution
+# for a WHERE that starts with an OPTIONAL that matches nothing (the store's first change).
 #: After :data:`RECORD`: the entry just logged named as the one a large ingest's commit fills in
 #: (:func:`provgraph.store.view.finish_commit` adds its graphs to it, in chunks).
 COMMITTING = Template("""INSERT { GRAPH pgid:catalog { pgid:catalog pg:committing ?c } }

@@ -28,20 +28,24 @@ cannot name across requests, is read back as a new one).
 from __future__ import annotations
 
 import base64
+import contextlib
 import io
+import itertools
 import os
 import re
 import urllib.parse
-from collections.abc import Iterator, Sequence
+import uuid
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO
+from typing import IO, cast
 
 from pyoxigraph import QueryResultsFormat, Store, parse_query_results
 
-from provgraph.errors import QueryError, QuerySyntaxError, ReadOnlyStoreError, StoreError
+from provgraph.errors import ConcurrentWriteError, QueryError, QuerySyntaxError, ReadOnlyStoreError, StoreError
 from provgraph.sparql_text import read
 from provgraph.store.base import CoreQueries, QueryResults, Substitutions
+from provgraph.store.dialects import DIALECTS, Dialect, dialect
 from provgraph.store.terms import (
     BlankNode,
     DefaultGraph,
@@ -50,11 +54,13 @@ from provgraph.store.terms import (
     NamedNode,
     Quad,
     RdfFormat,
+    Row,
+    Triple,
     parse,
     serialize,
     sparql_term,
 )
-from provgraph.vocab import CURRENT_VIEW, PREFIXES
+from provgraph.vocab import CHANGES_GRAPH, ID_NS, PG, PREFIXES
 
 SCHEMES = ("sparql+http://", "sparql+https://")
 #: Environment variables of the server's credentials (HTTP basic authentication).
@@ -63,6 +69,10 @@ USER_ENV, PASSWORD_ENV = "PROVGRAPH_STORE_USER", "PROVGRAPH_STORE_PASSWORD"
 TIMEOUT = 300.0
 _JSON = "application/sparql-results+json"
 _NQUADS = "application/n-quads"
+_NTRIPLES = "application/n-triples"
+#: A query's form (what to accept), read past IRIs and strings, which may hold any word.
+_FORM = re.compile(r"^[^{]*\b(CONSTRUCT|DESCRIBE)\b", re.I)
+_IRIS_AND_STRINGS = re.compile(r"<[^<>\s]*>|\"(?:[^\"\\]|\\.)*\"|'(?:[^'\\]|\\.)*'|#[^\n]*")
 _MEDIA = {
     RdfFormat.N_QUADS: _NQUADS,
     RdfFormat.TRIG: "application/trig",
@@ -71,8 +81,6 @@ _MEDIA = {
     RdfFormat.RDF_XML: "application/rdf+xml",
     RdfFormat.JSON_LD: "application/ld+json",
 }
-#: Oxigraph's syntax errors: "error at 1:10: expected CONSTRUCT".
-_POSITION = re.compile(r"error at (\d+):(\d+): (.*)", re.S)
 _WHERE = re.compile(r"\bWHERE\s*\{", re.I)
 
 
@@ -83,15 +91,17 @@ def is_remote(location: str | os.PathLike[str]) -> bool:
 
 @dataclass(frozen=True)
 class Endpoint:
-    """Where a server answers queries, updates and the Graph Store Protocol."""
+    """Where a server answers queries, updates and the Graph Store Protocol, and its dialect."""
 
     query: str
     update: str
     store: str
+    dialect: Dialect = DIALECTS["oxigraph"]
 
     @classmethod
     def parse(cls, url: str) -> Endpoint:
-        """The endpoints of ``sparql+http://host:port[?query=PATH&update=PATH&store=PATH]``."""
+        """The endpoints of ``sparql+http://host:port[/path][?dialect=NAME&query=PATH&update=PATH&store=PATH]``:
+        the dialect's paths (:mod:`provgraph.store.dialects`) unless given one by one."""
         if not is_remote(url):
             raise StoreError(f"not a SPARQL server URL (sparql+http:// or sparql+https://): {url}")
         parts = urllib.parse.urlsplit(url.removeprefix("sparql+"))
@@ -100,14 +110,19 @@ class Endpoint:
         if not parts.hostname:
             raise StoreError(f"no host in the store URL {url}")
         params = dict(urllib.parse.parse_qsl(parts.query))
-        unknown = set(params) - {"query", "update", "store"}
+        unknown = set(params) - {"dialect", "query", "update", "store"}
         if unknown:
             raise StoreError(f"unknown parameter(s) of the store URL: {', '.join(sorted(unknown))}")
+        try:
+            engine = dialect(params.get("dialect", "oxigraph"))
+        except KeyError as exc:
+            raise StoreError(f"{exc.args[0]} (in the store URL)") from exc
         root = f"{parts.scheme}://{parts.netloc}{parts.path.rstrip('/')}"
         return cls(
-            query=root + params.get("query", "/query"),
-            update=root + params.get("update", "/update"),
-            store=root + params.get("store", "/store"),
+            query=root + params.get("query", engine.query),
+            update=root + params.get("update", engine.update),
+            store=root + params.get("store", engine.store),
+            dialect=engine,
         )
 
 
@@ -119,6 +134,7 @@ class SparqlBackend(CoreQueries):
         self._read_only = read_only
         self._timeout = timeout
         self._headers: dict[str, str] = {}
+        self._tokens: tuple[NamedNode, ...] | None = None  # not read yet
         user, password = os.environ.get(USER_ENV), os.environ.get(PASSWORD_ENV)
         if user is not None:
             token = base64.b64encode(f"{user}:{password or ''}".encode()).decode()
@@ -164,17 +180,27 @@ class SparqlBackend(CoreQueries):
         base_iri: str | None = None,
     ) -> QueryResults:
         if union_default_graph:
-            raise QueryError("a SPARQL server is not asked for the union of all graphs: name the graphs")
-        sparql, dataset = _dataset(_bound(sparql, substitutions), default_graph, named_graphs, prefixes, base_iri)
+            if not self.endpoint.dialect.union_by_default or default_graph or named_graphs is not None:
+                raise QueryError("this SPARQL server is not asked for the union of all graphs: name the graphs")
+            default_graph = named_graphs = None  # the engine's own default graph is that union
+        sparql = _bound(sparql, substitutions)
+        if union_default_graph:
+            dataset: list[tuple[str, str]] = []
+        else:
+            sparql, dataset = _dataset(sparql, default_graph, named_graphs, prefixes, base_iri, self.endpoint.dialect)
         prologue = _prologue(prefixes, base_iri)
         form: list[tuple[str, str]] = [("query", prologue + sparql), *dataset]
-        accept = f"{_JSON}, application/n-triples;q=0.9"
+        # the form decides what to accept: asked for "JSON or N-Triples", Virtuoso answers a
+        # CONSTRUCT in its own JSON
+        accept = _NTRIPLES if _FORM.search(_IRIS_AND_STRINGS.sub(" ", sparql)) else _JSON
         try:
             body, media = self._request(self.endpoint.query, urllib.parse.urlencode(form).encode(), accept=accept)
         except QuerySyntaxError as exc:
             raise _shifted(exc, prologue) from exc.__cause__
-        if media.startswith("application/n-triples"):
+        if media.startswith(_NTRIPLES):
             return _as_triples(body)
+        for pattern, replacement in self.endpoint.dialect.json_fixes:
+            body = pattern.sub(replacement, body)
         try:
             return parse_query_results(body, format=QueryResultsFormat.JSON)
         except (SyntaxError, ValueError) as exc:
@@ -183,28 +209,85 @@ class SparqlBackend(CoreQueries):
     # ------------------------------------------------------------------ writes
 
     def begin_write(self) -> bool:
+        """Note the store's write token: the next :meth:`update` commits only if no other writer
+        committed in between (see :func:`_guard`). True: anything read before may be stale."""
         self._check_writable()
-        return True  # another client may have written since anything was read
+        self._tokens = self._read_tokens()
+        return True
 
     def update(self, sparql: str, *, base_iri: str | None = None, prefixes: dict[str, str] | None = None) -> None:
         self._check_writable()
+        tokens = self._tokens if self._tokens is not None else self._read_tokens()
+        following = NamedNode(f"{_TOKEN_NS}{uuid.uuid4().hex}")
+        guard = _guard(tokens, following)
         prologue = _prologue(prefixes, base_iri)
+        if not self.endpoint.dialect.blank_nodes_in_data and "_:" in sparql:
+            sparql = read(
+                sparql, base_iri=base_iri, prefixes={**PREFIXES, **(prefixes or {})}
+            ).data_blocks_as_templates()
+        self._tokens = None  # read again after a failure, whoever won
         try:
-            self._request(self.endpoint.update, (prologue + sparql).encode(), content_type="application/sparql-update")
+            self._request(
+                self.endpoint.update, (prologue + guard + sparql).encode(), content_type="application/sparql-update"
+            )
         except QuerySyntaxError as exc:
-            raise _shifted(exc, prologue) from exc.__cause__
+            raise _shifted(exc, prologue + guard) from exc.__cause__
+        except StoreError as exc:
+            # the engine's own words name the token it could not drop (or create), not only the
+            # text of the update it quotes after them
+            said = str(exc).split("\n", 1)[0]
+            if any(token.value in said for token in tokens or (_FIRST,)):
+                raise ConcurrentWriteError(
+                    "another writer changed the store since this write read it; nothing was written: run it again"
+                ) from exc
+            raise
+        self._tokens = (following,)
+
+    def _read_tokens(self) -> tuple[NamedNode, ...]:
+        """The store's write token; none before its first write; several after writers raced on an
+        engine that does not serialise updates (the next write replaces them all)."""
+        return tuple(cast(NamedNode, row["t"]) for row in self.select(_TOKEN))
 
     def load_quads(self, nquads: Path | Sequence[Path], *, bulk: bool) -> None:  # noqa: ARG002 - one request either way
         self._check_writable()
         files = [nquads] if isinstance(nquads, Path) else list(nquads)
-        # one request: the server reads a blank node label as one node throughout, in one transaction
-        data = b"".join(f.read_bytes() for f in files)
-        self._request(self.endpoint.store, data, content_type=_NQUADS)
+        if self.endpoint.dialect.dataset_store:
+            # one request: the server reads a blank node label as one node throughout, in one transaction
+            data = b"".join(f.read_bytes() for f in files)
+            self._request(self.endpoint.store, data, content_type=_NQUADS)
+            return
+        with contextlib.ExitStack() as stack:
+            streams = (parse(stack.enter_context(f.open("rb")), format=RdfFormat.N_QUADS) for f in files)
+            self._insert_chunks(itertools.chain.from_iterable(streams))
 
     def load_dataset(self, source: Path | IO[bytes], fmt: RdfFormat) -> None:
         self._check_writable()
-        data = source.read_bytes() if isinstance(source, Path) else source.read()
-        self._request(self.endpoint.store, data, content_type=_MEDIA[fmt])
+        if self.endpoint.dialect.dataset_store:
+            data = source.read_bytes() if isinstance(source, Path) else source.read()
+            self._request(self.endpoint.store, data, content_type=_MEDIA[fmt])
+            return
+        with source.open("rb") if isinstance(source, Path) else contextlib.nullcontext(source) as stream:
+            self._insert_chunks(parse(stream, format=fmt))
+
+    def _insert_chunks(self, quads: Iterable[Quad]) -> None:
+        """Quads as INSERT DATA requests of the dialect's size, each its own transaction (the bulk
+        path's loads are not transactions anyway: the catalog's commit is). A blank node is one
+        node within one request only (the protocol cannot name it in another), so the quads with
+        blank nodes all go in the last request: a label names one node across the files, as the
+        embedded bulk loader reads them."""
+        batch: list[Quad] = []
+        blank: list[Quad] = []
+        for quad in quads:
+            if isinstance(quad.subject, BlankNode) or isinstance(quad.object, BlankNode):
+                blank.append(quad)
+                continue
+            batch.append(quad)
+            if len(batch) >= self.endpoint.dialect.insert_chunk:
+                self.update(_insert_data(batch))
+                batch = []
+        for rest in (batch, blank):
+            if rest:
+                self.update(_insert_data(rest))
 
     def remove_graph(self, graph: NamedNode) -> None:
         self.update(f"DROP SILENT GRAPH {sparql_term(graph)}")
@@ -219,24 +302,36 @@ class SparqlBackend(CoreQueries):
         graph: GraphName | None = None,
     ) -> Iterator[Quad]:
         bound: Substitutions = {k: v for k, v in (("s", subject), ("p", predicate), ("o", obj)) if v is not None}
-        if isinstance(graph, DefaultGraph):
-            pattern = "{ ?s ?p ?o }"
-        elif graph is not None:
-            pattern = f"{{ GRAPH {sparql_term(graph)} {{ ?s ?p ?o }} }}"  # type: ignore[arg-type]
-        else:
-            pattern = "{ { GRAPH ?g { ?s ?p ?o } } UNION { ?s ?p ?o } }"
-        for row in self.stream(f"SELECT ?s ?p ?o ?g WHERE {pattern}", substitutions=bound or None):
-            s, p, o = bound.get("s") or row["s"], bound.get("p") or row["p"], bound.get("o") or row["o"]
-            g = graph if graph is not None else row.get("g") or DefaultGraph()
-            yield Quad(s, p, o, g)  # type: ignore[arg-type]
+        # the named graphs and the default graph one query each: a UNION of both, read in an
+        # empty default graph on Virtuoso, lost rows there
+        if graph is None or not isinstance(graph, DefaultGraph):
+            where = f"GRAPH {sparql_term(graph)}" if graph is not None else "GRAPH ?g"  # type: ignore[arg-type]
+            for row in self.stream(f"SELECT * WHERE {{ {where} {{ ?s ?p ?o }} }}", substitutions=bound or None):
+                yield self._quad(bound, row, graph if graph is not None else row["g"])  # type: ignore[arg-type]
+        if graph is None or isinstance(graph, DefaultGraph):
+            for row in self.stream("SELECT * WHERE { ?s ?p ?o }", substitutions=bound or None):
+                yield self._quad(bound, row, DefaultGraph())
+
+    @staticmethod
+    def _quad(bound: Substitutions, row: Row, graph: GraphName) -> Quad:
+        s, p, o = bound.get("s") or row["s"], bound.get("p") or row["p"], bound.get("o") or row["o"]
+        return Quad(s, p, o, graph)  # type: ignore[arg-type]
 
     def named_graphs(self) -> Iterator[NamedNode | BlankNode]:
-        for row in self.stream("SELECT DISTINCT ?g WHERE { GRAPH ?g { } }"):
+        for row in self.stream(self.endpoint.dialect.graphs_query):
             yield row["g"]  # type: ignore[misc]
 
     def dump(
         self, output: IO[bytes], fmt: RdfFormat, *, graph: GraphName | None = None, exclude: Sequence[NamedNode] = ()
     ) -> None:
+        left_out = set(exclude)
+        if not self.endpoint.dialect.dataset_store:
+            quads = (q for q in self.quads(graph=graph) if q.graph_name not in left_out)
+            if graph is not None:
+                serialize((Triple(q.subject, q.predicate, q.object) for q in quads), output, fmt)
+            else:
+                serialize(quads, output, fmt)
+            return
         url = self.endpoint.store
         if isinstance(graph, DefaultGraph):
             url += "?default"
@@ -244,10 +339,8 @@ class SparqlBackend(CoreQueries):
             url += "?" + urllib.parse.urlencode({"graph": graph.value})
         media = _MEDIA[RdfFormat.N_QUADS if graph is None else RdfFormat.N_TRIPLES]
         body, _ = self._request(url, None, accept=media)
-        left_out = set(exclude)
         if graph is None:
-            quads = (q for q in parse(body, format=RdfFormat.N_QUADS) if q.graph_name not in left_out)
-            serialize(quads, output, fmt)
+            serialize((q for q in parse(body, format=RdfFormat.N_QUADS) if q.graph_name not in left_out), output, fmt)
         else:
             serialize(parse(body, format=RdfFormat.N_TRIPLES), output, fmt)
 
@@ -280,6 +373,12 @@ class SparqlBackend(CoreQueries):
         request = urllib.request.Request(url, data=data, headers=headers, method="POST" if data is not None else "GET")
         try:
             with urllib.request.urlopen(request, timeout=self._timeout) as response:
+                cut = self.endpoint.dialect.truncated_header
+                if cut and response.headers.get(cut):
+                    raise QueryError(
+                        f"the SPARQL server cut the results at its row limit ({cut}: {response.headers.get(cut)}, "
+                        f"{response.headers.get('X-SQL-Message', '')}): raise it (Virtuoso: ResultSetMaxRows)"
+                    )
                 return response.read(), response.headers.get("Content-Type", "")
         except urllib.error.HTTPError as exc:
             message = exc.read().decode("utf-8", "replace").strip()[:500]
@@ -287,11 +386,13 @@ class SparqlBackend(CoreQueries):
                 raise StoreError(
                     f"the SPARQL server refused the credentials (HTTP {exc.code}): set {USER_ENV} and {PASSWORD_ENV}"
                 ) from exc
+            position = self.endpoint.dialect.syntax_error.search(message)
+            if position and exc.code in (400, 500):
+                column = position.groupdict().get("column")
+                raise QuerySyntaxError(
+                    position["reason"].strip(), line=int(position["line"]), column=int(column) if column else None
+                ) from exc
             if exc.code == 400:
-                position = _POSITION.match(message)
-                if position:
-                    line, column, what = int(position[1]), int(position[2]), position[3]
-                    raise QuerySyntaxError(what, line=line, column=column) from exc
                 raise QueryError(message or f"HTTP {exc.code}") from exc
             raise StoreError(f"the SPARQL server at {url} answered HTTP {exc.code}: {message}") from exc
         except (urllib.error.URLError, OSError) as exc:
@@ -310,6 +411,42 @@ def _shifted(exc: QuerySyntaxError, prologue: str) -> QuerySyntaxError:
     """The error with its line counted in the text as given, not after the prologue."""
     line = exc.line - prologue.count("\n") if exc.line is not None else None
     return QuerySyntaxError(exc.reason, line=line, column=exc.column)
+
+
+_TOKEN_NS = ID_NS + "write/"
+#: Made once, by the first write to a store: a second first writer fails on it.
+_FIRST = NamedNode(_TOKEN_NS + "first")
+_TOKEN = "SELECT ?t WHERE { GRAPH pgid:changes { pgid:changes pg:writeToken ?t } }"
+
+
+def _guard(tokens: tuple[NamedNode, ...], following: NamedNode) -> str:
+    """The operations that make a write request commit only if the store's write token is still
+    ``tokens``, and make ``following`` the token: an optimistic check on the store's version.
+
+    A token is an empty graph, named also by a triple so it can be looked up. ``DROP GRAPH``
+    (not SILENT) fails on a graph that does not exist: a writer whose token another write has
+    already dropped gets an error from the engine before anything of its request is written (the
+    guard comes first: Virtuoso keeps what a request's operations did before one fails, Oxigraph
+    keeps nothing). Tokens are random and never made twice, so a stale writer cannot find its
+    token made again. Two writers dropping the same graph at the same moment rely on the engine
+    serialising updates (:attr:`~provgraph.store.dialects.Dialect.serialises_updates`)."""
+    writes = f"GRAPH {CHANGES_GRAPH} {{ {CHANGES_GRAPH} {PG.writeToken} "
+    if not tokens:
+        return f"CREATE GRAPH {_FIRST} ;\nCREATE GRAPH {following} ;\nINSERT DATA {{ {writes}{following} }} }} ;\n"
+    drops = "".join(f"DROP GRAPH {token} ;\nDELETE DATA {{ {writes}{token} }} }} ;\n" for token in tokens)
+    return f"{drops}CREATE GRAPH {following} ;\nINSERT DATA {{ {writes}{following} }} }} ;\n"
+
+
+def _insert_data(quads: Sequence[Quad]) -> str:
+    parts = ["INSERT DATA {"]
+    for quad in quads:
+        triple = f"{quad.subject} {quad.predicate} {quad.object} ."  # N-Triples terms are SPARQL terms
+        if isinstance(quad.graph_name, DefaultGraph):
+            parts.append(triple)
+        else:
+            parts.append(f"GRAPH {sparql_term(quad.graph_name)} {{ {triple} }}")
+    parts.append("}")
+    return "\n".join(parts)
 
 
 def _bound(sparql: str, substitutions: Substitutions | None) -> str:
@@ -333,29 +470,46 @@ def _dataset(
     named_graphs: Sequence[NamedNode | BlankNode] | None,
     prefixes: dict[str, str] | None,
     base_iri: str | None,
+    engine: Dialect,
 ) -> tuple[str, list[tuple[str, str]]]:
     """The query and the protocol's dataset parameters that read what the embedded engine reads.
 
     The protocol's ``default-graph-uri`` without ``named-graph-uri`` leaves no named graph, where
-    the embedded engine keeps them all. So a default graph given alone, to a query that reads
-    named graphs too, is written into the text instead: the current view (the store's own default
-    graph is empty on a server: nothing provgraph writes goes there) as ``GRAPH pgid:current``
-    around the WHERE group (:meth:`~provgraph.sparql_text.SparqlText.within_graph`)."""
+    the embedded engine keeps them all (and Virtuoso keeps ``GRAPH ?g`` but not ``GRAPH <iri>``).
+    So a default graph given alone, to a query that reads named graphs too, is written into the
+    text instead: the current view (the store's own default graph is empty on a server: nothing
+    provgraph writes goes there) as ``GRAPH pgid:current`` around the WHERE group
+    (:meth:`~provgraph.sparql_text.SparqlText.within_graph`). On an engine whose default graph is
+    the union of all graphs (Virtuoso), a query naming no dataset reads an empty graph as its
+    default graph, as it would on the embedded store."""
     named = [g for g in default_graph or () if isinstance(g, NamedNode)]
-    params = [("default-graph-uri", g.value) for g in named]
     if named_graphs is not None:
+        params = [("default-graph-uri", g.value) for g in named]
         return sparql, params + [("named-graph-uri", g.value) for g in named_graphs if isinstance(g, NamedNode)]
-    if default_graph is None or not named:
-        return sparql, []  # the server's default graph, every named graph
+    if not named:
+        if not engine.union_by_default or _has_dataset(sparql, prefixes, base_iri):
+            return sparql, []  # the server's default graph, every named graph
+        named = [_EMPTY_DEFAULT]
     read_as = read(sparql, base_iri=base_iri, prefixes={**PREFIXES, **(prefixes or {})})
     if not read_as.uses_named_graphs():
-        return sparql, params
-    if [g.value for g in named] == [CURRENT_VIEW.value]:
-        return read_as.within_graph(CURRENT_VIEW.value).text, []
+        return sparql, [("default-graph-uri", g.value) for g in named]
+    if len(named) == 1:
+        return read_as.within_graph(named[0].value).text, []
     raise QueryError(
-        "on a SPARQL server, a query reading named graphs needs its default graph to be the current view "
-        "or named graphs given with it (named_graphs=)"
+        "on a SPARQL server, a query reading named graphs needs one graph as its default graph "
+        "(the current view) or named graphs given with it (named_graphs=)"
     )
+
+
+#: Where nothing is written: the default graph of a request on an engine whose default graph
+#: would otherwise be the union of every graph.
+_EMPTY_DEFAULT = NamedNode(ID_NS + "default-graph")
+
+
+def _has_dataset(sparql: str, prefixes: dict[str, str] | None, base_iri: str | None) -> bool:
+    if "FROM" not in sparql.upper():  # most queries: no need to read them
+        return False
+    return read(sparql, base_iri=base_iri, prefixes={**PREFIXES, **(prefixes or {})}).has_dataset_clause()
 
 
 def _as_triples(body: bytes) -> QueryResults:

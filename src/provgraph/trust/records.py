@@ -111,9 +111,11 @@ WHERE { VALUES ?c { $conflicts } GRAPH pgid:conflicts {
   } }""")
 #: The score and the statements of the value nodes $values (EVERY: every one); each property
 #: bound, read from its index, not by filtering every triple of the graph.
-VALUE_DETAILS = Template("""SELECT ?v ?k ?o WHERE { VALUES ?v { $values } GRAPH pgid:conflicts {
-  { ?v pg:score ?o BIND("score" AS ?k) } UNION { ?v pg:competingStatement ?o BIND("statement" AS ?k) }
-} }""")
+# The values bound in each branch: Virtuoso leaves ?v unbound when one VALUES outside a UNION binds it.
+VALUE_DETAILS = Template("""SELECT ?v ?k ?o WHERE {
+  { VALUES ?v { $values } GRAPH pgid:conflicts { ?v pg:score ?o } BIND("score" AS ?k) }
+  UNION { VALUES ?v { $values } GRAPH pgid:conflicts { ?v pg:competingStatement ?o } BIND("statement" AS ?k) }
+}""")
 #: When the activities $activities ended: a query of its own, as an OPTIONAL of RECORDS it made
 #: Oxigraph evaluate that a thousand times slower.
 ENDED = Template("SELECT ?a ?t WHERE { VALUES ?a { $activities } GRAPH pgid:conflicts { ?a prov:endedAtTime ?t } }")

@@ -58,6 +58,7 @@ over the stored relations).
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import re
 from collections.abc import Iterable, Iterator, Sequence
@@ -805,41 +806,42 @@ _ENTITY_FILTER = 'FILTER(isIRI(?e) && !STRSTARTS(STR(?e), "https://w3id.org/prov
 # the entities of ?g: a document, in the current view; or one of the graphs $graphs
 _VIEW_ENTITIES = "GRAPH pgid:current { " + _ENTITIES + " ?st prov:wasDerivedFrom ?g } " + _ENTITY_FILTER
 _GRAPH_ENTITIES = "VALUES ?g { $graphs } GRAPH ?g { " + _ENTITIES + " } " + _ENTITY_FILTER
-# Entities in 2..$max_documents documents first (hubs and singletons drop out before the pair
-# join), then one row per pair of documents and shared entity, counted by GROUP BY; $entities
-# binds ?g and its entities ?e.
-_SHARED_PAIRS = Template("""SELECT ?g1 ?g2 (COUNT(DISTINCT ?e) AS ?n)
-  (GROUP_CONCAT(DISTINCT STR(?e); separator=" ") AS ?es)
-WHERE {
+# The entities in 2..$max_documents documents (hubs and singletons drop out here), each with the
+# documents ?g that state it; $entities binds ?g and its entities ?e. The pairs are counted from
+# these rows: joined in the query a second time (one subquery per side of the pair), Virtuoso 7.2
+# lost rows of the join once the store had held other data (one shared entity of three).
+_SHARED_ENTITIES = Template("""SELECT DISTINCT ?e ?g WHERE {
   { SELECT ?e WHERE { $entities }
      GROUP BY ?e HAVING (COUNT(DISTINCT ?g) >= 2 && COUNT(DISTINCT ?g) <= $max_documents) }
-  { SELECT DISTINCT ?g1 ?e WHERE { $entities BIND(?g AS ?g1) } }
-  { SELECT DISTINCT ?g2 ?e WHERE { $entities BIND(?g AS ?g2) } }
-  FILTER(STR(?g1) < STR(?g2))
-} GROUP BY ?g1 ?g2 HAVING (COUNT(DISTINCT ?e) >= $min_shared)""")
-# no list of graphs in the view: the query would hold every current graph three times
-_SHARED_IN_VIEW = Template(_SHARED_PAIRS.safe_substitute(entities=_VIEW_ENTITIES))
-_SHARED_IN_GRAPHS = Template(_SHARED_PAIRS.safe_substitute(entities=_GRAPH_ENTITIES))
+  $entities
+}""")
+# no list of graphs in the view: the query would hold every current graph twice
+_SHARED_IN_VIEW = Template(_SHARED_ENTITIES.safe_substitute(entities=_VIEW_ENTITIES))
+_SHARED_IN_GRAPHS = Template(_SHARED_ENTITIES.safe_substitute(entities=_GRAPH_ENTITIES))
 
 
 def _shared(backend: Backend, docs: Sequence[_Doc], found: dict[frozenset[str], _Found]) -> None:
     """Every pair of ``docs`` (all the current documents) sharing enough entities. Read from the
     current view, where a statement's document is its ``prov:wasDerivedFrom``; a store without
     one lists the current graphs."""
-    limits = {
-        "max_documents": sparql_term(Literal(MAX_ENTITY_DOCUMENTS)),
-        "min_shared": sparql_term(Literal(MIN_SHARED_ENTITIES)),
-    }
+    limits = {"max_documents": sparql_term(Literal(MAX_ENTITY_DOCUMENTS))}
     if current_view.is_maintained(backend):
         query = _SHARED_IN_VIEW.substitute(limits)
         of = {d.iri: d for d in docs}
     else:
         query = _SHARED_IN_GRAPHS.substitute(limits, graphs=sparql_terms(d.graph for d in docs))
         of = {d.graph: d for d in docs}
+    stating: dict[str, list[str]] = {}
     for row in backend.stream(query):
-        a, b = of.get(row.value("g1")), of.get(row.value("g2"))
-        if a is not None and b is not None:
-            _add_shared(found, a, b, row.value("es").split())
+        stating.setdefault(row.value("e"), []).append(row.value("g"))
+    pairs: dict[tuple[str, str], list[str]] = {}
+    for entity, graphs in stating.items():
+        for g1, g2 in itertools.combinations(sorted(set(graphs)), 2):
+            pairs.setdefault((g1, g2), []).append(entity)
+    for (g1, g2), entities in sorted(pairs.items()):
+        a, b = of.get(g1), of.get(g2)
+        if a is not None and b is not None and len(entities) >= MIN_SHARED_ENTITIES:
+            _add_shared(found, a, b, entities)
 
 
 def _add_shared(found: dict[frozenset[str], _Found], a: _Doc, b: _Doc, entities: Iterable[str]) -> None:

@@ -1,0 +1,169 @@
+"""What differs between SPARQL 1.1 servers, named: each engine's endpoint paths, whether its Graph
+Store Protocol takes a whole dataset, how it reports syntax errors and cut results.
+
+A store URL picks one with ``?dialect=NAME`` (``oxigraph`` by default); its paths can still be
+given one by one (``?query=/path&update=/path&store=/path``). Only ``oxigraph`` and ``virtuoso``
+are tested here, against real servers; the others are written from their documentation and
+marked untested (:attr:`Dialect.tested`).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Dialect:
+    """One engine's quirks, as far as provgraph meets them."""
+
+    name: str
+    #: Endpoint paths (below the URL's own path): SPARQL query, SPARQL update, Graph Store Protocol.
+    query: str
+    update: str
+    store: str
+    #: Whether the Graph Store Protocol endpoint takes and gives a whole dataset (N-Quads, no
+    #: ``?graph=``): Oxigraph's, Fuseki's and RDF4J's do; the protocol itself names one graph per
+    #: request, and Virtuoso's does only that. Without it, quads are written with INSERT DATA
+    #: in chunks and read back with SELECT.
+    dataset_store: bool
+    #: Whether the default graph of a request that names no dataset is the union of all graphs
+    #: (Virtuoso's is; Oxigraph's is the store's default graph).
+    union_by_default: bool
+    #: The query listing the named graphs (Virtuoso answers ``GRAPH ?g { }`` with one empty row).
+    graphs_query: str
+    #: Whether two updates at the same moment are serialised, so that the optimistic check of
+    #: concurrent writers (:func:`provgraph.store.remote._guard`) holds: Virtuoso's are (row locks);
+    #: ``oxigraph serve`` runs them on snapshots and keeps both (measured: 4 writers racing in a
+    #: loop had 1 of 17 commits lost), so one Oxigraph server takes one writer at a time.
+    serialises_updates: bool
+    #: Whether INSERT DATA may hold blank nodes (Virtuoso refuses them: "not allowed in a
+    #: constant clause"); without, such an update is written as INSERT { } WHERE { }.
+    blank_nodes_in_data: bool
+    #: Triples per INSERT DATA when quads are written so (Virtuoso compiles an update to SQL
+    #: and refuses one whose text grows past its limits).
+    insert_chunk: int
+    #: Syntax errors as the engine words them: groups ``line``, ``column`` (optional), ``reason``.
+    syntax_error: re.Pattern[str]
+    #: A response header whose presence says the engine cut the results at its row limit.
+    truncated_header: str | None
+    tested: bool
+    note: str
+    #: Rewrites of the engine's SPARQL JSON results into what the standard says (pattern, replacement).
+    json_fixes: tuple[tuple[re.Pattern[bytes], bytes], ...] = ()
+
+
+_GRAPHS = "SELECT DISTINCT ?g WHERE { GRAPH ?g { } }"
+_ANY_TRIPLE_GRAPHS = "SELECT DISTINCT ?g WHERE { GRAPH ?g { ?s ?p ?o } }"
+_OXIGRAPH_ERROR = re.compile(r"error at (?P<line>\d+):(?P<column>\d+): (?P<reason>.*)", re.S)
+# "Virtuoso 37000 Error SP030: SPARQL compiler, line 2: syntax error at 'x' before '}'"
+_VIRTUOSO_ERROR = re.compile(r"Virtuoso 37000 Error SP\d+: SPARQL compiler, line (?P<line>\d+): (?P<reason>[^\n]*)")
+
+DIALECTS: dict[str, Dialect] = {
+    d.name: d
+    for d in (
+        Dialect(
+            "oxigraph",
+            "/query",
+            "/update",
+            "/store",
+            union_by_default=False,
+            dataset_store=True,
+            graphs_query=_GRAPHS,
+            serialises_updates=False,
+            blank_nodes_in_data=True,
+            insert_chunk=100_000,
+            syntax_error=_OXIGRAPH_ERROR,
+            truncated_header=None,
+            tested=True,
+            note="oxigraph serve (the PyPI oxigraph package); tested",
+        ),
+        Dialect(
+            "virtuoso",
+            "/sparql",
+            "/sparql",
+            "/sparql-graph-crud",
+            union_by_default=True,
+            dataset_store=False,
+            graphs_query=_ANY_TRIPLE_GRAPHS,
+            serialises_updates=True,
+            blank_nodes_in_data=False,
+            insert_chunk=5_000,
+            syntax_error=_VIRTUOSO_ERROR,
+            truncated_header="X-SQL-State",
+            json_fixes=(
+                # blank nodes as "nodeID://b10000", which no blank node label may be
+                (re.compile(rb'("type": "bnode", "value": ")nodeID://'), rb"\1"),
+                # booleans by their other lexical forms, 1 and 0: the canonical ones are true and false
+                (re.compile(rb'(XMLSchema#boolean", "value": ")1"'), rb'\1true"'),
+                (re.compile(rb'(XMLSchema#boolean", "value": ")0"'), rb'\1false"'),
+            ),
+            tested=True,
+            note=(
+                "Virtuoso open source 7.2 (Debian virtuoso-opensource); tested. The SPARQL user needs "
+                "SPARQL_UPDATE and write permission on graphs, its virtrdf# graph is best made private "
+                "(else it is one more named graph), and ResultSetMaxRows in [SPARQL] must exceed the "
+                "store's quads for a dump (provgraph fails a cut result rather than read it short)"
+            ),
+        ),
+        Dialect(
+            "fuseki",
+            "/ds/query",
+            "/ds/update",
+            "/ds/data",
+            union_by_default=False,
+            dataset_store=True,
+            graphs_query=_GRAPHS,
+            serialises_updates=True,
+            blank_nodes_in_data=True,
+            insert_chunk=100_000,
+            syntax_error=re.compile(r"Line (?P<line>\d+), column (?P<column>\d+): (?P<reason>.*)", re.S),
+            truncated_header=None,
+            tested=False,
+            note="Apache Jena Fuseki, dataset /ds (give the paths for another); untested",
+        ),
+        Dialect(
+            "graphdb",
+            "/repositories/provgraph",
+            "/repositories/provgraph/statements",
+            "/repositories/provgraph/statements",
+            union_by_default=True,
+            dataset_store=True,
+            graphs_query=_GRAPHS,
+            serialises_updates=True,
+            blank_nodes_in_data=True,
+            insert_chunk=100_000,
+            syntax_error=re.compile(r"line (?P<line>\d+), column (?P<column>\d+)[.:]? ?(?P<reason>.*)", re.S),
+            truncated_header=None,
+            tested=False,
+            note="GraphDB or another RDF4J server, repository provgraph (give the paths for another); untested",
+        ),
+        Dialect(
+            "neptune",
+            "/sparql",
+            "/sparql",
+            "/sparql/gsp/",
+            union_by_default=True,
+            dataset_store=False,
+            graphs_query=_ANY_TRIPLE_GRAPHS,
+            serialises_updates=True,
+            blank_nodes_in_data=True,
+            insert_chunk=10_000,
+            syntax_error=re.compile(r"line (?P<line>\d+):(?P<column>\d+) (?P<reason>.*)", re.S),
+            truncated_header=None,
+            tested=False,
+            note="Amazon Neptune (IAM request signing is not supported: use its basic-auth proxy); untested",
+        ),
+    )
+}
+
+
+def dialect(name: str) -> Dialect:
+    """The dialect called ``name``; a :class:`KeyError` names the known ones."""
+    try:
+        return DIALECTS[name]
+    except KeyError:
+        raise KeyError(f"unknown dialect {name!r}: one of {', '.join(DIALECTS)}") from None
+
+
+__all__ = ["DIALECTS", "Dialect", "dialect"]
