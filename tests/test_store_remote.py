@@ -9,9 +9,10 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
+import httpx
 import pytest
 
-from helpers import EXAMPLES, ingest_aspirin, ingest_capitals, run_cli
+from helpers import EXAMPLES, ServeProcess, ingest_aspirin, ingest_capitals, run_cli
 from provgraph import ConcurrentWriteError, IngestOptions, ProvGraph, QueryError, StoreError, ValidationFailedError
 from provgraph.store.remote import Endpoint
 from servers import free_port
@@ -249,3 +250,75 @@ def test_writers_racing_on_a_server_that_serialises_updates_lose_no_commit(sparq
     assert not failures
     rows = SparqlBackend.connect(sparql_server).select(count)
     assert committed and rows[0].integer("n") == len(committed)  # every commit counted once: none lost
+
+
+@pytest.mark.parametrize(
+    ("refused", "message"),
+    [
+        ("/update", "does not take updates at http://127.0.0.1:"),
+        ("/store", "does not answer the Graph Store Protocol at http://127.0.0.1:"),
+    ],
+)
+def test_a_server_that_answers_queries_but_not_updates_or_the_graph_store_protocol_fails_at_open(refused, message):
+    class QueriesOnly(BaseHTTPRequestHandler):
+        def _answer(self) -> None:
+            length = int(self.headers.get("Content-Length") or 0)
+            self.rfile.read(length)
+            if self.path.startswith(refused):
+                self.send_response(405)
+                self.end_headers()
+                return
+            body = b'{"head": {}, "boolean": true}' if self.path.startswith("/query") else b""
+            self.send_response(200 if body else 204)
+            self.send_header("Content-Type", "application/sparql-results+json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        do_GET = do_POST = _answer
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), QueriesOnly)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    try:
+        with pytest.raises(StoreError, match=message):
+            ProvGraph.open(f"sparql+http://127.0.0.1:{httpd.server_port}")
+        with ProvGraph.open(f"sparql+http://127.0.0.1:{httpd.server_port}", read_only=True) as pg:
+            assert pg.backend.read_only  # a reader needs neither
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+
+
+@pytest.mark.parametrize("sparql_server", ["virtuoso"], indirect=True)
+def test_two_serve_instances_over_one_store_each_serve_what_the_other_wrote(sparql_server):
+    """provgraph serve holds no state of its own over a server: what one instance writes (a source,
+    an answer record) the other serves at once, its derived views caught up from the change log."""
+    token = {"Authorization": "Bearer two-instances-token"}
+    env = {"PROVGRAPH_TOKEN": "two-instances-token"}
+    with ServeProcess(sparql_server, env=env) as first, ServeProcess(sparql_server, env=env) as second:  # type: ignore[arg-type]
+        assert first.url != second.url
+        with httpx.Client(base_url=first.url) as a, httpx.Client(base_url=second.url) as b:
+            upload = [("file", ("aspirin.ttl", (EXAMPLES / "aspirin.ttl").read_bytes()))]
+            created = a.post("/sources", data={"id": "aspirin", "title": "Aspirin facts"}, files=upload, headers=token)
+            assert created.status_code == 201, created.text
+            listed = b.get("/sources", headers=token).json()
+            assert [s["title"] for s in listed] == ["Aspirin facts"]
+            answer = b.post("/qa", json={"question": "What does aspirin treat?"}, headers=token)
+            assert answer.status_code == 200, answer.text
+            cited = answer.json()
+            assert cited["claims"] and "headache" in answer.text.lower()
+            # the answer B recorded, A serves; and a source B takes, A lists
+            record = a.get(f"/answers/{cited['id']}", headers=token)
+            assert record.status_code == 200 and record.json()["question"] == "What does aspirin treat?"
+            trial = [("file", ("facts.jsonl", (EXAMPLES / "facts.jsonl").read_bytes()))]
+            assert (
+                b.post("/sources", data={"id": "trial", "title": "Trial"}, files=trial, headers=token).status_code
+                == 201
+            )
+            assert sorted(s["title"] for s in a.get("/sources", headers=token).json()) == [
+                "Aspirin facts",
+                "Trial",
+            ]

@@ -953,10 +953,22 @@ def _write(
     previous = [e.previous.value for e in revised if e.previous is not None]
     if ledger.statements <= BULK_THRESHOLD:
         # Graphs, current view and catalog in one SPARQL update: one transaction, all or nothing.
+        # The graphs are marked pending before their quads, and committed in the catalog after
+        # them: an engine that keeps the operations done before one fails (Virtuoso) leaves what
+        # recovery takes out again (view.recover, catalog.remove_orphans), never a catalog entry
+        # naming quads that were not written.
         built = list(ledger)
-        record = changes.record(added=[b.graph.value for b in built], removed=previous)
+        graphs = [b.graph.value for b in built]
+        record = changes.record(added=graphs, removed=previous)
         entries = [_entry(b, now) for b in built]
-        operations = [catalog.commit_update(entries), _insert_data(spool[0], built), view.retire(previous), record]
+        operations = [
+            view.pending(graphs),
+            _insert_data(spool[0], built),
+            catalog.commit_update(entries),
+            view.committed(graphs),
+            view.retire(previous),
+            record,
+        ]
         backend.update(" ;\n".join(op for op in operations if op), prefixes=PREFIXES)
         if progress is not None:
             progress("writing", total, total)

@@ -2,11 +2,11 @@
 SPARQL 1.1 Query, Update and the Graph Store Protocol only, so that the same ProvGraph runs on
 an engine its users already operate.
 
-``sparql+http://host:port`` (or ``sparql+https://``) names the server. Its endpoint paths are
-those of an Oxigraph server (``/query``, ``/update``, ``/store``) unless URL parameters say
-otherwise: ``sparql+http://host:8890?query=/sparql&update=/sparql&store=/sparql-graph-crud``.
-Credentials come from the environment (``PROVGRAPH_STORE_USER`` and ``PROVGRAPH_STORE_PASSWORD``,
-HTTP basic authentication), never from the URL or the command line.
+``sparql+http://host:port`` (or ``sparql+https://``) names the server; ``?dialect=NAME`` its
+engine (:mod:`provgraph.store.dialects`: endpoint paths and quirks; ``oxigraph`` by default), and
+``?query=PATH&update=PATH&store=PATH`` other endpoint paths. Credentials come from the
+environment (``PROVGRAPH_STORE_USER`` and ``PROVGRAPH_STORE_PASSWORD``, HTTP basic
+authentication), never from the URL or the command line.
 
 What the embedded engine gives and a server cannot:
 
@@ -15,14 +15,15 @@ What the embedded engine gives and a server cannot:
   :func:`~provgraph.store.terms.sparql_term`. Only the core's templates are rewritten so; a
   user's query goes to the server as written.
 - *Generations*: what a server holds can change under any reader, so nothing read is cached
-  (:attr:`generation` is None), and every write may follow another writer's (:meth:`begin_write`).
+  (:attr:`generation` is None), and every write may follow another writer's: each update is
+  checked against the store's write token (:func:`_guard`), and one that another write
+  overtook raises :class:`~provgraph.errors.ConcurrentWriteError` having written nothing.
 - *A directory*: the lexical index of answers is kept in memory and caught up from the catalog.
+- *Blank nodes across requests*: the protocol cannot name one in a later request, so loads keep
+  the quads with blank nodes in one request, and a blank node read back is a new one.
 
-This is the first part of issue 19: an Oxigraph server, tested for real. Still to come: the
-dialects of Virtuoso and others, concurrent writers from several machines, the figures, and
-streaming of large loads and dumps (:meth:`SparqlBackend.load_quads` and
-:meth:`SparqlBackend.dump` hold the whole body in memory; a blank node, which the protocol
-cannot name across requests, is read back as a new one).
+Loads and dumps go through the Graph Store Protocol, whole, where the engine takes a dataset
+there (Oxigraph: the body is held in memory); otherwise through INSERT DATA in chunks and SELECT.
 """
 
 from __future__ import annotations
@@ -38,11 +39,18 @@ import uuid
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, cast
+from typing import IO, TYPE_CHECKING, cast
 
 from pyoxigraph import QueryResultsFormat, Store, parse_query_results
 
-from provgraph.errors import ConcurrentWriteError, QueryError, QuerySyntaxError, ReadOnlyStoreError, StoreError
+from provgraph.errors import (
+    ConcurrentWriteError,
+    ProvGraphError,
+    QueryError,
+    QuerySyntaxError,
+    ReadOnlyStoreError,
+    StoreError,
+)
 from provgraph.sparql_text import read
 from provgraph.store.base import CoreQueries, QueryResults, Substitutions
 from provgraph.store.dialects import DIALECTS, Dialect, dialect
@@ -61,6 +69,10 @@ from provgraph.store.terms import (
     sparql_term,
 )
 from provgraph.vocab import CHANGES_GRAPH, ID_NS, PG, PREFIXES
+
+if TYPE_CHECKING:  # loaded when a server is used (see SparqlBackend._open), not at start-up
+    import http.client
+    import urllib.error
 
 SCHEMES = ("sparql+http://", "sparql+https://")
 #: Environment variables of the server's credentials (HTTP basic authentication).
@@ -146,10 +158,25 @@ class SparqlBackend(CoreQueries):
         an endpoint that does not answer SPARQL are a :class:`StoreError` here, not halfway
         through an ingest."""
         backend = cls(Endpoint.parse(url), read_only=read_only)
+        endpoint = backend.endpoint
         try:
             backend.ask("ASK { }")
         except QueryError as exc:
             raise StoreError(f"the SPARQL server at {url} does not answer queries: {exc}") from exc
+        if read_only:
+            return backend
+        try:  # an empty update: whether this client may write, without writing
+            backend._request(endpoint.update, b"INSERT DATA { }", content_type="application/sparql-update")
+        except ProvGraphError as exc:
+            raise StoreError(f"the SPARQL server does not take updates at {endpoint.update}: {exc}") from exc
+        if endpoint.dialect.dataset_store:  # loads and dumps go through its Graph Store Protocol
+            try:
+                backend._request(endpoint.store + "?default", None, accept=_MEDIA[RdfFormat.N_TRIPLES])
+            except ProvGraphError as exc:
+                raise StoreError(
+                    f"the SPARQL server does not answer the Graph Store Protocol at {endpoint.store} ({exc}): "
+                    "give its path with ?store=, or its dialect with ?dialect="
+                ) from exc
         return backend
 
     # ------------------------------------------------------------------ the protocol's properties
@@ -252,9 +279,10 @@ class SparqlBackend(CoreQueries):
         self._check_writable()
         files = [nquads] if isinstance(nquads, Path) else list(nquads)
         if self.endpoint.dialect.dataset_store:
-            # one request: the server reads a blank node label as one node throughout, in one transaction
-            data = b"".join(f.read_bytes() for f in files)
-            self._request(self.endpoint.store, data, content_type=_NQUADS)
+            # one request, read from the files as it is sent: the server reads a blank node label
+            # as one node throughout, in one transaction
+            length = sum(f.stat().st_size for f in files)
+            self._request(self.endpoint.store, _blocks(files), content_type=_NQUADS, length=length)
             return
         with contextlib.ExitStack() as stack:
             streams = (parse(stack.enter_context(f.open("rb")), format=RdfFormat.N_QUADS) for f in files)
@@ -337,12 +365,13 @@ class SparqlBackend(CoreQueries):
             url += "?default"
         elif graph is not None:
             url += "?" + urllib.parse.urlencode({"graph": graph.value})
-        media = _MEDIA[RdfFormat.N_QUADS if graph is None else RdfFormat.N_TRIPLES]
-        body, _ = self._request(url, None, accept=media)
-        if graph is None:
-            serialize((q for q in parse(body, format=RdfFormat.N_QUADS) if q.graph_name not in left_out), output, fmt)
-        else:
-            serialize(parse(body, format=RdfFormat.N_TRIPLES), output, fmt)
+        read_as = RdfFormat.N_QUADS if graph is None else RdfFormat.N_TRIPLES
+        with self._open(url, None, accept=_MEDIA[read_as]) as response:  # parsed as it comes
+            read = parse(response, format=read_as)
+            if graph is None:
+                serialize((q for q in read if q.graph_name not in left_out), output, fmt)
+            else:
+                serialize(read, output, fmt)
 
     def optimize(self) -> None:
         """The server keeps its own storage."""
@@ -360,8 +389,30 @@ class SparqlBackend(CoreQueries):
             raise ReadOnlyStoreError(f"the store at {self.endpoint.query} is open read-only")
 
     def _request(
-        self, url: str, data: bytes | None, *, accept: str | None = None, content_type: str | None = None
+        self,
+        url: str,
+        data: bytes | Iterable[bytes] | None,
+        *,
+        accept: str | None = None,
+        content_type: str | None = None,
+        length: int | None = None,
     ) -> tuple[bytes, str]:
+        """The body and media type of the server's answer."""
+        with self._open(url, data, accept=accept, content_type=content_type, length=length) as response:
+            return response.read(), response.headers.get("Content-Type", "")
+
+    @contextlib.contextmanager
+    def _open(
+        self,
+        url: str,
+        data: bytes | Iterable[bytes] | None,
+        *,
+        accept: str | None = None,
+        content_type: str | None = None,
+        length: int | None = None,
+    ) -> Iterator[http.client.HTTPResponse]:
+        """The server's answer, to read as it comes. ``data`` given as blocks is sent as read,
+        ``length`` bytes in all."""
         import urllib.error  # with http.client and email: loaded when a server is used, not at start-up
         import urllib.request
 
@@ -370,34 +421,50 @@ class SparqlBackend(CoreQueries):
             headers["Accept"] = accept
         if data is not None:
             headers["Content-Type"] = content_type or "application/x-www-form-urlencoded"
+        if length is not None:
+            headers["Content-Length"] = str(length)
         request = urllib.request.Request(url, data=data, headers=headers, method="POST" if data is not None else "GET")
         try:
-            with urllib.request.urlopen(request, timeout=self._timeout) as response:
-                cut = self.endpoint.dialect.truncated_header
-                if cut and response.headers.get(cut):
-                    raise QueryError(
-                        f"the SPARQL server cut the results at its row limit ({cut}: {response.headers.get(cut)}, "
-                        f"{response.headers.get('X-SQL-Message', '')}): raise it (Virtuoso: ResultSetMaxRows)"
-                    )
-                return response.read(), response.headers.get("Content-Type", "")
+            response = urllib.request.urlopen(request, timeout=self._timeout)
         except urllib.error.HTTPError as exc:
-            message = exc.read().decode("utf-8", "replace").strip()[:500]
-            if exc.code in (401, 403):
-                raise StoreError(
-                    f"the SPARQL server refused the credentials (HTTP {exc.code}): set {USER_ENV} and {PASSWORD_ENV}"
-                ) from exc
-            position = self.endpoint.dialect.syntax_error.search(message)
-            if position and exc.code in (400, 500):
-                column = position.groupdict().get("column")
-                raise QuerySyntaxError(
-                    position["reason"].strip(), line=int(position["line"]), column=int(column) if column else None
-                ) from exc
-            if exc.code == 400:
-                raise QueryError(message or f"HTTP {exc.code}") from exc
-            raise StoreError(f"the SPARQL server at {url} answered HTTP {exc.code}: {message}") from exc
+            raise self._refused(url, exc) from exc
         except (urllib.error.URLError, OSError) as exc:
             reason = getattr(exc, "reason", exc)
             raise StoreError(f"cannot reach the SPARQL server at {url}: {reason}") from exc
+        with response:
+            cut = self.endpoint.dialect.truncated_header
+            if cut and response.headers.get(cut):
+                raise QueryError(
+                    f"the SPARQL server cut the results at its row limit ({cut}: {response.headers.get(cut)}, "
+                    f"{response.headers.get('X-SQL-Message', '')}): raise it (Virtuoso: ResultSetMaxRows)"
+                )
+            try:
+                yield response
+            except OSError as exc:  # the connection broke while the answer was read
+                raise StoreError(f"reading the SPARQL server's answer from {url} failed: {exc}") from exc
+
+    def _refused(self, url: str, exc: urllib.error.HTTPError) -> ProvGraphError:
+        message = exc.read().decode("utf-8", "replace").strip()[:500]
+        if exc.code in (401, 403):
+            return StoreError(
+                f"the SPARQL server refused the credentials (HTTP {exc.code}): set {USER_ENV} and {PASSWORD_ENV}"
+            )
+        position = self.endpoint.dialect.syntax_error.search(message)
+        if position and exc.code in (400, 500):
+            column = position.groupdict().get("column")
+            return QuerySyntaxError(
+                position["reason"].strip(), line=int(position["line"]), column=int(column) if column else None
+            )
+        if exc.code == 400:
+            return QueryError(message or f"HTTP {exc.code}")
+        return StoreError(f"the SPARQL server at {url} answered HTTP {exc.code}: {message}")
+
+
+def _blocks(files: Sequence[Path], size: int = 1 << 20) -> Iterator[bytes]:
+    for file in files:
+        with file.open("rb") as f:
+            while block := f.read(size):
+                yield block
 
 
 def _prologue(prefixes: dict[str, str] | None, base_iri: str | None) -> str:
