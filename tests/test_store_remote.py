@@ -13,7 +13,15 @@ import httpx
 import pytest
 
 from helpers import EXAMPLES, ServeProcess, ingest_aspirin, ingest_capitals, run_cli
-from provgraph import ConcurrentWriteError, IngestOptions, ProvGraph, QueryError, StoreError, ValidationFailedError
+from provgraph import (
+    ConcurrentWriteError,
+    IngestOptions,
+    ProvGraph,
+    ProvGraphError,
+    QueryError,
+    StoreError,
+    ValidationFailedError,
+)
 from provgraph.store.remote import Endpoint
 from servers import free_port
 
@@ -322,3 +330,22 @@ def test_two_serve_instances_over_one_store_each_serve_what_the_other_wrote(spar
                 "Aspirin facts",
                 "Trial",
             ]
+
+
+def test_an_ingest_that_fails_halfway_through_its_request_leaves_nothing_in_view_or_catalog(sparql_server, monkeypatch):
+    """Virtuoso keeps what a request's operations did before one fails (Oxigraph keeps nothing):
+    here the catalog's commit fails after the quads went in, and a user sees the store as it was."""
+    from provgraph.ingest import pipeline
+
+    with ProvGraph.open(sparql_server) as pg:
+        ingest_aspirin(pg)
+        before = {name: pg.query(q).rows()[0]["n"].value for name, q in COUNTS.items()}  # type: ignore[union-attr]
+        # an operation the engine accepts and then fails at run time, in place of the catalog's commit
+        monkeypatch.setattr(pipeline.catalog, "commit_update", lambda _entries: "DROP GRAPH <urn:test:not-there>")
+        with pytest.raises(ProvGraphError):
+            pg.ingest(EXAMPLES / "facts.jsonl", IngestOptions(id="trial", title="Aspirin trial report"))
+        monkeypatch.undo()
+        after = {name: pg.query(q).rows()[0]["n"].value for name, q in COUNTS.items()}  # type: ignore[union-attr]
+        assert after == before
+        assert [s.title for s in pg.sources()] == ["Aspirin facts"]
+        assert pg.ingest(EXAMPLES / "facts.jsonl", IngestOptions(id="trial", title="Aspirin trial report")).statements

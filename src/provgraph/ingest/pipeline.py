@@ -9,6 +9,7 @@ makes the new graphs current is one SPARQL update, the commit point.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -28,6 +29,7 @@ from typing import IO, TYPE_CHECKING, TypeVar, cast
 from urllib.parse import unquote, urlsplit
 
 from provgraph.errors import (
+    ConcurrentWriteError,
     EmptyInputError,
     InputError,
     ProvGraphError,
@@ -969,7 +971,17 @@ def _write(
             view.retire(previous),
             record,
         ]
-        backend.update(" ;\n".join(op for op in operations if op), prefixes=PREFIXES)
+        try:
+            backend.update(" ;\n".join(op for op in operations if op), prefixes=PREFIXES)
+        except ConcurrentWriteError:
+            raise  # refused before anything was written
+        except ProvGraphError:
+            # An engine that kept part of the request (Virtuoso) has pending graphs in the view:
+            # out with them now, not at the next write (if this fails too, the next write does it).
+            with contextlib.suppress(ProvGraphError):
+                view.recover(backend)
+                catalog.remove_orphans(backend)
+            raise
         if progress is not None:
             progress("writing", total, total)
         return

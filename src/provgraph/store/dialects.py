@@ -12,12 +12,21 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+_GRAPHS = "SELECT DISTINCT ?g WHERE { GRAPH ?g { } }"
+_ANY_TRIPLE_GRAPHS = "SELECT DISTINCT ?g WHERE { GRAPH ?g { ?s ?p ?o } }"
+_OXIGRAPH_ERROR = re.compile(r"error at (?P<line>\d+):(?P<column>\d+): (?P<reason>.*)", re.S)
+# "Virtuoso 37000 Error SP030: SPARQL compiler, line 2: syntax error at 'x' before '}'"
+_VIRTUOSO_ERROR = re.compile(r"Virtuoso 37000 Error SP\d+: SPARQL compiler, line (?P<line>\d+): (?P<reason>[^\n]*)")
 
-@dataclass(frozen=True)
+
+@dataclass(frozen=True, kw_only=True)
 class Dialect:
-    """One engine's quirks, as far as provgraph meets them."""
+    """One engine's quirks, as far as provgraph meets them. The defaults are what the SPARQL 1.1
+    recommendations say (and Oxigraph does)."""
 
     name: str
+    note: str
+    tested: bool = False
     #: Endpoint paths (below the URL's own path): SPARQL query, SPARQL update, Graph Store Protocol.
     query: str
     update: str
@@ -26,67 +35,58 @@ class Dialect:
     #: ``?graph=``): Oxigraph's, Fuseki's and RDF4J's do; the protocol itself names one graph per
     #: request, and Virtuoso's does only that. Without it, quads are written with INSERT DATA
     #: in chunks and read back with SELECT.
-    dataset_store: bool
+    dataset_store: bool = True
     #: Whether the default graph of a request that names no dataset is the union of all graphs
     #: (Virtuoso's is; Oxigraph's is the store's default graph).
-    union_by_default: bool
+    union_by_default: bool = False
     #: The query listing the named graphs (Virtuoso answers ``GRAPH ?g { }`` with one empty row).
-    graphs_query: str
+    graphs_query: str = _GRAPHS
     #: Whether two updates at the same moment are serialised, so that the optimistic check of
     #: concurrent writers (:func:`provgraph.store.remote._guard`) holds: Virtuoso's are (row locks);
     #: ``oxigraph serve`` runs them on snapshots and keeps both (measured: 4 writers racing in a
-    #: loop had 1 of 17 commits lost), so one Oxigraph server takes one writer at a time.
-    serialises_updates: bool
+    #: loop lost 4 of 53 commits), so one Oxigraph server takes one writer at a time.
+    serialises_updates: bool = True
     #: Whether INSERT DATA may hold blank nodes (Virtuoso refuses them: "not allowed in a
     #: constant clause"); without, such an update is written as INSERT { } WHERE { }.
-    blank_nodes_in_data: bool
+    blank_nodes_in_data: bool = True
     #: Triples per INSERT DATA when quads are written so (Virtuoso compiles an update to SQL
     #: and refuses one whose text grows past its limits).
-    insert_chunk: int
+    insert_chunk: int = 100_000
     #: Syntax errors as the engine words them: groups ``line``, ``column`` (optional), ``reason``.
-    syntax_error: re.Pattern[str]
+    syntax_error: re.Pattern[str] = _OXIGRAPH_ERROR
     #: A response header whose presence says the engine cut the results at its row limit.
-    truncated_header: str | None
-    tested: bool
-    note: str
+    truncated_header: str | None = None
     #: Rewrites of the engine's SPARQL JSON results into what the standard says (pattern, replacement).
     json_fixes: tuple[tuple[re.Pattern[bytes], bytes], ...] = ()
 
-
-_GRAPHS = "SELECT DISTINCT ?g WHERE { GRAPH ?g { } }"
-_ANY_TRIPLE_GRAPHS = "SELECT DISTINCT ?g WHERE { GRAPH ?g { ?s ?p ?o } }"
-_OXIGRAPH_ERROR = re.compile(r"error at (?P<line>\d+):(?P<column>\d+): (?P<reason>.*)", re.S)
-# "Virtuoso 37000 Error SP030: SPARQL compiler, line 2: syntax error at 'x' before '}'"
-_VIRTUOSO_ERROR = re.compile(r"Virtuoso 37000 Error SP\d+: SPARQL compiler, line (?P<line>\d+): (?P<reason>[^\n]*)")
 
 DIALECTS: dict[str, Dialect] = {
     d.name: d
     for d in (
         Dialect(
-            "oxigraph",
-            "/query",
-            "/update",
-            "/store",
-            union_by_default=False,
-            dataset_store=True,
-            graphs_query=_GRAPHS,
-            serialises_updates=False,
-            blank_nodes_in_data=True,
-            insert_chunk=100_000,
-            syntax_error=_OXIGRAPH_ERROR,
-            truncated_header=None,
+            name="oxigraph",
+            note="oxigraph serve (the PyPI oxigraph package)",
             tested=True,
-            note="oxigraph serve (the PyPI oxigraph package); tested",
+            query="/query",
+            update="/update",
+            store="/store",
+            serialises_updates=False,
         ),
         Dialect(
-            "virtuoso",
-            "/sparql",
-            "/sparql",
-            "/sparql-graph-crud",
-            union_by_default=True,
+            name="virtuoso",
+            note=(
+                "Virtuoso open source 7.2 (Debian virtuoso-opensource). The SPARQL user needs SPARQL_UPDATE "
+                "and write permission on graphs, its virtrdf# graph is best made private (else it is one more "
+                "named graph), and ResultSetMaxRows in [SPARQL] must exceed the store's quads for a dump "
+                "(provgraph fails a cut result rather than read it short)"
+            ),
+            tested=True,
+            query="/sparql",
+            update="/sparql",
+            store="/sparql-graph-crud",  # not used: its Graph Store Protocol names one graph at a time
             dataset_store=False,
+            union_by_default=True,
             graphs_query=_ANY_TRIPLE_GRAPHS,
-            serialises_updates=True,
             blank_nodes_in_data=False,
             insert_chunk=5_000,
             syntax_error=_VIRTUOSO_ERROR,
@@ -98,61 +98,35 @@ DIALECTS: dict[str, Dialect] = {
                 (re.compile(rb'(XMLSchema#boolean", "value": ")1"'), rb'\1true"'),
                 (re.compile(rb'(XMLSchema#boolean", "value": ")0"'), rb'\1false"'),
             ),
-            tested=True,
-            note=(
-                "Virtuoso open source 7.2 (Debian virtuoso-opensource); tested. The SPARQL user needs "
-                "SPARQL_UPDATE and write permission on graphs, its virtrdf# graph is best made private "
-                "(else it is one more named graph), and ResultSetMaxRows in [SPARQL] must exceed the "
-                "store's quads for a dump (provgraph fails a cut result rather than read it short)"
-            ),
         ),
         Dialect(
-            "fuseki",
-            "/ds/query",
-            "/ds/update",
-            "/ds/data",
-            union_by_default=False,
-            dataset_store=True,
-            graphs_query=_GRAPHS,
-            serialises_updates=True,
-            blank_nodes_in_data=True,
-            insert_chunk=100_000,
+            name="fuseki",
+            note="Apache Jena Fuseki, dataset /ds (give the paths of another); untested",
+            query="/ds/query",
+            update="/ds/update",
+            store="/ds/data",
             syntax_error=re.compile(r"Line (?P<line>\d+), column (?P<column>\d+): (?P<reason>.*)", re.S),
-            truncated_header=None,
-            tested=False,
-            note="Apache Jena Fuseki, dataset /ds (give the paths for another); untested",
         ),
         Dialect(
-            "graphdb",
-            "/repositories/provgraph",
-            "/repositories/provgraph/statements",
-            "/repositories/provgraph/statements",
+            name="graphdb",
+            note="GraphDB or another RDF4J server, repository provgraph (give the paths of another); untested",
+            query="/repositories/provgraph",
+            update="/repositories/provgraph/statements",
+            store="/repositories/provgraph/statements",
             union_by_default=True,
-            dataset_store=True,
-            graphs_query=_GRAPHS,
-            serialises_updates=True,
-            blank_nodes_in_data=True,
-            insert_chunk=100_000,
             syntax_error=re.compile(r"line (?P<line>\d+), column (?P<column>\d+)[.:]? ?(?P<reason>.*)", re.S),
-            truncated_header=None,
-            tested=False,
-            note="GraphDB or another RDF4J server, repository provgraph (give the paths for another); untested",
         ),
         Dialect(
-            "neptune",
-            "/sparql",
-            "/sparql",
-            "/sparql/gsp/",
-            union_by_default=True,
+            name="neptune",
+            note="Amazon Neptune (IAM request signing is not supported: use a proxy that signs); untested",
+            query="/sparql",
+            update="/sparql",
+            store="/sparql/gsp/",
             dataset_store=False,
+            union_by_default=True,
             graphs_query=_ANY_TRIPLE_GRAPHS,
-            serialises_updates=True,
-            blank_nodes_in_data=True,
             insert_chunk=10_000,
             syntax_error=re.compile(r"line (?P<line>\d+):(?P<column>\d+) (?P<reason>.*)", re.S),
-            truncated_header=None,
-            tested=False,
-            note="Amazon Neptune (IAM request signing is not supported: use its basic-auth proxy); untested",
         ),
     )
 }
