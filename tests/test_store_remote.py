@@ -349,3 +349,18 @@ def test_an_ingest_that_fails_halfway_through_its_request_leaves_nothing_in_view
         assert after == before
         assert [s.title for s in pg.sources()] == ["Aspirin facts"]
         assert pg.ingest(EXAMPLES / "facts.jsonl", IngestOptions(id="trial", title="Aspirin trial report")).statements
+
+
+def test_an_update_of_many_triples_in_one_block_is_written_whole(sparql_server):
+    """Virtuoso's parser runs out of stack past about 4,990 triples in one block: the backend cuts
+    such blocks (with blank nodes too, which it writes there as Skolem IRIs and reads back as blank nodes)."""
+    triples = " ".join(
+        f"<urn:test:s{i}> <urn:test:p> {i} ; <urn:test:q> _:b{i} . _:b{i} <urn:test:r> {i} ." for i in range(4000)
+    )
+    with ProvGraph.open(sparql_server) as pg:
+        pg.update(f"INSERT DATA {{ GRAPH <urn:test:big> {{ {triples} }} }}")
+        counted = pg.query(
+            "SELECT (COUNT(*) AS ?n) (COUNT(DISTINCT ?b) AS ?nodes) WHERE { GRAPH <urn:test:big> "
+            "{ ?s <urn:test:q> ?b . ?b <urn:test:r> ?v . ?s <urn:test:p> ?v } }"
+        ).rows()[0]
+        assert (counted["n"].value, counted["nodes"].value) == ("4000", "4000")  # type: ignore[union-attr]

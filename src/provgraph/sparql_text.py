@@ -31,7 +31,7 @@ import bisect
 import enum
 import functools
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
 from provgraph.errors import QueryError
@@ -227,28 +227,47 @@ class SparqlText:
         """What the LOAD operations of an update fetch."""
         return [_target(self.tokens, i) for i, t in enumerate(self.tokens) if t.is_word("LOAD")]
 
-    def data_blocks_as_templates(self) -> str:
-        """The update with every ``INSERT DATA { ... }`` written ``INSERT { ... } WHERE { }``: the
-        same quads, for an engine that refuses blank nodes in a data block (Virtuoso). A template
-        makes one new blank node per label, for its one solution, as a data block does. Its
-        graphs are variables bound in the WHERE clause: Virtuoso 7.2 fails a template with
-        blank nodes in two ``GRAPH <iri>`` blocks (and keeps part of it)."""
+    def rewrite_data_blocks(self, *, skolem: Callable[[str], str] | None, max_block_triples: int | None) -> str:
+        """The update with its data written for an engine with less room than the standard
+        gives (Virtuoso):
+
+        - ``skolem``: every blank node ``_:x`` of a data block written as the IRI ``skolem(x)``
+          (RDF 1.1's Skolem IRIs), for an engine that refuses blank nodes in a data block and
+          cannot name one in a later request.
+        - ``max_block_triples``: a ``GRAPH`` block of more triples is closed and opened again
+          (``} GRAPH <g> {``) every so many, and a data block's own triples go on in a new
+          operation (``} ; INSERT DATA {``): Virtuoso's parser runs out of stack past about
+          4,990 triples in one block ("memory exhausted")."""
         cuts: list[tuple[int, int, str]] = []
         tokens = self.tokens
-        for i, token in enumerate(tokens[:-2]):
-            if token.is_word("INSERT") and tokens[i + 1].is_word("DATA") and tokens[i + 2].text == "{":
-                data = tokens[i + 1]
-                cuts.append((data.start, data.start + len(data.text), ""))
-                end = _block_end(tokens, i + 2)
-                binds: list[str] = []
-                for j in range(i + 3, end - 1):
-                    name = tokens[j + 1]
-                    if tokens[j].is_word("GRAPH") and name.kind in (Kind.IRI, Kind.PNAME):
-                        variable = f"?graph_{len(binds)}"
-                        cuts.append((name.start, name.start + len(name.text), variable))
-                        binds.append(f"BIND(<{_escape_iri(name.value)}> AS {variable})")
-                close = tokens[end - 1]
-                cuts.append((close.start + 1, close.start + 1, " WHERE { " + " ".join(binds) + " }"))
+        # per open group: the text that reopens it after a cut (None for a group that is no data
+        # block: a WHERE clause, a template, whose blank nodes are variables or new nodes), and
+        # its triples since the last cut
+        reopen: list[str | None] = []
+        counts: list[int] = []
+        for i, token in enumerate(tokens):
+            in_data = bool(reopen) and reopen[-1] is not None
+            if token.kind is Kind.BNODE and in_data and skolem is not None:
+                cuts.append((token.start, token.start + len(token.text), f"<{_escape_iri(skolem(token.text[2:]))}>"))
+            if token.kind is not Kind.PUNCT:
+                continue
+            if token.text == "{":
+                if i >= 2 and tokens[i - 2].is_word("GRAPH") and in_data:
+                    reopen.append(f"}} GRAPH {tokens[i - 1].text} {{")
+                elif i >= 2 and tokens[i - 1].is_word("DATA") and tokens[i - 2].is_word("INSERT", "DELETE"):
+                    reopen.append(f"}} ; {tokens[i - 2].value} DATA {{")
+                else:
+                    reopen.append(None)
+                counts.append(0)
+            elif token.text == "}" and reopen:
+                reopen.pop()
+                counts.pop()
+            elif token.text == "." and in_data and max_block_triples:
+                counts[-1] += 1
+                following = tokens[i + 1] if i + 1 < len(tokens) else None
+                if counts[-1] >= max_block_triples and following is not None and following.text != "}":
+                    cuts.append((token.start + 1, token.start + 1, f" {reopen[-1]} "))
+                    counts[-1] = 0
         parts: list[str] = []
         done = 0
         for start, end, text in sorted(cuts):

@@ -46,9 +46,15 @@ class Dialect:
     #: ``oxigraph serve`` runs them on snapshots and keeps both (measured: 4 writers racing in a
     #: loop lost 4 of 53 commits), so one Oxigraph server takes one writer at a time.
     serialises_updates: bool = True
-    #: Whether INSERT DATA may hold blank nodes (Virtuoso refuses them: "not allowed in a
-    #: constant clause"); without, such an update is written as INSERT { } WHERE { }.
-    blank_nodes_in_data: bool = True
+    #: Whether blank nodes are written as Skolem IRIs (under ``pgid:genid/``) and read back as
+    #: blank nodes: Virtuoso refuses them in INSERT DATA ("not allowed in a constant clause"), and
+    #: as templates it fails past about 1,000 triples ("generated SQL text has exceeded 10000
+    #: lines") or with two GRAPH blocks; Skolem IRIs also keep a blank node one node across the
+    #: requests of a large load. Inside a query they are IRIs (``isBlank`` is false).
+    skolemizes: bool = False
+    #: The most triples one block of a data block may hold (Virtuoso's parser runs out of stack
+    #: at about 4,990): larger blocks are cut (:meth:`~provgraph.sparql_text.SparqlText.rewrite_data_blocks`).
+    max_block_triples: int | None = None
     #: Triples per INSERT DATA when quads are written so (Virtuoso compiles an update to SQL
     #: and refuses one whose text grows past its limits).
     insert_chunk: int = 100_000
@@ -87,7 +93,8 @@ DIALECTS: dict[str, Dialect] = {
             dataset_store=False,
             union_by_default=True,
             graphs_query=_ANY_TRIPLE_GRAPHS,
-            blank_nodes_in_data=False,
+            skolemizes=True,
+            max_block_triples=2_000,
             insert_chunk=5_000,
             syntax_error=_VIRTUOSO_ERROR,
             truncated_header="X-SQL-State",

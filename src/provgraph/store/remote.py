@@ -63,6 +63,7 @@ from provgraph.store.terms import (
     Quad,
     RdfFormat,
     Row,
+    Term,
     Triple,
     parse,
     serialize,
@@ -225,9 +226,11 @@ class SparqlBackend(CoreQueries):
         except QuerySyntaxError as exc:
             raise _shifted(exc, prologue) from exc.__cause__
         if media.startswith(_NTRIPLES):
-            return _as_triples(body)
+            return _as_triples(_SKOLEM_NTRIPLES.sub(rb"_:\1_\2", body) if self.endpoint.dialect.skolemizes else body)
         for pattern, replacement in self.endpoint.dialect.json_fixes:
             body = pattern.sub(replacement, body)
+        if self.endpoint.dialect.skolemizes:
+            body = _SKOLEM_JSON.sub(rb'"type": "bnode", "value": "\1_', body)
         try:
             return parse_query_results(body, format=QueryResultsFormat.JSON)
         except (SyntaxError, ValueError) as exc:
@@ -248,10 +251,16 @@ class SparqlBackend(CoreQueries):
         following = NamedNode(f"{_TOKEN_NS}{uuid.uuid4().hex}")
         guard = _guard(tokens, following)
         prologue = _prologue(prefixes, base_iri)
-        if not self.endpoint.dialect.blank_nodes_in_data and "_:" in sparql:
-            sparql = read(
-                sparql, base_iri=base_iri, prefixes={**PREFIXES, **(prefixes or {})}
-            ).data_blocks_as_templates()
+        engine = self.endpoint.dialect
+        skolems = engine.skolemizes and "_:" in sparql
+        split = engine.max_block_triples is not None and sparql.count(".") > engine.max_block_triples
+        if skolems or split:
+            declared = {**PREFIXES, **(prefixes or {})}
+            salt = uuid.uuid4().hex
+            sparql = read(sparql, base_iri=base_iri, prefixes=declared).rewrite_data_blocks(
+                skolem=(lambda label: _skolem(label, salt)) if skolems else None,
+                max_block_triples=engine.max_block_triples if split else None,
+            )
         self._tokens = None  # read again after a failure, whoever won
         try:
             self._request(
@@ -300,15 +309,20 @@ class SparqlBackend(CoreQueries):
     def _insert_chunks(self, quads: Iterable[Quad]) -> None:
         """Quads as INSERT DATA requests of the dialect's size, each its own transaction (the bulk
         path's loads are not transactions anyway: the catalog's commit is). A blank node is one
-        node within one request only (the protocol cannot name it in another), so the quads with
-        blank nodes all go in the last request: a label names one node across the files, as the
-        embedded bulk loader reads them."""
+        node within one request only (the protocol cannot name it in another): an engine that
+        skolemizes gets one Skolem IRI per label of the load; otherwise the quads with blank
+        nodes all go in the last request. Either way a label names one node across the files, as
+        the embedded bulk loader reads them."""
         batch: list[Quad] = []
         blank: list[Quad] = []
+        salt = uuid.uuid4().hex
         for quad in quads:
             if isinstance(quad.subject, BlankNode) or isinstance(quad.object, BlankNode):
-                blank.append(quad)
-                continue
+                if not self.endpoint.dialect.skolemizes:
+                    blank.append(quad)
+                    continue
+                subject, obj = _skolem_term(quad.subject, salt), _skolem_term(quad.object, salt)
+                quad = Quad(subject, quad.predicate, obj, quad.graph_name)  # type: ignore[arg-type]
             batch.append(quad)
             if len(batch) >= self.endpoint.dialect.insert_chunk:
                 self.update(_insert_data(batch))
@@ -504,6 +518,25 @@ def _guard(tokens: tuple[NamedNode, ...], following: NamedNode) -> str:
     return f"{drops}CREATE GRAPH {following} ;\nINSERT DATA {{ {writes}{following} }} }} ;\n"
 
 
+#: Where blank nodes are written as IRIs on an engine that skolemizes: ``{GENID}{salt}/{label}``,
+#: one salt per request or load; read back as the blank node ``{salt}_{label}``, which a later
+#: write names by the same IRI again.
+GENID = ID_NS + "genid/"
+_SKOLEM_JSON = re.compile(rb'"type": "uri", "value": "' + re.escape(GENID.encode()) + rb"([0-9a-f]{32})/")
+_SKOLEM_NTRIPLES = re.compile(rb"<" + re.escape(GENID.encode()) + rb"([0-9a-f]{32})/([^>]*)>")
+_READ_BACK = re.compile(r"([0-9a-f]{32})_(.+)")
+
+
+def _skolem(label: str, salt: str) -> str:
+    """The Skolem IRI of the blank node ``label`` written in a request salted ``salt``."""
+    read_back = _READ_BACK.fullmatch(label)
+    return f"{GENID}{read_back[1]}/{read_back[2]}" if read_back else f"{GENID}{salt}/{label}"
+
+
+def _skolem_term(term: Term | Triple, salt: str) -> Term | Triple:
+    return NamedNode(_skolem(term.value, salt)) if isinstance(term, BlankNode) else term
+
+
 def _insert_data(quads: Sequence[Quad]) -> str:
     parts = ["INSERT DATA {"]
     for quad in quads:
@@ -522,7 +555,13 @@ def _bound(sparql: str, substitutions: Substitutions | None) -> str:
     if not substitutions:
         return sparql
     names = " ".join(f"?{name}" for name in substitutions)
-    terms = " ".join(sparql_term(term) for term in substitutions.values())
+    # a blank node read back from an engine that skolemizes is named by its Skolem IRI
+    terms = " ".join(
+        f"<{_skolem(term.value, '')}>"
+        if isinstance(term, BlankNode) and _READ_BACK.fullmatch(term.value)
+        else sparql_term(term)
+        for term in substitutions.values()
+    )
     block = f" VALUES ({names}) {{ ({terms}) }} "
     where = _WHERE.search(sparql)
     at = where.end() if where else sparql.find("{") + 1
