@@ -103,22 +103,40 @@ def _stop(process: subprocess.Popen[bytes]) -> None:
         process.wait()
 
 
+class OxigraphServer:
+    """An empty ``oxigraph serve`` in ``directory`` on a free loopback port."""
+
+    def __init__(self, directory: Path) -> None:
+        binary = shutil.which("oxigraph")
+        assert binary, "the oxigraph command comes with the dev extra (pip install -e '.[dev]')"
+        self.port = free_port()
+        self.process = subprocess.Popen(
+            [binary, "serve", "--location", str(directory), "--bind", f"127.0.0.1:{self.port}"],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        try:
+            _wait(self.process, f"http://127.0.0.1:{self.port}/query", "oxigraph serve")
+        except BaseException:
+            _stop(self.process)
+            raise
+
+    @property
+    def url(self) -> str:
+        return f"sparql+http://127.0.0.1:{self.port}"
+
+    def close(self) -> None:
+        _stop(self.process)
+
+
 @contextmanager
 def oxigraph_server(directory: Path) -> Iterator[str]:
     """An empty ``oxigraph serve`` on a free loopback port; its ``sparql+http://`` store URL."""
-    binary = shutil.which("oxigraph")
-    assert binary, "the oxigraph command comes with the dev extra (pip install -e '.[dev]')"
-    port = free_port()
-    process = subprocess.Popen(
-        [binary, "serve", "--location", str(directory), "--bind", f"127.0.0.1:{port}"],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    server = OxigraphServer(directory)
     try:
-        _wait(process, f"http://127.0.0.1:{port}/query", "oxigraph serve")
-        yield f"sparql+http://127.0.0.1:{port}"
+        yield server.url
     finally:
-        _stop(process)
+        server.close()
 
 
 class Virtuoso:
@@ -175,4 +193,4 @@ class Virtuoso:
         _stop(self.process)
 
 
-__all__ = ["VIRTUOSO_PACKAGE", "Virtuoso", "free_port", "oxigraph_server", "virtuoso_binaries"]
+__all__ = ["VIRTUOSO_PACKAGE", "OxigraphServer", "Virtuoso", "free_port", "oxigraph_server", "virtuoso_binaries"]

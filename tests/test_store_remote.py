@@ -364,3 +364,27 @@ def test_an_update_of_many_triples_in_one_block_is_written_whole(sparql_server):
             "{ ?s <urn:test:q> ?b . ?b <urn:test:r> ?v . ?s <urn:test:p> ?v } }"
         ).rows()[0]
         assert (counted["n"].value, counted["nodes"].value) == ("4000", "4000")  # type: ignore[union-attr]
+
+
+def test_another_machine_never_sees_a_large_ingest_before_its_commit(sparql_server, tmp_path, monkeypatch):
+    """A large ingest loads its graphs ahead of its commit point; on a server the current view
+    gets their copies only with the commit (in the chunks that make them current)."""
+    from provgraph.ingest import pipeline
+
+    monkeypatch.setattr(pipeline, "BULK_THRESHOLD", 2)  # the bulk path, on small data
+    data = tmp_path / "many.ttl"
+    data.write_text("".join(f"<http://example.org/s{i}> <http://example.org/p> {i} .\n" for i in range(20)))
+    seen: list[str] = []
+    count = "SELECT (COUNT(*) AS ?n) WHERE { ?s <http://example.org/p> ?o }"
+    with ProvGraph.open(sparql_server) as writer, ProvGraph.open(sparql_server, read_only=True) as other:
+        commit = pipeline.catalog.commit_staged_update
+
+        def look_then_commit(entries):  # called as the commit point is written
+            seen.append(other.query(count).rows()[0]["n"].value)  # type: ignore[union-attr]
+            return commit(entries)
+
+        monkeypatch.setattr(pipeline.catalog, "commit_staged_update", look_then_commit)
+        assert writer.ingest(data, IngestOptions(id="many", title="Many")).statements == 20
+        after = other.query(count).rows()[0]["n"].value  # type: ignore[union-attr]
+    assert seen == ["0"]  # the graphs were loaded, not yet in the view
+    assert after == "20"

@@ -996,7 +996,12 @@ def _write(
         # (its clean-up failed too; no reopen recovered them) go first. No marks: one lookup.
         view.recover(backend)
         backend.load_quads(marks, bulk=True)  # the marks first: recovery finds what follows them
-        backend.load_quads((*spool, staged), bulk=True)
+        # A store that others read while it is written (a SPARQL server) gets the graphs' copies
+        # in the current view after the commit point (view.finish_commit), so that the view
+        # never shows a graph that is not committed; an embedded store loads them here, with the
+        # bulk loader, and its readers read checkpoints made after the write.
+        copies = (spool[1],) if not view.deferred(backend) else ()
+        backend.load_quads((spool[0], *copies, staged), bulk=True)
         # The commit point: one transaction of a few lines per revised document, whatever the
         # number of new ones, naming the change log's entry as the commit under way. From here on
         # the ingest is committed: the statuses of the new versions follow in chunks (below), and

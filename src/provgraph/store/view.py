@@ -109,6 +109,19 @@ def committed(graphs: Iterable[str]) -> str:
 FLUSH_CHUNKS = 4
 
 
+def deferred(backend: Backend) -> bool:
+    """Whether a large ingest copies its graphs into the view after its commit point rather than
+    loading the copies ahead of it: on a store others may read at any moment (a SPARQL server,
+    whose :attr:`~provgraph.store.base.Backend.generation` is None), so that the view never shows
+    a graph that is not committed."""
+    return backend.generation is None and not backend.read_only
+
+
+#: A chunk's graphs copied into the view (a deferred view, :func:`deferred`).
+COPY = Template("""INSERT { GRAPH pgid:current { ?s ?p ?o } }
+WHERE { VALUES ?g { $graphs } GRAPH ?g { ?s ?p ?o } }""")
+
+
 def finish_commit(backend: Backend, graphs: Iterable[str] | None = None) -> None:
     """Make the pending graphs of the commit under way current (``graphs``: them, as the ingest
     knows them; None: the marks left, as recovery finds them), a chunk of :data:`COMMIT_CHUNK`
@@ -127,9 +140,12 @@ def finish_commit(backend: Backend, graphs: Iterable[str] | None = None) -> None
         terms = [sparql_term(NamedNode(g)) for g in chunk]
         statuses = " ".join(f"{g} {PG.status} {PG.Current} ." for g in terms)
         added = " ".join(f"{change} {PG.added} {g} ." for g in terms)
+        # the copies of a deferred view, in the chunk's transaction: a graph is in the view once it is current
+        copy = COPY.substitute(graphs=" ".join(terms)) + " ;\n" if deferred(backend) else ""
         backend.update(
-            "DELETE DATA { GRAPH " + _CAT + " { " + _marks(chunk) + " } } ;\n"
-            "INSERT DATA { GRAPH " + _CAT + " { " + statuses + " } GRAPH " + _CHANGES + " { " + added + " } }"
+            copy + "DELETE DATA { GRAPH " + _CAT + " { " + _marks(chunk) + " } } ;\n"
+            "INSERT DATA { GRAPH " + _CAT + " { " + statuses + " } GRAPH " + _CHANGES + " { " + added + " } }",
+            prefixes=PREFIXES,
         )
         written += 1
         if written % FLUSH_CHUNKS == 0:
@@ -183,6 +199,7 @@ def recover(backend: Backend) -> list[str]:
 __all__ = [
     "COMMIT_CHUNK",
     "committed",
+    "deferred",
     "ensure",
     "finish_commit",
     "is_maintained",
