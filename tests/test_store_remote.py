@@ -388,3 +388,24 @@ def test_another_machine_never_sees_a_large_ingest_before_its_commit(sparql_serv
         after = other.query(count).rows()[0]["n"].value  # type: ignore[union-attr]
     assert seen == ["0"]  # the graphs were loaded, not yet in the view
     assert after == "20"
+
+
+def test_a_large_ingest_sent_in_many_requests_keeps_its_blank_nodes_one_node_each(sparql_server, tmp_path, monkeypatch):
+    from provgraph.ingest import pipeline
+    from provgraph.store import remote
+
+    monkeypatch.setattr(pipeline, "BULK_THRESHOLD", 2)  # the bulk path
+    monkeypatch.setattr(remote, "POST_BYTES", 500)  # many requests to the Graph Store Protocol
+    data = tmp_path / "nodes.ttl"
+    data.write_text(
+        "".join(
+            f"<http://example.org/s{i}> <http://example.org/q> [ <http://example.org/r> {i} ] .\n" for i in range(30)
+        )
+    )
+    joined = (
+        "SELECT (COUNT(*) AS ?n) WHERE { ?s <http://example.org/q> ?b . ?b <http://example.org/r> ?v "
+        'FILTER(STR(?s) = CONCAT("http://example.org/s", STR(?v))) }'
+    )
+    with ProvGraph.open(sparql_server) as pg:
+        assert pg.ingest(data, IngestOptions(id="nodes", title="Nodes")).statements == 60
+        assert pg.query(joined).rows()[0]["n"].value == "30"  # type: ignore[union-attr]
