@@ -84,6 +84,10 @@ def test_a_syntax_error_on_the_server_names_its_position_in_the_text_as_written(
         assert raised.value.column is None and "syntax error" in raised.value.reason
     else:
         assert raised.value.column == 16 and "expected" in raised.value.reason
+    # an update with declarations of its own, which the store's check of writers goes after
+    with ProvGraph.open(sparql_server) as pg, pytest.raises(QueryError) as raised:
+        pg.update("PREFIX t: <urn:test:>\nINSERT DATA { GRAPH t:g {\n t:a t:b } }")
+    assert raised.value.line == 3, raised.value
 
 
 def test_an_unreachable_server_or_one_that_is_not_sparql_fails_at_open(tmp_path):
@@ -409,3 +413,29 @@ def test_a_large_ingest_sent_in_many_requests_keeps_its_blank_nodes_one_node_eac
     with ProvGraph.open(sparql_server) as pg:
         assert pg.ingest(data, IngestOptions(id="nodes", title="Nodes")).statements == 60
         assert pg.query(joined).rows()[0]["n"].value == "30"  # type: ignore[union-attr]
+
+
+def test_an_update_longer_than_the_server_takes_goes_in_several_requests(sparql_server):
+    """Virtuoso refuses a request of more than 10 MB: a longer update goes in several, its data
+    blocks cut into operations (here with limits small enough to cut a small update)."""
+    import dataclasses
+
+    triples = " ".join(f"<urn:test:s{i}> <urn:test:p> {i} ." for i in range(1000))
+    with ProvGraph.open(sparql_server) as pg:
+        backend = pg.backend
+        small = dataclasses.replace(backend.endpoint.dialect, max_update_bytes=5_000, max_block_triples=50)  # type: ignore[attr-defined]
+        backend.endpoint = dataclasses.replace(backend.endpoint, dialect=small)  # type: ignore[attr-defined]
+        sent: list[int] = []
+        request = backend._request  # type: ignore[attr-defined]
+
+        def counted(url, data, **kwargs):  # type: ignore[no-untyped-def]
+            if url == backend.endpoint.update and isinstance(data, bytes):  # type: ignore[attr-defined]
+                sent.append(len(data))
+            return request(url, data, **kwargs)
+
+        backend._request = counted  # type: ignore[attr-defined]
+        pg.update(f"PREFIX t: <urn:test:> INSERT DATA {{ GRAPH t:many {{ {triples} }} }} ; DROP SILENT GRAPH t:none")
+        count = "SELECT (COUNT(*) AS ?n) (SUM(?o) AS ?sum) WHERE { GRAPH <urn:test:many> { ?s ?p ?o } }"
+        row = pg.query(count).rows()[0]
+        assert (row["n"].value, row["sum"].value) == ("1000", str(sum(range(1000))))  # type: ignore[union-attr]
+    assert len(sent) > 5  # it went in several requests

@@ -227,22 +227,27 @@ class SparqlText:
         """What the LOAD operations of an update fetch."""
         return [_target(self.tokens, i) for i, t in enumerate(self.tokens) if t.is_word("LOAD")]
 
-    def rewrite_data_blocks(self, *, skolem: Callable[[str], str] | None, max_block_triples: int | None) -> str:
+    def rewrite_data_blocks(
+        self, *, skolem: Callable[[str], str] | None, max_block_triples: int | None
+    ) -> tuple[str, list[str]]:
         """The update with its data written for an engine with less room than the standard
-        gives (Virtuoso):
+        gives (Virtuoso), as its own prologue and its operations, each a text of its own (so that
+        they can go in several requests):
 
         - ``skolem``: every blank node ``_:x`` of a data block written as the IRI ``skolem(x)``
           (RDF 1.1's Skolem IRIs), for an engine that refuses blank nodes in a data block and
           cannot name one in a later request.
-        - ``max_block_triples``: a ``GRAPH`` block of more triples is closed and opened again
-          (``} GRAPH <g> {``) every so many, and a data block's own triples go on in a new
-          operation (``} ; INSERT DATA {``): Virtuoso's parser runs out of stack past about
-          4,990 triples in one block ("memory exhausted")."""
+        - ``max_block_triples``: a data block goes on in a new operation every so many triples
+          (``} ; INSERT DATA {``, its ``GRAPH`` block opened again): Virtuoso's parser runs out of
+          stack past about 4,990 triples in one block ("memory exhausted")."""
         cuts: list[tuple[int, int, str]] = []
         tokens = self.tokens
-        # per open group: the text that reopens it after a cut (None for a group that is no data
-        # block: a WHERE clause, a template, whose blank nodes are variables or new nodes), and
-        # its triples since the last cut
+        prologue = 0  # tokens of the PREFIX and BASE declarations before the first operation
+        while prologue < len(tokens) and tokens[prologue].is_word("PREFIX", "BASE"):
+            prologue += 3 if tokens[prologue].is_word("PREFIX") else 2
+        # per open group: the text that goes on with it in a new operation (None for a group
+        # that is no data block: a WHERE clause, a template, whose blank nodes are variables or
+        # new nodes), and its triples since the last cut
         reopen: list[str | None] = []
         counts: list[int] = []
         for i, token in enumerate(tokens):
@@ -251,11 +256,13 @@ class SparqlText:
                 cuts.append((token.start, token.start + len(token.text), f"<{_escape_iri(skolem(token.text[2:]))}>"))
             if token.kind is not Kind.PUNCT:
                 continue
-            if token.text == "{":
+            if token.text == ";" and not reopen:
+                cuts.append((token.start + 1, token.start + 1, _OPERATION))
+            elif token.text == "{":
                 if i >= 2 and tokens[i - 2].is_word("GRAPH") and in_data:
-                    reopen.append(f"}} GRAPH {tokens[i - 1].text} {{")
+                    reopen.append(f"}} {reopen[-1]} GRAPH {tokens[i - 1].text} {{")
                 elif i >= 2 and tokens[i - 1].is_word("DATA") and tokens[i - 2].is_word("INSERT", "DELETE"):
-                    reopen.append(f"}} ; {tokens[i - 2].value} DATA {{")
+                    reopen.append(f"}} ;{_OPERATION} {tokens[i - 2].value} DATA {{")
                 else:
                     reopen.append(None)
                 counts.append(0)
@@ -268,17 +275,23 @@ class SparqlText:
                 if counts[-1] >= max_block_triples and following is not None and following.text != "}":
                     cuts.append((token.start + 1, token.start + 1, f" {reopen[-1]} "))
                     counts[-1] = 0
+        start = tokens[prologue].start if prologue < len(tokens) else len(self.original)
         parts: list[str] = []
-        done = 0
-        for start, end, text in sorted(cuts):
-            parts += [self.original[done:start], text]
+        done = start
+        for begin, end, text in sorted(cuts):
+            parts += [self.original[done:begin], text]
             done = end
-        return "".join(parts) + self.original[done:]
+        operations = ("".join(parts) + self.original[done:]).split(_OPERATION)
+        return self.original[:start], [op for op in operations if op.strip()]
 
     def has_dataset_clause(self) -> bool:
         """Whether a query names its own dataset with FROM or FROM NAMED (a store's default view
         must then leave it alone; only the protocol's dataset parameters override it)."""
         return any(t.is_word("FROM") for t in self.tokens)
+
+
+#: Where one operation of a rewritten update ends (see SparqlText.rewrite_data_blocks).
+_OPERATION = "\x00operation\x00"
 
 
 def read(text: str, *, base_iri: str | None = None, prefixes: Mapping[str, str] = PREFIXES) -> SparqlText:

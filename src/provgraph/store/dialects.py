@@ -55,6 +55,10 @@ class Dialect:
     #: The most triples one block of a data block may hold (Virtuoso's parser runs out of stack
     #: at about 4,990): larger blocks are cut (:meth:`~provgraph.sparql_text.SparqlText.rewrite_data_blocks`).
     max_block_triples: int | None = None
+    #: The longest update text sent in one request; a longer one goes in several, its data blocks
+    #: cut into operations, each request atomic alone (Virtuoso refuses a request over 10 MB:
+    #: "The STRING session ... is longer than 10Mb").
+    max_update_bytes: int | None = None
     #: Triples per INSERT DATA when quads are written so (Virtuoso compiles an update to SQL
     #: and refuses one whose text grows past its limits).
     insert_chunk: int = 100_000
@@ -95,6 +99,7 @@ DIALECTS: dict[str, Dialect] = {
             graphs_query=_ANY_TRIPLE_GRAPHS,
             skolemizes=True,
             max_block_triples=2_000,
+            max_update_bytes=8_000_000,
             insert_chunk=5_000,
             syntax_error=_VIRTUOSO_ERROR,
             truncated_header="X-SQL-State",

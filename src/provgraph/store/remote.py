@@ -249,27 +249,37 @@ class SparqlBackend(CoreQueries):
 
     def update(self, sparql: str, *, base_iri: str | None = None, prefixes: dict[str, str] | None = None) -> None:
         self._check_writable()
-        tokens = self._tokens if self._tokens is not None else self._read_tokens()
-        following = NamedNode(f"{_TOKEN_NS}{uuid.uuid4().hex}")
-        guard = _guard(tokens, following)
-        prologue = _prologue(prefixes, base_iri)
         engine = self.endpoint.dialect
         skolems = engine.skolemizes and "_:" in sparql
         split = engine.max_block_triples is not None and sparql.count(".") > engine.max_block_triples
-        if skolems or split:
+        large = engine.max_update_bytes is not None and len(sparql) > engine.max_update_bytes
+        requests = [sparql]
+        if skolems or split or large:
             declared = {**PREFIXES, **(prefixes or {})}
             salt = uuid.uuid4().hex
-            sparql = read(sparql, base_iri=base_iri, prefixes=declared).rewrite_data_blocks(
+            own, operations = read(sparql, base_iri=base_iri, prefixes=declared).rewrite_data_blocks(
                 skolem=(lambda label: _skolem(label, salt)) if skolems else None,
-                max_block_triples=engine.max_block_triples if split else None,
+                max_block_triples=engine.max_block_triples if split or large else None,
             )
+            requests = [own + ops for ops in _packed(operations, engine.max_update_bytes)]
+        for request in requests:
+            self._update(request, _prologue(prefixes, base_iri))
+
+    def _update(self, sparql: str, prologue: str) -> None:
+        """One update request, its first operations the check of the write token (:func:`_guard`)."""
+        tokens = self._tokens if self._tokens is not None else self._read_tokens()
+        following = NamedNode(f"{_TOKEN_NS}{uuid.uuid4().hex}")
+        guard = _guard(tokens, following)
         self._tokens = None  # read again after a failure, whoever won
+        # the guard's operations go after the update's own declarations: Oxigraph takes none
+        # after a ";" (the grammar allows them)
+        own = _OWN_PROLOGUE.match(sparql)
+        declared = own.group(0) if own else ""
+        text = prologue + declared + guard + sparql[len(declared) :]
         try:
-            self._request(
-                self.endpoint.update, (prologue + guard + sparql).encode(), content_type="application/sparql-update"
-            )
+            self._request(self.endpoint.update, text.encode(), content_type="application/sparql-update")
         except QuerySyntaxError as exc:
-            raise _shifted(exc, prologue + guard) from exc.__cause__
+            raise _shifted(exc, prologue, declared, guard) from exc.__cause__
         except StoreError as exc:
             # the engine's own words name the token it could not drop (or create), not only the
             # text of the update it quotes after them
@@ -502,6 +512,21 @@ class SparqlBackend(CoreQueries):
         return StoreError(f"the SPARQL server at {url} answered HTTP {exc.code}: {message}")
 
 
+def _packed(operations: list[str], most: int | None) -> Iterator[str]:
+    """The operations joined into texts of at most ``most`` characters where they fit (all in
+    one without a limit), each ending without its last ``;``."""
+    batch: list[str] = []
+    size = 0
+    for operation in operations:
+        if batch and most is not None and size + len(operation) > most:
+            yield "".join(batch).rstrip().removesuffix(";")
+            batch, size = [], 0
+        batch.append(operation)
+        size += len(operation)
+    if batch:
+        yield "".join(batch).rstrip().removesuffix(";")
+
+
 def _blocks(files: Sequence[Path], size: int = 1 << 20) -> Iterator[bytes]:
     for file in files:
         with file.open("rb") as f:
@@ -516,10 +541,23 @@ def _prologue(prefixes: dict[str, str] | None, base_iri: str | None) -> str:
     return "\n".join(lines) + "\n" if lines else ""
 
 
-def _shifted(exc: QuerySyntaxError, prologue: str) -> QuerySyntaxError:
-    """The error with its line counted in the text as given, not after the prologue."""
-    line = exc.line - prologue.count("\n") if exc.line is not None else None
-    return QuerySyntaxError(exc.reason, line=line, column=exc.column)
+def _shifted(exc: QuerySyntaxError, prologue: str, declared: str = "", inserted: str = "") -> QuerySyntaxError:
+    """The error's position in the text as given: the sent text had ``prologue`` before it and
+    ``inserted`` (whole lines) after its own declarations ``declared``."""
+    if exc.line is None:
+        return exc
+    line, column = exc.line - prologue.count("\n"), exc.column
+    if inserted and line > declared.count("\n") + 1:
+        line -= inserted.count("\n")
+        if line == declared.count("\n") + 1 and column is not None:  # the inserted lines cut this one in two
+            column += len(declared.rsplit("\n", 1)[-1])
+    return QuerySyntaxError(exc.reason, line=line, column=column)
+
+
+#: An update's own PREFIX and BASE declarations (with the comments between them).
+_OWN_PROLOGUE = re.compile(
+    r"(?:\s|#[^\n]*\n)*(?:(?:PREFIX\s+[^\s:]*:\s*<[^>]*>|BASE\s*<[^>]*>)(?:\s|#[^\n]*\n)*)+", re.I
+)
 
 
 _TOKEN_NS = ID_NS + "write/"
