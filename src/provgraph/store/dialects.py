@@ -59,6 +59,10 @@ class Dialect:
     #: cut into operations, each request atomic alone (Virtuoso refuses a request over 10 MB:
     #: "The STRING session ... is longer than 10Mb").
     max_update_bytes: int | None = None
+    #: Rows past which a read of everything is read again in parts (see SparqlBackend._parts):
+    #: Virtuoso gave 1,048,576 rows of a dump of 2.6 million quads, whatever its ResultSetMaxRows,
+    #: with no sign of the cut.
+    max_rows: int | None = None
     #: Triples per INSERT DATA when quads are written so (Virtuoso compiles an update to SQL
     #: and refuses one whose text grows past its limits).
     insert_chunk: int = 100_000
@@ -100,6 +104,7 @@ DIALECTS: dict[str, Dialect] = {
             skolemizes=True,
             max_block_triples=2_000,
             max_update_bytes=8_000_000,
+            max_rows=500_000,
             insert_chunk=5_000,
             syntax_error=_VIRTUOSO_ERROR,
             truncated_header="X-SQL-State",
