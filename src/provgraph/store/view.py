@@ -17,7 +17,9 @@ commit point is one small transaction (what revisions change, the change log's e
 graphs current in chunks of :data:`COMMIT_CHUNK`, each clearing its marks, so that the memory a
 commit takes does not grow with the number of documents (Oxigraph holds a transaction in memory,
 about 1-2 KB a quad). :func:`recover` rolls a commit under way forward, and takes out of the view,
-and out of the catalog, what a pending graph no commit reached left.
+and out of the catalog, what a pending graph no commit reached left. On a store that others read
+while it is written (a SPARQL server, :func:`deferred`), a large ingest's graphs are copied into
+the view only after its commit point, as the commit is finished.
 
 The view is derived: it is left out of exports and rebuilt from the source graphs after a restore
 or when a store made before it existed is first opened for writing (:func:`ensure`).
@@ -117,6 +119,7 @@ def deferred(backend: Backend) -> bool:
     return backend.generation is None and not backend.read_only
 
 
+#: Graphs one request copies into a deferred view (see finish_commit).
 COPY_GRAPHS = 50
 #: A chunk's graphs copied into the view (a deferred view, :func:`deferred`).
 COPY = Template("""INSERT { GRAPH pgid:current { ?s ?p ?o } }
