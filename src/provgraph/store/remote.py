@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import functools
 import io
 import itertools
 import os
@@ -213,11 +214,12 @@ class SparqlBackend(CoreQueries):
             if not self.endpoint.dialect.union_by_default or default_graph or named_graphs is not None:
                 raise QueryError("this SPARQL server is not asked for the union of all graphs: name the graphs")
             default_graph = named_graphs = None  # the engine's own default graph is that union
-        sparql = _bound(sparql, substitutions)
-        if union_default_graph:
-            dataset: list[tuple[str, str]] = []
-        else:
+        dataset: list[tuple[str, str]] = []
+        if not union_default_graph:
+            # on the text as the caller wrote it, before its variables are bound: a core query's
+            # template is read once (see _read_within), not once per call
             sparql, dataset = _dataset(sparql, default_graph, named_graphs, prefixes, base_iri, self.endpoint.dialect)
+        sparql = _bound(sparql, substitutions)
         prologue = _prologue(prefixes, base_iri)
         form: list[tuple[str, str]] = [("query", prologue + sparql), *dataset]
         # the form decides what to accept: asked for "JSON or N-Triples", Virtuoso answers a
@@ -683,15 +685,23 @@ def _dataset(
         if not engine.union_by_default or _has_dataset(sparql, prefixes, base_iri):
             return sparql, []  # the server's default graph, every named graph
         named = [_EMPTY_DEFAULT]
-    read_as = read(sparql, base_iri=base_iri, prefixes={**PREFIXES, **(prefixes or {})})
-    if not read_as.uses_named_graphs():
+    within = _read_within(sparql, named[0].value, base_iri, tuple((prefixes or {}).items()))
+    if within is None:
         return sparql, [("default-graph-uri", g.value) for g in named]
     if len(named) == 1:
-        return read_as.within_graph(named[0].value).text, []
+        return within, []
     raise QueryError(
         "on a SPARQL server, a query reading named graphs needs one graph as its default graph "
         "(the current view) or named graphs given with it (named_graphs=)"
     )
+
+
+@functools.lru_cache(maxsize=512)
+def _read_within(sparql: str, graph: str, base_iri: str | None, prefixes: tuple[tuple[str, str], ...]) -> str | None:
+    """``sparql`` with its WHERE group read in ``GRAPH <graph>``, or None when it reads no
+    named graph. Remembered: on Virtuoso every core query naming no dataset comes here."""
+    read_as = read(sparql, base_iri=base_iri, prefixes={**PREFIXES, **dict(prefixes)})
+    return read_as.within_graph(graph).text if read_as.uses_named_graphs() else None
 
 
 #: Where nothing is written: the default graph of a request on an engine whose default graph
