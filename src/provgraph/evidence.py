@@ -4,9 +4,9 @@ object is known exactly."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from itertools import islice
+from collections.abc import Iterable, Iterator, Sequence
 from string import Template
+from typing import TypeVar, cast
 
 from provgraph.errors import InputError
 from provgraph.ingest.records import LiteralCanonicalizer
@@ -28,6 +28,7 @@ from provgraph.store.terms import (
 from provgraph.vocab import DCTERMS_NS, PG_NS, PROV_NS, RDF_NS, fact_iri
 
 ObjectSpec = NamedNode | Literal | str
+T = TypeVar("T")
 
 _KNOWN = {
     RDF_NS + "type",
@@ -45,24 +46,12 @@ _KNOWN = {
 _DETAILS = {PG_NS + "sourcePassage", PG_NS + "reviewer", PG_NS + "lastVerified", PG_NS + "originalGraph"}
 
 #: The statements ``$pattern`` finds (it binds ?st, ?g, ?o and ?fact, and ?subj and ?pred if it
-#: can), with their documents; ``$status`` filters the versions.
-EVIDENCE = Template("""SELECT ?st ?fact ?subj ?pred ?o ?g ?status ?v ?d ?key ?title ?tier ?conf ?method ?at
-WHERE {
-  $pattern
-  # the document is the one the catalog says the graph is a version of: never one a graph names
-  GRAPH pgid:catalog { ?g pg:document ?d ; pg:status ?status ; pg:version ?v }
-  $status
-  GRAPH ?g {
-    ?st prov:wasDerivedFrom ?d ; pg:confidence ?conf ; pg:extractionMethod ?method ;
-        prov:generatedAtTime ?at .
-    ?d pg:documentKey ?key ; dcterms:title ?title ; pg:tier ?tier .
-  }
-  # No OPTIONAL here: Oxigraph evaluates the right side of one on its own, over every graph (at
-  # 1,000 documents the document's URL, issue date and publisher as OPTIONALs cost 30 ms a
-  # query, growing with the number of documents): they are read by _attach_documents, and the
-  # passage, reviewer and original graph by _attach_details, with the graphs bound.
-}
-ORDER BY ?tier DESC(?conf) ?key ?st""")
+#: can), in any graph: superseded versions and the current view's copies too, which the catalog
+#: then sorts out. Their documents and properties are read by the queries below, with the
+#: statements, graphs and documents bound: one query joining the catalog and the documents to a
+#: ``GRAPH ?g`` pattern took Virtuoso 1.2 s (it started from the documents' statements), and an
+#: OPTIONAL in it made Oxigraph read every graph.
+CANDIDATES = Template("SELECT ?st ?g ?subj ?pred ?o ?fact WHERE { $pattern }")
 #: The statements of the fact ``?fact`` (bound): one hop through the fact key.
 BY_FACT = "GRAPH ?g { ?st pg:fact ?fact ; rdf:object ?o }"
 #: The statements of ``?subj`` and ``?pred`` (each bound, by substitution or ``VALUES``, or free).
@@ -78,22 +67,37 @@ OF_OBJECTS = Template("""{ SELECT ?st ?g ?subj ?pred ?o ?fact WHERE {
     VALUES ?o { $objects }
     GRAPH ?g { ?st rdf:object ?o ; rdf:subject ?subj ; rdf:predicate ?pred ; pg:fact ?fact }
   } LIMIT $limit }""")
-CURRENT_ONLY = "FILTER(?status = pg:Current)"
 
-#: Document properties read for the graphs found, each one value at most.
-_DOCUMENT = {PG_NS + "sourceUrl": "url", DCTERMS_NS + "issued": "issued", DCTERMS_NS + "publisher": "publisher"}
+#: What the catalog records of the graphs ``$graphs``: the document each is a version of (never
+#: one a graph names), its status and version number.
+VERSIONS = Template("""SELECT ?g ?d ?status ?v WHERE {
+  VALUES ?g { $graphs }
+  GRAPH pgid:catalog { ?g pg:document ?d ; pg:status ?status ; pg:version ?v }
+}""")
+#: Every property of the (statement, graph) pairs ``$pairs``.
+STATEMENT_PROPERTIES = Template(
+    "SELECT ?st ?g ?p ?o WHERE { VALUES (?st ?g) { $pairs } GRAPH ?g { ?st ?p ?o } } ORDER BY ?st ?p ?o"
+)
 #: The properties ``$properties`` of the (graph, document) pairs ``$pairs``.
 DOCUMENT_PROPERTIES = Template(
     "SELECT ?g ?d ?k ?x WHERE { VALUES (?g ?d) { $pairs } VALUES ?k { $properties } GRAPH ?g { ?d ?k ?x } }"
 )
-#: Every property but ``$known`` of the (statement, graph) pairs ``$pairs``.
-STATEMENT_DETAILS = Template("""SELECT ?st ?g ?p ?o WHERE {
-  VALUES (?st ?g) { $pairs }
-  GRAPH ?g { ?st ?p ?o FILTER(?p NOT IN ($known)) }
-} ORDER BY ?st ?p ?o""")
-_KNOWN_LIST = ", ".join(sparql_term(k) for k in sorted(_KNOWN))  # SPARQL's IN takes commas
 #: Every property of the (passage, graph) pairs ``$pairs``.
 PASSAGES = Template("SELECT ?p ?g ?k ?v WHERE { VALUES (?p ?g) { $pairs } GRAPH ?g { ?p ?k ?v } }")
+#: Bound terms per query: a subject with many facts is read in several queries, each short.
+BATCH = 500
+
+#: Statement properties every piece of evidence has (a statement without one is not evidence),
+#: by their field in the rows.
+_REQUIRED = {
+    PROV_NS + "wasDerivedFrom": "d",
+    PG_NS + "confidence": "conf",
+    PG_NS + "extractionMethod": "method",
+    PROV_NS + "generatedAtTime": "at",
+}
+#: Document properties, required and then optional (the least value of each).
+_DOCUMENT_REQUIRED = {PG_NS + "documentKey": "key", DCTERMS_NS + "title": "title", PG_NS + "tier": "tier"}
+_DOCUMENT = {PG_NS + "sourceUrl": "url", DCTERMS_NS + "issued": "issued", DCTERMS_NS + "publisher": "publisher"}
 
 
 def parse_object(text: str) -> NamedNode | Literal | str:
@@ -143,23 +147,7 @@ def find(
         pattern, bound = STATEMENTS, {"subj": subject, "pred": predicate}
         if isinstance(obj, str):
             pattern = WITH_TEXT.substitute(text=sparql_term(Literal(obj)))
-    query = EVIDENCE.substitute(pattern=pattern, status="" if include_history else CURRENT_ONLY)
-    found: dict[str, dict[str, object]] = {}
-    revoked = revocations.statements(backend)
-    for row in backend.select(query, substitutions=bound):
-        key = f"{row.value('st')} {row.value('g')}"
-        if key in found:
-            continue
-        if row.value("st") in revoked:
-            if not include_history:
-                continue
-            found[key] = {**_row(row, subject, predicate), "status": SourceStatus.REVOKED}
-            continue
-        found[key] = _row(row, subject, predicate)
-    _attach_documents(backend, found.values())
-    evidence = [Evidence.model_validate(v) for v in found.values()]
-    _attach_details(backend, evidence)
-    return evidence
+    return _gather(backend, pattern, bound, subject, predicate, history=include_history)
 
 
 def about(backend: Backend, subjects: Sequence[NamedNode | BlankNode], *, limit: int | None = None) -> list[Evidence]:
@@ -168,16 +156,15 @@ def about(backend: Backend, subjects: Sequence[NamedNode | BlankNode], *, limit:
     subject is the stored node itself (a labelled ``[]`` of one document), bound by
     substitution: written into a query it would be a fresh variable."""
     iris = [s for s in subjects if isinstance(s, NamedNode)]
-    found: dict[str, dict[str, object]] = {}
-    if iris:
-        _about(backend, OF_SUBJECTS.substitute(subjects=sparql_terms(iris)), None, iris[0], limit, found)
+    found: list[Evidence] = []
+    value = NamedNode(RDF_NS + "value")
+    for start in range(0, len(iris), BATCH):
+        pattern = OF_SUBJECTS.substitute(subjects=sparql_terms(iris[start : start + BATCH]))
+        found += _gather(backend, pattern, None, iris[0], value, limit=_left(limit, found))
     for node in subjects:
-        if isinstance(node, BlankNode) and (limit is None or len(found) < limit):
-            _about(backend, STATEMENTS, node, node, None if limit is None else limit - len(found), found)
-    _attach_documents(backend, found.values())
-    evidence = [Evidence.model_validate(v) for v in found.values()]
-    _attach_details(backend, evidence)
-    return evidence
+        if isinstance(node, BlankNode) and _left(limit, found) != 0:
+            found += _gather(backend, STATEMENTS, {"subj": node}, node, value, limit=_left(limit, found))
+    return found
 
 
 def pointing_at(backend: Backend, objects: Sequence[NamedNode], *, limit: int) -> list[Evidence]:
@@ -185,33 +172,119 @@ def pointing_at(backend: Backend, objects: Sequence[NamedNode], *, limit: int) -
     the facts pointing at them, one hop in ("ibuprofen interacts with warfarin" for warfarin), as
     :func:`find` returns them; at most ``limit``, of the first ``4 * limit`` statements the
     engine finds in any version (a hub is the object of too many to read them all)."""
-    found: dict[str, dict[str, object]] = {}
-    if objects and limit > 0:
-        pattern = OF_OBJECTS.substitute(objects=sparql_terms(objects), limit=4 * limit)
-        _about(backend, pattern, None, objects[0], limit, found)
-    _attach_documents(backend, found.values())
-    evidence = [Evidence.model_validate(v) for v in found.values()]
-    _attach_details(backend, evidence)
-    return evidence
+    if not objects or limit <= 0:
+        return []
+    pattern = OF_OBJECTS.substitute(objects=sparql_terms(objects), limit=4 * limit)
+    return _gather(backend, pattern, None, objects[0], NamedNode(RDF_NS + "value"), limit=limit)
 
 
-def _about(
+def _left(limit: int | None, found: Sequence[object]) -> int | None:
+    return None if limit is None else max(0, limit - len(found))
+
+
+def _gather(
     backend: Backend,
     pattern: str,
-    node: BlankNode | None,
-    given: NamedNode | BlankNode,
-    limit: int | None,
-    found: dict[str, dict[str, object]],
-) -> None:
-    query = EVIDENCE.substitute(pattern=pattern, status=CURRENT_ONLY)
+    bound: Substitutions | None,
+    subject: NamedNode | BlankNode,
+    predicate: NamedNode,
+    *,
+    history: bool = False,
+    limit: int | None = None,
+) -> list[Evidence]:
+    """The evidence of the statements ``pattern`` finds: those of current source graphs, not
+    revoked (or, with ``history``, of every version, revoked ones marked so), each once per
+    graph, best first (tier, then confidence, document key, statement); at most ``limit``.
+    ``subject`` and ``predicate`` stand in for what the pattern does not bind."""
+    candidates: dict[tuple[str, str], Row] = {}
+    for row in backend.stream(CANDIDATES.substitute(pattern=pattern), substitutions=bound):
+        candidates.setdefault((row.value("st"), row.value("g")), row)
+    versions: dict[str, Row] = {}
+    for graphs in _batches(sorted({g for _, g in candidates})):
+        versions.update((r.value("g"), r) for r in backend.select(VERSIONS.substitute(graphs=_iris(graphs))))
+    current = PG_NS + "Current"
     revoked = revocations.statements(backend)
-    # the rows are read as the engine sorts them: a limit stops reading, as LIMIT would stop it
-    stream = backend.stream(query, substitutions={"subj": node} if node is not None else None)
-    rows = (row for row in stream if row.value("st") not in revoked)
-    for row in rows if limit is None else islice(rows, limit):
-        key = f"{row.value('st')} {row.value('g')}"
-        if key not in found:
-            found[key] = _row(row, given, NamedNode(RDF_NS + "value"))
+    kept = {
+        key: row
+        for key, row in candidates.items()
+        if key[1] in versions and (history or (versions[key[1]].value("status") == current and key[0] not in revoked))
+    }
+    properties = _statement_properties(backend, list(kept))
+    documents = _document_properties(backend, sorted({(g, versions[g].value("d")) for _, g in kept}))
+    rows: list[dict[str, object]] = []
+    for key, row in kept.items():
+        version, found = versions[key[1]], properties.get(key, {})
+        terms = {name: found[p][0] for p, name in _REQUIRED.items() if p in found}
+        document = documents.get((key[1], version.value("d")), {})
+        # the document is the one the catalog says the graph is a version of: never one a graph names
+        if len(terms) < len(_REQUIRED) or terms["d"] != version["d"] or not set(_DOCUMENT_REQUIRED) <= set(document):
+            continue
+        terms |= {name: document[p] for p, name in _DOCUMENT_REQUIRED.items()}
+        merged = _row(Row.of({**row.as_dict(), **version.as_dict(), **terms}), subject, predicate)
+        merged |= {name: document[p].value if p in document else None for p, name in _DOCUMENT.items()}
+        if key[0] in revoked:
+            merged["status"] = SourceStatus.REVOKED
+        merged["properties"] = found
+        rows.append(merged)
+    rows.sort(key=lambda r: (r["tier"], -cast(float, r["confidence"]), r["document_key"], r["statement"]))
+    rows = rows if limit is None else rows[:limit]
+    passages = _passages(
+        backend,
+        {(props[PG_NS + "sourcePassage"][0].value, str(r["graph"]))
+         for r in rows if PG_NS + "sourcePassage" in (props := cast(_Properties, r["properties"]))},
+    )  # fmt: skip
+    return [_evidence(r, passages) for r in rows]
+
+
+_Properties = dict[str, list[Term]]
+
+
+def _batches(items: Sequence[T]) -> Iterator[Sequence[T]]:
+    for start in range(0, len(items), BATCH):
+        yield items[start : start + BATCH]
+
+
+def _iris(items: Iterable[str]) -> str:
+    return " ".join(sparql_term(NamedNode(i)) for i in items)
+
+
+def _statement_properties(backend: Backend, pairs: Sequence[tuple[str, str]]) -> dict[tuple[str, str], _Properties]:
+    properties: dict[tuple[str, str], _Properties] = {}
+    for batch in _batches(pairs):
+        for row in backend.select(STATEMENT_PROPERTIES.substitute(pairs=_pairs(batch))):
+            properties.setdefault((row.value("st"), row.value("g")), {}).setdefault(row.value("p"), []).append(row["o"])
+    return properties
+
+
+def _document_properties(backend: Backend, pairs: Sequence[tuple[str, str]]) -> dict[tuple[str, str], dict[str, Term]]:
+    """Each (graph, document)'s properties that evidence shows, the least value of each."""
+    found: dict[tuple[str, str], dict[str, Term]] = {}
+    wanted = sparql_terms(NamedNode(p) for p in (*_DOCUMENT_REQUIRED, *_DOCUMENT))
+    for batch in _batches(pairs):
+        for r in backend.select(DOCUMENT_PROPERTIES.substitute(pairs=_pairs(batch), properties=wanted)):
+            values, key, value = found.setdefault((r.value("g"), r.value("d")), {}), r.value("k"), r["x"]
+            if key not in values or value.value < values[key].value:
+                values[key] = value
+    return found
+
+
+def _evidence(row: dict[str, object], passages: dict[tuple[str, str], PassageInfo]) -> Evidence:
+    """A row as evidence, with the rest of its statement's provenance: its passage, reviewer,
+    last verification, original graph, and further properties (e.g. DBpedia's edit metadata) as
+    ``attributes``."""
+    found = cast(_Properties, row.pop("properties"))
+    first = {p: v[0].value for p, v in found.items() if p in _DETAILS}
+    verified = first.get(PG_NS + "lastVerified")
+    row |= {
+        "passage": passages.get((first.get(PG_NS + "sourcePassage", ""), str(row["graph"]))),
+        "reviewer": first.get(PG_NS + "reviewer"),
+        "last_verified": parse_datetime(verified) if verified is not None else None,
+        "original_graph": first.get(PG_NS + "originalGraph"),
+    }
+    attributes = {p: [str(o) for o in v] for p, v in found.items() if p not in _DETAILS and p not in _KNOWN}
+    if attributes:
+        row["attributes"] = attributes
+    return Evidence.model_validate(row)
 
 
 def _subject(bound: Term | None, given: NamedNode | BlankNode) -> str:
@@ -242,63 +315,9 @@ def _row(row: Row, subject: NamedNode | BlankNode, predicate: NamedNode) -> dict
     }
 
 
-def _attach_documents(backend: Backend, rows: Iterable[dict[str, object]]) -> None:
-    """Each row's document URL, issue date and publisher (the least value of each, if any), read
-    with the (graph, document) pairs bound."""
-    rows = list(rows)
-    for row in rows:
-        row.update(dict.fromkeys(_DOCUMENT.values()))
-    pairs = sorted({(str(r["graph"]), str(r["document"])) for r in rows})
-    if not pairs:
-        return
-    query = DOCUMENT_PROPERTIES.substitute(pairs=_pairs(pairs), properties=sparql_terms(_DOCUMENT))
-    found: dict[tuple[str, str], dict[str, str]] = {}
-    for r in backend.select(query):
-        key, field = (r.value("g"), r.value("d")), _DOCUMENT[r.value("k")]
-        value = r.value("x")
-        if field not in found.setdefault(key, {}) or value < found[key][field]:
-            found[key][field] = value
-    for row in rows:
-        row.update(found.get((str(row["graph"]), str(row["document"])), {}))
-
-
 def _pairs(pairs: Iterable[tuple[str, str]]) -> str:
     """IRI pairs as the rows of a two-variable ``VALUES`` block."""
     return " ".join(f"({sparql_term(a)} {sparql_term(b)})" for a, b in pairs)
-
-
-def _attach_details(backend: Backend, evidence: list[Evidence]) -> None:
-    """The rest of each statement's provenance, with the statements bound (one query): its
-    passage, reviewer, last verification, original graph, and further properties (e.g.
-    DBpedia's edit metadata) as ``attributes``. Then the passages' text and position."""
-    if not evidence:
-        return
-    query = STATEMENT_DETAILS.substitute(pairs=_pairs((e.statement, e.graph) for e in evidence), known=_KNOWN_LIST)
-    properties: dict[tuple[str, str], dict[str, list[Term]]] = {}
-    for row in backend.select(query):
-        key = (row.value("st"), row.value("g"))
-        properties.setdefault(key, {}).setdefault(row.value("p"), []).append(row["o"])
-    passages = _passages(
-        backend,
-        {(found[PG_NS + "sourcePassage"][0].value, key[1]) for key, found in properties.items()
-         if PG_NS + "sourcePassage" in found},
-    )  # fmt: skip
-    for i, e in enumerate(evidence):
-        found = properties.get((e.statement, e.graph))
-        if not found:
-            continue
-        first = {p: v[0].value for p, v in found.items() if p in _DETAILS}
-        verified = first.get(PG_NS + "lastVerified")
-        update: dict[str, object] = {
-            "passage": passages.get((first.get(PG_NS + "sourcePassage", ""), e.graph)),
-            "reviewer": first.get(PG_NS + "reviewer"),
-            "last_verified": parse_datetime(verified) if verified is not None else None,
-            "original_graph": first.get(PG_NS + "originalGraph"),
-        }
-        attributes = {p: [str(o) for o in v] for p, v in found.items() if p not in _DETAILS}
-        if attributes:
-            update["attributes"] = attributes
-        evidence[i] = e.model_copy(update=update)
 
 
 def _passages(backend: Backend, wanted: set[tuple[str, str]]) -> dict[tuple[str, str], PassageInfo]:
