@@ -56,6 +56,18 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
         find_browser(required=item.config.getoption("--require-browser"))
 
 
+@pytest.fixture(autouse=True)
+def _model_servers_forgotten() -> Iterator[None]:
+    """What the chat client learnt of a model server (a rejected JSON mode, a context length) is
+    kept per base URL for the life of the process: a test's loopback server may get the port of
+    an earlier test's, and must be met afresh."""
+    from provgraph.llm import forget_servers
+
+    forget_servers()
+    yield
+    forget_servers()
+
+
 @pytest.fixture(scope="session")
 def virtuoso_server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Virtuoso]:
     """One Virtuoso for the session (each xdist worker has its own); tests empty it first

@@ -91,6 +91,79 @@ def schema_rejected() -> Reply:
     )
 
 
+# ---------------------------------------------------------------------- servers as they behave
+# What real servers answer, from their code and documentation, so that the client's handling of
+# each is tested against the bytes it will meet.
+
+
+def llama_cpp_schema_500() -> Reply:
+    """llama-cpp-python's server on ``response_format: json_schema``: HTTP 500, its pydantic
+    error and its own traceback in the message."""
+    return error(
+        500,
+        "1 validation error for CreateChatCompletionRequest\nresponse_format.type: Input should be 'text' or "
+        "'json_object'\n  File \"/srv/venv/lib/python3.11/site-packages/llama_cpp/server/app.py\", line 376",
+    )
+
+
+def context_exceeded(n_ctx: int, prompt_tokens: int, max_tokens: int | None) -> Reply:
+    """llama-cpp-python's, vLLM's and OpenAI's HTTP 400 for a prompt longer than the context."""
+    message = (
+        f"This model's maximum context length is {n_ctx} tokens. However, you requested "
+        f"{prompt_tokens + (max_tokens or 0)} tokens ({prompt_tokens} in the messages, {max_tokens} in the "
+        "completion). Please reduce the length of the messages or completion."
+    )
+    return error(400, message, type="invalid_request_error", param="messages")
+
+
+def llama_server_context_exceeded(n_ctx: int, prompt_tokens: int) -> Reply:
+    """llama.cpp's own server (llama-server) for a prompt longer than its context: HTTP 400 with
+    the lengths as fields of the error, not in its message."""
+    body = {
+        "error": {
+            "code": 400,
+            "message": "the request exceeds the available context size, try increasing it",
+            "type": "exceed_context_size_error",
+            "n_prompt_tokens": prompt_tokens,
+            "n_ctx": n_ctx,
+        }
+    }
+    return Reply(status=400, body=body)
+
+
+def prompt_tokens(body: dict[str, Any]) -> int:
+    """The tokens of a request's messages as a real tokenizer counts them, about 4 bytes each
+    (provgraph's estimate is more cautious), plus the chat template's."""
+    text = "".join(str(m.get("content") or "") for m in body.get("messages", []))
+    return len(text.encode("utf-8")) // 4 + 8 * len(body.get("messages", []))
+
+
+def within_context(
+    n_ctx: int, reply: Callable[[dict[str, Any]], Reply], *, native: bool = False
+) -> Callable[[dict[str, Any]], Reply]:
+    """A responder that, like a server with a context of ``n_ctx`` tokens, refuses a prompt that
+    leaves no room for ``max_tokens`` (vLLM) or that does not fit (llama.cpp, ``native``), and
+    else answers with ``reply``."""
+
+    def respond(body: dict[str, Any]) -> Reply:
+        used = prompt_tokens(body)
+        if native and used > n_ctx:
+            return llama_server_context_exceeded(n_ctx, used)
+        if not native and used + (body.get("max_tokens") or 0) > n_ctx:
+            return context_exceeded(n_ctx, used, body.get("max_tokens"))
+        return reply(body)
+
+    return respond
+
+
+def looping(body: dict[str, Any]) -> Reply:
+    """A small model that repeats itself: it writes until ``max_tokens`` (a word a token) and
+    stops with finish_reason=length; asked without a limit, until a 4,096-token context is full."""
+    limit = body.get("max_tokens") or 4096 - prompt_tokens(body)
+    content = '{"answer_summary": "' + " ".join(["Amsterdam is the capital"] * (limit // 4)) + " Amsterdam"
+    return completion(content, finish_reason="length")
+
+
 class FakeLLMServer:
     """The server (see the module docstring). Use it as a context manager, or :func:`running`."""
 
@@ -199,4 +272,19 @@ def running() -> Iterator[FakeLLMServer]:
         yield server
 
 
-__all__ = ["FakeLLMServer", "Reply", "answer", "completion", "error", "refusal", "running", "schema_rejected"]
+__all__ = [
+    "FakeLLMServer",
+    "Reply",
+    "answer",
+    "completion",
+    "context_exceeded",
+    "error",
+    "llama_cpp_schema_500",
+    "llama_server_context_exceeded",
+    "looping",
+    "prompt_tokens",
+    "refusal",
+    "running",
+    "schema_rejected",
+    "within_context",
+]

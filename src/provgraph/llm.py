@@ -8,7 +8,20 @@ Structured output. OpenAI and recent vLLM accept ``response_format={"type": "jso
 constrains decoding to the schema; many local servers accept only ``{"type": "json_object"}`` (or
 nothing). :attr:`JsonMode.AUTO` tries the schema first and, when the server rejects it with HTTP
 400, switches to plain JSON mode with the schema in the system message and validates on the
-client side; the switch is remembered for the model's lifetime.
+client side. What a server rejected is remembered per base URL for the life of the process.
+
+Size. A reply is bounded by ``max_tokens`` (a small model can loop until its context is full),
+and the prompt by the server's context length less the reply: :attr:`OpenAISettings.context_tokens`
+when configured, else :data:`DEFAULT_CONTEXT` (:data:`OPENAI_CONTEXT` on api.openai.com) until the
+server says otherwise. Tokens are estimated conservatively from UTF-8 bytes
+(:func:`estimate_tokens`). A server that rejects a prompt as too long for its context (llama.cpp,
+llama-cpp-python, vLLM and OpenAI say so with HTTP 400, most with the length) is asked once more
+with the prompt rebuilt for the context it named, and that context is remembered per base URL.
+
+Retries. Connection errors and HTTP 408, 409, 429 and 5xx are retried up to
+:attr:`OpenAISettings.max_retries` times (after the server's ``retry-after``, else a short
+backoff); a request that timed out is retried at most once: a generation that ran out of time
+will run out again, and each try costs the whole timeout.
 
 Every failure of the server (down, slow, HTTP errors after the client's retries, refusals,
 truncated or off-schema output) becomes one :class:`~provgraph.errors.GenerationError` with a
@@ -22,7 +35,10 @@ import enum
 import json
 import os
 import re
-from collections.abc import Mapping
+import threading
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any, ClassVar, TypeVar, cast
 
 import openai
@@ -58,9 +74,15 @@ class OpenAISettings(BaseModel):
     base_url: str | None = Field(default=None, description="e.g. http://localhost:11434/v1; None: api.openai.com")
     api_key: SecretStr | None = Field(default=None, description="None for local servers that need no key")
     timeout: float = Field(default=30.0, gt=0, description="seconds per request")
-    max_retries: int = Field(default=2, ge=0, description="retries of connection errors, 408/409/429 and 5xx")
+    max_retries: int = Field(
+        default=2, ge=0, description="retries of connection errors, 408/409/429 and 5xx (a timeout at most once)"
+    )
     temperature: float = Field(default=0.0, ge=0.0, le=2.0)
     json_mode: JsonMode = JsonMode.AUTO
+    context_tokens: int | None = Field(
+        default=None, ge=512, description="the server's context length in tokens; None: learnt from the server"
+    )
+    max_tokens: int | None = Field(default=None, ge=16, description="a cap on a reply's tokens; None: the output's own")
 
     #: environment variables read by :meth:`from_env`, provgraph's before OpenAI's
     ENV: ClassVar[dict[str, tuple[str, ...]]] = {
@@ -69,6 +91,8 @@ class OpenAISettings(BaseModel):
         "api_key": ("PROVGRAPH_LLM_API_KEY", "OPENAI_API_KEY"),
         "timeout": ("PROVGRAPH_LLM_TIMEOUT",),
         "json_mode": ("PROVGRAPH_LLM_JSON_MODE",),
+        "context_tokens": ("PROVGRAPH_LLM_CONTEXT_TOKENS",),
+        "max_tokens": ("PROVGRAPH_LLM_MAX_TOKENS",),
     }
 
     @classmethod
@@ -113,6 +137,41 @@ def data_json(value: object) -> str:
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
+#: The context length assumed of a server that has not said its own (llama.cpp's and vLLM's
+#: usual; llama-cpp-python's default is 2048 and says so when a prompt is longer), and of OpenAI's.
+DEFAULT_CONTEXT = 4096
+OPENAI_CONTEXT = 128_000
+#: UTF-8 bytes per token, conservatively: English prose is about 4 to a token, JSON with hex ids
+#: about 3 (SmolLM2's tokenizer on provgraph's evidence lines: 3.4).
+BYTES_PER_TOKEN = 2.8
+#: Tokens a chat template adds around each message.
+MESSAGE_OVERHEAD = 8
+
+
+def estimate_tokens(text: str) -> int:
+    """A conservative estimate of the tokens of ``text``."""
+    return int(len(text.encode("utf-8")) / BYTES_PER_TOKEN) + 1
+
+
+@dataclass
+class _Learned:
+    """What a server's answers said about it."""
+
+    mode: _Mode | None = None
+    context: int | None = None
+
+
+_LEARNED: dict[str, _Learned] = {}
+_LEARNED_LOCK = threading.Lock()
+
+
+def forget_servers() -> None:
+    """Forget what servers rejected and the contexts they named (after a server was upgraded or
+    reconfigured, or between tests)."""
+    with _LEARNED_LOCK:
+        _LEARNED.clear()
+
+
 class TruncatedError(GenerationError):
     """The model's reply hit the output token limit (finish_reason=length); ``partial`` is what
     it wrote until then."""
@@ -143,15 +202,48 @@ class ChatModel:
     ) -> None:
         self.settings = settings or OpenAISettings()
         key = self.settings.api_key.get_secret_value() if self.settings.api_key else PLACEHOLDER_KEY
-        self._client = client or openai.OpenAI(
-            api_key=key,
-            base_url=self.settings.base_url,
-            timeout=self.settings.timeout,
-            max_retries=self.settings.max_retries,
+        # the retries are this class's own (a timeout is retried at most once): none in the client
+        self._client = (
+            client.with_options(max_retries=0)
+            if client is not None
+            else openai.OpenAI(
+                api_key=key, base_url=self.settings.base_url, timeout=self.settings.timeout, max_retries=0
+            )
         )
         self.what = what
-        #: how the model is asked for JSON: this steps down once for each rejection
-        self._mode = _Mode.OBJECT if self.settings.json_mode is JsonMode.JSON_OBJECT else _Mode.SCHEMA
+        with _LEARNED_LOCK:
+            self._learned = _LEARNED.setdefault(self.where, _Learned())
+
+    @property
+    def _mode(self) -> _Mode:
+        """How the model is asked for JSON: the configured way, stepped down once for each
+        rejection this server gave."""
+        if self.settings.json_mode is JsonMode.JSON_OBJECT:
+            return _Mode.OBJECT
+        if self.settings.json_mode is JsonMode.SCHEMA:
+            return _Mode.SCHEMA
+        return self._learned.mode or _Mode.SCHEMA
+
+    @property
+    def context_tokens(self) -> int:
+        """The server's context length: configured, named by the server, or assumed."""
+        if self.settings.context_tokens is not None:
+            return self.settings.context_tokens
+        if self._learned.context is not None:
+            return self._learned.context
+        return OPENAI_CONTEXT if self.settings.base_url is None else DEFAULT_CONTEXT
+
+    def reply_tokens(self, wanted: int | None) -> int:
+        """The ``max_tokens`` sent for an output that needs ``wanted`` tokens: capped by the
+        settings' cap and by a quarter of the context (the rest is the prompt's: the system
+        message alone, with the schema in it, is about 900 tokens)."""
+        caps = [self.context_tokens // 4, *(t for t in (wanted, self.settings.max_tokens) if t is not None)]
+        return min(caps)
+
+    def prompt_budget(self, system: str, schema: type[BaseModel], reply_tokens: int) -> int:
+        """Tokens left for the user message, after the system message as sent and the reply."""
+        used = estimate_tokens(self.system_message(system, schema)) + 2 * MESSAGE_OVERHEAD + reply_tokens
+        return self.context_tokens - used
 
     @property
     def schema_rejected(self) -> bool:
@@ -183,36 +275,58 @@ class ChatModel:
     def ask(
         self,
         system: str,
-        user: str,
+        user: str | Callable[[int], str],
         schema: type[T],
         *,
         strict: type[BaseModel] | None = None,
         max_tokens: int | None = None,
     ) -> T:
-        """The model's reply to ``user`` as an instance of ``schema``. ``strict`` is the schema as
-        structured output is sent (default ``schema``), for a schema whose strict form differs;
-        ``max_tokens`` bounds the reply (a small model can loop until its context is full).
-        Raises :class:`GenerationError` on any failure of the server or the output,
-        :class:`TruncatedError` when the reply hit the token limit."""
+        """The model's reply to ``user`` as an instance of ``schema``. ``user`` may be a function
+        of the tokens left for it (:meth:`prompt_budget`), called again when the server names a
+        smaller context. ``strict`` is the schema as structured output is sent (default
+        ``schema``), for a schema whose strict form differs; ``max_tokens``, the tokens the
+        output needs (sent capped, :meth:`reply_tokens`). Raises :class:`GenerationError` on any
+        failure of the server or the output, :class:`TruncatedError` when the reply hit the
+        token limit."""
         wire = strict or schema
-        limit = max_tokens if max_tokens is not None else openai.omit
+        retries = timeouts = 0
+        resized = False
         try:
             while True:
+                limit = self.reply_tokens(max_tokens)
+                text = user(self.prompt_budget(system, wire, limit)) if callable(user) else user
                 try:
                     if self._mode is _Mode.SCHEMA:
-                        return schema.model_validate(self._structured(system, user, wire, limit).model_dump())
+                        return schema.model_validate(self._structured(system, text, wire, limit).model_dump())
                     return schema.model_validate_json(
-                        self._json_object(self.system_message(system, wire), user, wire, limit)
+                        self._json_object(self.system_message(system, wire), text, wire, limit)
                     )
                 except openai.APIStatusError as exc:
-                    if not self._step_down(exc):
+                    if self._step_down(exc):
+                        continue
+                    if callable(user) and not resized and self._learn_context(exc, system, wire, text):
+                        resized = True
+                        continue
+                    if not _transient(exc) or retries >= self.settings.max_retries:
                         raise
+                    wait = _retry_after(exc.response, retries)
+                except openai.APITimeoutError:
+                    if timeouts or retries >= self.settings.max_retries:
+                        raise
+                    timeouts += 1
+                    wait = _retry_after(None, retries)
+                except openai.APIConnectionError:
+                    if retries >= self.settings.max_retries:
+                        raise
+                    wait = _retry_after(None, retries)
+                retries += 1
+                time.sleep(wait)
         except GenerationError:
             raise
         except openai.APITimeoutError as exc:
             raise GenerationError(
                 f"the model server at {self.where} did not answer within the timeout "
-                f"({self.settings.timeout:g} s, {self.settings.max_retries} retries)"
+                f"({self.settings.timeout:g} s, tried {1 + timeouts} times)"
             ) from exc
         except openai.APIConnectionError as exc:
             raise GenerationError(f"cannot connect to the model server at {self.where}: {exc}") from exc
@@ -238,13 +352,33 @@ class ChatModel:
         except openai.OpenAIError as exc:
             raise GenerationError(f"the model server call failed: {exc}") from exc
 
+    def _learn_context(self, exc: openai.APIStatusError, system: str, schema: type[BaseModel], user: str) -> bool:
+        """After a rejection of a prompt too long for the server's context, the context it named
+        (or, when it named none, three quarters of what was sent) is remembered: True. False for
+        any other error."""
+        if exc.status_code != 400:
+            return False
+        text = f"{exc.message} {json.dumps(exc.body) if exc.body is not None else ''}"
+        if not _CONTEXT_WORDS.search(text):
+            return False
+        named = _CONTEXT_NAMED.search(text)
+        if named:
+            context = int(next(g for g in named.groups() if g))
+        else:
+            sent = estimate_tokens(self.system_message(system, schema)) + estimate_tokens(user)
+            context = max(512, min(self.context_tokens, sent) * 3 // 4)
+        with _LEARNED_LOCK:
+            self._learned.context = context
+        return True
+
     def _step_down(self, exc: openai.APIStatusError) -> bool:
         """After a rejection of the way JSON was asked for, the next way; False when there is
         none (or the configuration allows none) or the error is not such a rejection. llama.cpp
         answers json_schema with HTTP 500, OpenAI and vLLM with 400: the words decide."""
-        if self.settings.json_mode is JsonMode.SCHEMA or self._mode is _Mode.OBJECT or not _rejects_schema(exc):
+        if self.settings.json_mode is not JsonMode.AUTO or self._mode is _Mode.OBJECT or not _rejects_schema(exc):
             return False
-        self._mode = _Mode.OBJECT_SCHEMA if self._mode is _Mode.SCHEMA else _Mode.OBJECT
+        with _LEARNED_LOCK:
+            self._learned.mode = _Mode.OBJECT_SCHEMA if self._mode is _Mode.SCHEMA else _Mode.OBJECT
         return True
 
     def _messages(self, system: str, user: str) -> list[ChatCompletionMessageParam]:
@@ -302,6 +436,32 @@ class ChatModel:
         return f"the model's {self.what} was truncated (finish_reason=length): it hit the output token limit"
 
 
+#: Words of an HTTP 400 saying the prompt is too long for the context (OpenAI, vLLM,
+#: llama-cpp-python: "maximum context length is 2048 tokens"; llama.cpp: "exceeds the available
+#: context size", with ``n_ctx`` in the body).
+_CONTEXT_WORDS = re.compile(r"context[ _](?:length|size|window)|exceed_context_size", re.I)
+_CONTEXT_NAMED = re.compile(r"maximum context length is (\d+)|context window of (\d+)|\"n_ctx\": (\d+)", re.I)
+
+
+def _transient(exc: openai.APIStatusError) -> bool:
+    """What is worth asking again: as the OpenAI client retries."""
+    return exc.status_code in (408, 409, 429) or exc.status_code >= 500
+
+
+def _retry_after(response: Any, retries: int) -> float:
+    """The wait before the next try: the server's ``retry-after-ms`` or ``retry-after`` (seconds)
+    when it gives one below a minute, else 0.5 s doubling per retry, at most 8 s."""
+    headers = getattr(response, "headers", None) or {}
+    for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
+        try:
+            wait = float(headers.get(name, "")) * scale
+        except ValueError:
+            continue
+        if 0 <= wait <= 60:
+            return wait
+    return min(8.0, 0.5 * 2**retries)
+
+
 #: Words of an HTTP 400 saying the server does not support structured output.
 _SCHEMA_WORDS = ("json_schema", "response_format", "structured output", "guided_json", "schema")
 _FENCE = re.compile(r"^```(?:json)?\s*(.*?)\s*```$", re.S)
@@ -320,7 +480,12 @@ def _truncate(text: str, limit: int) -> str:
 
 
 def _error_message(exc: openai.APIStatusError) -> str:
-    return _TRACE.split(_raw_message(exc), 1)[0].strip()
+    """The server's message, without its internals: no traceback, no file path of its machine."""
+    return _PATH.sub("(a path of the server)", _TRACE.split(_raw_message(exc), 1)[0]).strip()
+
+
+#: An absolute file path of the server's machine in its message (/usr/lib/..., C:\\...).
+_PATH = re.compile(r"(?<![\w:/])(?:/[\w.+-]+){2,}/?|\b[A-Za-z]:\\(?:[\w.+-]+\\?)+")
 
 
 #: Where a server's error message goes on with its own traceback (llama-cpp-python's does).
@@ -357,4 +522,14 @@ def _strip_fences(content: str) -> str:
     return match.group(1) if match else content
 
 
-__all__ = ["PLACEHOLDER_KEY", "ChatModel", "JsonMode", "OpenAISettings", "TruncatedError", "data_json"]
+__all__ = [
+    "DEFAULT_CONTEXT",
+    "PLACEHOLDER_KEY",
+    "ChatModel",
+    "JsonMode",
+    "OpenAISettings",
+    "TruncatedError",
+    "data_json",
+    "estimate_tokens",
+    "forget_servers",
+]

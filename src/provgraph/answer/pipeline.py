@@ -55,7 +55,11 @@ def respond(
         draft = generator.generate(pack)
     generated = time.perf_counter()
     generated_at = datetime.now(UTC)
-    answer = verify(draft, pack, generator=name, judge=judge, detail=detail, extra_limitations=limitations)
+    # the extractive generator's notes are its code's, written from the evidence; a model's are checked
+    own_notes = isinstance(generator, ExtractiveGenerator)
+    answer = verify(
+        draft, pack, generator=name, judge=judge, detail=detail, extra_limitations=limitations, trust_notes=own_notes
+    )
     verified = time.perf_counter()
     return Steps(
         draft,

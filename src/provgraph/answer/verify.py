@@ -397,9 +397,12 @@ def verify(
     judge: SupportJudge | None = None,
     detail: Detail = Detail.BRIEF,
     extra_limitations: Sequence[str] = (),
+    trust_notes: bool = False,
 ) -> GroundedAnswer:
     """Check every claim of ``draft`` against the evidence of ``pack`` it cites (see the module
-    docstring) and build the grounded answer, or an abstention.
+    docstring) and build the grounded answer, or an abstention. The draft's limitations and
+    query refinements are checked too (:func:`checked_notes`), unless ``trust_notes`` says the
+    generator's own code wrote them from the evidence (the extractive generator).
 
     >>> from provgraph.answer.models import DraftAnswer, DraftClaim, EvidenceItem, EvidenceKind, EvidencePack
     >>> item = EvidenceItem(id="ev-1", number=1, kind=EvidenceKind.PASSAGE, score=1.0,
@@ -413,6 +416,16 @@ def verify(
     (['Aspirin reduces fever.'], ['unsupported_number', 'insufficient_support'])
     """
     judge = judge or HeuristicJudge()
+    if not trust_notes:
+        limitations, dropped = checked_notes(draft.limitations, pack)
+        refinements, more = checked_notes(draft.query_refinements, pack)
+        draft = draft.model_copy(update={"limitations": limitations, "query_refinements": refinements})
+        if dropped + more:
+            extra_limitations = [
+                *extra_limitations,
+                f"{dropped + more} of the generator's notes (limitations, suggested questions) were left out: "
+                "each stated a number or a name the evidence does not, gave an order, or cited.",
+            ]
     kept: list[_Kept] = []
     removed: list[VerificationIssue] = []
     for claim in draft.claims:
@@ -760,6 +773,37 @@ def _uncovered(question: str, cited: Sequence[EvidenceItem]) -> str | None:
         missing = [w for w in content if w not in found]
         return "the evidence found does not speak of " + ", ".join(f'"{w}"' for w in missing)
     return None
+
+
+#: Words a note starts a sentence with that are no name ("Only one source ...", "Ask about ...").
+_NOTE_WORDS = frozenset(
+    "only one no none some several few many most all each every ask check consider try search add find look "
+    "see note whether if although however because since sources source evidence".split()
+)
+
+
+def checked_notes(notes: Sequence[str], pack: EvidencePack) -> tuple[list[str], int]:
+    """The notes a generator wrote beside its claims (limitations, suggested questions) that may
+    reach the user, and how many were left out. A model can put there what the verifier would
+    refuse as a claim ("the maximum dose is 4 g a day"), so a note is kept only when it gives no
+    order, carries no citation mark, and every number and name in it is in the pack's trusted
+    evidence or the question."""
+    evidence = "\n".join([evidence_text([i for i in pack.items if inspect_item(i) is None]), pack.question])
+    in_evidence = _finder(set(words(evidence)))
+
+    def found(word: str) -> bool:
+        return word in _NOTE_WORDS or in_evidence(word)
+
+    kept = [
+        note.strip()
+        for note in notes
+        if note.strip()
+        and inspect(note) is None
+        and not CITATION_MARK.search(note)
+        and _unsupported_numbers(note, evidence) is None
+        and _unsupported_names(note, found) is None
+    ]
+    return list(dict.fromkeys(kept)), len(notes) - len(kept)
 
 
 def _summary(
