@@ -13,6 +13,7 @@ from helpers import CAPITALS, EXAMPLES, capitals_options
 from provgraph import (
     ExportFormat,
     IngestOptions,
+    InputFormat,
     NotFoundError,
     ProvGraph,
     StoreNotEmptyError,
@@ -104,10 +105,67 @@ def test_one_graph_as_turtle_and_jsonld(filled):
     assert catalog is not None and b"SourceGraph" in catalog
 
 
-def test_dataset_jsonld(filled):
+def test_dataset_jsonld_has_a_context_and_holds_what_nquads_holds(filled):
     dump = filled.export(format=ExportFormat.JSONLD)
     assert dump is not None
-    assert isinstance(json.loads(dump), dict | list)
+    document = json.loads(dump)
+    assert document["@context"] == {
+        "pg": "https://w3id.org/provgraph/ns#",
+        "pgid": "https://w3id.org/provgraph/id/",
+        "prov": "http://www.w3.org/ns/prov#",
+        "rdf": "http://www.w3.org/1999/02/22-rdf-syntax-ns#",
+        "xsd": "http://www.w3.org/2001/XMLSchema#",
+        "dcterms": "http://purl.org/dc/terms/",
+    }
+    text = dump.decode()
+    # keys, ids and datatypes written short; literal text never rewritten
+    assert '"prov:wasDerivedFrom":' in text and '"@id":"pgid:catalog"' in text and '"@type":"xsd:' in text
+    assert "http://www.w3.org/ns/prov#wasDerivedFrom" not in text
+    nquads = filled.export(format=ExportFormat.NQUADS)
+    assert nquads is not None
+    expected = set(pyoxigraph.parse(nquads, format=pyoxigraph.RdfFormat.N_QUADS))
+    # the same quads to Oxigraph's JSON-LD parser (blank node labels aside) and to rdflib's
+    parsed = list(pyoxigraph.parse(dump, format=pyoxigraph.RdfFormat.JSON_LD))
+    assert len(parsed) == len(expected) == filled.stats().quads
+    assert {q for q in parsed if not _has_blank(q)} == {q for q in expected if not _has_blank(q)}
+    assert_isomorphic_datasets(as_dataset(dump, "json-ld"), as_dataset(nquads, "nquads"))
+
+
+def _has_blank(quad: pyoxigraph.Quad) -> bool:
+    return any(isinstance(t, pyoxigraph.BlankNode) for t in (quad.subject, quad.object, quad.graph_name))
+
+
+def test_trig_and_turtle_exports_declare_their_prefixes(filled):
+    trig = filled.export(format=ExportFormat.TRIG)
+    assert trig is not None
+    head = trig.decode().splitlines()[:6]
+    assert sorted(head) == sorted(
+        [
+            "@prefix pg: <https://w3id.org/provgraph/ns#> .",
+            "@prefix pgid: <https://w3id.org/provgraph/id/> .",
+            "@prefix prov: <http://www.w3.org/ns/prov#> .",
+            "@prefix rdf: <http://www.w3.org/1999/02/22-rdf-syntax-ns#> .",
+            "@prefix xsd: <http://www.w3.org/2001/XMLSchema#> .",
+            "@prefix dcterms: <http://purl.org/dc/terms/> .",
+        ]
+    )
+    assert b"prov:wasDerivedFrom" in trig
+    turtle = filled.export(format=ExportFormat.TURTLE, graph="https://example.org/aspirin")
+    assert turtle is not None and b"@prefix pg: <https://w3id.org/provgraph/ns#> ." in turtle.split(b"\n")[:6]
+
+
+def test_stats_count_every_quad_the_export_writes_the_default_graph_too(filled):
+    triple = b"<http://example.org/a> <http://example.org/b> <http://example.org/c> ."
+    filled.replace_graph(None, triple, format=InputFormat.NTRIPLES)
+    for fmt, rdf in [
+        (ExportFormat.NQUADS, pyoxigraph.RdfFormat.N_QUADS),
+        (ExportFormat.TRIG, pyoxigraph.RdfFormat.TRIG),
+    ]:
+        dump = filled.export(format=fmt)
+        assert dump is not None
+        quads = list(pyoxigraph.parse(dump, format=rdf))
+        assert any(isinstance(q.graph_name, pyoxigraph.DefaultGraph) for q in quads)
+        assert filled.stats().quads == len(quads)
 
 
 def test_single_graph_formats_need_a_graph(filled):

@@ -10,10 +10,11 @@ import time
 from typing import Any
 
 import httpx
+import pyoxigraph
 import pytest
 
 from helpers import EXAMPLES, ROOT, ServeProcess, ingest_aspirin, live_server
-from provgraph import IngestOptions, ProvGraph
+from provgraph import DatasetView, IngestOptions, ProvGraph
 from provgraph.http import ServerSettings
 
 TOKEN = "s3cret-token"
@@ -96,6 +97,25 @@ def test_service_description_and_page_redirect(graph):
         assert xml.text.startswith("<?xml")
         browser = httpx.get(f"{url}/sparql", headers={"accept": "text/html,application/xhtml+xml"})
         assert browser.status_code == 303 and browser.headers["location"] == "/"
+
+
+def test_the_service_description_lists_the_features_the_server_has(graph):
+    sd_ns = "http://www.w3.org/ns/sparql-service-description#"
+
+    def features(settings: ServerSettings) -> set[str]:
+        with live_server(graph, settings) as url:
+            body = httpx.get(f"{url}/sparql", headers={"accept": "application/n-triples"}).content
+        return {
+            t.object.value.removeprefix(sd_ns)
+            for t in pyoxigraph.parse(body, format=pyoxigraph.RdfFormat.N_TRIPLES)
+            if t.predicate.value == sd_ns + "feature"
+        }
+
+    assert features(ServerSettings()) == set()
+    assert features(ServerSettings(federation=True, default_view=DatasetView.ALL)) == {
+        "BasicFederatedQuery",
+        "UnionDefaultGraph",
+    }
 
 
 def test_federated_queries_are_off(graph):

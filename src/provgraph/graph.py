@@ -10,7 +10,7 @@ from collections.abc import Callable, Collection, Sequence
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from types import TracebackType
-from typing import IO, TYPE_CHECKING
+from typing import IO, TYPE_CHECKING, cast
 
 from provgraph import evidence as _evidence
 from provgraph.answer import invalidation as _invalidation
@@ -47,6 +47,7 @@ from provgraph.ingest.options import IngestOptions
 from provgraph.ingest.rdf import RDF_FORMATS as _INPUT_RDF
 from provgraph.ingest.reify import xsd_datetime
 from provgraph.ingest.trix import trix_to_nquads
+from provgraph.jsonld import ContextWriter
 from provgraph.models import (
     DatasetView,
     DerivedRecords,
@@ -68,6 +69,7 @@ from provgraph.store.snapshots import Snapshots
 from provgraph.store.terms import (
     BlankNode,
     DefaultGraph,
+    GraphName,
     Literal,
     NamedNode,
     RdfFormat,
@@ -103,9 +105,30 @@ STATS = """SELECT (COUNT(DISTINCT ?d) AS ?docs) (COUNT(?g) AS ?graphs) (SUM(IF(?
 WHERE { GRAPH pgid:catalog { ?g pg:document ?d ; pg:status ?s ; pg:statementCount ?n } }"""
 #: The quads an export holds: the view and the change log are the store's own.
 EXPORTED_QUADS = """SELECT (COUNT(*) AS ?n)
-WHERE { GRAPH ?g { ?s ?p ?o } FILTER(?g NOT IN (pgid:current, pgid:changes)) }"""
+WHERE { { GRAPH ?g { ?s ?p ?o } FILTER(?g NOT IN (pgid:current, pgid:changes)) } UNION { ?s ?p ?o } }"""
+#: The namespaces every store with a document uses (its statements and catalog): an export's
+#: @prefix lines and JSON-LD context.
+EXPORT_PREFIXES = {name: PREFIXES[name] for name in ("pg", "pgid", "prov", "rdf", "xsd", "dcterms")}
 #: Whether the named graph ``?g`` exists (it may be empty).
 GRAPH_EXISTS = "ASK { GRAPH ?g {} }"
+
+
+def _dump(
+    backend: Backend,
+    output: IO[bytes],
+    format: ExportFormat,  # noqa: A002
+    *,
+    graph: GraphName | None = None,
+    exclude: Sequence[NamedNode] = (),
+) -> None:
+    """Serialise as :meth:`ProvGraph.export` does: Turtle, TriG and RDF/XML with prefixes for
+    the namespaces of :data:`EXPORT_PREFIXES`, JSON-LD with them as its context."""
+    if format is ExportFormat.JSONLD:
+        writer = ContextWriter(output, EXPORT_PREFIXES)
+        backend.dump(cast(IO[bytes], writer), RDF_FORMATS[format], graph=graph, exclude=exclude)
+        writer.finish()
+        return
+    backend.dump(output, RDF_FORMATS[format], graph=graph, exclude=exclude, prefixes=EXPORT_PREFIXES)
 
 
 def default_store_path() -> Path:
@@ -664,7 +687,7 @@ class ProvGraph:
         if not self.graph_exists(graph):
             raise NotFoundError(f"no graph <{graph}> in the store")
         target: IO[bytes] = output if output is not None else io.BytesIO()
-        self._backend.dump(target, RDF_FORMATS[format], graph=DefaultGraph() if graph is None else _graph_node(graph))
+        _dump(self._backend, target, format, graph=DefaultGraph() if graph is None else _graph_node(graph))
         if output is None:
             assert isinstance(target, io.BytesIO)
             return target.getvalue()
@@ -824,9 +847,9 @@ class ProvGraph:
                 )
             # the view is derived (rebuilt on restore) and the change log is this store's own: a restored
             # store starts its log over with a reset
-            self._backend.dump(target, RDF_FORMATS[format], exclude=(CURRENT_VIEW, CHANGES_GRAPH))
+            _dump(self._backend, target, format, exclude=(CURRENT_VIEW, CHANGES_GRAPH))
         else:
-            self._backend.dump(target, RDF_FORMATS[format], graph=self._resolve_graph(graph))
+            _dump(self._backend, target, format, graph=self._resolve_graph(graph))
         if output is None:
             assert isinstance(target, io.BytesIO)
             return target.getvalue()

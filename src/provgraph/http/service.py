@@ -8,6 +8,7 @@ from fastapi.responses import RedirectResponse, Response
 from provgraph.http.errors import HttpError
 from provgraph.http.negotiation import choose
 from provgraph.http.settings import ServerSettings
+from provgraph.options import DatasetView
 from provgraph.store.terms import BlankNode, Literal, NamedNode, Quad, RdfFormat, serialize
 
 SD = "http://www.w3.org/ns/sparql-service-description#"
@@ -49,7 +50,10 @@ def service_description(request: Request, settings: ServerSettings) -> Response:
         Quad(service, sd("endpoint"), endpoint),
         Quad(service, sd("supportedLanguage"), sd("SPARQL11Query")),
         Quad(service, sd("supportedLanguage"), sd("SPARQL11Update")),
+        # SERVICE is refused unless federation is on; the default graph is the union of every
+        # graph only in the "all" view (the others hold the current versions, or the store's own)
         Quad(service, sd("feature"), sd("BasicFederatedQuery")) if settings.federation else None,
+        Quad(service, sd("feature"), sd("UnionDefaultGraph")) if settings.default_view is DatasetView.ALL else None,
         Quad(service, sd("defaultDataset"), dataset),
         Quad(dataset, RDF_TYPE, sd("Dataset")),
         Quad(dataset, sd("defaultGraph"), default),

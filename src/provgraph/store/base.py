@@ -7,7 +7,7 @@ a read-only backend raises :class:`~provgraph.errors.ReadOnlyStoreError` on ever
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import IO, Protocol, runtime_checkable
 
@@ -136,9 +136,16 @@ class Backend(Protocol):
     def remove_graph(self, graph: NamedNode) -> None: ...
 
     def dump(
-        self, output: IO[bytes], fmt: RdfFormat, *, graph: GraphName | None = None, exclude: Sequence[NamedNode] = ()
+        self,
+        output: IO[bytes],
+        fmt: RdfFormat,
+        *,
+        graph: GraphName | None = None,
+        exclude: Sequence[NamedNode] = (),
+        prefixes: Mapping[str, str] | None = None,
     ) -> None:
-        """Serialise the whole dataset but the graphs in ``exclude``, or one graph."""
+        """Serialise the whole dataset but the graphs in ``exclude``, or one graph; ``prefixes``
+        for the formats that have them."""
         ...
 
     def optimize(self) -> None: ...

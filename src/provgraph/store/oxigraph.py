@@ -14,7 +14,7 @@ import os
 import socket
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from datetime import UTC, datetime
 from itertools import islice
 from pathlib import Path
@@ -247,16 +247,23 @@ class OxigraphBackend(CoreQueries):
             self._store.remove_graph(graph)
 
     def dump(
-        self, output: IO[bytes], fmt: RdfFormat, *, graph: GraphName | None = None, exclude: Sequence[NamedNode] = ()
+        self,
+        output: IO[bytes],
+        fmt: RdfFormat,
+        *,
+        graph: GraphName | None = None,
+        exclude: Sequence[NamedNode] = (),
+        prefixes: Mapping[str, str] | None = None,
     ) -> None:
+        named = dict(prefixes) if prefixes else None
         try:
             if graph is None and exclude:
                 left_out = set(exclude)
-                serialize((q for q in self._store if q.graph_name not in left_out), output, fmt)
+                serialize((q for q in self._store if q.graph_name not in left_out), output, fmt, prefixes=named)
             elif graph is None:
-                self._store.dump(output, format=fmt)
+                self._store.dump(output, format=fmt, prefixes=named)
             else:
-                self._store.dump(output, format=fmt, from_graph=graph)
+                self._store.dump(output, format=fmt, from_graph=graph, prefixes=named)
         except BrokenPipeError:
             raise  # the reader left: the caller decides
         except OSError as exc:

@@ -37,7 +37,7 @@ import os
 import re
 import urllib.parse
 import uuid
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, cast
@@ -425,15 +425,22 @@ class SparqlBackend(CoreQueries):
             yield row["g"]  # type: ignore[misc]
 
     def dump(
-        self, output: IO[bytes], fmt: RdfFormat, *, graph: GraphName | None = None, exclude: Sequence[NamedNode] = ()
+        self,
+        output: IO[bytes],
+        fmt: RdfFormat,
+        *,
+        graph: GraphName | None = None,
+        exclude: Sequence[NamedNode] = (),
+        prefixes: Mapping[str, str] | None = None,
     ) -> None:
         left_out = set(exclude)
+        named = dict(prefixes) if prefixes else None
         if not self.endpoint.dialect.dataset_store:
             quads = (q for q in self.quads(graph=graph) if q.graph_name not in left_out)
             if graph is not None:
-                serialize((Triple(q.subject, q.predicate, q.object) for q in quads), output, fmt)
+                serialize((Triple(q.subject, q.predicate, q.object) for q in quads), output, fmt, prefixes=named)
             else:
-                serialize(quads, output, fmt)
+                serialize(quads, output, fmt, prefixes=named)
             return
         url = self.endpoint.store
         if isinstance(graph, DefaultGraph):
@@ -444,9 +451,9 @@ class SparqlBackend(CoreQueries):
         with self._open(url, None, accept=_MEDIA[read_as]) as response:  # parsed as it comes
             read = parse(response, format=read_as)
             if graph is None:
-                serialize((q for q in read if q.graph_name not in left_out), output, fmt)
+                serialize((q for q in read if q.graph_name not in left_out), output, fmt, prefixes=named)
             else:
-                serialize(read, output, fmt)
+                serialize(read, output, fmt, prefixes=named)
 
     def optimize(self) -> None:
         """The server keeps its own storage."""
