@@ -41,6 +41,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "is not installed (CI installs it and sets this)",
     )
     parser.addoption(
+        "--require-graphviz",
+        action="store_true",
+        default=False,
+        help="fail, rather than skip, the tests of SVG pictures when Debian's graphviz (its dot program) "
+        "is missing (CI installs it and sets this)",
+    )
+    parser.addoption(
         "--require-llama",
         action="store_true",
         default=False,

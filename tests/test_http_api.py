@@ -326,8 +326,18 @@ def test_export_prov_needs_a_source(loaded):
     catalog = loaded.get("/export", params={"format": "provjson", "graph": "catalog"})
     assert catalog.status_code == 400
     assert "not a source graph" in catalog.json()["error"]
-    unknown_format = loaded.get("/export", params={"format": "provxml", "graph": "https://example.org/aspirin"})
+    unknown_format = loaded.get("/export", params={"format": "provrdf", "graph": "https://example.org/aspirin"})
     assert unknown_format.status_code == 400 and "format" in unknown_format.json()["error"]
+
+
+def test_export_prov_xml_and_the_picture_of_a_source(loaded):
+    params = {"graph": "https://example.org/aspirin"}
+    xml = loaded.get("/export", params={**params, "format": "provxml"})
+    assert xml.status_code == 200 and xml.headers["content-type"].startswith("application/xml")
+    assert "<prov:wasDerivedFrom>" in xml.text
+    dot = loaded.get("/export", params={**params, "format": "dot"})
+    assert dot.headers["content-type"].startswith("text/vnd.graphviz")
+    assert '"aspirin · treats · headache"' in dot.text
 
 
 def test_reads_ask_for_the_token_when_the_operator_says_so(pg):

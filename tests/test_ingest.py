@@ -80,12 +80,15 @@ def test_statement_structure_and_document_fields_live_once(pg):
         ),
     )
     graph = report.documents[0].graph
-    # every statement: 12 quads (asserted triple, two types, s/p/o, fact, source, activity, time,
-    # confidence, method); the document, activity and agent are described once
+    # every statement: 13 quads (asserted triple, three types: rdf:Statement, pg:Statement and
+    # prov:Entity, s/p/o, fact, source, activity, time, confidence, method); the document,
+    # activity and agent are described once
     per_statement = pg.query(f"""SELECT ?st (COUNT(*) AS ?n) WHERE {{ GRAPH <{graph}> {{
         ?st a pg:Statement ; ?p ?o }} }} GROUP BY ?st""").rows()
     assert len(per_statement) == 4
-    assert {int(r["n"].value) for r in per_statement} == {11}
+    assert {int(r["n"].value) for r in per_statement} == {12}
+    entities = pg.query(f"SELECT ?st WHERE {{ GRAPH <{graph}> {{ ?st a pg:Statement, prov:Entity }} }}").rows()
+    assert len(entities) == 4  # typed in the data, for PROV tools that read no ontology
     titles = pg.query(f"SELECT ?t WHERE {{ GRAPH <{graph}> {{ ?d dcterms:title ?t }} }}").rows()
     assert [r["t"].value for r in titles] == ["Aspirin facts"]
     on_statements = pg.query(f"""ASK {{ GRAPH <{graph}> {{ ?st a pg:Statement .

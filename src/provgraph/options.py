@@ -183,14 +183,24 @@ class ResultFormat(enum.StrEnum):
 
 
 class ProvFormat(enum.StrEnum):
-    """Serialisations of a source's provenance as a W3C PROV document (``export_prov``)."""
+    """Serialisations of a source's provenance as a W3C PROV document (``export_prov``): PROV-N,
+    PROV-JSON, PROV-XML, and a picture of it (Graphviz DOT, or SVG drawn with Graphviz)."""
 
     PROVN = "provn"
     PROVJSON = "provjson"
+    PROVXML = "provxml"
+    DOT = "dot"
+    SVG = "svg"
 
     @property
     def media_type(self) -> str:
-        return {"provn": "text/provenance-notation", "provjson": "application/json"}[self.value]
+        return {
+            "provn": "text/provenance-notation",
+            "provjson": "application/json",
+            "provxml": "application/xml",
+            "dot": "text/vnd.graphviz",
+            "svg": "image/svg+xml",
+        }[self.value]
 
 
 class DatasetView(enum.StrEnum):

@@ -1,5 +1,5 @@
-"""The provenance of one source graph as a W3C PROV document (PROV-N, PROV-JSON), built with the
-``prov`` package.
+"""The provenance of one source graph as a W3C PROV document (PROV-N, PROV-JSON, PROV-XML, or a
+picture of it: :mod:`provgraph.provdot`), built with the ``prov`` package.
 
 A source graph already speaks PROV-O; this maps it to the PROV data model:
 
@@ -9,7 +9,8 @@ A source graph already speaks PROV-O; this maps it to the PROV data model:
   with the provgraph software agent and any ``--agent``;
 - each statement is an entity ``wasDerivedFrom D`` and ``wasGeneratedBy A`` at its time, with the
   reified triple, fact key, confidence, method, passage, reviewer, ... as attributes;
-- each passage is an entity with its text and position;
+- each passage is an entity with its text and position, ``wasQuotedFrom D``; a statement read
+  from a passage ``wasDerivedFrom`` it (``pg:sourcePassage`` stays an attribute too);
 - the version ``G`` is an entity (``pg:SourceGraph``) with its version and status from the
   catalog, ``wasGeneratedBy A`` and ``wasRevisionOf`` the version it replaced.
 
@@ -28,6 +29,7 @@ from prov.identifier import Identifier, Namespace, QualifiedName
 from prov.model import Literal as ProvLiteral
 from prov.model import ProvDocument
 
+from provgraph import provdot
 from provgraph.errors import InputError
 from provgraph.options import ProvFormat
 from provgraph.store.base import Backend
@@ -168,7 +170,9 @@ def prov_document(backend: Backend, graph: NamedNode) -> ProvDocument:
             elif predicate == PROV_NS + "wasAssociatedWith" and isinstance(obj, NamedNode):
                 doc.wasAssociatedWith(activity, names.qname(obj.value))
     for iri, pairs in passages.items():
-        doc.entity(names.qname(iri), _attributes(names, pairs))
+        passage = doc.entity(names.qname(iri), _attributes(names, pairs))
+        for document in _objects(pairs, PG.inDocument.value):
+            doc.wasQuotedFrom(passage, names.qname(document))
     for iri, said in _statements(backend, graph):
         _statement(doc, names, iri, said, _attributes(names, said), _time(_first(said, PROV_NS + "generatedAtTime")))
     _version(doc, names, graph, version[0], activities)
@@ -225,6 +229,10 @@ def _attributes(names: _Names, pairs: Pairs) -> list[tuple[QualifiedName, object
     return out
 
 
+def _objects(pairs: Pairs, predicate: str) -> list[str]:
+    return [o.value for p, o in pairs if p == predicate and isinstance(o, NamedNode)]
+
+
 def _first(pairs: Pairs, predicate: str) -> Term | None:
     return next((o for p, o in pairs if p == predicate), None)
 
@@ -254,13 +262,19 @@ def _statement(
             doc.wasDerivedFrom(entity, names.qname(obj.value))
         elif predicate == PROV_NS + "wasGeneratedBy" and isinstance(obj, NamedNode):
             doc.wasGeneratedBy(entity, names.qname(obj.value), at)
+        elif predicate == PG.sourcePassage.value and isinstance(obj, NamedNode):
+            doc.wasDerivedFrom(entity, names.qname(obj.value))  # the passage it was read from
 
 
 def serialize(doc: ProvDocument, format: ProvFormat) -> bytes:  # noqa: A002
-    """PROV-N or PROV-JSON bytes (UTF-8)."""
+    """PROV-N, PROV-JSON or PROV-XML bytes (UTF-8), or the picture (:mod:`provgraph.provdot`)."""
     if format is ProvFormat.PROVN:
         return (doc.get_provn() + "\n").encode("utf-8")
-    text = doc.serialize(format="json", indent=2)
+    if format is ProvFormat.DOT:
+        return provdot.to_dot(doc).encode("utf-8")
+    if format is ProvFormat.SVG:
+        return provdot.to_svg(doc)
+    text = doc.serialize(format="xml" if format is ProvFormat.PROVXML else "json", indent=2)
     assert text is not None
     return text.encode("utf-8")
 

@@ -21,7 +21,6 @@ from provgraph.cli.common import (
     JsonOpt,
     StoreOpt,
     ViewOpt,
-    choice,
     err,
     metavar,
     open_store,
@@ -33,6 +32,7 @@ from provgraph.errors import ProvGraphError, ValidationFailedError
 from provgraph.options import (
     DatasetView,
     ExportFormat,
+    ProvFormat,
     ResultFormat,
 )
 
@@ -364,14 +364,13 @@ def evidence(
 @app.command()
 def export(
     fmt: Annotated[
-        ExportFormat,
+        str,  # an ExportFormat or a ProvFormat (Typer takes no union type)
         typer.Option(
             "--format",
-            parser=choice(ExportFormat, "--format"),
-            metavar=metavar(ExportFormat),
-            help="Serialisation (ttl, nt, nq, rdf also).",
+            metavar=metavar(ExportFormat)[:-1] + "|" + metavar(ProvFormat)[1:],
+            help="Serialisation (ttl, nt, nq, rdf also); provn, provjson, provxml, dot, svg: a source's provenance.",
         ),
-    ] = ExportFormat.TRIG,
+    ] = ExportFormat.TRIG.value,
     graph_name: Annotated[
         str | None,
         typer.Option("--graph", metavar="GRAPH", help="One graph: a graph IRI, a document key or IRI, or 'catalog'."),
@@ -381,16 +380,44 @@ def export(
     ] = None,
     store: StoreOpt = DEFAULT_STORE,
 ) -> None:
-    """Export the dataset or one graph.
+    """Export the dataset, one graph, or a source's provenance.
 
-    The dataset as TriG, N-Quads or JSON-LD; one graph also as Turtle, N-Triples or RDF/XML."""
+    The dataset as TriG, N-Quads or JSON-LD; one graph also as Turtle, N-Triples or RDF/XML; the
+    provenance of one source (--graph KEY) as PROV-N, PROV-JSON, PROV-XML, or a picture (Graphviz
+    DOT, or SVG, drawn by Graphviz's dot)."""
+    chosen = _export_format(fmt)
+    if isinstance(chosen, ProvFormat) and graph_name is None:
+        raise typer.BadParameter(
+            f"{chosen.value} is the provenance of one source: give --graph KEY", param_hint="'--graph'"
+        )
     with open_store(store, read_only=True) as graph:
+        if isinstance(chosen, ProvFormat):
+            data = graph.export_prov(graph_name or "", format=chosen)
+            if output is not None:
+                output.write_bytes(data)
+            else:
+                sys.stdout.buffer.write(data)
+                sys.stdout.buffer.flush()
+            return
         if output is not None:
             with output.open("wb") as f:
-                graph.export(format=fmt, graph=graph_name, output=f)
+                graph.export(format=chosen, graph=graph_name, output=f)
         else:
-            graph.export(format=fmt, graph=graph_name, output=sys.stdout.buffer)
+            graph.export(format=chosen, graph=graph_name, output=sys.stdout.buffer)
             sys.stdout.buffer.flush()
+
+
+def _export_format(value: str) -> ExportFormat | ProvFormat:
+    """An RDF serialisation (with its aliases) or a PROV format, or the usage error naming both."""
+    try:
+        return ExportFormat(str(value))
+    except ValueError:
+        pass
+    try:
+        return ProvFormat(str(value))
+    except ValueError:
+        allowed = ", ".join([*(f.value for f in ExportFormat), *(f.value for f in ProvFormat)])
+        raise typer.BadParameter(f"{value!r} is not one of {allowed}", param_hint="'--format'") from None
 
 
 @app.command()

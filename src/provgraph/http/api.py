@@ -77,6 +77,9 @@ class ApiExportFormat(enum.StrEnum):
     RDFXML = "rdfxml"
     PROVN = "provn"
     PROVJSON = "provjson"
+    PROVXML = "provxml"
+    DOT = "dot"
+    SVG = "svg"
 
 
 _REPORT_EXAMPLE = {
@@ -514,10 +517,11 @@ async def evidence(
 
 @router.get(
     "/export",
-    summary="The dataset or one graph in an RDF format, or a source's provenance as PROV-N / PROV-JSON",
+    summary="The dataset or one graph in an RDF format, or a source's provenance as PROV or a picture",
     description="TriG, N-Quads and JSON-LD hold the whole dataset (the catalog included) or one graph; "
-    "Turtle, N-Triples and RDF/XML one graph. `provn` and `provjson` are the provenance of one source "
-    "(the document, the extraction activity, its agents and every statement) as a W3C PROV document.",
+    "Turtle, N-Triples and RDF/XML one graph. `provn`, `provjson` and `provxml` are the provenance of one "
+    "source (the document, the extraction activity, its agents, its passages and every statement) as a W3C "
+    "PROV document; `dot` and `svg` draw it (SVG needs Graphviz on the server).",
     response_class=Response,
     dependencies=[READ_ACCESS],
     responses={
@@ -532,6 +536,9 @@ async def evidence(
                 "application/rdf+xml": {},
                 ProvFormat.PROVN.media_type: {},
                 "application/json": {},
+                ProvFormat.PROVXML.media_type: {},
+                ProvFormat.DOT.media_type: {},
+                ProvFormat.SVG.media_type: {},
             },
         },
         400: {"model": ErrorBody, "description": "this format needs a graph"},
@@ -547,7 +554,7 @@ async def export(
         ApiExportFormat,
         Query(
             description="trig, nquads, jsonld (dataset or graph); turtle, ntriples, rdfxml (a graph); "
-            "provn, provjson (a source's provenance)",
+            "provn, provjson, provxml (a source's provenance), dot, svg (a picture of it)",
         ),
     ] = ApiExportFormat.TRIG,
     graph: Annotated[
@@ -565,7 +572,7 @@ async def export(
         prov_format = ProvFormat(format.value)
         if graph is None:
             raise HttpError(400, f"{prov_format.value} is the provenance of one source: give a graph (a document)")
-        body = await reader.run(reads.export_prov, graph, prov_format.value, settings.max_result_bytes)
+        body = await reader.run(reads.export_prov, graph, prov_format, settings.max_result_bytes)
         return Response(body, media_type=prov_format.media_type)
     rdf_format = ExportFormat(format.value)
     if graph is None and not rdf_format.supports_datasets:

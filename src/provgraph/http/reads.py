@@ -48,6 +48,7 @@ from provgraph.http.evaluate import TIMEOUT, TOO_LARGE, LimitExceeded, capture
 from provgraph.http.settings import ServerSettings
 from provgraph.http.workers import BUSY, STOPPED, CallOutcome, CallTask, QueryPool
 from provgraph.models import DerivedRecords, Evidence, ExportFormat, SourceInfo
+from provgraph.options import ProvFormat
 from provgraph.store.snapshots import Snapshots
 
 logger = logging.getLogger("provgraph.http")
@@ -118,7 +119,7 @@ def export(pg: ProvGraph, fmt: ExportFormat, graph: str | None, max_bytes: int, 
     return capture(lambda out: pg.export(format=fmt, graph=graph, output=out), max_bytes=max_bytes, deadline=deadline)
 
 
-def export_prov(pg: ProvGraph, graph: str, fmt: str, max_bytes: int) -> bytes:
+def export_prov(pg: ProvGraph, graph: str, fmt: ProvFormat, max_bytes: int) -> bytes:
     body = pg.export_prov(graph, format=fmt)  # built whole by the prov package
     if len(body) > max_bytes:
         raise LimitExceeded(TOO_LARGE)

@@ -191,6 +191,7 @@ class GraphBuilder:
             f"{triple}",
             f"{st} {_TYPE} {_RDF_STATEMENT}",
             f"{st} {_TYPE} {nt(PG.Statement)}",
+            f"{st} {_TYPE} <{PROV_NS}Entity>",  # in the data, for PROV tools that read no ontology
             f"{st} {_SUBJECT} {a.subject}",
             f"{st} {_PREDICATE} {a.predicate}",
             f"{st} {_OBJECT} {a.object}",

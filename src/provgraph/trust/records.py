@@ -357,7 +357,7 @@ def _score(value: ConflictValue) -> float | None:
 def _conflict_lines(c: Conflict, state: str, *, activity: str, started: datetime) -> list[str]:
     node = sparql_term(c.iri)
     lines = [
-        f"{node} rdf:type pg:Conflict ; pg:conflictKind {sparql_term(c.kind.iri)} ;"
+        f"{node} rdf:type pg:Conflict, prov:Entity ; pg:conflictKind {sparql_term(c.kind.iri)} ;"
         f" pg:conflictSubject {sparql_term(c.subject)} ; pg:strategy {sparql_term(c.resolution.strategy.iri)} ;"
         f" pg:rationale {_lit(c.resolution.rationale)} ; prov:wasGeneratedBy {sparql_term(activity)} ;"
         f" pg:firstDetected {_dt(c.first_detected or started)} ; pg:resolutionInput {_lit(state)} ;"
