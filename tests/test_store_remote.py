@@ -10,6 +10,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import httpx
+import pyoxigraph
 import pytest
 
 from helpers import EXAMPLES, ServeProcess, ingest_aspirin, ingest_capitals, run_cli
@@ -62,6 +63,19 @@ def test_the_same_steps_show_the_same_on_a_sparql_server_as_embedded(sparql_serv
         seen = _steps(remote, tmp_path / "b")
     assert seen == expected
     assert seen["conflicts"] and seen["answer"]  # the steps did find something to compare
+
+
+def test_every_quad_or_one_graph_is_read_from_a_server_as_it_comes(sparql_server):
+    with ProvGraph.open(sparql_server) as pg:
+        ingest_aspirin(pg)
+        counted = pg.backend.select("SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } }")[0].integer("n")
+        named = [q for q in pg.backend.quads() if not isinstance(q.graph_name, pyoxigraph.DefaultGraph)]
+        assert len(named) == counted > 60
+        catalog = pyoxigraph.NamedNode("https://w3id.org/provgraph/id/catalog")
+        in_catalog = list(pg.backend.quads(graph=catalog))
+        assert in_catalog and {q.graph_name for q in in_catalog} == {catalog}
+        assert set(in_catalog) == {q for q in named if q.graph_name == catalog}
+        assert list(pg.backend.quads(graph=pyoxigraph.NamedNode("urn:no-such-graph"))) == []
 
 
 def test_a_refused_ingest_leaves_the_server_as_it_was(sparql_server, tmp_path):
