@@ -116,3 +116,26 @@ def test_the_command_line_writes_every_prov_format_and_says_what_svg_needs(light
     )  # fmt: skip
     assert bare.returncode != 0 and f"Debian package {GRAPHVIZ_PACKAGE}" in bare.stderr
     assert "Traceback" not in bare.stderr and not out.exists()
+
+
+def test_an_answers_provenance_is_its_record_with_its_claims_and_sources(lighthouse, tmp_path):
+    pg, _ = lighthouse
+    answer = pg.ask("Who built the Bell Rock Lighthouse?")
+    assert answer.claims and answer.id
+    dot = pg.export_prov(answer=answer.id[:12], format="dot").decode()
+    edges = _edges(dot)
+    question = "answer to “Who built the Bell Rock Lighthouse?”"
+    claim = f"claim: {answer.claims[0].text}"
+    by_kind = {(a.split("\\n")[0], r, b.split("\\n")[0]) for a, r, b in edges}  # activities without their time
+    assert (question, "wasGeneratedBy", "verification activity") in by_kind
+    assert (claim, "wasGeneratedBy", "verification activity") in by_kind
+    assert ("verification activity", "used", "draft") in by_kind
+    passage = "“It was built between 1807 and 1810 by Robert Stevenson.”"
+    assert (passage, "wasAttributedTo", "Bell Rock Lighthouse") in by_kind
+    assert any(a.startswith("claim: ") and r == "wasDerivedFrom" and b == passage for a, r, b in by_kind)
+    document = ProvDocument.deserialize(
+        content=pg.export_prov(answer=answer.id, format="provjson").decode(), format="json"
+    )
+    assert len(document.get_records()) > 10
+    with pytest.raises(Exception, match="one source graph or one answer"):
+        pg.export_prov("x", answer=answer.id)

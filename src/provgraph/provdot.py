@@ -7,7 +7,9 @@ attributes:
 - a statement by its fact, "Amsterdam · population total · 872757";
 - a passage by the start of its text, in quotes;
 - a document by its title, a source graph by its version and status;
-- an activity by its kind and time, an agent by its label.
+- an activity by its kind and time, an agent by its label;
+- in an answer's record, the answer by its question, a claim by its text, a context segment by
+  its name or text.
 
 Nodes keep PROV's shapes and colours (entities yellow ellipses, activities blue boxes, agents
 orange houses) and every PROV relation is an edge named by its relation, left to right: facts,
@@ -114,6 +116,13 @@ def _names(doc: ProvDocument) -> dict[str, str]:
     return found
 
 
+#: What names a node of an answer's record, by its text field, best first.
+_RECORD_TEXT = (
+    ("question", "answer to “{}”"),
+    ("claimText", "claim: {}"),
+    ("segmentName", "{}"),
+    ("content", "“{}”"),
+)
 _LABELS = {"http://www.w3.org/2000/01/rdf-schema#label", "http://www.w3.org/2004/02/skos/core#prefLabel"}
 
 
@@ -127,6 +136,13 @@ def label(element: ProvElement, names: dict[str, str] | None = None) -> str:
         return " · ".join(_cut(names.get(p) or _words(p)) for p in parts if p)
     if text:
         return f"“{_cut(text)}”"
+    # an answer's record: the answer, its claims, the context segments it was built from
+    for field, template in _RECORD_TEXT:
+        value = _first(element, PG_NS + field)
+        if value:
+            return template.format(_cut(value))
+    if PG_NS + "Draft" in types:
+        return "draft"
     if PG_NS + "SourceGraph" in types:
         version, status = _first(element, PG_NS + "version"), _first(element, PG_NS + "status")
         return f"version {version}" + (f" ({_words(status).lower()})" if status else "")

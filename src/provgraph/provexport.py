@@ -20,6 +20,8 @@ becomes an attribute too, so the mapping loses nothing it does not understand.
 
 from __future__ import annotations
 
+import io
+import warnings
 from collections import defaultdict
 from collections.abc import Iterator
 from datetime import datetime
@@ -33,7 +35,7 @@ from provgraph import provdot
 from provgraph.errors import InputError
 from provgraph.options import ProvFormat
 from provgraph.store.base import Backend
-from provgraph.store.terms import BlankNode, Literal, NamedNode, Row, Term, parse_datetime
+from provgraph.store.terms import BlankNode, Literal, NamedNode, RdfFormat, Row, Term, parse_datetime
 from provgraph.vocab import DCTERMS_NS, ID_NS, PG, PG_NS, PROV_NS, RDF_NS, RDFS_NS, XSD_NS
 
 # Oxigraph binds by substitution only the variables a SELECT projects: ?graph and ?class are
@@ -266,6 +268,20 @@ def _statement(
             doc.wasDerivedFrom(entity, names.qname(obj.value))  # the passage it was read from
 
 
+def answer_document(backend: Backend, answer: NamedNode) -> ProvDocument:
+    """The record of an answer as a PROV document. The record is PROV-O already (the answer, its
+    claims and draft are entities, generation and verification activities, the context a
+    collection of its segments, with their agents): the ``prov`` package reads it as RDF."""
+    turtle = io.BytesIO()
+    # with prefixes, which the reader makes the document's namespaces (PROV-JSON and PROV-N name
+    # every node by a prefix and a local name)
+    backend.dump(turtle, RdfFormat.TURTLE, graph=answer, prefixes={**_PREFIXES, "prov": PROV_NS})
+    with warnings.catch_warnings():
+        # it names the types it keeps as attributes (prov:SoftwareAgent, prov:Collection): nothing is lost
+        warnings.simplefilter("ignore", UserWarning)
+        return ProvDocument.deserialize(content=turtle.getvalue().decode("utf-8"), format="rdf", rdf_format="turtle")
+
+
 def serialize(doc: ProvDocument, format: ProvFormat) -> bytes:  # noqa: A002
     """PROV-N, PROV-JSON or PROV-XML bytes (UTF-8), or the picture (:mod:`provgraph.provdot`)."""
     if format is ProvFormat.PROVN:
@@ -279,4 +295,4 @@ def serialize(doc: ProvDocument, format: ProvFormat) -> bytes:  # noqa: A002
     return text.encode("utf-8")
 
 
-__all__ = ["ProvFormat", "prov_document", "serialize"]
+__all__ = ["ProvFormat", "answer_document", "prov_document", "serialize"]

@@ -375,24 +375,31 @@ def export(
         str | None,
         typer.Option("--graph", metavar="GRAPH", help="One graph: a graph IRI, a document key or IRI, or 'catalog'."),
     ] = None,
+    answer: Annotated[
+        str | None,
+        typer.Option("--answer", metavar="ID", help="With a PROV format: a recorded answer's provenance."),
+    ] = None,
     output: Annotated[
         Path | None, typer.Option("--output", "-o", metavar="FILE", help="Write to a file, not stdout.")
     ] = None,
     store: StoreOpt = DEFAULT_STORE,
 ) -> None:
-    """Export the dataset, one graph, or a source's provenance.
+    """Export the dataset, one graph, or the provenance of a source or an answer.
 
     The dataset as TriG, N-Quads or JSON-LD; one graph also as Turtle, N-Triples or RDF/XML; the
-    provenance of one source (--graph KEY) as PROV-N, PROV-JSON, PROV-XML, or a picture (Graphviz
-    DOT, or SVG, drawn by Graphviz's dot)."""
+    provenance of one source (--graph KEY) or answer (--answer ID) as PROV-N, PROV-JSON, PROV-XML,
+    or a picture (Graphviz DOT, or SVG, drawn by Graphviz's dot)."""
     chosen = _export_format(fmt)
-    if isinstance(chosen, ProvFormat) and graph_name is None:
+    if isinstance(chosen, ProvFormat) and (graph_name is None) == (answer is None):
         raise typer.BadParameter(
-            f"{chosen.value} is the provenance of one source: give --graph KEY", param_hint="'--graph'"
+            f"{chosen.value} is the provenance of one source or answer: give --graph KEY or --answer ID",
+            param_hint="'--graph'",
         )
+    if answer is not None and not isinstance(chosen, ProvFormat):
+        raise typer.BadParameter("--answer goes with a PROV format (provn, provjson, provxml, dot, svg)")
     with open_store(store, read_only=True) as graph:
         if isinstance(chosen, ProvFormat):
-            data = graph.export_prov(graph_name or "", format=chosen)
+            data = graph.export_prov(graph_name, answer=answer, format=chosen)
             if output is not None:
                 output.write_bytes(data)
             else:
