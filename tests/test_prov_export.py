@@ -15,7 +15,7 @@ import pytest
 from prov.model import ProvDocument
 
 from helpers import run_cli
-from provgraph import IngestOptions, ProvGraph
+from provgraph import IngestOptions, InputError, ProvGraph
 from provgraph.provdot import GRAPHVIZ_PACKAGE
 
 LIGHTHOUSE = (
@@ -137,5 +137,25 @@ def test_an_answers_provenance_is_its_record_with_its_claims_and_sources(lightho
         content=pg.export_prov(answer=answer.id, format="provjson").decode(), format="json"
     )
     assert len(document.get_records()) > 10
-    with pytest.raises(Exception, match="one source graph or one answer"):
+    with pytest.raises(InputError, match="one source graph, one fact or one answer"):
         pg.export_prov("x", answer=answer.id)
+
+
+def test_a_facts_provenance_is_its_evidence_in_every_source(tmp_path):
+    from helpers import EXAMPLES
+
+    fact = ("http://example.org/aspirin", "http://example.org/treats", "http://example.org/headache")
+    with ProvGraph.open(tmp_path / "store") as pg:
+        pg.ingest(EXAMPLES / "aspirin.ttl", IngestOptions(title="Aspirin facts", url="https://example.org/aspirin"))
+        pg.ingest(EXAMPLES / "facts.jsonl", IngestOptions(title="Trial", url="https://example.org/trial"))
+        sources = {e.title for e in pg.evidence(*fact)}
+        assert sources == {"Aspirin facts", "Trial"}
+        dot = pg.export_prov(fact=fact, format="dot").decode()
+    edges = _edges(dot)
+    statements = {a for a, rel, b in edges if rel == "wasDerivedFrom" and b in sources}
+    assert statements == {"aspirin · treats · headache"}  # one label, a node per source
+    assert {b for a, rel, b in edges if a in statements and rel == "wasDerivedFrom"} >= sources
+    assert len(re.findall(r'\[label="aspirin · treats · headache"', dot)) == 2
+    assert len(re.findall(r'label="provgraph [^"]*", shape=house', dot)) == 1  # one agent, drawn once
+    done = run_cli("export", "--format", "provn", "--fact", *fact, "--store", str(tmp_path / "store"))
+    assert done.returncode == 0 and done.stdout.count("wasDerivedFrom(") >= 2, done.stderr

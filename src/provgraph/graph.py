@@ -893,11 +893,14 @@ class ProvGraph:
         graph: str | None = None,
         *,
         answer: str | None = None,
+        fact: tuple[str, str, str] | None = None,
         format: ProvFormat | str = ProvFormat.PROVJSON,  # noqa: A002
     ) -> bytes:
-        """The provenance of one source graph, or of a recorded ``answer``, as a W3C PROV
-        document: PROV-JSON (the default), PROV-N, PROV-XML (built with the ``prov`` package), or
-        a picture of it (Graphviz DOT, or SVG drawn by Graphviz: :mod:`provgraph.provdot`).
+        """The provenance of one source graph, of a ``fact`` (subject, predicate, object, as
+        :meth:`evidence` reads them: every current statement of it, from every source), or of a
+        recorded ``answer``, as a W3C PROV document: PROV-JSON (the default), PROV-N, PROV-XML
+        (built with the ``prov`` package), or a picture of it (Graphviz DOT, or SVG drawn by
+        Graphviz: :mod:`provgraph.provdot`).
 
         ``graph`` is a document key or IRI (its current version, else its newest) or a source
         graph IRI. The document and each statement are entities, the extraction an activity with
@@ -913,9 +916,14 @@ class ProvGraph:
         except ValueError:
             allowed = ", ".join(f.value for f in ProvFormat)
             raise UnsupportedFormatError(f"PROV export writes {allowed}, not {format!r}") from None
-        if (graph is None) == (answer is None):
-            raise InputError("PROV export is of one source graph or one answer: give one of them")
-        if answer is not None:
+        if sum(x is not None for x in (graph, answer, fact)) != 1:
+            raise InputError("PROV export is of one source graph, one fact or one answer: give one of them")
+        if fact is not None:
+            found = self.evidence(*fact)
+            if not found:
+                raise NotFoundError(f"no current source states {' '.join(fact)}")
+            document = provexport.fact_document(self._backend, [(e.statement, e.graph) for e in found])
+        elif answer is not None:
             recorded = self.answer(answer)
             document = provexport.answer_document(self._backend, _record.answer_iri(recorded.id))
         else:

@@ -74,6 +74,8 @@ def to_dot(doc: ProvDocument) -> str:
     columns: dict[int, list[str]] = {}
     names = _names(doc)
     for element in _elements(doc):
+        if str(element.identifier) in ids:
+            continue  # the same node from another graph (an agent, a fact's evidence in several sources)
         node = ids.setdefault(str(element.identifier), f"n{len(ids)}")
         style = next(s for kind, s in _STYLE.items() if isinstance(element, kind))
         text = label(element, names)

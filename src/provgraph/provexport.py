@@ -23,7 +23,7 @@ from __future__ import annotations
 import io
 import warnings
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from datetime import datetime
 
 from prov.constants import PROV, XSD
@@ -145,18 +145,44 @@ def _describe(backend: Backend, graph: NamedNode, cls: NamedNode) -> dict[str, P
 
 def prov_document(backend: Backend, graph: NamedNode) -> ProvDocument:
     """The provenance of source graph ``graph`` (one version of one document) as a PROV document."""
+    doc = ProvDocument()
+    _add_graph(doc, _Names(doc), backend, graph, None)
+    return doc
+
+
+def fact_document(backend: Backend, statements: Iterable[tuple[str, str]]) -> ProvDocument:
+    """The provenance of the (statement, graph) pairs given (a fact's evidence, from every source
+    that states it) as one PROV document: each statement with its passage, and each graph's
+    document, extraction activity, agents and version."""
+    doc = ProvDocument()
+    names = _Names(doc)
+    by_graph: dict[str, set[str]] = defaultdict(set)
+    for statement, graph in statements:
+        by_graph[graph].add(statement)
+    for graph, kept in sorted(by_graph.items()):
+        _add_graph(doc, names, backend, NamedNode(graph), kept)
+    return doc
+
+
+def _add_graph(
+    doc: ProvDocument, names: _Names, backend: Backend, graph: NamedNode, statements: set[str] | None
+) -> None:
+    """Source graph ``graph``'s provenance into ``doc``: every statement, or only ``statements``
+    and the passages they were read from."""
     version = backend.select(VERSION, substitutions={"graph": graph})
     if not version:
         raise InputError(
             f"{graph.value} is not a source graph: PROV export needs a source document (key or IRI) "
             "or one of its versions"
         )
-    doc = ProvDocument()
-    names = _Names(doc)
     documents = _describe(backend, graph, PG.SourceDocument)
     activities = _describe(backend, graph, PG.ExtractionActivity)
     agents = _describe(backend, graph, NamedNode(PROV_NS + "Agent"))
     passages = _describe(backend, graph, PG.Passage)
+    said = [(iri, pairs) for iri, pairs in _statements(backend, graph) if statements is None or iri in statements]
+    if statements is not None:
+        cited = {o for _, pairs in said for o in _objects(pairs, PG.sourcePassage.value)}
+        passages = {iri: pairs for iri, pairs in passages.items() if iri in cited}
 
     for iri, pairs in documents.items():
         doc.entity(names.qname(iri), _attributes(names, pairs))
@@ -175,10 +201,9 @@ def prov_document(backend: Backend, graph: NamedNode) -> ProvDocument:
         passage = doc.entity(names.qname(iri), _attributes(names, pairs))
         for document in _objects(pairs, PG.inDocument.value):
             doc.wasQuotedFrom(passage, names.qname(document))
-    for iri, said in _statements(backend, graph):
-        _statement(doc, names, iri, said, _attributes(names, said), _time(_first(said, PROV_NS + "generatedAtTime")))
+    for iri, pairs in said:
+        _statement(doc, names, iri, pairs, _attributes(names, pairs), _time(_first(pairs, PROV_NS + "generatedAtTime")))
     _version(doc, names, graph, version[0], activities)
-    return doc
 
 
 def _statements(backend: Backend, graph: NamedNode) -> Iterator[tuple[str, Pairs]]:
@@ -295,4 +320,4 @@ def serialize(doc: ProvDocument, format: ProvFormat) -> bytes:  # noqa: A002
     return text.encode("utf-8")
 
 
-__all__ = ["ProvFormat", "answer_document", "prov_document", "serialize"]
+__all__ = ["ProvFormat", "answer_document", "fact_document", "prov_document", "serialize"]

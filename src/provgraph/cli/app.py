@@ -379,6 +379,10 @@ def export(
         str | None,
         typer.Option("--answer", metavar="ID", help="With a PROV format: a recorded answer's provenance."),
     ] = None,
+    fact: Annotated[
+        tuple[str, str, str] | None,
+        typer.Option("--fact", metavar="S P O", help="With a PROV format: a fact's provenance in every source."),
+    ] = None,
     output: Annotated[
         Path | None, typer.Option("--output", "-o", metavar="FILE", help="Write to a file, not stdout.")
     ] = None,
@@ -390,16 +394,17 @@ def export(
     provenance of one source (--graph KEY) or answer (--answer ID) as PROV-N, PROV-JSON, PROV-XML,
     or a picture (Graphviz DOT, or SVG, drawn by Graphviz's dot)."""
     chosen = _export_format(fmt)
-    if isinstance(chosen, ProvFormat) and (graph_name is None) == (answer is None):
+    if isinstance(chosen, ProvFormat) and sum(x is not None for x in (graph_name, answer, fact)) != 1:
         raise typer.BadParameter(
-            f"{chosen.value} is the provenance of one source or answer: give --graph KEY or --answer ID",
+            f"{chosen.value} is the provenance of one source, fact or answer: give --graph KEY, --fact S P O "
+            "or --answer ID",
             param_hint="'--graph'",
         )
-    if answer is not None and not isinstance(chosen, ProvFormat):
-        raise typer.BadParameter("--answer goes with a PROV format (provn, provjson, provxml, dot, svg)")
+    if (answer is not None or fact is not None) and not isinstance(chosen, ProvFormat):
+        raise typer.BadParameter("--answer and --fact go with a PROV format (provn, provjson, provxml, dot, svg)")
     with open_store(store, read_only=True) as graph:
         if isinstance(chosen, ProvFormat):
-            data = graph.export_prov(graph_name, answer=answer, format=chosen)
+            data = graph.export_prov(graph_name, answer=answer, fact=fact, format=chosen)
             if output is not None:
                 output.write_bytes(data)
             else:
