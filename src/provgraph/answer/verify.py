@@ -803,7 +803,7 @@ def checked_notes(notes: Sequence[str], pack: EvidencePack) -> tuple[list[str], 
         and _unsupported_numbers(note, evidence) is None
         and _unsupported_names(note, found) is None
     ]
-    return list(dict.fromkeys(kept)), len(notes) - len(kept)
+    return list(dict.fromkeys(kept)), sum(1 for note in notes if note.strip()) - len(kept)
 
 
 def _summary(
