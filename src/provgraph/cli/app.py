@@ -368,7 +368,7 @@ def export(
         typer.Option(
             "--format",
             metavar=metavar(ExportFormat)[:-1] + "|" + metavar(ProvFormat)[1:],
-            help="Serialisation (ttl, nt, nq, rdf also); provn, provjson, provxml, dot, svg: a source's provenance.",
+            help="Serialisation (ttl, nt, nq, rdf also); provn, provjson, provxml, dot, svg: provenance.",
         ),
     ] = ExportFormat.TRIG.value,
     graph_name: Annotated[
@@ -388,11 +388,11 @@ def export(
     ] = None,
     store: StoreOpt = DEFAULT_STORE,
 ) -> None:
-    """Export the dataset, one graph, or the provenance of a source or an answer.
+    """Export the dataset, one graph, or the provenance of a source, a fact or an answer.
 
     The dataset as TriG, N-Quads or JSON-LD; one graph also as Turtle, N-Triples or RDF/XML; the
-    provenance of one source (--graph KEY) or answer (--answer ID) as PROV-N, PROV-JSON, PROV-XML,
-    or a picture (Graphviz DOT, or SVG, drawn by Graphviz's dot)."""
+    provenance of one source (--graph KEY), fact (--fact S P O) or answer (--answer ID) as PROV-N,
+    PROV-JSON, PROV-XML, or a picture (Graphviz DOT, or SVG, drawn by Graphviz's dot)."""
     chosen = _export_format(fmt)
     if isinstance(chosen, ProvFormat) and sum(x is not None for x in (graph_name, answer, fact)) != 1:
         raise typer.BadParameter(
