@@ -57,7 +57,7 @@ class Dialect:
     max_block_triples: int | None = None
     #: The longest update text sent in one request; a longer one goes in several, its data blocks
     #: cut into operations, each request atomic alone (Virtuoso refuses a request over 10 MB:
-    #: "The STRING session ... is longer than 10Mb").
+    #: "The STRING session ... is longer than 10Mb"; oxigraph serve one over 128 MiB).
     max_update_bytes: int | None = None
     #: Rows past which a read of everything is read again in parts (see SparqlBackend._parts):
     #: Virtuoso gave 1,048,576 rows of a dump of 2.6 million quads, whatever its ResultSetMaxRows,
@@ -85,6 +85,9 @@ DIALECTS: dict[str, Dialect] = {
             update="/update",
             store="/store",
             serialises_updates=False,
+            # it refuses a body over 128 MiB: at 1M facts the first ask's document relations were
+            # one update of 285 MB (characters here: UTF-8 takes at most 4 bytes each)
+            max_update_bytes=32_000_000,
         ),
         Dialect(
             name="virtuoso",
