@@ -340,6 +340,20 @@ def test_export_prov_xml_and_the_picture_of_a_source(loaded):
     assert '"aspirin · treats · headache"' in dot.text
 
 
+def test_export_prov_of_an_answer(loaded):
+    asked = loaded.post("/qa", json={"question": "What does aspirin treat?"})
+    assert asked.status_code == 200, asked.text
+    answer = asked.json()["id"]
+    dot = loaded.get("/export", params={"format": "dot", "answer": answer})
+    assert dot.status_code == 200 and "answer to “What does aspirin treat?”" in dot.text
+    both = loaded.get("/export", params={"format": "dot", "answer": answer, "graph": "https://example.org/aspirin"})
+    assert both.status_code == 400 and "one source or answer" in both.json()["error"]
+    as_rdf = loaded.get("/export", params={"format": "trig", "answer": answer})
+    assert as_rdf.status_code == 400 and "PROV format" in as_rdf.json()["error"]
+    unknown = loaded.get("/export", params={"format": "provn", "answer": "0" * 64})
+    assert unknown.status_code == 404
+
+
 def test_reads_ask_for_the_token_when_the_operator_says_so(pg):
     settings = ServerSettings(token=TOKEN, read_token=True)
     with live_server(pg, settings) as url, httpx.Client(base_url=url) as client:

@@ -567,13 +567,20 @@ async def export(
             },
         ),
     ] = None,
+    answer: Annotated[
+        str | None, Query(description="with a PROV format: a recorded answer's id (or a unique prefix of it)")
+    ] = None,
 ) -> Response:
     if format.value in {f.value for f in ProvFormat}:
         prov_format = ProvFormat(format.value)
-        if graph is None:
-            raise HttpError(400, f"{prov_format.value} is the provenance of one source: give a graph (a document)")
-        body = await reader.run(reads.export_prov, graph, prov_format, settings.max_result_bytes)
+        if (graph is None) == (answer is None):
+            raise HttpError(
+                400, f"{prov_format.value} is the provenance of one source or answer: give a graph or an answer"
+            )
+        body = await reader.run(reads.export_prov, graph, answer, prov_format, settings.max_result_bytes)
         return Response(body, media_type=prov_format.media_type)
+    if answer is not None:
+        raise HttpError(400, "an answer is exported in a PROV format: provn, provjson, provxml, dot or svg")
     rdf_format = ExportFormat(format.value)
     if graph is None and not rdf_format.supports_datasets:
         raise HttpError(

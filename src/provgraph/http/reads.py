@@ -119,8 +119,8 @@ def export(pg: ProvGraph, fmt: ExportFormat, graph: str | None, max_bytes: int, 
     return capture(lambda out: pg.export(format=fmt, graph=graph, output=out), max_bytes=max_bytes, deadline=deadline)
 
 
-def export_prov(pg: ProvGraph, graph: str, fmt: ProvFormat, max_bytes: int) -> bytes:
-    body = pg.export_prov(graph, format=fmt)  # built whole by the prov package
+def export_prov(pg: ProvGraph, graph: str | None, answer: str | None, fmt: ProvFormat, max_bytes: int) -> bytes:
+    body = pg.export_prov(graph, answer=answer, format=fmt)  # built whole by the prov package
     if len(body) > max_bytes:
         raise LimitExceeded(TOO_LARGE)
     return body
