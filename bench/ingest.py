@@ -52,7 +52,7 @@ def make_nquads(path: Path, facts: int, docs: int, seed: int = 7) -> None:
             f.write(f"{subject} {predicate} {obj} {graph} .\n")
 
 
-def _usage() -> dict[str, float]:
+def usage() -> dict[str, float]:
     """CPU seconds of this process and its children, and the peak memory in MB: this process's
     own VmHWM (getrusage's ru_maxrss carries the parent's peak over fork and exec) or that of a
     child it waited for (the validation workers), whichever is higher."""
@@ -74,12 +74,12 @@ def child_provgraph(data: str, store: str, dump: str) -> None:
 
     from provgraph import GraphSplit, ProvGraph
 
-    before = _usage()
+    before = usage()
     started = time.perf_counter()
     with ProvGraph.open(store) as pg:
         report = pg.ingest(data, IngestOptions(id="bench", title="bench", split=GraphSplit(pattern=SPLIT)))
     seconds = time.perf_counter() - started
-    after = _usage()
+    after = usage()
     # Everything the store holds, as the raw load's input (opened with plain pyoxigraph).
     raw = Store.read_only(str(Path(store) / "oxigraph"))
     raw.dump(output=dump, format=RdfFormat.N_QUADS)
@@ -97,16 +97,18 @@ def child_provgraph(data: str, store: str, dump: str) -> None:
 
 
 def child_raw(dump: str, store: str) -> None:
+    """The raw engine: plain pyoxigraph ``Store.bulk_load`` of the dump, in its own process (its
+    seconds, CPU and peak memory, as JSON)."""
     from pyoxigraph import RdfFormat, Store
 
-    before = _usage()
+    before = usage()
     started = time.perf_counter()
     s = Store(store)
     s.bulk_load(path=dump, format=RdfFormat.N_QUADS)
     s.flush()
     del s
     seconds = time.perf_counter() - started
-    after = _usage()
+    after = usage()
     print(json.dumps({"seconds": seconds, "cpu": after["cpu"] - before["cpu"], "peak_mb": after["peak_mb"]}))
 
 

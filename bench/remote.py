@@ -40,10 +40,8 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
-import os
 import random
 import re
-import resource
 import shutil
 import subprocess
 import sys
@@ -82,6 +80,8 @@ def _bench_ingest() -> ModuleType:
 _INGEST = _bench_ingest()
 make_nquads: Callable[..., None] = _INGEST.make_nquads
 SPLIT: str = _INGEST.SPLIT
+#: CPU seconds of this process and its children, and the peak memory in MB (VmHWM: its own).
+usage: Callable[[], dict[str, float]] = _INGEST.usage
 
 STORES = ("embedded", "oxigraph-server", "virtuoso")
 EVIDENCE_CALLS = 50
@@ -140,20 +140,6 @@ def pairs(facts: int, count: int, rng: random.Random) -> list[tuple[int, int]]:
 # ---------------------------------------------------------------------- measuring
 
 
-def _usage() -> dict[str, float]:
-    """CPU seconds of this process and its children, and its peak memory in MB: VmHWM of its own
-    (not getrusage's ru_maxrss, which Linux carries over fork and exec: a child would report the
-    peak of the benchmark's own process, which holds dumps) or of a child it waited for (the
-    validation workers of an ingest), whichever is higher."""
-    me = resource.getrusage(resource.RUSAGE_SELF)
-    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
-    own = server_memory(os.getpid())["peak_mb"] or 0.0
-    return {
-        "cpu": me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime,
-        "peak_mb": max(own, kids.ru_maxrss / 1024),
-    }
-
-
 def server_memory(pid: int | None) -> dict[str, float | None]:
     """A process's peak (VmHWM) and current (VmRSS) resident memory, in MB."""
     found: dict[str, float | None] = {"peak_mb": None, "rss_mb": None}
@@ -184,12 +170,12 @@ def _timed(calls: list[Callable[[], object]]) -> list[float]:
 def _latency(prefix: str, calls: list[Callable[[], object]]) -> dict[str, float]:
     """p50 and p95 of the calls, and this process's CPU per call: on a server, what of a call's
     time is provgraph's own work rather than waiting for the server."""
-    cpu = _usage()["cpu"]
+    cpu = usage()["cpu"]
     times = _timed(calls)
     return {
         f"{prefix}_p50_ms": percentile(times, 50) * 1000,
         f"{prefix}_p95_ms": percentile(times, 95) * 1000,
-        f"{prefix}_client_cpu_ms": (_usage()["cpu"] - cpu) / len(calls) * 1000,
+        f"{prefix}_client_cpu_ms": (usage()["cpu"] - cpu) / len(calls) * 1000,
     }
 
 
@@ -227,12 +213,12 @@ def child_provgraph(job: dict[str, Any]) -> None:
     from provgraph import GraphSplit, IngestOptions, ProvGraph
 
     facts = int(job["facts"])
-    before = _usage()
+    before = usage()
     started = time.perf_counter()
     pg = ProvGraph.open(job["location"])  # in the ingest's time, as bench/ingest.py counts it
     report = pg.ingest(job["data"], IngestOptions(id="bench", title="bench", split=GraphSplit(pattern=SPLIT)))
     seconds = time.perf_counter() - started
-    after = _usage()  # the peak now is the ingest's: what follows may only add to it
+    after = usage()  # the peak now is the ingest's: what follows may only add to it
     server = server_memory(job["server_pid"])
     result: dict[str, Any] = {
         "ingest_s": seconds,
@@ -320,22 +306,6 @@ def child_provgraph(job: dict[str, Any]) -> None:
         client.close()
     pg.close()
     print(json.dumps(result))
-
-
-def child_raw(dump: str, store: str) -> None:
-    """bench/ingest.py's raw engine, plain pyoxigraph ``Store.bulk_load`` in its own process, with
-    this script's measure of its peak memory."""
-    from pyoxigraph import RdfFormat, Store
-
-    before = _usage()
-    started = time.perf_counter()
-    s = Store(store)
-    s.bulk_load(path=dump, format=RdfFormat.N_QUADS)
-    s.flush()
-    del s
-    seconds = time.perf_counter() - started
-    after = _usage()
-    print(json.dumps({"seconds": seconds, "cpu": after["cpu"] - before["cpu"], "peak_mb": after["peak_mb"]}))
 
 
 def _run(*args: str) -> dict[str, Any]:
@@ -600,7 +570,7 @@ def main() -> None:
         child_provgraph(json.loads(rest[1]))
         return
     if rest and rest[0] == "--child-raw":
-        child_raw(rest[1], rest[2])
+        _INGEST.child_raw(rest[1], rest[2])  # bench/ingest.py's raw engine
         return
     if rest:
         parser.error(f"unrecognized arguments: {' '.join(rest)}")
