@@ -330,6 +330,17 @@ def test_export_prov_needs_a_source(loaded):
     assert unknown_format.status_code == 400 and "format" in unknown_format.json()["error"]
 
 
+def test_export_a_source_as_nanopublications(loaded):
+    response = loaded.get("/export", params={"format": "nanopub", "graph": "https://example.org/aspirin"})
+    assert response.status_code == 200 and response.headers["content-type"].startswith("application/trig")
+    quads = parse(response.content, format=RdfFormat.TRIG)
+    nanopubs = [q for q in quads if q.object.value.endswith("#Nanopublication")]
+    assert len(nanopubs) == 4 and all(q.subject.value.startswith("https://w3id.org/np/RA") for q in nanopubs)
+    assert loaded.get("/export", params={"format": "nanopub"}).status_code == 400
+    catalog = loaded.get("/export", params={"format": "nanopub", "graph": "catalog"})
+    assert catalog.status_code == 400 and "not a source graph" in catalog.json()["error"]
+
+
 def test_export_prov_xml_and_the_picture_of_a_source(loaded):
     params = {"graph": "https://example.org/aspirin"}
     xml = loaded.get("/export", params={**params, "format": "provxml"})

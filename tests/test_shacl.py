@@ -55,6 +55,15 @@ DOCUMENT = f"""<urn:doc> a pg:SourceDocument
 <urn:pass> pg:section "Intro"
 <urn:pass> pg:startOffset 0
 <urn:pass> pg:endOffset 5
+<urn:np> a pg:Nanopublication
+<urn:np> pg:nanopubUri <http://example.org/np/RA0000000000000000000000000000000000000000000>
+<urn:np> pg:inDocument <urn:doc>
+<urn:np> pg:nanopubContent "<urn:a> <urn:b> <urn:c> <urn:g> ."
+<urn:np> dcterms:created {NOW}
+<urn:np> dcterms:creator <urn:creator>
+<urn:np> pg:artefactCode "RA0000000000000000000000000000000000000000000"
+<urn:np> pg:signatureAlgorithm "RSA"
+<urn:np> pg:publicKey "MIGfMA0"
 <urn:s1> <urn:p> "1"
 <urn:st1> a rdf:Statement
 <urn:st1> a pg:Statement
@@ -187,6 +196,8 @@ def _order(key: Key) -> tuple[str, ...]:
 # ---------------------------------------------------------------------- the corpus
 
 S1, DOC, ACT, PASS = "<urn:st1>", "<urn:doc>", "<urn:act>", "<urn:pass>"
+NP, NP_CODE = "<urn:np>", "RA" + "0" * 43
+NP_URI, NP_CONTENT = f"http://example.org/np/{NP_CODE}", '"<urn:a> <urn:b> <urn:c> <urn:g> ."'
 
 
 def value_of(subject: str, predicate: str, old: str) -> Callable[[str], Edit]:
@@ -330,6 +341,27 @@ DOCUMENT_CASES: dict[str, list[Edit]] = {
     "passage-two-ends": [add(f"{PASS} pg:endOffset 6")],
     "passage-end-zero": [swap(f"{PASS} pg:endOffset 5", f"{PASS} pg:endOffset 0")],
     "passage-end-string": [swap(f"{PASS} pg:endOffset 5", f'{PASS} pg:endOffset "5"')],
+    # pgsh:NanopublicationShape
+    "nanopub-no-uri": [swap(f"{NP} pg:nanopubUri <{NP_URI}>")],
+    "nanopub-two-uris": [add(f"{NP} pg:nanopubUri <urn:np2>")],
+    "nanopub-literal-uri": [swap(f"{NP} pg:nanopubUri <{NP_URI}>", f'{NP} pg:nanopubUri "{NP_URI}"')],
+    "nanopub-no-document": [swap(f"{NP} pg:inDocument {DOC}")],
+    "nanopub-two-documents": [add(f"{NP} pg:inDocument <urn:doc2>", "<urn:doc2> a pg:SourceDocument")],
+    "nanopub-document-unknown": [swap(f"{NP} pg:inDocument {DOC}", f"{NP} pg:inDocument <urn:elsewhere>")],
+    "nanopub-no-content": [swap(f"{NP} pg:nanopubContent {NP_CONTENT}")],
+    "nanopub-two-contents": [add(f'{NP} pg:nanopubContent "<urn:x> <urn:y> <urn:z> ."')],
+    "nanopub-empty-content": [swap(f"{NP} pg:nanopubContent {NP_CONTENT}", f'{NP} pg:nanopubContent ""')],
+    "nanopub-content-iri": [swap(f"{NP} pg:nanopubContent {NP_CONTENT}", f"{NP} pg:nanopubContent <urn:c>")],
+    "nanopub-two-created": [add(f'{NP} dcterms:created "2020-01-01T00:00:00Z"^^xsd:dateTime')],
+    "nanopub-created-date": [swap(f"{NP} dcterms:created {NOW}", f'{NP} dcterms:created "2024-01-01"^^xsd:date')],
+    "nanopub-literal-creator": [swap(f"{NP} dcterms:creator <urn:creator>", f'{NP} dcterms:creator "me"')],
+    "nanopub-two-codes": [add(f'{NP} pg:artefactCode "RA{"1" * 43}"')],
+    "nanopub-short-code": [swap(f'{NP} pg:artefactCode "{NP_CODE}"', f'{NP} pg:artefactCode "RA00"')],
+    "nanopub-code-integer": [swap(f'{NP} pg:artefactCode "{NP_CODE}"', f"{NP} pg:artefactCode 7")],
+    "nanopub-two-algorithms": [add(f'{NP} pg:signatureAlgorithm "DSA"')],
+    "nanopub-unknown-algorithm": [swap(f'{NP} pg:signatureAlgorithm "RSA"', f'{NP} pg:signatureAlgorithm "ECDSA"')],
+    "nanopub-two-keys": [add(f'{NP} pg:publicKey "MIIB"')],
+    "nanopub-key-integer": [swap(f'{NP} pg:publicKey "MIGfMA0"', f"{NP} pg:publicKey 7")],
     # several at once
     "mixture-statement": [
         confidence('"2"^^xsd:double'),

@@ -930,6 +930,37 @@ class ProvGraph:
             document = provexport.prov_document(self._backend, self._resolve_graph(graph or ""))
         return provexport.serialize(document, fmt)
 
+    def export_nanopubs(self, graph: str | None = None, *, fact: tuple[str, str, str] | None = None) -> bytes:
+        """One source graph, or a ``fact``'s evidence in every current source, as
+        nanopublications in TriG (:mod:`provgraph.nanopub_export`).
+
+        A statement read from a nanopublication goes out as that nanopublication, as published:
+        its trusty URI and signature still verify. Any other statement becomes a new trusty
+        nanopublication (unsigned): the triple as its assertion, its source, extraction and
+        passage as provenance, its time and provgraph in the publication info.
+
+        >>> from provgraph import IngestOptions, ProvGraph
+        >>> pg = ProvGraph.memory()
+        >>> _ = pg.ingest("data/examples/aspirin.ttl", IngestOptions(url="https://example.org/aspirin"))
+        >>> trig = pg.export_nanopubs(fact=("http://example.org/aspirin", "http://example.org/treats",
+        ...                                 "http://example.org/headache"))
+        >>> b"<https://example.org/aspirin>" in trig and trig.count(b"a np:Nanopublication")
+        1
+        >>> pg.close()
+        """
+        from provgraph import nanopub_export
+
+        if (graph is None) == (fact is None):
+            raise InputError("nanopublication export is of one source graph or one fact: give one of them")
+        if fact is not None:
+            found = self.evidence(*fact)
+            if not found:
+                raise NotFoundError(f"no current source states {' '.join(fact)}")
+            nanopubs = nanopub_export.fact_nanopubs(self._backend, [(e.statement, e.graph) for e in found])
+        else:
+            nanopubs = nanopub_export.source_nanopubs(self._backend, self._resolve_graph(graph or ""))
+        return nanopub_export.write(nanopubs)
+
     # ------------------------------------------------------------------ trust: ontology, conflicts, confidence
 
     def add_ontology(self, path: str | os.PathLike[str], *, format: InputFormat | None = None) -> int:  # noqa: A002

@@ -44,6 +44,7 @@ class PG:
     Statement = NamedNode(PG_NS + "Statement")
     Fact = NamedNode(PG_NS + "Fact")
     Passage = NamedNode(PG_NS + "Passage")
+    Nanopublication = NamedNode(PG_NS + "Nanopublication")
     ExtractionActivity = NamedNode(PG_NS + "ExtractionActivity")
     Catalog = NamedNode(PG_NS + "Catalog")
     ExtractionMethod = NamedNode(PG_NS + "ExtractionMethod")
@@ -89,6 +90,13 @@ class PG:
     reviewer = NamedNode(PG_NS + "reviewer")
     lastVerified = NamedNode(PG_NS + "lastVerified")
     originalGraph = NamedNode(PG_NS + "originalGraph")
+    # nanopublications: the statement's, and what is kept of each as published
+    nanopublication = NamedNode(PG_NS + "nanopublication")
+    nanopubUri = NamedNode(PG_NS + "nanopubUri")
+    nanopubContent = NamedNode(PG_NS + "nanopubContent")
+    artefactCode = NamedNode(PG_NS + "artefactCode")
+    signatureAlgorithm = NamedNode(PG_NS + "signatureAlgorithm")
+    publicKey = NamedNode(PG_NS + "publicKey")
     sourceUrl = NamedNode(PG_NS + "sourceUrl")
     tier = NamedNode(PG_NS + "tier")
     contentHash = NamedNode(PG_NS + "contentHash")
@@ -343,6 +351,11 @@ def statement_iri(graph: NamedNode, triple_nt: str, provenance_key: str) -> str:
     different passages or carry different confidence; identical ones collapse into one.
     """
     return f"<{ID_NS}stmt/{sha256_hex(graph.value + chr(10) + triple_nt + chr(10) + provenance_key)}>"
+
+
+def nanopub_iri(document: NamedNode, uri: str) -> str:
+    """IRI (as N-Triples) of the record of a nanopublication a document holds."""
+    return f"<{ID_NS}nanopub/{sha256_hex(document.value + chr(10) + uri)}>"
 
 
 def passage_iri(document: NamedNode, key: str) -> str:

@@ -367,8 +367,9 @@ def export(
         str,  # an ExportFormat or a ProvFormat (Typer takes no union type)
         typer.Option(
             "--format",
-            metavar=metavar(ExportFormat)[:-1] + "|" + metavar(ProvFormat)[1:],
-            help="Serialisation (ttl, nt, nq, rdf also); provn, provjson, provxml, dot, svg: provenance.",
+            metavar=metavar(ExportFormat)[:-1] + "|" + metavar(ProvFormat)[1:-1] + f"|{NANOPUB}]",
+            help="Serialisation (ttl, nt, nq, rdf also); provn, provjson, provxml, dot, svg: provenance; "
+            "nanopub: nanopublications (TriG).",
         ),
     ] = ExportFormat.TRIG.value,
     graph_name: Annotated[
@@ -381,7 +382,9 @@ def export(
     ] = None,
     fact: Annotated[
         tuple[str, str, str] | None,
-        typer.Option("--fact", metavar="S P O", help="With a PROV format: a fact's provenance in every source."),
+        typer.Option(
+            "--fact", metavar="S P O", help="With a PROV format or nanopub: a fact's provenance in every source."
+        ),
     ] = None,
     output: Annotated[
         Path | None, typer.Option("--output", "-o", metavar="FILE", help="Write to a file, not stdout.")
@@ -392,7 +395,11 @@ def export(
 
     The dataset as TriG, N-Quads or JSON-LD; one graph also as Turtle, N-Triples or RDF/XML; the
     provenance of one source (--graph KEY), fact (--fact S P O) or answer (--answer ID) as PROV-N,
-    PROV-JSON, PROV-XML, or a picture (Graphviz DOT, or SVG, drawn by Graphviz's dot)."""
+    PROV-JSON, PROV-XML, or a picture (Graphviz DOT, or SVG, drawn by Graphviz's dot); a source
+    or a fact as nanopublications (those it was read from as published, others new and trusty)."""
+    if fmt == NANOPUB:
+        _export_nanopubs(graph_name, answer, fact, output, store)
+        return
     chosen = _export_format(fmt)
     if isinstance(chosen, ProvFormat) and sum(x is not None for x in (graph_name, answer, fact)) != 1:
         raise typer.BadParameter(
@@ -419,6 +426,27 @@ def export(
             sys.stdout.buffer.flush()
 
 
+#: ``export --format`` of nanopublications.
+NANOPUB = "nanopub"
+
+
+def _export_nanopubs(
+    graph_name: str | None, answer: str | None, fact: tuple[str, str, str] | None, output: Path | None, store: str
+) -> None:
+    if answer is not None or (graph_name is None) == (fact is None):
+        raise typer.BadParameter(
+            "nanopub is a source or a fact as nanopublications: give --graph KEY or --fact S P O",
+            param_hint="'--graph'",
+        )
+    with open_store(store, read_only=True) as graph:
+        data = graph.export_nanopubs(graph_name, fact=fact)
+    if output is not None:
+        output.write_bytes(data)
+    else:
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
+
+
 def _export_format(value: str) -> ExportFormat | ProvFormat:
     """An RDF serialisation (with its aliases) or a PROV format, or the usage error naming both."""
     try:
@@ -428,7 +456,7 @@ def _export_format(value: str) -> ExportFormat | ProvFormat:
     try:
         return ProvFormat(str(value))
     except ValueError:
-        allowed = ", ".join([*(f.value for f in ExportFormat), *(f.value for f in ProvFormat)])
+        allowed = ", ".join([*(f.value for f in ExportFormat), *(f.value for f in ProvFormat), NANOPUB])
         raise typer.BadParameter(f"{value!r} is not one of {allowed}", param_hint="'--format'") from None
 
 

@@ -66,8 +66,8 @@ class RejectedBody(ErrorBody):
 
 
 class ApiExportFormat(enum.StrEnum):
-    """Every format ``GET /export`` writes: the RDF serialisations (:class:`ExportFormat`) and the
-    PROV documents (:class:`ProvFormat`)."""
+    """Every format ``GET /export`` writes: the RDF serialisations (:class:`ExportFormat`), the
+    PROV documents (:class:`ProvFormat`) and nanopublications."""
 
     TRIG = "trig"
     NQUADS = "nquads"
@@ -80,6 +80,7 @@ class ApiExportFormat(enum.StrEnum):
     PROVXML = "provxml"
     DOT = "dot"
     SVG = "svg"
+    NANOPUB = "nanopub"
 
 
 _REPORT_EXAMPLE = {
@@ -521,7 +522,9 @@ async def evidence(
     description="TriG, N-Quads and JSON-LD hold the whole dataset (the catalog included) or one graph; "
     "Turtle, N-Triples and RDF/XML one graph. `provn`, `provjson` and `provxml` are the provenance of one "
     "source (the document, the extraction activity, its agents, its passages and every statement) as a W3C "
-    "PROV document; `dot` and `svg` draw it (SVG needs Graphviz on the server).",
+    "PROV document; `dot` and `svg` draw it (SVG needs Graphviz on the server). `nanopub` is a source as "
+    "nanopublications in TriG: those it was read from as published (trusty URIs and signatures hold), "
+    "every other statement as a new trusty nanopublication.",
     response_class=Response,
     dependencies=[READ_ACCESS],
     responses={
@@ -554,7 +557,8 @@ async def export(
         ApiExportFormat,
         Query(
             description="trig, nquads, jsonld (dataset or graph); turtle, ntriples, rdfxml (a graph); "
-            "provn, provjson, provxml (a source's provenance), dot, svg (a picture of it)",
+            "provn, provjson, provxml (a source's provenance), dot, svg (a picture of it); "
+            "nanopub (a source as nanopublications)",
         ),
     ] = ApiExportFormat.TRIG,
     graph: Annotated[
@@ -581,6 +585,11 @@ async def export(
         return Response(body, media_type=prov_format.media_type)
     if answer is not None:
         raise HttpError(400, "an answer is exported in a PROV format: provn, provjson, provxml, dot or svg")
+    if format is ApiExportFormat.NANOPUB:
+        if graph is None:
+            raise HttpError(400, "nanopub is a source as nanopublications: give a graph")
+        body = await reader.run(reads.export_nanopubs, graph, settings.max_result_bytes)
+        return Response(body, media_type=MEDIA_TYPE_OF[ExportFormat.TRIG])
     rdf_format = ExportFormat(format.value)
     if graph is None and not rdf_format.supports_datasets:
         raise HttpError(

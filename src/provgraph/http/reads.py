@@ -126,6 +126,13 @@ def export_prov(pg: ProvGraph, graph: str | None, answer: str | None, fmt: ProvF
     return body
 
 
+def export_nanopubs(pg: ProvGraph, graph: str, max_bytes: int) -> bytes:
+    body = pg.export_nanopubs(graph)
+    if len(body) > max_bytes:
+        raise LimitExceeded(TOO_LARGE)
+    return body
+
+
 def read_graph(pg: ProvGraph, graph: str | None, fmt: ExportFormat, max_bytes: int, timeout: float) -> bytes | None:
     """The graph serialised, or None when the store has no such graph."""
     deadline = time.time() + timeout

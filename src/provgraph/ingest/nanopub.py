@@ -30,9 +30,12 @@ import hashlib
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 from provgraph.errors import InputError
+from provgraph.ingest.records import NanopubSpec
 from provgraph.store.terms import BlankNode, DefaultGraph, Literal, NamedNode, Quad
 
 NP = "http://www.nanopub.org/nschema#"
@@ -42,6 +45,17 @@ _NANOPUB = NamedNode(NP + "Nanopublication")
 _LINKS = {NP + "hasAssertion": "assertion", NP + "hasProvenance": "provenance", NP + "hasPublicationInfo": "pubinfo"}
 _ARTEFACT = re.compile(r"(?:^|[^A-Za-z0-9\-_])(RA[A-Za-z0-9\-_]{43})(?:[^A-Za-z0-9\-_].{0,43})?$")
 _MARKER = NP.encode("ascii")
+_DCT = "http://purl.org/dc/terms/"
+_PROV = "http://www.w3.org/ns/prov#"
+_PAV = ("http://purl.org/pav/", "http://purl.org/pav#", "http://swan.mindinformatics.org/ontologies/1.2/pav/")
+_XSD_DATETIME = "http://www.w3.org/2001/XMLSchema#dateTime"
+# What a nanopublication's publication info and provenance say that provgraph records (the rest
+# stays in the nanopublication as published): who made it and when, who the assertion is
+# attributed to, and the assertion's primary source.
+_CREATED = frozenset({_DCT + "created"})
+_CREATORS = frozenset({_DCT + "creator", _PROV + "wasAttributedTo"} | {ns + "createdBy" for ns in _PAV})
+_AUTHORS = frozenset({_PROV + "wasAttributedTo", _DCT + "creator"} | {ns + "authoredBy" for ns in _PAV})
+_PRIMARY = frozenset({_PROV + "hadPrimarySource"})
 
 
 def mentions_nanopublications(path: Path) -> bool:
@@ -63,8 +77,11 @@ class _Nanopub:
     links: dict[str, list[object]] = field(default_factory=dict)
 
 
-def check_nanopublications(quads: list[Quad], *, file: str, locate: Callable[[str], int | None]) -> int:
-    """Check every nanopublication in ``quads`` (the whole input); return how many there are.
+def check_nanopublications(
+    quads: list[Quad], *, file: str, locate: Callable[[str], int | None]
+) -> dict[NamedNode, NanopubSpec]:
+    """Check every nanopublication in ``quads`` (the whole input); return each one's assertion
+    graph with what it is (:class:`~provgraph.ingest.records.NanopubSpec`).
     Raises :class:`~provgraph.errors.InputError` naming the nanopublication and the rule broken
     (``locate(iri)`` gives the line to report)."""
     by_graph: dict[object, list[Quad]] = {}
@@ -77,8 +94,9 @@ def check_nanopublications(quads: list[Quad], *, file: str, locate: Callable[[st
                 raise _error(file, locate, str(quad.subject), "a nanopublication and its head graph need IRIs")
             found.append(_Nanopub(quad.subject, quad.graph_name))
     if not found:
-        return 0
+        return {}
     claimed: set[object] = set()
+    specs: dict[NamedNode, NanopubSpec] = {}
     for np in found:
         graphs = _check_structure(np, by_graph, file, locate)
         overlap = claimed.intersection(graphs)
@@ -86,15 +104,76 @@ def check_nanopublications(quads: list[Quad], *, file: str, locate: Callable[[st
             raise _fail(np, file, locate, f"the graph {next(iter(overlap))} belongs to another nanopublication too")
         claimed.update(graphs)
         content = [q for g in graphs for q in by_graph.get(g, ())]
-        _check_trusty(np, content, file, locate)
-        _check_signature(np, by_graph.get(graphs[3], []), content, file, locate)
+        code = _check_trusty(np, content, file, locate)
+        signature = _check_signature(np, by_graph.get(graphs[3], []), content, file, locate)
+        specs[graphs[1]] = _spec(np, graphs, by_graph, content, code, signature)
     stray = [g for g in by_graph if g not in claimed]
     if stray:
         what = "triples in the default graph" if isinstance(stray[0], DefaultGraph) else f"the graph {stray[0]}"
         raise _error(
             file, locate, found[0].uri.value, f"{what} belongs to no nanopublication: a nanopublication has four graphs"
         )
-    return len(found)
+    return specs
+
+
+def _spec(
+    np: _Nanopub,
+    graphs: list[NamedNode],
+    by_graph: dict[object, list[Quad]],
+    content: list[Quad],
+    code: str | None,
+    signature: tuple[str, str] | None,
+) -> NanopubSpec:
+    """What a checked nanopublication says of itself, as provgraph records it."""
+    assertion, provenance, pubinfo = graphs[1], graphs[2], graphs[3]
+
+    def objects(graph: NamedNode, subject: NamedNode, predicates: frozenset[str]) -> list[object]:
+        return [q.object for q in by_graph[graph] if q.subject == subject and q.predicate.value in predicates]
+
+    def iris(values: list[object]) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(str(v) for v in values if isinstance(v, NamedNode)))
+
+    created = next(
+        (str(v) for v in objects(pubinfo, np.uri, _CREATED) if isinstance(v, Literal) and _is_datetime(v)), None
+    )
+    return NanopubSpec(
+        uri=np.uri.value,
+        content=_nquads(content),
+        created=created,
+        creators=iris(objects(pubinfo, np.uri, _CREATORS)),
+        attributed_to=iris(objects(provenance, assertion, _AUTHORS)),
+        primary_sources=iris(objects(provenance, assertion, _PRIMARY)),
+        artefact_code=code,
+        signature=signature,
+    )
+
+
+def _is_datetime(value: Literal) -> bool:
+    if value.datatype.value != _XSD_DATETIME:
+        return False
+    try:
+        datetime.fromisoformat(value.value.replace("Z", "+00:00"))
+    except ValueError:
+        return False
+    return True
+
+
+def _nquads(quads: list[Quad]) -> str:
+    """``quads`` as N-Quads in their order, blank nodes numbered in order of appearance (the
+    parser gives them random names)."""
+    names: dict[str, BlankNode] = {}
+
+    def name(term: Any) -> Any:
+        if isinstance(term, BlankNode):
+            return names.setdefault(term.value, BlankNode(f"b{len(names)}"))
+        return term
+
+    lines = []
+    for q in quads:
+        if any(isinstance(t, BlankNode) for t in (q.subject, q.object, q.graph_name)):
+            q = Quad(name(q.subject), q.predicate, name(q.object), name(q.graph_name))
+        lines.append(f"{q} .\n")
+    return "".join(lines)
 
 
 def _check_structure(
@@ -195,24 +274,27 @@ def trusty_code(quads: Iterable[Quad], code: str) -> str:
     return "RA" + base64.urlsafe_b64encode(digest).decode("ascii").rstrip("=")
 
 
-def _check_trusty(np: _Nanopub, content: list[Quad], file: str, locate: Callable[[str], int | None]) -> None:
+def _check_trusty(np: _Nanopub, content: list[Quad], file: str, locate: Callable[[str], int | None]) -> str | None:
+    """The trusty URI's artefact code, checked against the content (``None``: no code)."""
     code = artefact_code(np.uri.value)
     if code is None:
-        return
+        return None
     try:
         actual = trusty_code(content, code)
     except ValueError as exc:
         raise _fail(np, file, locate, f"its trusty URI cannot be checked: {exc}") from None
     if actual != code:
         raise _fail(np, file, locate, f"trusty URI hash mismatch: the content hashes to {actual}, not {code}")
+    return code
 
 
 def _check_signature(
     np: _Nanopub, pubinfo: list[Quad], content: list[Quad], file: str, locate: Callable[[str], int | None]
-) -> None:
+) -> tuple[str, str] | None:
+    """The signature's algorithm and public key, verified (``None``: not signed)."""
     targets = [q.subject for q in pubinfo if q.predicate.value == NPX + "hasSignatureTarget" and q.object == np.uri]
     if not targets:
-        return
+        return None
     if len(targets) > 1:
         raise _fail(np, file, locate, "it has more than one signature element")
     element = targets[0]
@@ -240,6 +322,7 @@ def _check_signature(
     problem = _verify(algorithm, key_text, signature_text, data)
     if problem:
         raise _fail(np, file, locate, problem)
+    return algorithm, key_text
 
 
 def _verify(algorithm: str, key_text: str, signature_text: str, data: bytes) -> str | None:

@@ -88,7 +88,7 @@ BULK_THRESHOLD = 250
 #: progress(phase, done, total): phase is "reading", "validating" or "writing".
 ProgressCallback = Callable[[str, int, int], None]
 
-DOCUMENT_SHAPES = ("prefixes.ttl", "statement.ttl", "document.ttl", "passage.ttl")
+DOCUMENT_SHAPES = ("prefixes.ttl", "statement.ttl", "document.ttl", "passage.ttl", "nanopub.ttl")
 CATALOG_SHAPES = ("prefixes.ttl", "catalog.ttl")
 
 

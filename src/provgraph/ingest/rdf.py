@@ -21,7 +21,7 @@ from provgraph.ingest.guard import (
     long_json_string_line,
 )
 from provgraph.ingest.nanopub import check_nanopublications, mentions_nanopublications
-from provgraph.ingest.records import Assertion, LiteralCanonicalizer
+from provgraph.ingest.records import Assertion, LiteralCanonicalizer, NanopubSpec
 from provgraph.ingest.trix import trix_to_nquads
 from provgraph.models import InputFormat
 from provgraph.store.terms import BlankNode, DefaultGraph, Literal, NamedNode, Quad, RdfFormat, Triple, parse
@@ -68,6 +68,7 @@ def read_rdf(
     strict = fmt is InputFormat.JSONLD
     # Nanopublications are checked as a whole once read (see provgraph.ingest.nanopub).
     nanopubs: list[Quad] | None = None
+    held: list[Assertion] = []
     if fmt in _DATASET_FORMATS and guard.path is not None and mentions_nanopublications(guard.path):
         nanopubs = []
     source = _source(stream, fmt, file, guard)
@@ -95,14 +96,35 @@ def read_rdf(
             guard.term(o)
             if not isinstance(g, DefaultGraph):
                 guard.term(g)
+            assertion = Assertion(str(s), str(p), canonical(o) if isinstance(o, Literal) else str(o))
             if nanopubs is not None:
                 nanopubs.append(quad)
-            assertion = Assertion(str(s), str(p), canonical(o) if isinstance(o, Literal) else str(o))
+                held.append(assertion)
+                continue
             yield assertion, (None if isinstance(g, DefaultGraph) else str(g))
         if nanopubs is not None:
-            check_nanopublications(nanopubs, file=file, locate=guard.line_of)
+            yield from _nanopub_assertions(
+                nanopubs, held, check_nanopublications(nanopubs, file=file, locate=guard.line_of)
+            )
     except (SyntaxError, MemoryError, ValueError, OSError) as exc:
         raise _read_error(exc, fmt, file, source) from exc
+
+
+def _nanopub_assertions(
+    quads: list[Quad], assertions: list[Assertion], specs: dict[NamedNode, NanopubSpec]
+) -> Iterator[tuple[Assertion, str | None]]:
+    """The assertions of an input holding nanopublications (``quads``, read into ``assertions``
+    one for one) once they are checked: the triples of each assertion graph, each knowing its
+    nanopublication. Head, provenance and publication info are not facts: they are the
+    assertion's provenance, and stay in the nanopublication as published. Without
+    nanopublications (the schema merely named), every triple."""
+    for quad, assertion in zip(quads, assertions, strict=True):
+        graph = quad.graph_name
+        if not specs:
+            yield assertion, (None if isinstance(graph, DefaultGraph) else str(graph))
+        elif isinstance(graph, NamedNode) and graph in specs:
+            assertion.nanopub = specs[graph]
+            yield assertion, str(graph)
 
 
 def _source(stream: IO[bytes], fmt: InputFormat, file: str, guard: InputGuard) -> IO[bytes] | LineLimit | bytes:

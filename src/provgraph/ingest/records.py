@@ -28,6 +28,25 @@ class PassageSpec:
         return f"{self.start}\x1f{self.end}\x1f{self.page}\x1f{self.section}\x1f{self.text}"
 
 
+@dataclass(slots=True, frozen=True)
+class NanopubSpec:
+    """A nanopublication as read (see :mod:`provgraph.ingest.nanopub`): its IRI, its four graphs
+    exactly as published, and what its provenance and publication info say, checked.
+
+    Terms are N-Triples. ``content`` is the N-Quads of its four graphs in the input's lexical
+    forms (Oxigraph would store ``"2.0"^^xsd:decimal`` as ``"2"``: the trusty hash and the
+    signature are over the forms published), blank nodes numbered in order of appearance."""
+
+    uri: str  # the nanopublication's IRI (not N-Triples)
+    content: str
+    created: str | None = None  # dct:created of the nanopublication, an xsd:dateTime literal
+    creators: tuple[str, ...] = ()  # IRIs the publication info names as its creators
+    attributed_to: tuple[str, ...] = ()  # IRIs the provenance attributes the assertion to
+    primary_sources: tuple[str, ...] = ()  # the assertion's prov:hadPrimarySource IRIs
+    artefact_code: str | None = None  # the trusty URI's code, when it has one (checked)
+    signature: tuple[str, str] | None = None  # (algorithm, public key), when signed (verified)
+
+
 @dataclass(slots=True)
 class Assertion:
     """One triple a document states, with what the reader knows of its provenance."""
@@ -42,6 +61,7 @@ class Assertion:
     last_verified: str | None = None  # xsd:dateTime lexical form
     original_graph: str | None = None  # N-Triples IRI or blank node of the input graph
     line: int | None = None  # input line, when the reader knows it
+    nanopub: NanopubSpec | None = None  # the nanopublication whose assertion graph holds it
     extra: list[tuple[str, str]] = field(default_factory=list)  # (predicate, object) N-Triples
 
     @property

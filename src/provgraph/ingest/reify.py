@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from provgraph._version import __version__
-from provgraph.ingest.records import Assertion, PassageSpec
+from provgraph.ingest.records import Assertion, NanopubSpec, PassageSpec
 from provgraph.models import ExtractionMethod
 from provgraph.store.terms import Literal, NamedNode
 from provgraph.vocab import (
@@ -27,6 +27,7 @@ from provgraph.vocab import (
     XSD_NS,
     activity_iri,
     fact_iri,
+    nanopub_iri,
     passage_iri,
     statement_iri,
 )
@@ -93,6 +94,7 @@ class GraphBuilder:
         self._method_iris = {m.value: f"<{m.iri}>" for m in ExtractionMethod}
         self._method_conf = {m.value: m.default_confidence for m in ExtractionMethod}
         self._passages: dict[str, list[str]] = {}
+        self._nanopubs: set[str] = set()
         self._seen_statements: set[bytes] = set()
         self.statements = 0
 
@@ -157,6 +159,30 @@ class GraphBuilder:
         self._passages[iri] = lines
         return iri, lines
 
+    def nanopub(self, spec: NanopubSpec) -> tuple[str, list[str]]:
+        """The IRI of the record of a nanopublication, and its lines the first time it is seen:
+        the nanopublication as published and what provgraph checked and took from it."""
+        iri = nanopub_iri(self.document, spec.uri)
+        if iri in self._nanopubs:
+            return iri, []
+        self._nanopubs.add(iri)
+        lines = [
+            f"{iri} {_TYPE} {nt(PG.Nanopublication)}",
+            f"{iri} {_TYPE} <{PROV_NS}Entity>",
+            f"{iri} {nt(PG.nanopubUri)} <{spec.uri}>",
+            f"{iri} {nt(PG.inDocument)} {self._doc}",
+            f"{iri} {nt(PG.nanopubContent)} {lit(spec.content)}",
+        ]
+        if spec.created is not None:
+            lines.append(f"{iri} <{DCTERMS_NS}created> {spec.created}")
+        lines += [f"{iri} <{DCTERMS_NS}creator> {creator}" for creator in spec.creators]
+        if spec.artefact_code is not None:
+            lines.append(f"{iri} {nt(PG.artefactCode)} {lit(spec.artefact_code)}")
+        if spec.signature is not None:
+            lines.append(f"{iri} {nt(PG.signatureAlgorithm)} {lit(spec.signature[0])}")
+            lines.append(f"{iri} {nt(PG.publicKey)} {lit(spec.signature[1])}")
+        return iri, lines
+
     def passage_lines(self, iri: str) -> list[str]:
         return self._passages[iri]
 
@@ -181,6 +207,11 @@ class GraphBuilder:
         prov_key = (
             f"{passage_ref}\x1f{confidence!r}\x1f{method}\x1f{reviewer}\x1f{a.last_verified}\x1f{a.original_graph}"
         )
+        nanopub_ref: str | None = None
+        if a.nanopub is not None:
+            nanopub_ref, new_lines = self.nanopub(a.nanopub)
+            lines.extend(new_lines)
+            prov_key += f"\x1f{nanopub_ref}"
         st = statement_iri(self.graph, triple, prov_key)
         digest = bytes.fromhex(st[-33:-1])  # 16 bytes: enough to tell duplicates apart
         if digest in self._seen_statements:
@@ -210,6 +241,13 @@ class GraphBuilder:
             lines.append(f'{st} {nt(PG.lastVerified)} "{a.last_verified}"^^{_DATETIME}')
         if a.original_graph is not None:
             lines.append(f"{st} {nt(PG.originalGraph)} {a.original_graph}")
+        if a.nanopub is not None:
+            lines.append(f"{st} {nt(PG.nanopublication)} {nanopub_ref}")
+            # the assertion's authors, else the nanopublication's
+            for agent in a.nanopub.attributed_to or a.nanopub.creators:
+                lines.append(f"{st} <{PROV_NS}wasAttributedTo> {agent}")
+            for source in a.nanopub.primary_sources:
+                lines.append(f"{st} <{PROV_NS}hadPrimarySource> {source}")
         for predicate, obj in a.extra:
             lines.append(f"{st} {predicate} {obj}")
         return lines, passage_ref
