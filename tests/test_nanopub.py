@@ -262,3 +262,14 @@ def test_the_command_line_exports_nanopublications(tmp_path: Path):
     assert fact.returncode == 0 and "np:Nanopublication" in fact.stdout
     neither = run_cli("export", "--format", "nanopub", "--store", store)
     assert neither.returncode == 2 and "give --graph KEY or --fact S P O" in neither.stderr
+
+
+def test_the_provenance_of_a_nanopublications_statement_names_its_author_and_source(pg: ProvGraph):
+    pg.ingest(SIGNED, IngestOptions(id="signed"))
+    provn = pg.export_prov("signed", format="provn").decode()
+    [orcid] = [line.split()[1] for line in provn.splitlines() if "<http://orcid.org/>" in line]
+    assert f", {orcid}:0000-0002-1267-0234)" in provn.split("wasAttributedTo(", 1)[1]
+    # the prov package writes hadPrimarySource and wasQuotedFrom as typed wasDerivedFrom
+    assert "ISU-2010-0613, -, -, -, [prov:type='prov:PrimarySource'])" in provn
+    # the statement was derived from the nanopublication, which repeats part of the document
+    assert provn.count("[prov:type='prov:Quotation']") == 1 and "pg:nanopubContent" not in provn

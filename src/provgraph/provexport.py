@@ -10,7 +10,9 @@ A source graph already speaks PROV-O; this maps it to the PROV data model:
 - each statement is an entity ``wasDerivedFrom D`` and ``wasGeneratedBy A`` at its time, with the
   reified triple, fact key, confidence, method, passage, reviewer, ... as attributes;
 - each passage is an entity with its text and position, ``wasQuotedFrom D``; a statement read
-  from a passage ``wasDerivedFrom`` it (``pg:sourcePassage`` stays an attribute too);
+  from a passage ``wasDerivedFrom`` it (``pg:sourcePassage`` stays an attribute too); so does a
+  nanopublication record (its content left out) and a statement read from it; a statement's
+  ``prov:wasAttributedTo`` and ``prov:hadPrimarySource`` are PROV relations;
 - the version ``G`` is an entity (``pg:SourceGraph``) with its version and status from the
   catalog, ``wasGeneratedBy A`` and ``wasRevisionOf`` the version it replaced.
 
@@ -63,7 +65,12 @@ _RELATIONS = {
     PROV_NS + "used",
     PROV_NS + "startedAtTime",
     PROV_NS + "wasAssociatedWith",
+    PROV_NS + "wasAttributedTo",
+    PROV_NS + "hadPrimarySource",
+    PG.nanopubContent.value,  # the nanopublication as published: in export --format nanopub, too long here
 }
+# What a statement was read from, besides its document.
+_READ_FROM = {PG.sourcePassage.value, PG.nanopublication.value}
 # Types PROV records already state: repeating them as prov:type adds nothing.
 _IMPLIED_TYPES = {PROV_NS + "Entity", PROV_NS + "Activity", PROV_NS + "Agent"}
 # Local names that PROV-N writes as they are (PN_LOCAL without escapes): others are values, not names.
@@ -179,10 +186,13 @@ def _add_graph(
     activities = _describe(backend, graph, PG.ExtractionActivity)
     agents = _describe(backend, graph, NamedNode(PROV_NS + "Agent"))
     passages = _describe(backend, graph, PG.Passage)
+    nanopubs = _describe(backend, graph, PG.Nanopublication)
     said = [(iri, pairs) for iri, pairs in _statements(backend, graph) if statements is None or iri in statements]
     if statements is not None:
         cited = {o for _, pairs in said for o in _objects(pairs, PG.sourcePassage.value)}
         passages = {iri: pairs for iri, pairs in passages.items() if iri in cited}
+        read_from = {o for _, pairs in said for o in _objects(pairs, PG.nanopublication.value)}
+        nanopubs = {iri: pairs for iri, pairs in nanopubs.items() if iri in read_from}
 
     for iri, pairs in documents.items():
         doc.entity(names.qname(iri), _attributes(names, pairs))
@@ -197,10 +207,11 @@ def _add_graph(
                 doc.used(activity, names.qname(obj.value))
             elif predicate == PROV_NS + "wasAssociatedWith" and isinstance(obj, NamedNode):
                 doc.wasAssociatedWith(activity, names.qname(obj.value))
-    for iri, pairs in passages.items():
-        passage = doc.entity(names.qname(iri), _attributes(names, pairs))
+    # a passage, or a nanopublication as published, is a part of its document repeated
+    for iri, pairs in [*passages.items(), *nanopubs.items()]:
+        part = doc.entity(names.qname(iri), _attributes(names, pairs))
         for document in _objects(pairs, PG.inDocument.value):
-            doc.wasQuotedFrom(passage, names.qname(document))
+            doc.wasQuotedFrom(part, names.qname(document))
     for iri, pairs in said:
         _statement(doc, names, iri, pairs, _attributes(names, pairs), _time(_first(pairs, PROV_NS + "generatedAtTime")))
     _version(doc, names, graph, version[0], activities)
@@ -289,8 +300,12 @@ def _statement(
             doc.wasDerivedFrom(entity, names.qname(obj.value))
         elif predicate == PROV_NS + "wasGeneratedBy" and isinstance(obj, NamedNode):
             doc.wasGeneratedBy(entity, names.qname(obj.value), at)
-        elif predicate == PG.sourcePassage.value and isinstance(obj, NamedNode):
-            doc.wasDerivedFrom(entity, names.qname(obj.value))  # the passage it was read from
+        elif predicate in _READ_FROM and isinstance(obj, NamedNode):
+            doc.wasDerivedFrom(entity, names.qname(obj.value))  # the passage or nanopublication it was read from
+        elif predicate == PROV_NS + "wasAttributedTo" and isinstance(obj, NamedNode):
+            doc.wasAttributedTo(entity, names.qname(obj.value))
+        elif predicate == PROV_NS + "hadPrimarySource" and isinstance(obj, NamedNode):
+            doc.hadPrimarySource(entity, names.qname(obj.value))
 
 
 def answer_document(backend: Backend, answer: NamedNode) -> ProvDocument:
