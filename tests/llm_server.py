@@ -170,6 +170,9 @@ class FakeLLMServer:
     def __init__(self) -> None:
         self.requests: list[dict[str, Any]] = []
         self.paths: list[str] = []
+        #: what ``GET path`` answers (JSON), as vLLM's ``/v1/models`` or llama.cpp's ``/props``
+        self.info: dict[str, Any] = {}
+        self.gets: list[str] = []  # the paths asked with GET
         self.default: Reply = error(500, "no reply configured for this request")
         self.responder: Callable[[dict[str, Any]], Reply] | None = None
         self._queue: deque[Reply] = deque()
@@ -229,6 +232,13 @@ class FakeLLMServer:
         server = self
 
         class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                server.gets.append(self.path)
+                if self.path in server.info:
+                    self._send(Reply(200, server.info[self.path]))
+                else:
+                    self._send(error(404, f"no route {self.path}", type="not_found"))
+
             def do_POST(self) -> None:
                 length = int(self.headers.get("content-length") or 0)
                 raw = self.rfile.read(length)

@@ -522,6 +522,28 @@ def test_a_prompt_too_long_for_the_server_is_sent_again_sized_to_the_context_it_
     assert len(server.requests) == 3 and _sent_tokens(server.requests[2]) <= 2048
 
 
+@pytest.mark.parametrize("server_kind", ["vllm", "llama-server"])
+def test_the_context_a_server_gives_sizes_the_first_prompt(server: FakeLLMServer, server_kind: str) -> None:
+    if server_kind == "vllm":  # vLLM lists each model's max_model_len
+        server.info["/v1/models"] = {
+            "object": "list",
+            "data": [
+                {"id": "other-model", "object": "model", "max_model_len": 32768},
+                {"id": "test-model", "object": "model", "max_model_len": 2048},
+            ],
+        }
+    else:  # llama.cpp's server gives its slots' context in /props, beside /v1
+        server.info["/props"] = {"default_generation_settings": {"n_ctx": 2048}, "total_slots": 1}
+    server.respond_with(within_context(2048, lambda _: answer(GOOD), native=server_kind == "llama-server"))
+    assert generator(server).generate(_big_pack()) == GOOD
+    (sent,) = server.requests  # no 400 first
+    assert _sent_tokens(sent) <= 2048 and sent["max_tokens"] == 512
+    asked = list(server.gets)
+    assert asked == (["/v1/models"] if server_kind == "vllm" else ["/v1/models", "/props"])
+    assert generator(server).generate(_big_pack()) == GOOD
+    assert server.gets == asked  # asked once per server
+
+
 def test_a_prompt_refused_twice_as_too_long_is_an_error_not_a_loop(server: FakeLLMServer) -> None:
     server.always(context_exceeded(2048, 3000, 512))  # a server that counts otherwise
     with pytest.raises(GenerationError, match=r"HTTP 400.*maximum context length is 2048"):

@@ -10,13 +10,15 @@ nothing). :attr:`JsonMode.AUTO` tries the schema first and, when the server reje
 400, switches to plain JSON mode with the schema in the system message and validates on the
 client side. What a server rejected is remembered per base URL for the life of the process.
 
-Size. A reply is bounded by ``max_tokens`` (a small model can loop until its context is full),
-and the prompt by the server's context length less the reply: :attr:`OpenAISettings.context_tokens`
-when configured, else :data:`DEFAULT_CONTEXT` (:data:`OPENAI_CONTEXT` on api.openai.com) until the
-server says otherwise. Tokens are estimated conservatively from UTF-8 bytes
-(:func:`estimate_tokens`). A server that rejects a prompt as too long for its context (llama.cpp,
-llama-cpp-python, vLLM and OpenAI say so with HTTP 400, most with the length) is asked once more
-with the prompt rebuilt for the context it named, and that context is remembered per base URL.
+Size. A reply is bounded by ``max_tokens`` (a small model can loop until its context is full), and
+the prompt by the server's context length less the reply: :attr:`OpenAISettings.context_tokens`
+when configured, else what the server says when first asked (vLLM's ``max_model_len`` in
+``/v1/models``, llama.cpp's server's ``n_ctx`` in ``/props``), else :data:`DEFAULT_CONTEXT`
+(:data:`OPENAI_CONTEXT` on api.openai.com) until the server says otherwise. Tokens are estimated
+conservatively from UTF-8 bytes (:func:`estimate_tokens`). A server that rejects a prompt as too
+long for its context (llama.cpp, llama-cpp-python, vLLM and OpenAI say so with HTTP 400, most with
+the length) is asked once more with the prompt rebuilt for the context it named, and that context
+is remembered per base URL.
 
 Retries. Connection errors and HTTP 408, 409, 429 and 5xx are retried up to
 :attr:`OpenAISettings.max_retries` times (after the server's ``retry-after``, else a short
@@ -140,6 +142,8 @@ def data_json(value: object) -> str:
 #: The context length assumed of a server that has not said its own (llama.cpp's and vLLM's
 #: usual; llama-cpp-python's default is 2048 and says so when a prompt is longer), and of OpenAI's.
 DEFAULT_CONTEXT = 4096
+#: Seconds to wait for a server's answer about its context length (it answers at once, or not).
+PROBE_TIMEOUT = 10.0
 OPENAI_CONTEXT = 128_000
 #: UTF-8 bytes per token, conservatively: English prose is about 4 to a token, JSON with hex ids
 #: about 3 (SmolLM2's tokenizer on provgraph's evidence lines: 3.4).
@@ -159,6 +163,7 @@ class _Learned:
 
     mode: _Mode | None = None
     context: int | None = None
+    asked: bool = False  # whether the server was asked its context length
 
 
 _LEARNED: dict[str, _Learned] = {}
@@ -229,9 +234,41 @@ class ChatModel:
         """The server's context length: configured, named by the server, or assumed."""
         if self.settings.context_tokens is not None:
             return self.settings.context_tokens
-        if self._learned.context is not None:
-            return self._learned.context
-        return OPENAI_CONTEXT if self.settings.base_url is None else DEFAULT_CONTEXT
+        if self.settings.base_url is None:
+            return self._learned.context or OPENAI_CONTEXT
+        if self._learned.context is None and not self._learned.asked:
+            told = self._told_context()
+            with _LEARNED_LOCK:
+                self._learned.asked = True
+                if self._learned.context is None:
+                    self._learned.context = told
+        return self._learned.context or DEFAULT_CONTEXT
+
+    def _told_context(self) -> int | None:
+        """The context length the server gives, if it gives one: vLLM's ``max_model_len`` of the
+        model in ``/v1/models``, llama.cpp's server's ``n_ctx`` in ``/props`` (beside ``/v1``).
+        llama-cpp-python's server and Ollama give none (Ollama's ``num_ctx`` is per request)."""
+        base = self.where
+        root = base.removesuffix("/v1")
+        for url, read in ((base + "/models", self._max_model_len), (root + "/props", _n_ctx)):
+            try:
+                found = read(self._client.get(url, cast_to=object, options={"timeout": PROBE_TIMEOUT}))
+            except (openai.APIError, ValueError, TypeError, AttributeError):
+                continue  # not this kind of server (or not now: the question will say)
+            if found:
+                return found
+        return None
+
+    def _max_model_len(self, listing: object) -> int | None:
+        models = listing.get("data") if isinstance(listing, dict) else None
+        lengths: dict[object, int] = {
+            m.get("id"): m["max_model_len"]
+            for m in models or ()
+            if isinstance(m, dict) and isinstance(m.get("max_model_len"), int)
+        }
+        if self.settings.model in lengths:
+            return lengths[self.settings.model]
+        return min(lengths.values()) if lengths else None
 
     def reply_tokens(self, wanted: int | None) -> int:
         """The ``max_tokens`` sent for an output that needs ``wanted`` tokens: capped by the
@@ -441,6 +478,13 @@ class ChatModel:
 #: context size", with ``n_ctx`` in the body).
 _CONTEXT_WORDS = re.compile(r"context[ _](?:length|size|window)|exceed_context_size", re.I)
 _CONTEXT_NAMED = re.compile(r"maximum context length is (\d+)|context window of (\d+)|\"n_ctx\": (\d+)", re.I)
+
+
+def _n_ctx(props: object) -> int | None:
+    """llama.cpp's server's context per slot, from ``/props``."""
+    settings = props.get("default_generation_settings") if isinstance(props, dict) else None
+    found = settings.get("n_ctx") if isinstance(settings, dict) else None
+    return found if isinstance(found, int) and found > 0 else None
 
 
 def _transient(exc: openai.APIStatusError) -> bool:
