@@ -341,6 +341,34 @@ def test_export_a_source_as_nanopublications(loaded):
     assert catalog.status_code == 400 and "not a source graph" in catalog.json()["error"]
 
 
+FACT = {
+    "subject": "http://example.org/aspirin",
+    "predicate": "http://example.org/treats",
+    "object": "http://example.org/headache",
+}
+
+
+def test_export_a_facts_provenance_and_nanopublications(loaded):
+    provn = loaded.get("/export", params={"format": "provn", **FACT})
+    assert provn.status_code == 200 and "wasDerivedFrom(" in provn.text
+    nanopubs = [
+        q.subject.value
+        for q in parse(loaded.get("/export", params={"format": "nanopub", **FACT}).content, format=RdfFormat.TRIG)
+        if q.object.value.endswith("#Nanopublication")
+    ]
+    # one for each source that states it
+    assert len(nanopubs) == len(loaded.get("/evidence", params=FACT).json()) > 0
+    assert all(uri.startswith("https://w3id.org/np/RA") for uri in nanopubs)
+    partial = loaded.get("/export", params={"format": "provn", "subject": FACT["subject"]})
+    assert partial.status_code == 400 and "give all three" in partial.json()["error"]
+    both = loaded.get("/export", params={"format": "provn", "graph": "https://example.org/aspirin", **FACT})
+    assert both.status_code == 400
+    trig = loaded.get("/export", params={"format": "trig", **FACT})
+    assert trig.status_code == 400 and "PROV format or as nanopub" in trig.json()["error"]
+    unknown = loaded.get("/export", params={"format": "nanopub", **FACT, "object": "http://example.org/cancer"})
+    assert unknown.status_code == 404
+
+
 def test_export_prov_xml_and_the_picture_of_a_source(loaded):
     params = {"graph": "https://example.org/aspirin"}
     xml = loaded.get("/export", params={**params, "format": "provxml"})
@@ -358,7 +386,7 @@ def test_export_prov_of_an_answer(loaded):
     dot = loaded.get("/export", params={"format": "dot", "answer": answer})
     assert dot.status_code == 200 and "answer to “What does aspirin treat?”" in dot.text
     both = loaded.get("/export", params={"format": "dot", "answer": answer, "graph": "https://example.org/aspirin"})
-    assert both.status_code == 400 and "one source or answer" in both.json()["error"]
+    assert both.status_code == 400 and "one source, fact or answer" in both.json()["error"]
     as_rdf = loaded.get("/export", params={"format": "trig", "answer": answer})
     assert as_rdf.status_code == 400 and "PROV format" in as_rdf.json()["error"]
     unknown = loaded.get("/export", params={"format": "provn", "answer": "0" * 64})

@@ -574,22 +574,39 @@ async def export(
     answer: Annotated[
         str | None, Query(description="with a PROV format: a recorded answer's id (or a unique prefix of it)")
     ] = None,
+    subject: Annotated[
+        str | None, Query(description="with a PROV format or nanopub, and predicate and object: a fact's subject")
+    ] = None,
+    predicate: Annotated[str | None, Query(description="a fact's predicate (an IRI)")] = None,
+    object: Annotated[  # noqa: A002 - the API's name for it
+        str | None, Query(description="a fact's object: an IRI, an N-Triples literal, or a plain value")
+    ] = None,
 ) -> Response:
+    fact = (subject, predicate, object) if subject and predicate and object is not None else None
+    if fact is None and (subject, predicate, object) != (None, None, None):
+        raise HttpError(400, "a fact is its subject, predicate and object: give all three")
     if format.value in {f.value for f in ProvFormat}:
         prov_format = ProvFormat(format.value)
-        if (graph is None) == (answer is None):
+        if sum(x is not None for x in (graph, answer, fact)) != 1:
             raise HttpError(
-                400, f"{prov_format.value} is the provenance of one source or answer: give a graph or an answer"
+                400,
+                f"{prov_format.value} is the provenance of one source, fact or answer: "
+                "give a graph, a subject, predicate and object, or an answer",
             )
-        body = await reader.run(reads.export_prov, graph, answer, prov_format, settings.max_result_bytes)
+        body = await reader.run(reads.export_prov, graph, answer, fact, prov_format, settings.max_result_bytes)
         return Response(body, media_type=prov_format.media_type)
     if answer is not None:
         raise HttpError(400, "an answer is exported in a PROV format: provn, provjson, provxml, dot or svg")
     if format is ApiExportFormat.NANOPUB:
-        if graph is None:
-            raise HttpError(400, "nanopub is a source as nanopublications: give a graph")
-        body = await reader.run(reads.export_nanopubs, graph, settings.max_result_bytes)
+        if (graph is None) == (fact is None):
+            raise HttpError(
+                400,
+                "nanopub is a source or a fact as nanopublications: give a graph, or a subject, predicate and object",
+            )
+        body = await reader.run(reads.export_nanopubs, graph, fact, settings.max_result_bytes)
         return Response(body, media_type=MEDIA_TYPE_OF[ExportFormat.TRIG])
+    if fact is not None:
+        raise HttpError(400, "a fact is exported in a PROV format or as nanopub")
     rdf_format = ExportFormat(format.value)
     if graph is None and not rdf_format.supports_datasets:
         raise HttpError(

@@ -119,15 +119,22 @@ def export(pg: ProvGraph, fmt: ExportFormat, graph: str | None, max_bytes: int, 
     return capture(lambda out: pg.export(format=fmt, graph=graph, output=out), max_bytes=max_bytes, deadline=deadline)
 
 
-def export_prov(pg: ProvGraph, graph: str | None, answer: str | None, fmt: ProvFormat, max_bytes: int) -> bytes:
-    body = pg.export_prov(graph, answer=answer, format=fmt)  # built whole by the prov package
+def export_prov(
+    pg: ProvGraph,
+    graph: str | None,
+    answer: str | None,
+    fact: tuple[str, str, str] | None,
+    fmt: ProvFormat,
+    max_bytes: int,
+) -> bytes:
+    body = pg.export_prov(graph, answer=answer, fact=fact, format=fmt)  # built whole by the prov package
     if len(body) > max_bytes:
         raise LimitExceeded(TOO_LARGE)
     return body
 
 
-def export_nanopubs(pg: ProvGraph, graph: str, max_bytes: int) -> bytes:
-    body = pg.export_nanopubs(graph)
+def export_nanopubs(pg: ProvGraph, graph: str | None, fact: tuple[str, str, str] | None, max_bytes: int) -> bytes:
+    body = pg.export_nanopubs(graph, fact=fact)
     if len(body) > max_bytes:
         raise LimitExceeded(TOO_LARGE)
     return body
