@@ -23,6 +23,7 @@ from provgraph import (
     StoreError,
     ValidationFailedError,
 )
+from provgraph.ingest.nanopub import artefact_code, check_nanopublications, normalised
 from provgraph.store.remote import Endpoint
 from servers import free_port
 
@@ -468,3 +469,19 @@ def test_a_dump_read_in_pages_holds_every_quad(sparql_server):
         backend.endpoint = dataclasses.replace(backend.endpoint, dialect=paged)  # type: ignore[attr-defined]
         assert sorted(pg.export(format="nquads").splitlines()) == whole  # type: ignore[union-attr]
         assert len(whole) > 7 * 3
+
+
+def test_nanopublications_go_out_from_a_server_as_they_came_in(sparql_server):
+    suite = Path(__file__).parent / "data" / "nanopub-testsuite" / "valid"
+    with ProvGraph.open(sparql_server) as remote, ProvGraph.memory() as embedded:
+        # signed (its signature must verify again), and with a literal the store keeps by value
+        for name in ("signed/simple1-signed-rsa.1024.trig", "trusty/example3.trig", "signed/validFdo.trig"):
+            for pg in (remote, embedded):
+                pg.ingest(suite / name, IngestOptions(id=name))
+            out = remote.export_nanopubs(name)
+            assert out == embedded.export_nanopubs(name)
+            quads = list(pyoxigraph.parse(out, format=pyoxigraph.RdfFormat.TRIG))
+            assert check_nanopublications(quads, file=name, locate=lambda _: None)
+            original = list(pyoxigraph.parse(path=str(suite / name), format=pyoxigraph.RdfFormat.TRIG))
+            code = artefact_code(quads[0].subject.value) or "\x00"
+            assert normalised(quads, code) == normalised(original, code)

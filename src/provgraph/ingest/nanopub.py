@@ -17,6 +17,13 @@ rules checked (those nanopub-java checks, and the nanopub test suite exercises):
   SHA-256 over the same normalised quads minus the ``npx:hasSignature`` triple, with the public
   key the nanopublication carries (X.509 SubjectPublicKeyInfo, base64).
 
+What is kept (:class:`~provgraph.ingest.records.NanopubSpec`, written by
+:meth:`~provgraph.ingest.reify.GraphBuilder.nanopub`): the assertion's triples are the facts; the
+head, provenance and publication info are not. Each statement is attributed to the assertion's
+authors and derived from its primary sources, and links to a record of the nanopublication: its
+creation time and creators, the checked trusty code, the verified signature's key, and its four
+graphs as published, lexical forms included, which :mod:`provgraph.nanopub_export` writes out again.
+
 Ill-typed literals are refused by the datatype checks every input gets
 (:mod:`provgraph.ingest.datatypes`). The checks say nothing about *who* signed: a valid signature
 proves the content is what that key signed, not that the key is trustworthy.
