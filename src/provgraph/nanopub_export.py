@@ -16,11 +16,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from typing import cast
 
 from provgraph.errors import InputError
 from provgraph.ingest.nanopub import NP, NPX, trusty_code
 from provgraph.store.base import Backend
-from provgraph.store.terms import BlankNode, Literal, NamedNode, Quad, RdfFormat, Term, parse, serialize
+from provgraph.store.terms import BlankNode, Literal, NamedNode, Quad, RdfFormat, Row, Term, parse, serialize
 from provgraph.vocab import DCTERMS_NS, PROV_NS, RDF_NS, RDFS_NS, SOFTWARE_AGENT, XSD_NS
 
 #: Where minted nanopublications live: the namespace nanopub tools give trusty nanopublications.
@@ -131,17 +132,25 @@ def _published(content: str) -> list[Quad]:
     return list(parse(content.encode("utf-8"), format=RdfFormat.N_QUADS))
 
 
-def _said(rows: Iterable[object]) -> Iterator[_Said]:
+def _said(rows: Iterable[Row]) -> Iterator[_Said]:
     for row in rows:
-        get = row.get  # type: ignore[attr-defined]
-        url = get("url")
-        source = get("doc")
+        url = row.get("url")
+        source = row["doc"]
         if url is not None:
             try:
                 source = NamedNode(url.value)
             except ValueError:
                 pass  # not an IRI: the document's own
-        yield _Said(get("s"), get("p"), get("o"), get("at"), source, get("activity"), get("passage"), get("text"))
+        yield _Said(
+            row["s"],
+            cast(NamedNode, row["p"]),
+            row["o"],
+            cast(Literal, row["at"]),
+            cast(NamedNode, source),
+            cast(NamedNode, row["activity"]),
+            cast(NamedNode | None, row.get("passage")),
+            cast(Literal | None, row.get("text")),
+        )
 
 
 def mint(said: _Said) -> list[Quad]:
