@@ -919,10 +919,7 @@ class ProvGraph:
         if sum(x is not None for x in (graph, answer, fact)) != 1:
             raise InputError("PROV export is of one source graph, one fact or one answer: give one of them")
         if fact is not None:
-            found = self.evidence(*fact)
-            if not found:
-                raise NotFoundError(f"no current source states {' '.join(fact)}")
-            document = provexport.fact_document(self._backend, [(e.statement, e.graph) for e in found])
+            document = provexport.fact_document(self._backend, self._fact_statements(fact))
         elif answer is not None:
             recorded = self.answer(answer)
             document = provexport.answer_document(self._backend, _record.answer_iri(recorded.id))
@@ -953,13 +950,18 @@ class ProvGraph:
         if (graph is None) == (fact is None):
             raise InputError("nanopublication export is of one source graph or one fact: give one of them")
         if fact is not None:
-            found = self.evidence(*fact)
-            if not found:
-                raise NotFoundError(f"no current source states {' '.join(fact)}")
-            nanopubs = nanopub_export.fact_nanopubs(self._backend, [(e.statement, e.graph) for e in found])
+            nanopubs = nanopub_export.fact_nanopubs(self._backend, self._fact_statements(fact))
         else:
             nanopubs = nanopub_export.source_nanopubs(self._backend, self._resolve_graph(graph or ""))
         return nanopub_export.write(nanopubs)
+
+    def _fact_statements(self, fact: tuple[str, str, str]) -> list[tuple[str, str]]:
+        """The (statement, graph) pairs of a fact's evidence in every current source, or
+        :class:`NotFoundError` when no current source states it."""
+        found = self.evidence(*fact)
+        if not found:
+            raise NotFoundError(f"no current source states {' '.join(fact)}")
+        return [(e.statement, e.graph) for e in found]
 
     # ------------------------------------------------------------------ trust: ontology, conflicts, confidence
 

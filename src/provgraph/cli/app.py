@@ -411,12 +411,7 @@ def export(
         raise typer.BadParameter("--answer and --fact go with a PROV format (provn, provjson, provxml, dot, svg)")
     with open_store(store, read_only=True) as graph:
         if isinstance(chosen, ProvFormat):
-            data = graph.export_prov(graph_name, answer=answer, fact=fact, format=chosen)
-            if output is not None:
-                output.write_bytes(data)
-            else:
-                sys.stdout.buffer.write(data)
-                sys.stdout.buffer.flush()
+            _write(graph.export_prov(graph_name, answer=answer, fact=fact, format=chosen), output)
             return
         if output is not None:
             with output.open("wb") as f:
@@ -439,7 +434,11 @@ def _export_nanopubs(
             param_hint="'--graph'",
         )
     with open_store(store, read_only=True) as graph:
-        data = graph.export_nanopubs(graph_name, fact=fact)
+        _write(graph.export_nanopubs(graph_name, fact=fact), output)
+
+
+def _write(data: bytes, output: Path | None) -> None:
+    """An export built whole: to ``output``, else to stdout."""
     if output is not None:
         output.write_bytes(data)
     else:

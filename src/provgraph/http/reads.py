@@ -127,14 +127,15 @@ def export_prov(
     fmt: ProvFormat,
     max_bytes: int,
 ) -> bytes:
-    body = pg.export_prov(graph, answer=answer, fact=fact, format=fmt)  # built whole by the prov package
-    if len(body) > max_bytes:
-        raise LimitExceeded(TOO_LARGE)
-    return body
+    return _bounded(pg.export_prov(graph, answer=answer, fact=fact, format=fmt), max_bytes)  # built whole
 
 
 def export_nanopubs(pg: ProvGraph, graph: str | None, fact: tuple[str, str, str] | None, max_bytes: int) -> bytes:
-    body = pg.export_nanopubs(graph, fact=fact)
+    return _bounded(pg.export_nanopubs(graph, fact=fact), max_bytes)
+
+
+def _bounded(body: bytes, max_bytes: int) -> bytes:
+    """An export built whole in memory, refused when it is over the response limit."""
     if len(body) > max_bytes:
         raise LimitExceeded(TOO_LARGE)
     return body
