@@ -170,6 +170,18 @@ def test_an_entity_in_more_than_max_entity_documents_links_none_of_them(pg: Prov
     assert pg.related_documents() == found
 
 
+def test_a_full_run_reads_shared_entities_a_page_of_documents_at_a_time(
+    pg: ProvGraph, corpus: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Pages of one document (each pair is then met from both sides, in two requests) find what
+    one page of every document finds."""
+    whole, _ = relations.compute(pg.backend)
+    monkeypatch.setattr(relations, "SHARED_PAGE", 1)
+    paged, _ = relations.compute(pg.backend)
+    assert paged == whole
+    assert [r.counts for r in paged if r.type is RelationType.SHARED_ENTITIES] == [{RelationType.SHARED_ENTITIES: 3}]
+
+
 def test_strength_bands_keep_the_kinds_in_order():
     many = 10_000
     assert relations.citation_strength(1) > relations.mention_strength(many, 100.0)

@@ -115,6 +115,8 @@ MIN_SHARED_ENTITIES = 2
 MAX_ENTITY_DOCUMENTS = 50
 #: Evidence items kept per kind and relation (the count keeps the full number).
 MAX_EVIDENCE = 20
+#: Documents whose shared entities one step of a full run reads.
+SHARED_PAGE = 400
 #: Bumped when the computation changes, so stored relations of an older run count as stale.
 ALGORITHM_VERSION = 1
 
@@ -301,11 +303,6 @@ def _forms(value: str) -> list[str]:
     return out
 
 
-def _pairs(pairs: Iterable[tuple[str, str]]) -> str:
-    """(document IRI, term as SPARQL text) pairs as the rows of a two-variable ``VALUES``."""
-    return " ".join(f"({sparql_term(d)} {t})" for d, t in pairs)
-
-
 def _string(term: object) -> str | None:
     """The string of a term of one of the :func:`_forms`, else None."""
     if isinstance(term, NamedNode):
@@ -453,8 +450,10 @@ _Citation = tuple[str, Term, Term, Term, _Doc]
 
 # every pattern has its predicate or object bound, so Oxigraph reads the citation triples from
 # its indexes instead of scanning the store
-_CITATIONS_OF = Template("""SELECT ?g ?s ?p ?o ?target WHERE { VALUES ?p { $predicates }
-  VALUES (?target ?o) { $targets } GRAPH ?g { ?s ?p ?o } }""")
+# (the documents are mapped back from the object's string: a VALUES of (document, term) pairs made
+# Virtuoso 7.2 scan every quad, 40 s a query at 100,000 facts)
+_CITATIONS_OF = Template("""SELECT ?g ?s ?p ?o WHERE { VALUES ?p { $predicates }
+  VALUES ?o { $targets } GRAPH ?g { ?s ?p ?o } }""")
 # the citing side: every citation triple of the store (few: their predicate is bound), or those
 # of the citing graphs
 _CITATIONS = Template("SELECT ?g ?s ?p ?o WHERE { VALUES ?p { $predicates } GRAPH ?g { ?s ?p ?o } }")
@@ -506,12 +505,23 @@ def _citations(
 def _cited(backend: Backend, known: _Known, cited: Sequence[_Doc]) -> list[_Citation]:
     """The citing triples of any graph whose object names one of ``cited``."""
     rows: list[_Citation] = []
-    pairs = sorted({(d.iri, t) for d in cited for r in _refs(d) for t in _forms(r)})
-    for chunk in _chunks(pairs, 2000):
-        query = _CITATIONS_OF.substitute(predicates=_PREDICATES, targets=_pairs(chunk))
+    naming = _naming((r, d) for d in cited for r in _refs(d))
+    for chunk in _chunks(sorted({t for value in naming for t in _forms(value)}), 2000):
+        query = _CITATIONS_OF.substitute(predicates=_PREDICATES, targets=" ".join(chunk))
         for r in backend.stream(query):
-            rows.append((r.value("g"), r["s"], r["p"], r["o"], known.by_iri[r.value("target")]))
+            text = _string(r["o"])
+            for target in naming.get(text, []) if text is not None else []:
+                rows.append((r.value("g"), r["s"], r["p"], r["o"], known.by_iri[target.iri]))
     return rows
+
+
+def _naming(named: Iterable[tuple[str, _Doc]]) -> dict[str, list[_Doc]]:
+    """The documents each string names, from (string, document) pairs."""
+    out: dict[str, list[_Doc]] = {}
+    for value, doc in named:
+        if doc not in out.setdefault(value, []):
+            out[value].append(doc)
+    return out
 
 
 def _citing(backend: Backend, known: _Known, citing: Sequence[_Doc] | None) -> list[_Citation]:
@@ -541,9 +551,12 @@ def _citation_statements(backend: Backend, graphs: Sequence[str]) -> dict[tuple[
     return statements
 
 
-# The URL as an IRI or a literal, bound, so the object and subject indexes answer.
-_URL_STATEMENTS_OF = Template("""SELECT DISTINCT ?g ?st ?x ?target WHERE { VALUES (?target ?x) { $targets }
-  GRAPH ?g { { ?st rdf:object ?x } UNION { ?st rdf:subject ?x } } }""")
+# The URL as an IRI or a literal, bound, so the object and subject indexes answer: one query per
+# role, the documents mapped back from the URL. A UNION of the roles over a VALUES of (document,
+# URL) pairs made Virtuoso 7.2 scan every quad (40 s a query at 100,000 facts, against 0.4 s);
+# the role as a VALUES made Oxigraph do so (26 s against 0.06 s).
+_URL_STATEMENTS_OF = Template("""SELECT DISTINCT ?g ?st ?x WHERE { VALUES ?x { $terms }
+  GRAPH ?g { ?st $role ?x } }""")
 _STATEMENT_TERMS_IN = Template("""SELECT DISTINCT ?g ?st ?x WHERE { VALUES ?g { $graphs }
   GRAPH ?g { { ?st rdf:object ?x } UNION { ?st rdf:subject ?x } } }""")
 
@@ -583,20 +596,16 @@ def _url_statements(
 def _about_urls_of(backend: Backend, known: _Known, cited: Sequence[_Doc]) -> list[tuple[str, str, Term, _Doc]]:
     """(graph, statement, URL term, document) of the statements of any graph about the URL of
     one of ``cited``."""
-    rows: list[tuple[str, str, Term, _Doc]] = []
-    terms = sorted(
-        {
-            (d.iri, t)
-            for d in cited
-            if d.url
-            for u in {d.url, d.url.rstrip("/"), d.url.rstrip("/") + "/"}
-            for t in _forms(u)
-        }
-    )
-    for chunk in _chunks(terms, 2000):
-        for r in backend.stream(_URL_STATEMENTS_OF.substitute(targets=_pairs(chunk))):
-            rows.append((r.value("g"), r.value("st"), r["x"], known.by_iri[r.value("target")]))
-    return rows
+    rows: dict[tuple[str, str, str, str], tuple[str, str, Term, _Doc]] = {}
+    naming = _naming((u, d) for d in cited if d.url for u in _variants(d.url))
+    terms = sorted({t for url in naming for t in _forms(url)})
+    for role, chunk in itertools.product(("rdf:object", "rdf:subject"), _chunks(terms, 2000)):
+        for r in backend.stream(_URL_STATEMENTS_OF.substitute(terms=" ".join(chunk), role=role)):
+            text = _string(r["x"])
+            for target in naming.get(text, []) if text is not None else []:
+                g, st = r.value("g"), r.value("st")
+                rows[g, st, str(r["x"]), target.iri] = (g, st, r["x"], known.by_iri[target.iri])
+    return [rows[k] for k in sorted(rows)]
 
 
 def _about_urls_in(backend: Backend, known: _Known, citing: Sequence[_Doc]) -> list[tuple[str, str, Term, _Doc]]:
@@ -803,8 +812,7 @@ def _passages(backend: Backend, docs: Sequence[_Doc]) -> list[tuple[_Doc, str, s
 _ENTITIES = """{ ?st rdf:subject ?e }
       UNION { ?st rdf:object ?e ; rdf:predicate ?p FILTER(?p != rdf:type) }"""
 _ENTITY_FILTER = 'FILTER(isIRI(?e) && !STRSTARTS(STR(?e), "https://w3id.org/provgraph/id/"))'
-# the entities of ?g: a document, in the current view; or one of the graphs $graphs
-_VIEW_ENTITIES = "GRAPH pgid:current { " + _ENTITIES + " ?st prov:wasDerivedFrom ?g } " + _ENTITY_FILTER
+# the entities of ?g, one of the graphs $graphs
 _GRAPH_ENTITIES = "VALUES ?g { $graphs } GRAPH ?g { " + _ENTITIES + " } " + _ENTITY_FILTER
 # The entities in 2..$max_documents documents (hubs and singletons drop out here), each with the
 # documents ?g that state it; $entities binds ?g and its entities ?e. The pairs are counted from
@@ -815,22 +823,21 @@ _SHARED_ENTITIES = Template("""SELECT DISTINCT ?e ?g WHERE {
      GROUP BY ?e HAVING (COUNT(DISTINCT ?g) >= 2 && COUNT(DISTINCT ?g) <= $max_documents) }
   $entities
 }""")
-# no list of graphs in the view: the query would hold every current graph twice
-_SHARED_IN_VIEW = Template(_SHARED_ENTITIES.safe_substitute(entities=_VIEW_ENTITIES))
 _SHARED_IN_GRAPHS = Template(_SHARED_ENTITIES.safe_substitute(entities=_GRAPH_ENTITIES))
 
 
-def _shared(backend: Backend, docs: Sequence[_Doc], found: dict[frozenset[str], _Found]) -> None:
-    """Every pair of ``docs`` (all the current documents) sharing enough entities. Read from the
-    current view, where a statement's document is its ``prov:wasDerivedFrom``; a store without
-    one lists the current graphs."""
-    limits = {"max_documents": sparql_term(Literal(MAX_ENTITY_DOCUMENTS))}
+def _shared(backend: Backend, known: _Known, docs: Sequence[_Doc], found: dict[frozenset[str], _Found]) -> None:
+    """Every pair of ``docs`` (all the current documents) sharing enough entities. With a current
+    view, a page of documents at a time (:func:`_shared_of`): one query over the whole view ran
+    past a server's request timeout at 1,000,000 facts. A store without one lists the current
+    graphs in one query."""
     if current_view.is_maintained(backend):
-        query = _SHARED_IN_VIEW.substitute(limits)
-        of = {d.iri: d for d in docs}
-    else:
-        query = _SHARED_IN_GRAPHS.substitute(limits, graphs=sparql_terms(d.graph for d in docs))
-        of = {d.graph: d for d in docs}
+        for page in _chunks(docs, SHARED_PAGE):
+            _shared_of(backend, known, page, found)
+        return
+    limits = {"max_documents": sparql_term(Literal(MAX_ENTITY_DOCUMENTS))}
+    query = _SHARED_IN_GRAPHS.substitute(limits, graphs=sparql_terms(d.graph for d in docs))
+    of = {d.graph: d for d in docs}
     stating: dict[str, list[str]] = {}
     for row in backend.stream(query):
         stating.setdefault(row.value("e"), []).append(row.value("g"))
@@ -959,7 +966,7 @@ def compute(backend: Backend) -> tuple[list[DocumentRelation], list[str]]:
             else _passages(backend, docs)
         )
         _mentions(passages, docs, found)
-        _shared(backend, docs, found)
+        _shared(backend, known, docs, found)
     by_iri = {d.iri: d for d in docs}
     relations = [_assemble(pair, f, by_iri) for pair, f in found.items() if f.evidence]
     return _sorted(relations), sorted(d.graph for d in docs)
