@@ -16,6 +16,7 @@ import pytest
 from helpers import EXAMPLES, ServeProcess, ingest_aspirin, ingest_capitals, run_cli
 from provgraph import (
     ConcurrentWriteError,
+    GraphSplit,
     IngestOptions,
     ProvGraph,
     ProvGraphError,
@@ -407,6 +408,32 @@ def test_another_machine_never_sees_a_large_ingest_before_its_commit(sparql_serv
         after = other.query(count).rows()[0]["n"].value  # type: ignore[union-attr]
     assert seen == ["0"]  # the graphs were loaded, not yet in the view
     assert after == "20"
+
+
+def test_a_large_revision_copies_and_retires_its_graphs_a_few_per_operation(sparql_server, tmp_path, monkeypatch):
+    """Five documents copied into the view after their commit, then five revisions retiring the
+    old versions, two graphs a request or operation: the view holds the current versions' triples,
+    and a triple the old versions shared with a current one stays."""
+    from provgraph.ingest import pipeline
+    from provgraph.store import view
+
+    monkeypatch.setattr(pipeline, "BULK_THRESHOLD", 0)  # the bulk path, on small data
+    monkeypatch.setattr(view, "COPY_GRAPHS", 2)
+    ex = "http://example.org/"
+    split = GraphSplit(pattern=rf"^(?P<document>{ex}doc/\d+)$")
+
+    def version(n: int) -> Path:
+        path = tmp_path / f"v{n}.nq"
+        lines = [f'<{ex}s{d}> <{ex}p> "{d}-{n}" <{ex}doc/{d}> .\n' for d in range(5)]
+        path.write_text("".join(lines) + f'<{ex}common> <{ex}p> "kept" <{ex}doc/0> .\n', "utf-8")
+        return path
+
+    values = f"SELECT ?o WHERE {{ ?s <{ex}p> ?o }} ORDER BY ?o"
+    with ProvGraph.open(sparql_server) as pg:
+        pg.ingest(version(1), IngestOptions(id="docs", title="Docs", split=split))
+        assert [r["o"].value for r in pg.query(values).rows()] == [*(f"{d}-1" for d in range(5)), "kept"]  # type: ignore[union-attr]
+        pg.ingest(version(2), IngestOptions(id="docs", title="Docs", split=split))
+        assert [r["o"].value for r in pg.query(values).rows()] == [*(f"{d}-2" for d in range(5)), "kept"]  # type: ignore[union-attr]
 
 
 def test_a_large_ingest_sent_in_many_requests_keeps_its_blank_nodes_one_node_each(sparql_server, tmp_path, monkeypatch):

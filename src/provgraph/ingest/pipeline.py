@@ -939,10 +939,8 @@ def _write(
     if backend.begin_write():
         # The plan was made on a read-only view; check it still holds now that we hold the lock.
         # First finish what a stopped writer left (as a read-write open does): its pending
-        # graphs out of the view and their staged entries out of the catalog, before the
-        # orphan graphs whose quads that reads go.
+        # graphs out of the view, their staged entries out of the catalog, the graphs dropped.
         view.recover(backend)
-        catalog.remove_orphans(backend)
         _check_plan(backend, ledger)
     view.ensure(backend, writing=True)
     total = ledger.quads
@@ -957,7 +955,7 @@ def _write(
         # Graphs, current view and catalog in one SPARQL update: one transaction, all or nothing.
         # The graphs are marked pending before their quads, and committed in the catalog after
         # them: an engine that keeps the operations done before one fails (Virtuoso) leaves what
-        # recovery takes out again (view.recover, catalog.remove_orphans), never a catalog entry
+        # recovery takes out again (view.recover), never a catalog entry
         # naming quads that were not written.
         built = list(ledger)
         graphs = [b.graph.value for b in built]
@@ -980,7 +978,6 @@ def _write(
             # out with them now, not at the next write (if this fails too, the next write does it).
             with contextlib.suppress(ProvGraphError):
                 view.recover(backend)
-                catalog.remove_orphans(backend)
             raise
         if progress is not None:
             progress("writing", total, total)
@@ -1011,10 +1008,8 @@ def _write(
         commit_point = (catalog.commit_staged_update(revised), retired, record)
         backend.update(" ;\n".join(op for op in commit_point if op), prefixes=PREFIXES)
     except BaseException as exc:
-        try:  # not committed: take the graphs out of the view and the store again
+        try:  # not committed: the marked graphs out of the view and the store again
             view.recover(backend)
-            for graph in ledger.graphs():
-                backend.remove_graph(NamedNode(graph))
         except ProvGraphError:
             pass
         # the engine refusing the pipeline's own update is the store failing, not the user's query

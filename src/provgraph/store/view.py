@@ -36,7 +36,7 @@ from string import Template
 
 from provgraph.store import catalog
 from provgraph.store.base import Backend
-from provgraph.store.terms import NamedNode, sparql_term, sparql_terms
+from provgraph.store.terms import NamedNode, in_graphs, sparql_term
 from provgraph.vocab import CATALOG_GRAPH, CHANGES_GRAPH, PG, PREFIXES
 
 _CAT = str(CATALOG_GRAPH)
@@ -44,11 +44,13 @@ _CHANGES = str(CHANGES_GRAPH)
 
 IS_MAINTAINED = "ASK { GRAPH pgid:catalog { pgid:catalog pg:currentView pgid:current } }"
 HAS_SOURCE_GRAPHS = "ASK { GRAPH pgid:catalog { ?g a pg:SourceGraph } }"
-#: The triples of the versions ``$graphs`` no current source graph (``$current``) states.
+#: Graphs one request copies into a deferred view (see finish_commit), and one operation of
+#: :func:`retire` takes out.
+COPY_GRAPHS = 50
+#: The triples of the versions ``$old`` no current source graph (``$current``) states.
 RETIRE = Template("""DELETE { GRAPH pgid:current { ?s ?p ?o } }
 WHERE {
-  VALUES ?old { $graphs }
-  GRAPH ?old { ?s ?p ?o }
+  $old
   FILTER NOT EXISTS { GRAPH ?g { ?s ?p ?o } $current }
 }""")
 _CURRENT = "GRAPH pgid:catalog { ?g pg:status pg:Current }"
@@ -83,9 +85,13 @@ def retire(graphs: Iterable[str], *, pending_current: bool = False) -> str:
     are no longer current) that no current source graph states. Run after the catalog change
     that made them not current, in the same request. ``pending_current``: the pending graphs count
     as current (the commit point of a large ingest, whose statuses follow it)."""
-    values = sparql_terms(sorted(set(graphs)))
+    old = sorted(set(graphs))
     current = _CURRENT_OR_PENDING if pending_current else _CURRENT
-    return RETIRE.substitute(graphs=values, current=current) if values else ""
+    # an operation per COPY_GRAPHS versions: Virtuoso compiles a UNION whole (see finish_commit)
+    return " ;\n".join(
+        RETIRE.substitute(old=in_graphs(old[i : i + COPY_GRAPHS], "?s ?p ?o"), current=current)
+        for i in range(0, len(old), COPY_GRAPHS)
+    )
 
 
 def pending(graphs: Iterable[str]) -> str:
@@ -119,11 +125,9 @@ def deferred(backend: Backend) -> bool:
     return backend.generation is None and not backend.read_only
 
 
-#: Graphs one request copies into a deferred view (see finish_commit).
-COPY_GRAPHS = 50
 #: A chunk's graphs copied into the view (a deferred view, :func:`deferred`).
 COPY = Template("""INSERT { GRAPH pgid:current { ?s ?p ?o } }
-WHERE { VALUES ?g { $graphs } GRAPH ?g { ?s ?p ?o } }""")
+WHERE { $graphs }""")
 
 
 def finish_commit(backend: Backend, graphs: Iterable[str] | None = None) -> None:
@@ -149,8 +153,9 @@ def finish_commit(backend: Backend, graphs: Iterable[str] | None = None) -> None
             # this only rolls it forward, and recovery copies again), each of COPY_GRAPHS graphs in a
             # request of its own: Virtuoso compiles a request whole, and 1,000 graphs' copies with
             # the chunk's statuses, for 2.6 million quads, grew past its 10,000 lines of SQL
-            for i in range(0, len(terms), COPY_GRAPHS):
-                backend.update(COPY.substitute(graphs=" ".join(terms[i : i + COPY_GRAPHS])), prefixes=PREFIXES)
+            for i in range(0, len(chunk), COPY_GRAPHS):
+                copied = in_graphs(chunk[i : i + COPY_GRAPHS], "?s ?p ?o")
+                backend.update(COPY.substitute(graphs=copied), prefixes=PREFIXES)
         backend.update(
             "DELETE DATA { GRAPH " + _CAT + " { " + _marks(chunk) + " } } ;\n"
             "INSERT DATA { GRAPH " + _CAT + " { " + statuses + " } GRAPH " + _CHANGES + " { " + added + " } }",
@@ -192,14 +197,18 @@ def ensure(backend: Backend, *, writing: bool) -> None:
 def recover(backend: Backend) -> list[str]:
     """Finish what a writer that stopped left: a commit under way is finished
     (:func:`finish_commit`); pending graphs the catalog committed (gave a status) have their
-    marks cleared; the quads of the others come out of the view and their
-    staged entries out of the catalog. Returns the graphs whose quads were taken out."""
+    marks cleared; the others are orphans: their quads come out of the view, their staged
+    entries out of the catalog, and their graphs are dropped. Returns the orphans.
+
+    Every writer marks a graph before it writes a quad of it, so the marks find every orphan: a
+    writer need not list the store's graphs (on Virtuoso a scan of every quad) before it writes."""
     finish_commit(backend)  # a commit under way is committed: finished, not undone
     pending_graphs = [(row.value("g"), "known" in row) for row in backend.select(PENDING_GRAPHS)]
     if not pending_graphs:
         return []
     orphans = [g for g, known in pending_graphs if not known]
     operations = [retire(orphans), catalog.discard_staged(orphans)] if orphans else []
+    operations += [f"DROP SILENT GRAPH {sparql_term(NamedNode(g))}" for g in orphans]
     operations.append(committed(g for g, _ in pending_graphs))
     backend.update(" ;\n".join(operations), prefixes=PREFIXES)
     return orphans
