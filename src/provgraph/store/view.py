@@ -47,11 +47,15 @@ HAS_SOURCE_GRAPHS = "ASK { GRAPH pgid:catalog { ?g a pg:SourceGraph } }"
 #: Graphs one request copies into a deferred view (see finish_commit), and one operation of
 #: :func:`retire` takes out.
 COPY_GRAPHS = 50
-#: The triples of the versions ``$old`` no current source graph (``$current``) states.
+#: The triples of the versions ``$old`` no current source graph (``$current``) states. Each old
+#: graph a constant of a UNION, and the catalog's check inside a FILTER EXISTS, so the engines
+#: look each triple up in its graphs first: joined with the catalog, Oxigraph read every current
+#: graph for each triple (1.5 s for five versions at 1,000 documents, against 0.08 s), and
+#: Virtuoso read a VALUES of the old graphs over every quad (1.3 s, against 0.02 s).
 RETIRE = Template("""DELETE { GRAPH pgid:current { ?s ?p ?o } }
 WHERE {
   $old
-  FILTER NOT EXISTS { GRAPH ?g { ?s ?p ?o } $current }
+  FILTER NOT EXISTS { GRAPH ?g { ?s ?p ?o } FILTER EXISTS { $current } }
 }""")
 _CURRENT = "GRAPH pgid:catalog { ?g pg:status pg:Current }"
 #: At a large ingest's commit point its pending graphs are current too (their statuses follow).
@@ -126,8 +130,9 @@ def deferred(backend: Backend) -> bool:
 
 
 #: A chunk's graphs copied into the view (a deferred view, :func:`deferred`).
+#: (A UNION of the graphs made the insert slower on Virtuoso: 4.0 s for 50 graphs, against 3.0.)
 COPY = Template("""INSERT { GRAPH pgid:current { ?s ?p ?o } }
-WHERE { $graphs }""")
+WHERE { VALUES ?g { $graphs } GRAPH ?g { ?s ?p ?o } }""")
 
 
 def finish_commit(backend: Backend, graphs: Iterable[str] | None = None) -> None:
@@ -153,9 +158,8 @@ def finish_commit(backend: Backend, graphs: Iterable[str] | None = None) -> None
             # this only rolls it forward, and recovery copies again), each of COPY_GRAPHS graphs in a
             # request of its own: Virtuoso compiles a request whole, and 1,000 graphs' copies with
             # the chunk's statuses, for 2.6 million quads, grew past its 10,000 lines of SQL
-            for i in range(0, len(chunk), COPY_GRAPHS):
-                copied = in_graphs(chunk[i : i + COPY_GRAPHS], "?s ?p ?o")
-                backend.update(COPY.substitute(graphs=copied), prefixes=PREFIXES)
+            for i in range(0, len(terms), COPY_GRAPHS):
+                backend.update(COPY.substitute(graphs=" ".join(terms[i : i + COPY_GRAPHS])), prefixes=PREFIXES)
         backend.update(
             "DELETE DATA { GRAPH " + _CAT + " { " + _marks(chunk) + " } } ;\n"
             "INSERT DATA { GRAPH " + _CAT + " { " + statuses + " } GRAPH " + _CHANGES + " { " + added + " } }",
