@@ -22,6 +22,8 @@ For each store and each size N (facts, N/k documents for k facts per document, f
 - **conflicts**: wall seconds of ``pg.detect_conflicts()`` after a second, small source (N/100
   facts about the same subjects and predicates, other integer values) and an ontology declaring
   the integer-valued predicates functional, so that detection finds conflicts.
+- **revision**: wall seconds of an ingest giving new versions to 10 documents (their facts, other
+  integer values): what one small update of a large store costs.
 - **ask**: p50 and p95 of 20 ``pg.ask("What is the p3 of entity 5?")`` (extractive generator,
   answers recorded as usual; the first ask, which builds the lexical index, is timed apart, as
   is the first evidence call), against one SPARQL query of the entity's facts in any graph.
@@ -93,6 +95,8 @@ ENTITY = "http://example.org/entity/{}"
 PREDICATE = "http://example.org/p{}"
 #: The second source's documents: doc1000000 onwards, still matched by SPLIT, never the first's.
 OTHER_DOCS = 10**6
+#: Documents a revision ingest gives new versions (after the second source).
+REVISED_DOCS = 10
 #: Virtuoso's bulk loader's default graph (the dump is N-Quads: every quad names its own).
 VIRTUOSO_GRAPH = "http://bench.example/default"
 VIRTUOSO_CHUNK = 5000
@@ -117,6 +121,14 @@ def make_other(path: Path, facts: int) -> None:
         flags=re.M,
     )
     path.write_text(text, encoding="utf-8")
+
+
+def make_revision(data: Path, path: Path, documents: int = REVISED_DOCS) -> None:
+    """New versions of the first ``documents`` documents of ``data``: the same facts, every
+    integer value changed (the links stay, so part of each old version stays in the view)."""
+    wanted = tuple(f"<http://bench.example/doc{d}> .\n" for d in range(documents))
+    with data.open(encoding="utf-8") as lines, path.open("w", encoding="utf-8") as out:
+        out.writelines(line.replace('"^^', '1"^^') for line in lines if line.endswith(wanted))
 
 
 def make_ontology(path: Path) -> None:
@@ -285,10 +297,16 @@ def child_provgraph(job: dict[str, Any]) -> None:
         )
         result["ask_answered"] = abstained.count(False)
 
+    def revise() -> None:
+        started = time.perf_counter()
+        pg.ingest(job["revision"], IngestOptions(id="bench", title="bench", split=GraphSplit(pattern=SPLIT)))
+        result["revision_s"] = time.perf_counter() - started
+
     started = time.perf_counter()
     if _attempt(result, "other source", other_source):
         result["other_ingest_s"] = time.perf_counter() - started
         _attempt(result, "detect", detect)
+    _attempt(result, "revision", revise)
     _attempt(result, "evidence", evidence)
     _attempt(result, "ask", ask)
 
@@ -448,7 +466,9 @@ def measure(store: str, facts: int, docs: int, memory_gb: float) -> dict[str, An
     with tempfile.TemporaryDirectory(prefix="provgraph-remote-") as tmp:
         root = Path(tmp)
         data, other, ontology, dump = root / "facts.nq", root / "other.nq", root / "ontology.ttl", root / "dump.nq"
+        revision = root / "revision.nq"
         make_nquads(data, facts, docs)
+        make_revision(data, revision)
         make_other(other, max(1, facts // 100))
         make_ontology(ontology)
         job: dict[str, Any] = {
@@ -457,6 +477,7 @@ def measure(store: str, facts: int, docs: int, memory_gb: float) -> dict[str, An
             "other": str(other),
             "ontology": str(ontology),
             "dump": str(dump),
+            "revision": str(revision),
             "seed": 11,
         }
 
@@ -511,8 +532,8 @@ def _cell(r: dict[str, Any], key: str, spec: str, width: int, align: str = ">") 
 
 HEADER = (
     f"{'store':<16} {'facts':>8} {'docs':>6} {'quads':>9} | {'ingest s':>8} {'facts/s':>8} {'client MB':>9} "
-    f"{'server MB':>9} | {'raw s':>7} {'ratio':>6} | {'evid p50/p95 ms':>15} {'raw p50':>7} | {'detect s':>8} | "
-    f"{'ask p50/p95 ms':>15} {'raw p50':>7} | {'run s':>6}"
+    f"{'server MB':>9} | {'raw s':>7} {'ratio':>6} | {'evid p50/p95 ms':>15} {'raw p50':>7} | {'detect s':>8} "
+    f"{'revise s':>8} | {'ask p50/p95 ms':>15} {'raw p50':>7} | {'run s':>6}"
 )
 
 
@@ -524,7 +545,7 @@ def row(r: dict[str, Any]) -> str:
         f"{r['facts'] / r['ingest_s']:>8.0f} {_cell(r, 'client_peak_mb', '.0f', 9)} "
         f"{_cell(r, 'server_peak_mb', '.0f', 9)} | {_cell(r, 'raw_load_s', '.2f', 7)} {_ratio(r):>6} | "
         f"{_cell(r, 'evidence_p50_ms', '.1f', 7)}/{_cell(r, 'evidence_p95_ms', '.1f', 7, '<')} "
-        f"{r['raw_evidence_p50_ms']:>7.2f} | {_cell(r, 'detect_s', '.2f', 8)} | "
+        f"{r['raw_evidence_p50_ms']:>7.2f} | {_cell(r, 'detect_s', '.2f', 8)} {_cell(r, 'revision_s', '.2f', 8)} | "
         f"{_cell(r, 'ask_p50_ms', '.1f', 7)}/{_cell(r, 'ask_p95_ms', '.1f', 7, '<')} {r['raw_ask_p50_ms']:>7.2f} | "
         f"{r['total_s']:>6.0f}"
     )
@@ -539,6 +560,7 @@ GROWTH = (
     ("ingest s", "ingest_s"),
     ("evidence p50", "evidence_p50_ms"),
     ("detect s", "detect_s"),
+    ("revise s", "revision_s"),
     ("ask p50", "ask_p50_ms"),
 )
 
