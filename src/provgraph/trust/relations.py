@@ -351,7 +351,7 @@ class _Known:
                 for r in _refs(d):
                     self._by_ref.setdefault(r, []).append(d)
                 if d.url:
-                    for u in {d.url, d.url.rstrip("/"), d.url.rstrip("/") + "/"}:
+                    for u in _variants(d.url):
                         self._by_url.setdefault(u, []).append(d)
         self._refs_seen: dict[str, list[_Doc]] = {}
         self._urls_seen: dict[str, list[_Doc]] = {}
@@ -436,7 +436,7 @@ class _Known:
                 self._urls_seen[v] = []
             for d in list(self.by_iri.values()):
                 if d.url:
-                    for u in {d.url, d.url.rstrip("/"), d.url.rstrip("/") + "/"}:
+                    for u in _variants(d.url):
                         if u in self._urls_seen and d not in self._urls_seen[u]:
                             self._urls_seen[u].append(d)
         return {v: found for v in values if (found := self._urls_seen.get(v))}
@@ -1168,10 +1168,12 @@ def write(
     """Replace the relations graph with ``relations`` in one transaction (stamped ``target``)."""
     a = sparql_term(activity)
     lines = _activity_lines(a, started, ended, used)
-    if target is not None:
-        lines.append(_stamp_line(target))
     for r in relations:
         lines += _relation_lines(r, a)
+    if target is not None:
+        # last: an engine that splits a large update into requests (Virtuoso) stamps the graph
+        # only once every relation is in it
+        lines.append(_stamp_line(target))
     backend.update(_DROP + " ;\n" + _insert(lines), prefixes=PREFIXES)
 
 
@@ -1214,9 +1216,10 @@ def update(
     a = sparql_term(activity)
     docs = sparql_terms(sorted(set(replaced)))
     old = [r["act"] for r in backend.stream(_ACTIVITIES_OF.substitute(documents=docs))]
-    lines = [*_activity_lines(a, started, ended, used), _stamp_line(target)]
+    lines = _activity_lines(a, started, ended, used)
     for r in relations:
         lines += _relation_lines(r, a)
+    lines.append(_stamp_line(target))  # last, as in write()
     operations = [_DELETE_RELATIONS_OF.substitute(documents=docs)] if docs else []
     operations += [_DELETE_STAMP, _insert(lines)]
     if old:
