@@ -260,9 +260,14 @@ class SparqlBackend(CoreQueries):
         if skolems or split or large:
             declared = {**PREFIXES, **(prefixes or {})}
             salt = uuid.uuid4().hex
+            block = engine.max_block_triples
+            if large and block is None and engine.max_update_bytes is not None:
+                # no limit of its own on a block (oxigraph serve): blocks of about half a request,
+                # else one data block longer than a request goes whole (285 MB to a 128 MiB limit)
+                block = max(1, engine.max_update_bytes * max(1, sparql.count(".")) // (2 * len(sparql)))
             own, operations = read(sparql, base_iri=base_iri, prefixes=declared).rewrite_data_blocks(
                 skolem=(lambda label: _skolem(label, salt)) if skolems else None,
-                max_block_triples=engine.max_block_triples if split or large else None,
+                max_block_triples=block if split or large else None,
             )
             requests = [own + ops for ops in _packed(operations, engine.max_update_bytes)]
         for request in requests:
