@@ -182,6 +182,16 @@ def test_a_full_run_reads_shared_entities_a_page_of_documents_at_a_time(
     assert [r.counts for r in paged if r.type is RelationType.SHARED_ENTITIES] == [{RelationType.SHARED_ENTITIES: 3}]
 
 
+def test_relations_read_without_their_evidence_are_the_same_relations(pg: ProvGraph, corpus: dict[str, str]) -> None:
+    """What an ask reads (its relation drafts need no evidence items) is every stored relation
+    of the document, with its kinds, strengths and counts."""
+    pg.refresh_relationships()
+    full = relations.relationships(pg.backend, document=corpus["guide"])
+    bare = relations.relationships(pg.backend, document=corpus["guide"], evidence=False)
+    assert [r.evidence for r in bare] == [[], []] and all(r.evidence for r in full)
+    assert [r.model_copy(update={"evidence": []}) for r in full] == bare
+
+
 def test_strength_bands_keep_the_kinds_in_order():
     many = 10_000
     assert relations.citation_strength(1) > relations.mention_strength(many, 100.0)

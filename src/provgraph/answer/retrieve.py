@@ -271,7 +271,8 @@ class Retriever:
     def _relationships(self, document: str, relations: dict[str, list[DocumentRelation]]) -> list[DocumentRelation]:
         """The relations of ``document``, read once per retrieval (kept in ``relations``)."""
         if document not in relations:
-            relations[document] = _relations.relationships(self._backend, document=document)
+            # what a relation draft says (titles, kinds, strength) needs no evidence items
+            relations[document] = _relations.relationships(self._backend, document=document, evidence=False)
         return relations[document]
 
     def _mentioned(
