@@ -182,7 +182,9 @@ def test_a_full_run_reads_shared_entities_a_page_of_documents_at_a_time(
     assert [r.counts for r in paged if r.type is RelationType.SHARED_ENTITIES] == [{RelationType.SHARED_ENTITIES: 3}]
 
 
-def test_relations_read_without_their_evidence_are_the_same_relations(pg: ProvGraph, corpus: dict[str, str]) -> None:
+def test_relations_read_without_their_evidence_or_past_a_limit_are_the_same_relations(
+    pg: ProvGraph, corpus: dict[str, str]
+) -> None:
     """What an ask reads (its relation drafts need no evidence items) is every stored relation
     of the document, with its kinds, strengths and counts."""
     pg.refresh_relationships()
@@ -190,6 +192,9 @@ def test_relations_read_without_their_evidence_are_the_same_relations(pg: ProvGr
     bare = relations.relationships(pg.backend, document=corpus["guide"], evidence=False)
     assert [r.evidence for r in bare] == [[], []] and all(r.evidence for r in full)
     assert [r.model_copy(update={"evidence": []}) for r in full] == bare
+    # the strongest one alone: the review's citation before the note's mention
+    (strongest,) = relations.relationships(pg.backend, document=corpus["guide"], evidence=False, limit=1)
+    assert strongest == bare[0] and strongest.type is RelationType.CITATION
 
 
 def test_strength_bands_keep_the_kinds_in_order():

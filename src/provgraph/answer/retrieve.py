@@ -75,6 +75,8 @@ KIND_QUESTION = re.compile(r"^\s*(which|what\s+(kinds?|types?|sorts?)\s+of)\b", 
 RDF_TYPE = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"
 SUBCLASS_OF = "http://www.w3.org/2000/01/rdf-schema#subClassOf"
 MAX_RELATIONS = 5
+#: Relations of a document an ask reads (its mentions among them: see _mentioned).
+READ_RELATIONS = 50
 #: Passages whose text names other documents by title, and the weight of those documents' passages.
 MAX_BRIDGES = 5
 BRIDGE_WEIGHT = 0.6
@@ -271,8 +273,11 @@ class Retriever:
     def _relationships(self, document: str, relations: dict[str, list[DocumentRelation]]) -> list[DocumentRelation]:
         """The relations of ``document``, read once per retrieval (kept in ``relations``)."""
         if document not in relations:
-            # what a relation draft says (titles, kinds, strength) needs no evidence items
-            relations[document] = _relations.relationships(self._backend, document=document, evidence=False)
+            # what a relation draft says (titles, kinds, strength) needs no evidence items, and a
+            # mention outweighs any shared-entity relation, so the strongest hold the mentions
+            relations[document] = _relations.relationships(
+                self._backend, document=document, evidence=False, limit=READ_RELATIONS
+            )
         return relations[document]
 
     def _mentioned(

@@ -1264,6 +1264,8 @@ _RELATIONS_OF = Template(
     "SELECT ?r ?a ?b ?type ?strength ?directed ?act WHERE { VALUES ?d { $document } GRAPH pgid:relations {\n"
     "  { ?r pg:fromDocument ?d } UNION { ?r pg:toDocument ?d }\n" + _RELATION_HEADS + " } }"
 )
+#: ... the strongest $limit of them (ties by IRI)
+_STRONGEST_OF = Template(_RELATIONS_OF.template + " ORDER BY DESC(?strength) ?r LIMIT $limit")
 # keys and titles of the documents the relations name, not of every document
 _NAMES_OF = Template("""SELECT ?d ?key ?title WHERE { VALUES ?d { $documents }
   GRAPH pgid:catalog { ?d pg:documentKey ?key ; dcterms:title ?title } }""")
@@ -1299,10 +1301,12 @@ def _level(backend: Backend, every: str, of: Template, nodes: Sequence[str] | No
     return backend.stream(of.substitute(nodes=sparql_terms(nodes)))
 
 
-def read(backend: Backend, *, document: str | None = None, evidence: bool = True) -> list[DocumentRelation]:
-    """The stored relations (of ``document``, an IRI), strongest first; without their evidence
-    unless ``evidence``."""
-    heads = _heads(backend, document)
+def read(
+    backend: Backend, *, document: str | None = None, evidence: bool = True, limit: int | None = None
+) -> list[DocumentRelation]:
+    """The stored relations (of ``document``, an IRI; the strongest ``limit`` of them when
+    given), strongest first; without their evidence unless ``evidence``."""
+    heads = _heads(backend, document, limit)
     if not heads:
         return []
     bound = document is not None  # else every relation: nothing to bind
@@ -1353,10 +1357,12 @@ class _Head(NamedTuple):
     act: str
 
 
-def _heads(backend: Backend, document: str | None) -> list[_Head]:
-    """The stored relations (of ``document``), each read once from its row."""
+def _heads(backend: Backend, document: str | None, limit: int | None = None) -> list[_Head]:
+    """The stored relations (of ``document``; its strongest ``limit``), each read once from its row."""
     if document is None:
         rows = backend.stream(_RELATIONS)
+    elif limit is not None:
+        rows = backend.stream(_STRONGEST_OF.substitute(document=sparql_term(document), limit=int(limit)))
     else:
         rows = backend.stream(_RELATIONS_OF.substitute(document=sparql_term(document)))
     return [
@@ -1507,20 +1513,30 @@ def catch_up(backend: Backend) -> _Relations | None:
 
 
 def relationships(
-    backend: Backend, *, document: str | None = None, min_strength: float = 0.0, evidence: bool = True
+    backend: Backend,
+    *,
+    document: str | None = None,
+    min_strength: float = 0.0,
+    evidence: bool = True,
+    limit: int | None = None,
 ) -> list[DocumentRelation]:
-    """The relations (of ``document``, an IRI, with at least ``min_strength``), strongest first;
-    ``evidence=False`` leaves the stored ones' evidence unread (a document with many relations
-    has thousands of items: 1.2 s of an ask over oxigraph serve at 1,000,000 facts). They catch
-    up first with what changed since they were stored; a store that cannot be written
-    (read-only, or locked by another process) computes that for this answer only."""
+    """The relations (of ``document``, an IRI, with at least ``min_strength``), strongest first.
+    ``evidence=False`` leaves the stored ones' evidence unread, ``limit`` reads the strongest so
+    many of a document's: an ask needs neither all of them nor their evidence (five documents of
+    the 1M-fact benchmark have 2,500 relations each; reading one's took 1.2 s over oxigraph
+    serve). They catch up first with what changed since they were stored; a store that cannot
+    be written (read-only, or locked by another process) computes that for this answer only."""
     patch = catch_up(backend)
-    found = [] if patch is not None and patch.reset else read(backend, document=document, evidence=evidence)
+    # with a patch laid over them, every stored one: a replaced relation may free a place
+    bound = limit if document is not None and patch is None else None
+    found = (
+        [] if patch is not None and patch.reset else read(backend, document=document, evidence=evidence, limit=bound)
+    )
     if patch is not None:
         found = [r for r in found if not ({r.from_document, r.to_document} & patch.replaced)]
         found += [r for r in patch.relations if document is None or document in (r.from_document, r.to_document)]
         found = _sorted(found)
-    return [r for r in found if r.strength >= min_strength]
+    return [r for r in found if r.strength >= min_strength][:limit]
 
 
 __all__ = [
