@@ -480,11 +480,14 @@ def update(
     out = sparql_terms(sorted(set(removed) | {c.iri for c in conflicts}))
     again = sparql_terms(c.iri for c in resolved)
     flipped = sparql_terms(sorted(flips))
-    lines = [*_run_lines(run), _stamp_line(target), *_item_lines(conflicts, states, agreements, run)]
+    lines = [*_run_lines(run), *_item_lines(conflicts, states, agreements, run)]
     for c in resolved:
         lines += _resolution_lines(c, activity=run.activity)
     for iri, (preferred, count) in sorted(flips.items()):
         lines += _flip_lines(iri, preferred, count, activity=run.activity)
+    # last: an engine that splits a large update into requests (Virtuoso) stamps the records
+    # only once every one is in
+    lines.append(_stamp_line(target))
     # the activities the replaced records name: those no record names afterwards go too
     named = backend.select(NAMED_ACTIVITIES.substitute(items=f"{out} {again} {flipped}"))
     activities = sparql_terms(r.value("a") for r in named)
