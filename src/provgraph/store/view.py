@@ -36,7 +36,7 @@ from string import Template
 
 from provgraph.store import catalog
 from provgraph.store.base import Backend
-from provgraph.store.terms import NamedNode, in_graphs, sparql_term
+from provgraph.store.terms import NamedNode, sparql_term
 from provgraph.vocab import CATALOG_GRAPH, CHANGES_GRAPH, PG, PREFIXES
 
 _CAT = str(CATALOG_GRAPH)
@@ -93,9 +93,22 @@ def retire(graphs: Iterable[str], *, pending_current: bool = False) -> str:
     current = _CURRENT_OR_PENDING if pending_current else _CURRENT
     # an operation per COPY_GRAPHS versions: Virtuoso compiles a UNION whole (see finish_commit)
     return " ;\n".join(
-        RETIRE.substitute(old=in_graphs(old[i : i + COPY_GRAPHS], "?s ?p ?o"), current=current)
+        RETIRE.substitute(old=_in_graphs(old[i : i + COPY_GRAPHS], "?s ?p ?o"), current=current)
         for i in range(0, len(old), COPY_GRAPHS)
     )
+
+
+def _in_graphs(graphs: Iterable[str], pattern: str) -> str:
+    """``pattern`` in each of ``graphs``, as a UNION of one ``GRAPH <g> { pattern }`` per graph,
+    for a query's WHERE.
+
+    Not ``VALUES ?g { ... } GRAPH ?g { pattern }``: Virtuoso 7.2 reads that over every quad of the
+    store (0.8 s for 50 graphs of a store of 100,000 facts, against 0.03 s as a UNION), Oxigraph
+    reads both from its graph index."""
+    parts = [f"{{ GRAPH {sparql_term(graph)} {{ {pattern} }} }}" for graph in graphs]
+    if not parts:
+        raise ValueError("_in_graphs needs at least one graph")
+    return " UNION ".join(parts)
 
 
 def pending(graphs: Iterable[str]) -> str:
@@ -212,7 +225,7 @@ def recover(backend: Backend) -> list[str]:
         return []
     orphans = [g for g, known in pending_graphs if not known]
     operations = [retire(orphans), catalog.discard_staged(orphans)] if orphans else []
-    operations += [f"DROP SILENT GRAPH {sparql_term(NamedNode(g))}" for g in orphans]
+    operations += [f"DROP SILENT GRAPH {sparql_term(g)}" for g in orphans]
     operations.append(committed(g for g, _ in pending_graphs))
     backend.update(" ;\n".join(operations), prefixes=PREFIXES)
     return orphans

@@ -475,7 +475,7 @@ def _citations(
 ) -> None:
     """Citations by the documents ``citing`` (None: any document) of any document, and of the
     documents ``cited`` by any document; then the statements about a document's URL, likewise."""
-    rows = _cited(backend, known, cited)
+    rows = _cited(backend, cited)
     if citing is None or citing:
         rows += _citing(backend, known, citing)
     graphs = known.graphs(g for g, *_ in rows)
@@ -502,7 +502,7 @@ def _citations(
     _url_statements(backend, known, found, seen, citing=citing, cited=cited)
 
 
-def _cited(backend: Backend, known: _Known, cited: Sequence[_Doc]) -> list[_Citation]:
+def _cited(backend: Backend, cited: Sequence[_Doc]) -> list[_Citation]:
     """The citing triples of any graph whose object names one of ``cited``."""
     rows: list[_Citation] = []
     naming = _naming((r, d) for d in cited for r in _refs(d))
@@ -511,7 +511,7 @@ def _cited(backend: Backend, known: _Known, cited: Sequence[_Doc]) -> list[_Cita
         for r in backend.stream(query):
             text = _string(r["o"])
             for target in naming.get(text, []) if text is not None else []:
-                rows.append((r.value("g"), r["s"], r["p"], r["o"], known.by_iri[target.iri]))
+                rows.append((r.value("g"), r["s"], r["p"], r["o"], target))
     return rows
 
 
@@ -572,7 +572,7 @@ def _url_statements(
 ) -> None:
     """Statements of one document about another's URL (e.g. JSON Lines facts whose object is it):
     a citation too."""
-    rows = _about_urls_of(backend, known, cited)
+    rows = _about_urls_of(backend, cited)
     if citing is not None and citing:
         rows += _about_urls_in(backend, known, citing)
     graphs = known.graphs(g for g, *_ in rows)
@@ -593,7 +593,7 @@ def _url_statements(
         found.setdefault(frozenset((citer.iri, target.iri)), _Found()).add(item, st)
 
 
-def _about_urls_of(backend: Backend, known: _Known, cited: Sequence[_Doc]) -> list[tuple[str, str, Term, _Doc]]:
+def _about_urls_of(backend: Backend, cited: Sequence[_Doc]) -> list[tuple[str, str, Term, _Doc]]:
     """(graph, statement, URL term, document) of the statements of any graph about the URL of
     one of ``cited``."""
     rows: dict[tuple[str, str, str, str], tuple[str, str, Term, _Doc]] = {}
@@ -604,7 +604,7 @@ def _about_urls_of(backend: Backend, known: _Known, cited: Sequence[_Doc]) -> li
             text = _string(r["x"])
             for target in naming.get(text, []) if text is not None else []:
                 g, st = r.value("g"), r.value("st")
-                rows[g, st, str(r["x"]), target.iri] = (g, st, r["x"], known.by_iri[target.iri])
+                rows[g, st, str(r["x"]), target.iri] = (g, st, r["x"], target)
     return [rows[k] for k in sorted(rows)]
 
 
