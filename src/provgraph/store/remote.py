@@ -629,10 +629,13 @@ def _guard(tokens: tuple[NamedNode, ...], following: NamedNode) -> str:
     token made again. Two writers dropping the same graph at the same moment rely on the engine
     serialising updates (:attr:`~provgraph.store.dialects.Dialect.serialises_updates`)."""
     writes = f"GRAPH {CHANGES_GRAPH} {{ {CHANGES_GRAPH} {PG.writeToken} "
+    # SILENT: a new token cannot exist already, and Virtuoso 7.2 takes 0.2-1 s at 100k facts over
+    # a request that holds a CREATE GRAPH not SILENT and a data operation (2-7 ms each alone)
+    made = f"CREATE SILENT GRAPH {following} ;\nINSERT DATA {{ {writes}{following} }} }} ;\n"
     if not tokens:
-        return f"CREATE GRAPH {_FIRST} ;\nCREATE GRAPH {following} ;\nINSERT DATA {{ {writes}{following} }} }} ;\n"
+        return f"CREATE GRAPH {_FIRST} ;\n{made}"
     drops = "".join(f"DROP GRAPH {token} ;\nDELETE DATA {{ {writes}{token} }} }} ;\n" for token in tokens)
-    return f"{drops}CREATE GRAPH {following} ;\nINSERT DATA {{ {writes}{following} }} }} ;\n"
+    return drops + made
 
 
 #: Where blank nodes are written as IRIs on an engine that skolemizes: ``{GENID}{salt}/{label}``,
