@@ -95,17 +95,48 @@ def test_one_open_store_shows_every_write_in_its_next_reads(tmp_path: Path, lazy
         assert seen() == [(f"{EX}a", "2")]
 
 
-def test_a_bulk_written_document_goes_into_the_view(pg, tmp_path, monkeypatch):
+@pytest.mark.parametrize("blank", [True, False], ids=["blank nodes", "no blank node"])
+def test_a_bulk_written_document_goes_into_the_view(pg, tmp_path, monkeypatch, blank):
+    """On a SPARQL server the view's copies of a graph without blank nodes are loaded from the
+    ingest's spool after the commit, and those of a graph with blank nodes copied by the engine
+    (a load names blank nodes anew): the view is the union of the sources either way."""
     monkeypatch.setattr(pipeline, "BULK_THRESHOLD", 2)  # the bulk loader's path, on small data
-    first = _write(
-        tmp_path / "one.ttl", "".join(f"<{EX}s{i}> <{EX}p> {i} ; <{EX}q> [ <{EX}r> {i} ] .\n" for i in range(5))
-    )
+    obj = (lambda i: f"[ <{EX}r> {i} ]") if blank else (lambda i: f"<{EX}o{i}>")
+    first = _write(tmp_path / "one.ttl", "".join(f"<{EX}s{i}> <{EX}p> {i} ; <{EX}q> {obj(i)} .\n" for i in range(5)))
     pg.ingest(first, IngestOptions(id="one"))
     _assert_view_is_the_union_of_current_sources(pg)
     second = _write(tmp_path / "two.ttl", "".join(f"<{EX}s{i}> <{EX}p> {i + 1} .\n" for i in range(5)))
     pg.ingest(second, IngestOptions(id="one"))
     _assert_view_is_the_union_of_current_sources(pg)
     assert pg.query("ASK { ?s ?p ?o FILTER(?o = 0) }").__bool__() is False  # the first version left
+
+
+def test_a_bulk_write_whose_view_copies_fail_is_finished_by_recovery(pg, tmp_path, monkeypatch):
+    """Loading the view's copies fails: on a SPARQL server the ingest is committed (its copies come
+    after the commit) and recovery copies its graphs with the engine; embedded, they are loaded
+    before the commit, and nothing is written. The view is the union of the sources either way."""
+    monkeypatch.setattr(pipeline, "BULK_THRESHOLD", 1)  # the bulk loader's path
+    pg.ingest(
+        _write(tmp_path / "a.ttl", f"<{EX}a> <{EX}p> <{EX}b> .\n<{EX}a> <{EX}p> <{EX}c> .\n"), IngestOptions(id="a")
+    )
+    load = type(pg.backend).load_quads
+
+    def failing_view_copies(self, nquads, *, bulk):
+        files = [nquads] if isinstance(nquads, Path) else list(nquads)
+        if any(f.name == "view.nq" for f in files):
+            raise ProvGraphError("the view's copies could not be loaded")
+        load(self, nquads, bulk=bulk)
+
+    monkeypatch.setattr(type(pg.backend), "load_quads", failing_view_copies)
+    two = _write(tmp_path / "b.ttl", f"<{EX}d> <{EX}p> <{EX}e> .\n<{EX}d> <{EX}p> <{EX}f> .\n")
+    deferred = view.deferred(pg.backend)
+    with pytest.raises(ProvGraphError, match="is committed but finishing it failed" if deferred else "copies"):
+        pg.ingest(two, IngestOptions(id="b"))
+    monkeypatch.setattr(type(pg.backend), "load_quads", load)
+    pg.recover()
+    assert not _has_pending_marks(pg)
+    _assert_view_is_the_union_of_current_sources(pg)
+    assert bool(pg.query(f"ASK {{ <{EX}d> <{EX}p> <{EX}e> }}")) is deferred
 
 
 def _catalog(pg: ProvGraph) -> set[tuple[str, str, str]]:

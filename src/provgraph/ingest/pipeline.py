@@ -205,7 +205,7 @@ def _run(
         if not validation.conforms and not dry_run:
             raise ValidationFailedError(validation, file=file)
         if not dry_run and ledger.built:
-            _write(backend, ledger, now, spool, progress)
+            _write(backend, ledger, now, spool, progress, blank_nodes=outcome.blank_nodes)
         return _report(file, fmt, outcome, ledger, validation, dry_run=dry_run, seconds=time.perf_counter() - started)
 
 
@@ -217,6 +217,8 @@ class _Outcome:
     validation: ValidationReport
     ill_typed: int
     extraction: TextExtraction | None = None
+    #: whether the spool may hold blank nodes (see _Spool)
+    blank_nodes: bool = True
 
 
 def _build(
@@ -248,16 +250,17 @@ def _build(
         items = _read(
             stream, fmt, file=file, base=options.base, guard=guard, extraction=extraction, title=main_meta.title
         )
+        spooled = _Spool(quads, view_quads)
         if options.split is not None:
             with _Groups(spool[0].with_name("groups.sqlite3")) as groups:
                 metadata_hash, metadata_guard = _split(items, options, main_meta, file, groups)
                 guard.ill_typed += metadata_guard.ill_typed if metadata_guard is not None else 0
                 documents = _documents(groups, main_meta, fingerprint_base, metadata_hash)
-                found = _build_split(backend, documents, now, _Spool(quads, view_quads), ledger)
+                found = _build_split(backend, documents, now, spooled, ledger)
         else:
             doc = _Document(main_meta, _fingerprint(main_meta.content_hash, fingerprint_base))
-            found = _build_streaming(backend, doc, items, now, _Spool(quads, view_quads), file, ledger, extraction)
-    return _Outcome(found, ill_typed=guard.ill_typed, extraction=extraction)
+            found = _build_streaming(backend, doc, items, now, spooled, file, ledger, extraction)
+    return _Outcome(found, ill_typed=guard.ill_typed, extraction=extraction, blank_nodes=spooled.blank_nodes)
 
 
 def _validate(
@@ -503,11 +506,16 @@ class _Spool:
     def __init__(self, quads: IO[str], view: IO[str]) -> None:
         self._quads = quads
         self._view = view
+        #: Whether a line may hold a blank node (or a literal holding "_:"): a load names a blank
+        #: node anew, so the view's copies of such graphs cannot be loaded apart from them.
+        self.blank_nodes = False
 
     def write(self, lines: list[str], end: str) -> None:
         """Lines (N-Triples without the final " .") of the graph whose quads end with ``end``."""
         self._quads.write(end.join(lines) + end)
-        self._view.write(self._VIEW_END.join(lines) + self._VIEW_END)
+        copies = self._VIEW_END.join(lines) + self._VIEW_END
+        self.blank_nodes = self.blank_nodes or "_:" in copies
+        self._view.write(copies)
 
 
 class _Assembler:
@@ -933,9 +941,16 @@ def _entry(b: Built, now: datetime) -> catalog.NewVersion:
 
 
 def _write(
-    backend: Backend, ledger: Ledger, now: datetime, spool: tuple[Path, Path], progress: ProgressCallback | None
+    backend: Backend,
+    ledger: Ledger,
+    now: datetime,
+    spool: tuple[Path, Path],
+    progress: ProgressCallback | None,
+    *,
+    blank_nodes: bool,
 ) -> None:
-    """Write the spool (the graphs' quads, then their copy in the current view) and commit."""
+    """Write the spool (the graphs' quads, then their copy in the current view) and commit.
+    ``blank_nodes``: whether the spool may hold blank nodes."""
     if backend.begin_write():
         # The plan was made on a read-only view; check it still holds now that we hold the lock.
         # First finish what a stopped writer left (as a read-write open does): its pending
@@ -996,8 +1011,10 @@ def _write(
         # A store that others read while it is written (a SPARQL server) gets the graphs' copies
         # in the current view after the commit point (view.finish_commit), so that the view
         # never shows a graph that is not committed; an embedded store loads them here, with the
-        # bulk loader, and its readers read checkpoints made after the write.
-        copies = (spool[1],) if not view.deferred(backend) else ()
+        # bulk loader, and its readers read checkpoints made after the write. Deferred copies
+        # with blank nodes are made by the engine from the graphs: a load names them anew.
+        deferred = view.deferred(backend)
+        copies = (spool[1],) if not deferred else ()
         backend.load_quads((spool[0], *copies, staged), bulk=True)
         # The commit point: one transaction of a few lines per revised document, whatever the
         # number of new ones, naming the change log's entry as the commit under way. From here on
@@ -1017,7 +1034,7 @@ def _write(
             raise
         raise ProvGraphError(f"writing the store failed; nothing was committed: {exc}") from exc
     try:
-        view.finish_commit(backend, ledger.graphs())
+        view.finish_commit(backend, ledger.graphs(), copies=spool[1] if deferred and not blank_nodes else None)
     except Exception as exc:
         raise ProvGraphError(
             f"the ingest is committed but finishing it failed: {exc}; the next write, or read-write open of "

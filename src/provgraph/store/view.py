@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterable, Iterator
+from pathlib import Path
 from string import Template
 
 from provgraph.store import catalog
@@ -148,25 +149,35 @@ COPY = Template("""INSERT { GRAPH pgid:current { ?s ?p ?o } }
 WHERE { VALUES ?g { $graphs } GRAPH ?g { ?s ?p ?o } }""")
 
 
-def finish_commit(backend: Backend, graphs: Iterable[str] | None = None) -> None:
+def finish_commit(backend: Backend, graphs: Iterable[str] | None = None, *, copies: Path | None = None) -> None:
     """Make the pending graphs of the commit under way current (``graphs``: them, as the ingest
     knows them; None: the marks left, as recovery finds them), a chunk of :data:`COMMIT_CHUNK`
     per transaction, then end the commit. Each chunk is one INSERT DATA and one DELETE DATA of a
     known size: neither scans the marks (which a pattern with a LIMIT would, past the deleted
-    ones, in every chunk)."""
+    ones, in every chunk).
+
+    On a deferred view, ``copies`` is the N-Quads file of the graphs' copies in the view as the
+    ingest wrote them: loaded ahead of the first chunk instead of copied by the engine, which
+    inserts from a query several times slower than from data (10 graphs' 14,143 quads at 100k
+    facts: Virtuoso 7.2 1.1-1.8 s, oxigraph serve 0.6-1.1 s). The ingest gives none when its graphs
+    hold blank nodes (a load names them anew), and recovery has none: the engine copies."""
     entries = [row.value("c") for row in backend.select(COMMITTING)]
     if not entries:
         return
     change = sparql_term(NamedNode(entries[0]))
     if graphs is None:
         graphs = _marked(backend)
+    copying = deferred(backend)
+    if copying and copies is not None:
+        backend.load_quads(copies, bulk=True)  # the ingest is committed: this only rolls it forward
+        copying = False
     chunks = iter(graphs)
     written = 0
     while chunk := list(itertools.islice(chunks, COMMIT_CHUNK)):
         terms = [sparql_term(NamedNode(g)) for g in chunk]
         statuses = " ".join(f"{g} {PG.status} {PG.Current} ." for g in terms)
         added = " ".join(f"{change} {PG.added} {g} ." for g in terms)
-        if deferred(backend):
+        if copying:
             # the copies of a deferred view, ahead of the chunk's statuses (the ingest is committed:
             # this only rolls it forward, and recovery copies again), each of COPY_GRAPHS graphs in a
             # request of its own: Virtuoso compiles a request whole, and 1,000 graphs' copies with
