@@ -410,10 +410,14 @@ def test_another_machine_never_sees_a_large_ingest_before_its_commit(sparql_serv
     assert after == "20"
 
 
-def test_a_large_revision_copies_and_retires_its_graphs_a_few_per_operation(sparql_server, tmp_path, monkeypatch):
+@pytest.mark.parametrize("blank", [True, False], ids=["copied by the engine", "loaded from the spool"])
+def test_a_large_revision_copies_and_retires_its_graphs_a_few_per_operation(
+    sparql_server, tmp_path, monkeypatch, blank
+):
     """Five documents copied into the view after their commit, then five revisions retiring the
     old versions, two graphs a request or operation: the view holds the current versions' triples,
-    and a triple the old versions shared with a current one stays."""
+    and a triple the old versions shared with a current one stays. Graphs with blank nodes are
+    copied by the engine, the others' copies loaded from the ingest's spool."""
     from provgraph.ingest import pipeline
     from provgraph.store import view
 
@@ -425,6 +429,7 @@ def test_a_large_revision_copies_and_retires_its_graphs_a_few_per_operation(spar
     def version(n: int) -> Path:
         path = tmp_path / f"v{n}.nq"
         lines = [f'<{ex}s{d}> <{ex}p> "{d}-{n}" <{ex}doc/{d}> .\n' for d in range(5)]
+        lines += [f"<{ex}s{d}> <{ex}q> _:n{d} <{ex}doc/{d}> .\n" for d in range(5) if blank]
         path.write_text("".join(lines) + f'<{ex}common> <{ex}p> "kept" <{ex}doc/0> .\n', "utf-8")
         return path
 
@@ -434,6 +439,39 @@ def test_a_large_revision_copies_and_retires_its_graphs_a_few_per_operation(spar
         assert [r["o"].value for r in pg.query(values).rows()] == [*(f"{d}-1" for d in range(5)), "kept"]  # type: ignore[union-attr]
         pg.ingest(version(2), IngestOptions(id="docs", title="Docs", split=split))
         assert [r["o"].value for r in pg.query(values).rows()] == [*(f"{d}-2" for d in range(5)), "kept"]  # type: ignore[union-attr]
+
+
+def test_a_servers_lexical_index_kept_in_a_directory_is_caught_up_by_the_next_process(sparql_server, tmp_path):
+    """With an index directory, a new process catches a SPARQL server's lexical index up with
+    what was written since the last one closed (here by a process without one), rather than
+    building it whole; a second process using the directory at the same time keeps its own in
+    memory. Both answer from the newest sources."""
+    from provgraph.answer.index import INDEX_FILE, LexicalIndex
+
+    index_dir = tmp_path / "index"
+    with ProvGraph.open(sparql_server, index_directory=index_dir) as pg:
+        ingest_aspirin(pg)
+        assert pg.ask("What does aspirin treat?").claims
+    assert (index_dir / INDEX_FILE).is_file()
+    with ProvGraph.open(sparql_server) as elsewhere:
+        elsewhere.ingest(EXAMPLES / "facts.jsonl", IngestOptions(title="Aspirin trial report", tier=3))
+    computed: list[bool] = []
+    compute = LexicalIndex.compute
+
+    def watched(self, backend, since):
+        computed.append(since is None)  # True: every current graph read again
+        return compute(self, backend, since)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(LexicalIndex, "compute", watched)
+        with (
+            ProvGraph.open(sparql_server, index_directory=index_dir) as pg,
+            ProvGraph.open(sparql_server, index_directory=index_dir) as twin,
+        ):
+            for graph in (pg, twin):
+                answer = graph.ask("What does aspirin reduce?")
+                assert "Aspirin trial report" in {r.title for r in answer.references}
+    assert computed == [False, True]  # the directory's index caught up; the twin's built whole
 
 
 def test_a_large_ingest_sent_in_many_requests_keeps_its_blank_nodes_one_node_each(sparql_server, tmp_path, monkeypatch):

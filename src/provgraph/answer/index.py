@@ -39,6 +39,7 @@ from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 from string import Template
+from typing import IO
 
 from provgraph.answer.models import AskFilters, ReasonCode, UntrustedText
 from provgraph.answer.text import STOP_WORDS, split_camel, without_disambiguation, words
@@ -180,6 +181,7 @@ class LexicalIndex:
 
     def __init__(self, path: Path | None = None) -> None:
         self._path = path
+        self._held: IO[bytes] | None = None  # the lock of an index in a directory (for_backend)
         # one connection, used under a lock: the HTTP server calls from worker threads
         self._db = sqlite3.connect(str(path) if path else ":memory:", check_same_thread=False, timeout=30)
         self._lock = threading.RLock()
@@ -192,18 +194,34 @@ class LexicalIndex:
             self._db.executescript(_SCHEMA)
 
     @classmethod
-    def for_backend(cls, backend: Backend) -> LexicalIndex:
+    def for_backend(cls, backend: Backend, *, directory: Path | None = None) -> LexicalIndex:
+        """The index of ``backend``: a file in an on-disk store's directory; for a store without
+        one (a SPARQL server), a file in ``directory`` when given and no other process holds it
+        (its stamp names the store's change log: another store's index is rebuilt); else in
+        memory."""
         location = backend.location
         if location is not None and location.is_dir():
             try:
                 return cls(location / INDEX_FILE)
             except sqlite3.Error:
                 pass  # a store on a read-only medium: index in memory instead
+        elif location is None and directory is not None:
+            held = _hold(directory / (INDEX_FILE + ".lock"))
+            if held is not None:
+                try:
+                    index = cls(directory / INDEX_FILE)
+                except sqlite3.Error:
+                    held.close()
+                else:
+                    index._held = held
+                    return index
         return cls(None)
 
     def close(self) -> None:
         with self._lock:
             self._db.close()
+            if self._held is not None:
+                self._held.close()  # and with it the lock
 
     # ------------------------------------------------------------------ the derived view
 
@@ -446,6 +464,25 @@ class LexicalIndex:
                 for iri, text, _ in rows:
                     out.setdefault(iri, text)
         return out
+
+
+def _hold(lock: Path) -> IO[bytes] | None:
+    """``lock`` opened and locked for this process alone, or None: another process holds it
+    (two processes catching one SQLite index up at once would each apply the same changes), or
+    the directory cannot be written, or the system has no advisory locks."""
+    try:
+        import fcntl
+
+        lock.parent.mkdir(parents=True, exist_ok=True)
+        held = lock.open("ab")
+    except (ImportError, OSError):
+        return None
+    try:
+        fcntl.flock(held.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        held.close()
+        return None
+    return held
 
 
 def _scope(filters: AskFilters | None, *, alias: str = "") -> tuple[str, list[object]]:

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 from string import Template
 
 from provgraph import evidence as _evidence
@@ -160,9 +161,11 @@ def singular(word: str) -> str:
 class Retriever:
     """Keeps the lexical index of one store (see the module docstring)."""
 
-    def __init__(self, backend: Backend, index: LexicalIndex | None = None) -> None:
+    def __init__(
+        self, backend: Backend, index: LexicalIndex | None = None, *, index_directory: Path | None = None
+    ) -> None:
         self._backend = backend
-        self._index = index or LexicalIndex.for_backend(backend)
+        self._index = index or LexicalIndex.for_backend(backend, directory=index_directory)
 
     @property
     def index(self) -> LexicalIndex:
