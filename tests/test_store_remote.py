@@ -524,6 +524,49 @@ def test_an_update_longer_than_the_server_takes_goes_in_several_requests(sparql_
     assert max(sent) < 5_000 + 2_000  # each about the limit: the text, the prologue and the write check
 
 
+@pytest.mark.parametrize("sparql_server", ["virtuoso"], indirect=True)
+def test_a_large_ingest_loaded_by_insert_data_is_cut_to_the_engines_blocks_and_requests(
+    sparql_server, tmp_path, monkeypatch
+):
+    """An engine without the Graph Store Protocol for datasets (Virtuoso) is loaded with INSERT
+    DATA written to its limits, a block of triples per operation and requests of a size: every
+    quad arrives, and a blank node stays one node across blocks and requests."""
+    import dataclasses
+
+    from provgraph.ingest import pipeline
+
+    monkeypatch.setattr(pipeline, "BULK_THRESHOLD", 2)  # the bulk path
+    ex = "http://example.org/"
+    data = tmp_path / "nodes.ttl"
+    data.write_text("".join(f"<{ex}s{i}> <{ex}q> [ <{ex}r> {i} ] .\n<{ex}s{i}> <{ex}p> {i} .\n" for i in range(40)))
+    joined = (
+        "SELECT (COUNT(*) AS ?n) WHERE { ?s <http://example.org/q> ?b . ?b <http://example.org/r> ?v "
+        'FILTER(STR(?s) = CONCAT("http://example.org/s", STR(?v))) }'
+    )
+    with ProvGraph.open(sparql_server) as pg:
+        backend = pg.backend
+        small = dataclasses.replace(
+            backend.endpoint.dialect,  # type: ignore[attr-defined]
+            max_block_triples=7,
+            max_update_bytes=6_000,
+            insert_chunk=50,
+        )
+        backend.endpoint = dataclasses.replace(backend.endpoint, dialect=small)  # type: ignore[attr-defined]
+        sent: list[int] = []
+        request = backend._request  # type: ignore[attr-defined]
+
+        def counted(url, data, **kwargs):  # type: ignore[no-untyped-def]
+            if url == backend.endpoint.update and isinstance(data, bytes):  # type: ignore[attr-defined]
+                sent.append(data.count(b"INSERT DATA"))
+            return request(url, data, **kwargs)
+
+        backend._request = counted  # type: ignore[attr-defined]
+        assert pg.ingest(data, IngestOptions(id="nodes", title="Nodes")).statements == 120
+        assert pg.query(joined).rows()[0]["n"].value == "40"  # type: ignore[union-attr]
+        assert pg.query("SELECT (COUNT(*) AS ?n) WHERE { ?s <http://example.org/p> ?o }").rows()[0]["n"].value == "40"  # type: ignore[union-attr]
+    assert len(sent) > 10 and max(sent) > 2  # many requests, several blocks in one
+
+
 def test_a_dump_read_in_pages_holds_every_quad(sparql_server):
     """Virtuoso cuts a result at 1,048,576 rows without a sign: a dump reads graph by graph, in
     pages (here of 7 rows)."""
