@@ -24,10 +24,12 @@ results it could not store) is one cache, keyed by the store's stamp.
 
 from __future__ import annotations
 
+import tempfile
 import threading
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from pathlib import Path
 from string import Template
 from typing import Protocol, TypeVar, cast
 
@@ -35,14 +37,33 @@ from provgraph.errors import ReadOnlyStoreError, StoreLockedError
 from provgraph.store import changes as change_log
 from provgraph.store.base import Backend
 from provgraph.store.changes import Changes
-from provgraph.store.terms import sparql_term
-from provgraph.vocab import ID_NS
+from provgraph.store.terms import RdfFormat, parse, serialize, sparql_term
+from provgraph.vocab import ID_NS, PREFIXES
 
 #: The store's generation and the time of the change log's first entry ``$first`` (it names the log).
 STAMP = Template("""SELECT ?n ?t WHERE {
   OPTIONAL { GRAPH pgid:changes { pgid:changes pg:generation ?n } }
   OPTIONAL { GRAPH pgid:changes { $first prov:generatedAtTime ?t } } }""")
 _STAMP = STAMP.substitute(first=sparql_term(ID_NS + "change/1"))
+
+_TRIG_PREFIXES = "".join(f"PREFIX {name}: {sparql_term(iri)}\n" for name, iri in PREFIXES.items())
+
+
+def load_lines(backend: Backend, graph: str, lines: Iterable[str]) -> None:
+    """Add ``lines`` (Turtle triples in provgraph's prefixes) to the graph ``graph`` (a term in
+    those prefixes) with the bulk loader. Not a transaction: a view written so writes its stamp
+    last, in an update of its own, so that a write cut short leaves no stamp and is made again.
+    At 1M facts SPARQL INSERT DATA was 5x slower than this on the embedded store, and a
+    transactional load 3x; on a SPARQL server the loader writes requests to the engine's limits
+    where an update would be read whole to be cut (14 s for the 36 MB of relations at 100k)."""
+    text = _TRIG_PREFIXES + graph + " {\n" + "\n".join(lines) + "\n}\n"
+    quads = parse(text.encode(), format=RdfFormat.TRIG)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "lines.nq"
+        with path.open("wb") as f:
+            serialize(quads, f, format=RdfFormat.N_QUADS)
+        backend.load_quads(path, bulk=True)
+
 
 P = TypeVar("P")
 T = TypeVar("T")

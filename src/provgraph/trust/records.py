@@ -28,17 +28,16 @@ new one appears. Source statements are never touched: a losing value is only mar
 from __future__ import annotations
 
 import json
-import tempfile
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from pathlib import Path
 from string import Template
 
+from provgraph.store import derived
 from provgraph.store.base import Backend
 from provgraph.store.derived import Stamp
-from provgraph.store.terms import Literal, NamedNode, RdfFormat, Row, Term, parse, serialize, sparql_term, sparql_terms
+from provgraph.store.terms import Literal, NamedNode, Row, Term, sparql_term, sparql_terms
 from provgraph.trust.confidence import aggregate_by_source
 from provgraph.trust.models import (
     Conflict,
@@ -174,8 +173,6 @@ DELETE_UNNAMED = Template("""DELETE { GRAPH pgid:conflicts { ?a ?p ?o } } WHERE 
 INSERT = Template("INSERT DATA { GRAPH pgid:conflicts {\n$triples\n} }")
 DROP = "DROP SILENT GRAPH pgid:conflicts"
 #: The triples $triples as a TriG document of the graph, with their $prefixes.
-TRIG = Template("$prefixes\npgid:conflicts {\n$triples\n}\n")
-TRIG_PREFIXES = "".join("PREFIX " + name + ": " + sparql_term(iri) + "\n" for name, iri in PREFIXES.items())
 
 
 def _values(terms: Iterable[str] | None) -> str:
@@ -445,17 +442,10 @@ def write(
 ) -> None:
     """Replace the conflict graph with ``conflicts`` (``states``: each one's resolution input)
     and ``agreements`` of ``run``, stamped ``target``."""
-    body = "\n".join(_run_lines(run) + _item_lines(conflicts, states, agreements, run))
-    quads = parse(TRIG.substitute(prefixes=TRIG_PREFIXES, triples=body).encode(), format=RdfFormat.TRIG)
-    # Not one transaction: SPARQL INSERT DATA was 5x slower, and a transactional load 3x slower,
-    # than the bulk loader at 1M facts. The stamp is written last, in its own step: if the
-    # process dies before, the graph has none and the next read computes the records again.
+    # The stamp is written last, in its own step: if the process dies before, the graph has none
+    # and the next read computes the records again.
     backend.update(DROP, prefixes=PREFIXES)
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "conflicts.nq"
-        with path.open("wb") as f:
-            serialize(quads, f, format=RdfFormat.N_QUADS)
-        backend.load_quads(path, bulk=True)
+    derived.load_lines(backend, "pgid:conflicts", _run_lines(run) + _item_lines(conflicts, states, agreements, run))
     backend.update(INSERT.substitute(triples=_stamp_line(target)), prefixes=PREFIXES)
 
 

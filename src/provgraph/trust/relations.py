@@ -1165,16 +1165,16 @@ def write(
     used: Sequence[str],
     target: Stamp | None = None,
 ) -> None:
-    """Replace the relations graph with ``relations`` in one transaction (stamped ``target``)."""
+    """Replace the relations graph with ``relations`` (stamped ``target``, last and in an update of
+    its own: a write cut short leaves no stamp, and the relations are computed again)."""
     a = sparql_term(activity)
     lines = _activity_lines(a, started, ended, used)
     for r in relations:
         lines += _relation_lines(r, a)
+    backend.update(_DROP, prefixes=PREFIXES)
+    derived.load_lines(backend, "pgid:relations", lines)
     if target is not None:
-        # last: an engine that splits a large update into requests (Virtuoso) stamps the graph
-        # only once every relation is in it
-        lines.append(_stamp_line(target))
-    backend.update(_DROP + " ;\n" + _insert(lines), prefixes=PREFIXES)
+        backend.update(_insert([_stamp_line(target)]), prefixes=PREFIXES)
 
 
 # the activities of the graph and of the relations of $documents: those the update may orphan
