@@ -1252,30 +1252,30 @@ def is_stale(backend: Backend) -> bool:
 # each with the nodes of the level above bound (``..._OF``, their ``$nodes``; reading every
 # relation, nothing is bound): as OPTIONALs of one query, Oxigraph evaluated each over the whole
 # graph (20 ms for 83 relations, growing with the store).
+# with the time of the activity: one query less than reading the activities' times apart
 _RELATION_HEADS = """?r a pg:DocumentRelation ; pg:fromDocument ?a ; pg:toDocument ?b ;
        pg:relationType ?type ; pg:strength ?strength ; pg:directed ?directed ;
-       prov:wasGeneratedBy ?act"""
-_RELATIONS = "SELECT ?r ?a ?b ?type ?strength ?directed ?act WHERE { GRAPH pgid:relations {\n" + _RELATION_HEADS + "}}"
+       prov:wasGeneratedBy ?act OPTIONAL { ?act prov:endedAtTime ?end }"""
+_RELATIONS = (
+    "SELECT ?r ?a ?b ?type ?strength ?directed ?act ?end WHERE { GRAPH pgid:relations {\n" + _RELATION_HEADS + "}}"
+)
 # the document a constant of each branch, bound to its side there: a FILTER after the join would
 # read every relation of the store. At 100k facts (7,757 relations), for the strongest 50 of a
 # document's: Oxigraph 4 ms, and 51 ms with the sides left to the heads' join; Virtuoso 7.2 17 ms,
 # and 88 ms with the document in a VALUES before the UNION. No "?r a pg:DocumentRelation" (only a
 # relation has sides): Oxigraph began with it (390 ms)
 _RELATIONS_OF = Template(
-    "SELECT ?r ?a ?b ?type ?strength ?directed ?act WHERE { GRAPH pgid:relations {\n"
+    "SELECT ?r ?a ?b ?type ?strength ?directed ?act ?end WHERE { GRAPH pgid:relations {\n"
     "  { ?r pg:fromDocument $document BIND($document AS ?a) ?r pg:toDocument ?b }\n"
     "  UNION { ?r pg:toDocument $document BIND($document AS ?b) ?r pg:fromDocument ?a }\n"
-    "  ?r pg:relationType ?type ; pg:strength ?strength ; pg:directed ?directed ; prov:wasGeneratedBy ?act } }"
+    "  ?r pg:relationType ?type ; pg:strength ?strength ; pg:directed ?directed ; prov:wasGeneratedBy ?act\n"
+    "  OPTIONAL { ?act prov:endedAtTime ?end } } }"
 )
 #: ... the strongest $limit of them (ties by IRI)
 _STRONGEST_OF = Template(_RELATIONS_OF.template + " ORDER BY DESC(?strength) ?r LIMIT $limit")
 # keys and titles of the documents the relations name, not of every document
 _NAMES_OF = Template("""SELECT ?d ?key ?title WHERE { VALUES ?d { $documents }
   GRAPH pgid:catalog { ?d pg:documentKey ?key ; dcterms:title ?title } }""")
-_ENDS = "SELECT ?act ?end WHERE { GRAPH pgid:relations { ?act prov:endedAtTime ?end } }"
-_ENDS_OF = Template(
-    "SELECT ?act ?end WHERE { VALUES ?act { $nodes } GRAPH pgid:relations { ?act prov:endedAtTime ?end } }"
-)
 _COMPONENTS = """SELECT ?r ?c ?ctype ?cs ?cn WHERE { GRAPH pgid:relations { ?r pg:hasComponent ?c .
   ?c pg:relationType ?ctype ; pg:strength ?cs ; pg:evidenceCount ?cn } }"""
 _COMPONENTS_OF = Template("""SELECT ?r ?c ?ctype ?cs ?cn WHERE { VALUES ?r { $nodes } GRAPH pgid:relations {
@@ -1314,8 +1314,6 @@ def read(
         return []
     bound = document is not None  # else every relation: nothing to bind
     names = _names_of(backend, {d for h in heads for d in (h.a, h.b)})
-    activities = sorted({h.act for h in heads}) if bound else None
-    ended = {r.value("act"): r.moment("end") for r in _level(backend, _ENDS, _ENDS_OF, activities)}
     components, kinds_of = _components(backend, sorted({h.r for h in heads}) if bound else None)
     found: _Evidence = _evidence(backend, kinds_of, bound=bound) if evidence else {}
     out = []
@@ -1337,7 +1335,7 @@ def read(
                 strength=h.strength,
                 directed=h.directed,
                 activity=h.act,
-                computed_at=ended.get(h.act),
+                computed_at=h.end,
                 types=kinds,
                 strengths={k: components[h.r][k][0] for k in kinds},
                 counts={k: components[h.r][k][1] for k in kinds},
@@ -1349,7 +1347,7 @@ def read(
 
 class _Head(NamedTuple):
     """A stored relation's own triples: its IRI, documents, strongest kind, strength, direction
-    and activity."""
+    and activity, and the activity's end."""
 
     r: str
     a: str
@@ -1358,6 +1356,7 @@ class _Head(NamedTuple):
     strength: float
     directed: bool
     act: str
+    end: datetime | None
 
 
 def _heads(backend: Backend, document: str | None, limit: int | None = None) -> list[_Head]:
@@ -1377,6 +1376,7 @@ def _heads(backend: Backend, document: str | None, limit: int | None = None) -> 
             r.number("strength"),
             r.value("directed") == "true",
             r.value("act"),
+            r.optional_moment("end"),
         )
         for r in rows
     ]
