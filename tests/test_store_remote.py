@@ -474,6 +474,28 @@ def test_a_servers_lexical_index_kept_in_a_directory_is_caught_up_by_the_next_pr
     assert computed == [False, True]  # the directory's index caught up; the twin's built whole
 
 
+def test_an_ask_reads_the_stores_stamp_once_for_all_its_derived_views(sparql_server):
+    """A SPARQL server's stamp is never cached (another machine may write at any time): an ask
+    reads it once and sees its index, conflict records, relations and policy at that state."""
+    from provgraph.store import derived
+
+    with ProvGraph.open(sparql_server) as pg:
+        ingest_aspirin(pg)
+        pg.ask("What does aspirin treat?")  # the derived views built
+        backend = pg.backend
+        select = backend.select
+        stamps: list[str] = []
+
+        def counted(sparql, **kwargs):  # type: ignore[no-untyped-def]
+            if sparql == derived._STAMP:
+                stamps.append(sparql)
+            return select(sparql, **kwargs)
+
+        backend.select = counted  # type: ignore[method-assign]
+        answer = pg.ask("What does aspirin reduce?")
+    assert answer.claims and len(stamps) == 1
+
+
 def test_a_large_ingest_sent_in_many_requests_keeps_its_blank_nodes_one_node_each(sparql_server, tmp_path, monkeypatch):
     from provgraph.ingest import pipeline
     from provgraph.store import remote

@@ -62,6 +62,7 @@ from provgraph.options import ProvFormat
 from provgraph.query import RDF_FORMATS, PreparedQuery, QueryDataset, QueryResult, execute, translate_error
 from provgraph.sparql_text import check_endpoints, read
 from provgraph.store import catalog, changes
+from provgraph.store import derived as _derived
 from provgraph.store import view as current_view
 from provgraph.store.base import Backend
 from provgraph.store.oxigraph import OxigraphBackend
@@ -1096,7 +1097,8 @@ class ProvGraph:
             raise InputError("the question is empty")
         if self._retriever is None:
             self._retriever = Retriever(self._backend, index_directory=self._index_directory)
-        return self._retriever.retrieve(question, filters=filters, limit=limit)
+        with _derived.pinned(self._backend):
+            return self._retriever.retrieve(question, filters=filters, limit=limit)
 
     def ask(
         self,
@@ -1156,18 +1158,19 @@ class ProvGraph:
         derived_from = [_record.resolve_id(self._backend, a) for a in derived_from]
         if isinstance(generator, GeneratorKind):
             generator = build_generator(generator)
-        pack = self.retrieve(question, filters=filters)
-        rules = policy if policy is not None else self.policy()
-        return _recording.compose(
-            pack,
-            generator=generator,
-            detail=detail,
-            filters=filters,
-            session=session,
-            derived_from=derived_from,
-            policy=rules,
-            publishers=_policy.publishers(self._backend, pack.items) if rules.needs_publishers else None,
-        )
+        with _derived.pinned(self._backend):  # one store state for the whole answer
+            pack = self.retrieve(question, filters=filters)
+            rules = policy if policy is not None else self.policy()
+            return _recording.compose(
+                pack,
+                generator=generator,
+                detail=detail,
+                filters=filters,
+                session=session,
+                derived_from=derived_from,
+                policy=rules,
+                publishers=_policy.publishers(self._backend, pack.items) if rules.needs_publishers else None,
+            )
 
     def record(self, composed: Composed) -> GroundedAnswer:
         """Record a composed answer in the store (see :mod:`provgraph.answer.record`): its own

@@ -24,10 +24,11 @@ results it could not store) is one cache, keyed by the store's stamp.
 
 from __future__ import annotations
 
+import contextlib
 import tempfile
 import threading
 import weakref
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from string import Template
@@ -108,11 +109,41 @@ _lock = threading.RLock()
 _stamps: weakref.WeakKeyDictionary[Backend, tuple[int, Stamp]] = weakref.WeakKeyDictionary()
 _memos: weakref.WeakKeyDictionary[Backend, dict[str, tuple[Stamp, object]]] = weakref.WeakKeyDictionary()
 _locks: weakref.WeakKeyDictionary[Backend, dict[str, threading.Lock]] = weakref.WeakKeyDictionary()
+#: the stamps :func:`pinned` holds, by backend, on each thread
+_pins = threading.local()
+
+
+@contextlib.contextmanager
+def pinned(backend: Backend) -> Iterator[None]:
+    """Within, on this thread, :func:`stamp` reads the store's stamp once: an ask sees its derived
+    views at one store state, and a SPARQL server (whose stamp is never cached) answers one
+    lookup instead of one per view and per read (ten an ask at 100k facts, 2-7 ms each on
+    Virtuoso)."""
+    pins: dict[int, Stamp | None] = _pins.__dict__.setdefault("stamps", {})
+    if id(backend) in pins:  # pinned by a caller already
+        yield
+        return
+    pins[id(backend)] = None
+    try:
+        yield
+    finally:
+        del pins[id(backend)]
 
 
 def stamp(backend: Backend) -> Stamp:
     """The store's stamp. Cached while this process is the only writer and has written nothing
-    since (the backend's :attr:`~provgraph.store.base.Backend.generation` is unchanged)."""
+    since (the backend's :attr:`~provgraph.store.base.Backend.generation` is unchanged), and
+    within :func:`pinned`."""
+    pins: dict[int, Stamp | None] | None = getattr(_pins, "stamps", None)
+    if pins is not None and id(backend) in pins:
+        found = pins[id(backend)]
+        if found is None:
+            found = pins[id(backend)] = _stamp_of(backend)
+        return found
+    return _stamp_of(backend)
+
+
+def _stamp_of(backend: Backend) -> Stamp:
     written = backend.generation
     if written is not None:
         with _lock:
