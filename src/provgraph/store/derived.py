@@ -117,8 +117,8 @@ _pins = threading.local()
 def pinned(backend: Backend) -> Iterator[None]:
     """Within, on this thread, :func:`stamp` reads the store's stamp once: an ask sees its derived
     views at one store state, and a SPARQL server (whose stamp is never cached) answers one
-    lookup instead of one per view and per read (ten an ask at 100k facts, 2-7 ms each on
-    Virtuoso)."""
+    lookup instead of one per view and per read (14 in an ask, 2-7 ms each on Virtuoso at
+    100k facts)."""
     pins: dict[int, Stamp | None] = _pins.__dict__.setdefault("stamps", {})
     if id(backend) in pins:  # pinned by a caller already
         yield

@@ -172,7 +172,6 @@ DELETE_UNNAMED = Template("""DELETE { GRAPH pgid:conflicts { ?a ?p ?o } } WHERE 
 #: Write the triples $triples (pg:, prov:, rdf: names) into the graph.
 INSERT = Template("INSERT DATA { GRAPH pgid:conflicts {\n$triples\n} }")
 DROP = "DROP SILENT GRAPH pgid:conflicts"
-#: The triples $triples as a TriG document of the graph, with their $prefixes.
 
 
 def _values(terms: Iterable[str] | None) -> str:
