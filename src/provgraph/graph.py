@@ -1081,9 +1081,7 @@ class ProvGraph:
         if DerivedRecords.RELATIONS in records:
             _relations.catch_up(self._backend)
         if DerivedRecords.INDEX in records:
-            if self._retriever is None:
-                self._retriever = Retriever(self._backend, index_directory=self._index_directory)
-            self._retriever.index.sync(self._backend)
+            self._lexical().index.sync(self._backend)
         return generation is None or self._backend.generation != generation
 
     # ------------------------------------------------------------------ grounded answers
@@ -1095,10 +1093,14 @@ class ProvGraph:
         current sources are searched (see :mod:`provgraph.answer.retrieve`)."""
         if not question.strip():
             raise InputError("the question is empty")
+        with _derived.pinned(self._backend):
+            return self._lexical().retrieve(question, filters=filters, limit=limit)
+
+    def _lexical(self) -> Retriever:
+        """The retriever and its lexical index, made at first use."""
         if self._retriever is None:
             self._retriever = Retriever(self._backend, index_directory=self._index_directory)
-        with _derived.pinned(self._backend):
-            return self._retriever.retrieve(question, filters=filters, limit=limit)
+        return self._retriever
 
     def ask(
         self,
