@@ -28,7 +28,8 @@ For each store and each size N (facts, N/k documents for k facts per document, f
   answers recorded as usual; the first ask, which builds the lexical index, is timed apart, as
   is the first evidence call), against one SPARQL query of the entity's facts in any graph.
 
-Printed: one row per store and size (server MB is "-" for the embedded store: its engine is in
+Printed: each phase's figures on stderr as it ends (a run stopped early keeps what it measured),
+then one row per store and size (server MB is "-" for the embedded store: its engine is in
 the client; "fail" marks a phase that raised, its error printed below the row and its traceback
 on stderr; run s is the wall time of the row, servers' start included), the growth per 10x facts
 of each store (ingest, evidence p50, detection, ask p50), and a JSON line of every result, with
@@ -206,15 +207,24 @@ def _raw_query(query_url: str | None, pg: Any) -> tuple[Callable[[str], int], ht
     return run, client
 
 
+def progress(phase: str, figures: dict[str, Any]) -> None:
+    """One phase's figures on stderr as soon as it ends: a run at millions of facts takes hours,
+    and one stopped before its row still tells what it measured."""
+    shown = ", ".join(f"{k} {v:.4g}" if isinstance(v, float) else f"{k} {v}" for k, v in figures.items())
+    print(f"  [{time.strftime('%H:%M:%S')}] {phase}: {shown}", file=sys.stderr, flush=True)
+
+
 def _attempt(result: dict[str, Any], phase: str, run: Callable[[], None]) -> bool:
     """Run one phase; a failure of provgraph on this store is a result too: its last line goes in
     ``result["errors"]``, its traceback to stderr, and the other phases still run."""
+    before = set(result)
     try:
         run()
     except Exception as exc:
         traceback.print_exc()
         result.setdefault("errors", {})[phase] = f"{type(exc).__name__}: {exc}".splitlines()[0][:300]
         return False
+    progress(phase, {k: v for k, v in result.items() if k not in before})
     return True
 
 
@@ -241,6 +251,7 @@ def child_provgraph(job: dict[str, Any]) -> None:
         "statements": report.statements,
         "documents": len(report.documents),
     }
+    progress(f"{job['store']} {facts}: ingest", result)
 
     # Everything the store holds now, for the raw engine's load (export() leaves out the current
     # view and the change log, which the ingest wrote too).
@@ -255,10 +266,13 @@ def child_provgraph(job: dict[str, Any]) -> None:
     serialize(counting(), job["dump"], format=RdfFormat.N_QUADS)
     result["quads"] = counted[0]
     result["dump_s"] = time.perf_counter() - started
+    progress("dump", {"quads": result["quads"], "dump_s": result["dump_s"]})
 
     def other_source() -> None:
+        started = time.perf_counter()
         pg.ingest(job["other"], IngestOptions(id="bench-other", title="bench other", split=GraphSplit(pattern=SPLIT)))
         pg.add_ontology(job["ontology"])
+        result["other_ingest_s"] = time.perf_counter() - started
 
     def detect() -> None:
         started = time.perf_counter()
@@ -302,9 +316,7 @@ def child_provgraph(job: dict[str, Any]) -> None:
         pg.ingest(job["revision"], IngestOptions(id="bench", title="bench", split=GraphSplit(pattern=SPLIT)))
         result["revision_s"] = time.perf_counter() - started
 
-    started = time.perf_counter()
     if _attempt(result, "other source", other_source):
-        result["other_ingest_s"] = time.perf_counter() - started
         _attempt(result, "detect", detect)
     _attempt(result, "revision", revise)
     _attempt(result, "evidence", evidence)
@@ -327,8 +339,8 @@ def child_provgraph(job: dict[str, Any]) -> None:
 
 
 def _run(*args: str) -> dict[str, Any]:
-    done = subprocess.run([sys.executable, __file__, *args], capture_output=True, text=True, check=False)
-    sys.stderr.write(done.stderr)  # the tracebacks of the phases that failed, if any
+    # stderr passes through: each phase's figures as it ends, and the tracebacks of those that failed
+    done = subprocess.run([sys.executable, __file__, *args], stdout=subprocess.PIPE, text=True, check=False)
     if done.returncode != 0:
         raise RuntimeError(f"benchmark child failed: {args[0]} (exit {done.returncode}; its traceback is above)")
     return json.loads(done.stdout.strip().splitlines()[-1])
@@ -472,6 +484,7 @@ def measure(store: str, facts: int, docs: int, memory_gb: float) -> dict[str, An
         make_other(other, max(1, facts // 100))
         make_ontology(ontology)
         job: dict[str, Any] = {
+            "store": store,
             "facts": facts,
             "data": str(data),
             "other": str(other),
@@ -490,6 +503,7 @@ def measure(store: str, facts: int, docs: int, memory_gb: float) -> dict[str, An
         if store == "embedded":
             pg = provgraph(str(root / "store"), None, None)
             loaded = _run("--child-raw", str(dump), str(root / "raw"))
+            progress("raw load", {"raw_load_s": loaded["seconds"], "raw_peak_mb": loaded["peak_mb"]})
             raw = {
                 "raw_load_s": loaded["seconds"],
                 "raw_quads": pg["quads"],
@@ -512,11 +526,13 @@ def measure(store: str, facts: int, docs: int, memory_gb: float) -> dict[str, An
 def _raw(load: Callable[[], dict[str, Any]], pg: dict[str, Any]) -> dict[str, Any]:
     """The raw engine's load; when it fails, provgraph's figures are kept and the failure noted."""
     try:
-        return load()
+        loaded = load()
     except Exception as exc:
         traceback.print_exc()
         pg.setdefault("errors", {})["raw load"] = f"{type(exc).__name__}: {exc}".splitlines()[0][:300]
         return {}
+    progress("raw load", loaded)
+    return loaded
 
 
 # ---------------------------------------------------------------------- report
