@@ -56,7 +56,12 @@ def load_lines(backend: Backend, graph: str, lines: Iterable[str]) -> None:
     last, in an update of its own, so that a write cut short leaves no stamp and is made again.
     At 1M facts SPARQL INSERT DATA was 5x slower than this on the embedded store, and a
     transactional load 3x; on a SPARQL server the loader writes requests to the engine's limits
-    where an update would be read whole to be cut (14 s for the 36 MB of relations at 100k)."""
+    where an update would be read whole to be cut (14 s for the 36 MB of relations at 100k).
+    The embedded engine then compacts the loaded files in the background, which on two cores
+    slows what runs meanwhile: asks in the minute after the relations' first build at 100k took
+    64-126 ms at the median, against 58-62 after a transactional load or a minute later; the
+    transactional load made that first build 18% slower (39 s against 33), a cost paid on every
+    rebuild rather than for a minute after it."""
     text = _TRIG_PREFIXES + graph + " {\n" + "\n".join(lines) + "\n}\n"
     quads = parse(text.encode(), format=RdfFormat.TRIG)
     with tempfile.TemporaryDirectory() as tmp:
