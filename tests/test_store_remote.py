@@ -281,13 +281,18 @@ def test_writers_racing_on_a_server_that_serialises_updates_lose_no_commit(sparq
 
 
 @pytest.mark.parametrize(
-    ("refused", "message"),
+    ("refused", "message", "dialect"),
     [
-        ("/update", "does not take updates at http://127.0.0.1:"),
-        ("/store", "does not answer the Graph Store Protocol at http://127.0.0.1:"),
+        ("/update", "does not take updates at http://127.0.0.1:", ""),
+        ("/store", "does not answer the Graph Store Protocol at http://127.0.0.1:", ""),
+        # Virtuoso's dialect loads a graph a request there: an empty load is tried at open
+        ("/sparql-graph-crud", "does not answer the Graph Store Protocol at http://127.0.0.1:", "?dialect=virtuoso"),
     ],
+    ids=["update", "store", "graph store of virtuoso"],
 )
-def test_a_server_that_answers_queries_but_not_updates_or_the_graph_store_protocol_fails_at_open(refused, message):
+def test_a_server_that_answers_queries_but_not_updates_or_the_graph_store_protocol_fails_at_open(
+    refused, message, dialect
+):
     class QueriesOnly(BaseHTTPRequestHandler):
         def _answer(self) -> None:
             length = int(self.headers.get("Content-Length") or 0)
@@ -296,7 +301,8 @@ def test_a_server_that_answers_queries_but_not_updates_or_the_graph_store_protoc
                 self.send_response(405)
                 self.end_headers()
                 return
-            body = b'{"head": {}, "boolean": true}' if self.path.startswith("/query") else b""
+            query = self.headers.get("Content-Type") == "application/x-www-form-urlencoded"
+            body = b'{"head": {}, "boolean": true}' if query else b""
             self.send_response(200 if body else 204)
             self.send_header("Content-Type", "application/sparql-results+json")
             self.send_header("Content-Length", str(len(body)))
@@ -312,8 +318,8 @@ def test_a_server_that_answers_queries_but_not_updates_or_the_graph_store_protoc
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
     try:
         with pytest.raises(StoreError, match=message):
-            ProvGraph.open(f"sparql+http://127.0.0.1:{httpd.server_port}")
-        with ProvGraph.open(f"sparql+http://127.0.0.1:{httpd.server_port}", read_only=True) as pg:
+            ProvGraph.open(f"sparql+http://127.0.0.1:{httpd.server_port}{dialect}")
+        with ProvGraph.open(f"sparql+http://127.0.0.1:{httpd.server_port}{dialect}", read_only=True) as pg:
             assert pg.backend.read_only  # a reader needs neither
     finally:
         httpd.shutdown()
@@ -547,17 +553,21 @@ def test_an_update_longer_than_the_server_takes_goes_in_several_requests(sparql_
 
 
 @pytest.mark.parametrize("sparql_server", ["virtuoso"], indirect=True)
-def test_a_large_ingest_loaded_by_insert_data_is_cut_to_the_engines_blocks_and_requests(
-    sparql_server, tmp_path, monkeypatch
+@pytest.mark.parametrize("graph_loads", [False, True], ids=["insert data", "a graph a request"])
+def test_a_large_ingest_into_an_engine_without_a_dataset_store_is_cut_to_its_limits(
+    sparql_server, graph_loads, tmp_path, monkeypatch
 ):
-    """An engine without the Graph Store Protocol for datasets (Virtuoso) is loaded with INSERT
-    DATA written to its limits, a block of triples per operation and requests of a size: every
-    quad arrives, and a blank node stays one node across blocks and requests."""
+    """An engine whose Graph Store Protocol takes no dataset (Virtuoso) is loaded a graph a
+    request there, or with INSERT DATA written to its limits (a block of triples per operation,
+    requests of a size): every quad arrives, and a blank node stays one node across blocks and
+    requests."""
     import dataclasses
 
     from provgraph.ingest import pipeline
+    from provgraph.store import remote
 
     monkeypatch.setattr(pipeline, "BULK_THRESHOLD", 2)  # the bulk path
+    monkeypatch.setattr(remote, "GRAPH_LOAD_TRIPLES", 30)  # a graph's triples sent in several turns
     ex = "http://example.org/"
     data = tmp_path / "nodes.ttl"
     data.write_text("".join(f"<{ex}s{i}> <{ex}q> [ <{ex}r> {i} ] .\n<{ex}s{i}> <{ex}p> {i} .\n" for i in range(40)))
@@ -569,24 +579,32 @@ def test_a_large_ingest_loaded_by_insert_data_is_cut_to_the_engines_blocks_and_r
         backend = pg.backend
         small = dataclasses.replace(
             backend.endpoint.dialect,  # type: ignore[attr-defined]
+            graph_loads=graph_loads,
             max_block_triples=7,
             max_update_bytes=6_000,
             insert_chunk=50,
         )
         backend.endpoint = dataclasses.replace(backend.endpoint, dialect=small)  # type: ignore[attr-defined]
-        sent: list[int] = []
+        inserts: list[int] = []
+        posts: list[int] = []
         request = backend._request  # type: ignore[attr-defined]
 
         def counted(url, data, **kwargs):  # type: ignore[no-untyped-def]
             if url == backend.endpoint.update and isinstance(data, bytes):  # type: ignore[attr-defined]
-                sent.append(data.count(b"INSERT DATA"))
+                inserts.append(data.count(b"INSERT DATA"))
+            elif url.startswith(backend.endpoint.store + "?graph=") and data:  # type: ignore[attr-defined]
+                posts.append(len(data))
             return request(url, data, **kwargs)
 
         backend._request = counted  # type: ignore[attr-defined]
         assert pg.ingest(data, IngestOptions(id="nodes", title="Nodes")).statements == 120
         assert pg.query(joined).rows()[0]["n"].value == "40"  # type: ignore[union-attr]
         assert pg.query("SELECT (COUNT(*) AS ?n) WHERE { ?s <http://example.org/p> ?o }").rows()[0]["n"].value == "40"  # type: ignore[union-attr]
-    assert len(sent) > 10 and max(sent) > 2  # many requests, several blocks in one
+    if graph_loads:
+        assert len(posts) > 10 and max(posts) <= 6_000  # many requests, each within the limit
+    else:
+        assert not posts
+        assert len(inserts) > 10 and max(inserts) > 2  # many requests, several blocks in one
 
 
 def test_a_dump_read_in_pages_holds_every_quad(sparql_server):

@@ -33,9 +33,14 @@ class Dialect:
     store: str
     #: Whether the Graph Store Protocol endpoint takes and gives a whole dataset (N-Quads, no
     #: ``?graph=``): Oxigraph's, Fuseki's and RDF4J's do; the protocol itself names one graph per
-    #: request, and Virtuoso's does only that. Without it, quads are written with INSERT DATA
-    #: in chunks and read back with SELECT.
+    #: request, and Virtuoso's does only that. Without it, quads are written a graph a request
+    #: (:attr:`graph_loads`) or with INSERT DATA in chunks, and read back with SELECT.
     dataset_store: bool = True
+    #: Where it takes no dataset, whether loads go to the Graph Store Protocol a graph a request
+    #: (``POST ?graph=``) rather than by INSERT DATA: Virtuoso's loaded 284,710 quads of 103 graphs
+    #: in 8.8-9.8 s, where INSERT DATA took 16.2 s. The default graph's quads still go by INSERT
+    #: DATA (Virtuoso's protocol refuses ``?default``).
+    graph_loads: bool = False
     #: Whether the default graph of a request that names no dataset is the union of all graphs
     #: (Virtuoso's is; Oxigraph's is the store's default graph).
     union_by_default: bool = False
@@ -100,8 +105,9 @@ DIALECTS: dict[str, Dialect] = {
             tested=True,
             query="/sparql",
             update="/sparql",
-            store="/sparql-graph-crud",  # not used: its Graph Store Protocol names one graph at a time
+            store="/sparql-graph-crud",
             dataset_store=False,
+            graph_loads=True,
             union_by_default=True,
             graphs_query=_ANY_TRIPLE_GRAPHS,
             skolemizes=True,

@@ -23,7 +23,8 @@ What the embedded engine gives and a server cannot:
   the quads with blank nodes in one request, and a blank node read back is a new one.
 
 Loads and dumps go through the Graph Store Protocol, whole, where the engine takes a dataset
-there (Oxigraph: the body is held in memory); otherwise through INSERT DATA in chunks and SELECT.
+there (Oxigraph: the body is held in memory). Otherwise loads go there a graph a request where
+the engine takes that (Virtuoso), else through INSERT DATA in chunks; dumps through SELECT.
 """
 
 from __future__ import annotations
@@ -82,6 +83,8 @@ SCHEMES = ("sparql+http://", "sparql+https://")
 USER_ENV, PASSWORD_ENV = "PROVGRAPH_STORE_USER", "PROVGRAPH_STORE_PASSWORD"
 #: Bytes of N-Quads a load sends in one request (see SparqlBackend._post_chunks).
 POST_BYTES = 32 << 20
+#: Triples a load a graph a request holds before it sends them (see SparqlBackend._post_graphs).
+GRAPH_LOAD_TRIPLES = 100_000
 #: Seconds a request may take before the store gives up on the server.
 TIMEOUT = 300.0
 _JSON = "application/sparql-results+json"
@@ -174,9 +177,13 @@ class SparqlBackend(CoreQueries):
             backend._request(endpoint.update, b"INSERT DATA { }", content_type="application/sparql-update")
         except ProvGraphError as exc:
             raise StoreError(f"the SPARQL server does not take updates at {endpoint.update}: {exc}") from exc
-        if endpoint.dialect.dataset_store:  # loads and dumps go through its Graph Store Protocol
+        if endpoint.dialect.dataset_store or endpoint.dialect.graph_loads:  # loads go through its Graph Store Protocol
             try:
-                backend._request(endpoint.store + "?default", None, accept=_MEDIA[RdfFormat.N_TRIPLES])
+                if endpoint.dialect.dataset_store:
+                    backend._request(endpoint.store + "?default", None, accept=_MEDIA[RdfFormat.N_TRIPLES])
+                else:  # an empty load into a graph: whether this client may load, without writing
+                    probe = urllib.parse.quote(ID_NS + "probe", safe="")
+                    backend._request(f"{endpoint.store}?graph={probe}", b"", content_type=_NTRIPLES)
             except ProvGraphError as exc:
                 raise StoreError(
                     f"the SPARQL server does not answer the Graph Store Protocol at {endpoint.store} ({exc}): "
@@ -312,7 +319,7 @@ class SparqlBackend(CoreQueries):
             return
         with contextlib.ExitStack() as stack:
             streams = (parse(stack.enter_context(f.open("rb")), format=RdfFormat.N_QUADS) for f in files)
-            self._insert_chunks(itertools.chain.from_iterable(streams))
+            self._load(itertools.chain.from_iterable(streams))
 
     def load_dataset(self, source: Path | IO[bytes], fmt: RdfFormat) -> None:
         self._check_writable()
@@ -327,7 +334,7 @@ class SparqlBackend(CoreQueries):
                 self._request(self.endpoint.store, source.read(), content_type=_MEDIA[fmt])
             return
         with source.open("rb") if isinstance(source, Path) else contextlib.nullcontext(source) as stream:
-            self._insert_chunks(parse(stream, format=fmt))
+            self._load(parse(stream, format=fmt))
 
     def _post_chunks(self, files: Sequence[Path]) -> None:
         """N-Quads lines to the Graph Store Protocol, :data:`POST_BYTES` a request: Oxigraph holds
@@ -352,30 +359,78 @@ class SparqlBackend(CoreQueries):
             if rest:
                 self._request(self.endpoint.store, b"".join(rest), content_type=_NQUADS)
 
-    def _insert_chunks(self, quads: Iterable[Quad]) -> None:
-        """Quads as INSERT DATA requests of the dialect's size, each its own transaction (the bulk
-        path's loads are not transactions anyway: the catalog's commit is). A blank node is one
-        node within one request only (the protocol cannot name it in another): an engine that
-        skolemizes gets one Skolem IRI per label of the load; otherwise the quads with blank
-        nodes all go in the last request. Either way a label names one node across the files, as
-        the embedded bulk loader reads them."""
-        batch: list[Quad] = []
-        blank: list[Quad] = []
+    def _load(self, quads: Iterable[Quad]) -> None:
+        """Quads into an engine whose Graph Store Protocol takes no dataset: a graph a request
+        where it takes graphs (:attr:`~provgraph.store.dialects.Dialect.graph_loads`), else by
+        INSERT DATA. Neither is a transaction, nor need be: the bulk path's commit is the
+        catalog's. A blank node is one node within one request only (the protocol cannot name it
+        in another): an engine that skolemizes gets one Skolem IRI per label of the load;
+        otherwise the quads with blank nodes all go in one last INSERT DATA request. Either way a
+        label names one node across the files, as the embedded bulk loader reads them."""
+        held: list[Quad] = []
+        quads = self._requestable(quads, held)
+        if self.endpoint.dialect.graph_loads:
+            self._post_graphs(quads, held)
+        else:
+            self._insert_chunks(quads)
+        if held:
+            self._write_data(held)
+
+    def _requestable(self, quads: Iterable[Quad], held: list[Quad]) -> Iterator[Quad]:
+        """``quads`` as a request may carry them: blank nodes as Skolem IRIs on an engine that
+        skolemizes; on another, the quads with blank nodes are put in ``held`` instead."""
         salt = uuid.uuid4().hex
         for quad in quads:
             if isinstance(quad.subject, BlankNode) or isinstance(quad.object, BlankNode):
                 if not self.endpoint.dialect.skolemizes:
-                    blank.append(quad)
+                    held.append(quad)
                     continue
                 subject, obj = _skolem_term(quad.subject, salt), _skolem_term(quad.object, salt)
                 quad = Quad(subject, quad.predicate, obj, quad.graph_name)  # type: ignore[arg-type]
+            yield quad
+
+    def _insert_chunks(self, quads: Iterable[Quad]) -> None:
+        """Quads as INSERT DATA requests of the dialect's size, each its own transaction."""
+        batch: list[Quad] = []
+        for quad in quads:
             batch.append(quad)
             if len(batch) >= self.endpoint.dialect.insert_chunk:
                 self._write_data(batch)
                 batch = []
-        for rest in (batch, blank):
-            if rest:
-                self._write_data(rest)
+        if batch:
+            self._write_data(batch)
+
+    def _post_graphs(self, quads: Iterable[Quad], held: list[Quad]) -> None:
+        """Quads to the Graph Store Protocol a graph a request (``POST ?graph=``), each request
+        N-Triples of at most the dialect's update size, held until :data:`GRAPH_LOAD_TRIPLES`
+        triples wait (a load's quads come graph by graph, so few graphs wait at once). The
+        default graph's quads, which the protocol takes without ``?graph=`` and Virtuoso's
+        refuses so, go to ``held`` for INSERT DATA."""
+        waiting: dict[str, list[Triple]] = {}
+        count = 0
+        for quad in quads:
+            if isinstance(quad.graph_name, DefaultGraph):
+                held.append(quad)
+                continue
+            waiting.setdefault(quad.graph_name.value, []).append(quad.triple)
+            count += 1
+            if count >= GRAPH_LOAD_TRIPLES:
+                self._post_waiting(waiting)
+                count = 0
+        self._post_waiting(waiting)
+
+    def _post_waiting(self, waiting: dict[str, list[Triple]]) -> None:
+        most = self.endpoint.dialect.max_update_bytes or POST_BYTES
+        for graph, triples in waiting.items():
+            url = f"{self.endpoint.store}?graph={urllib.parse.quote(graph, safe='')}"
+            text = serialize(triples, format=RdfFormat.N_TRIPLES)
+            while text:
+                cut = len(text) if len(text) <= most else text.rfind(b"\n", 0, most) + 1
+                if cut <= 0:  # one triple longer than a request: sent alone, for the engine to judge
+                    cut = text.index(b"\n") + 1
+                self._request(url, text[:cut], content_type=_NTRIPLES)
+                text = text[cut:]
+        waiting.clear()
 
     def _write_data(self, quads: Sequence[Quad]) -> None:
         """``quads`` as INSERT DATA operations of at most the dialect's block of triples, in
