@@ -636,3 +636,28 @@ def test_nanopublications_go_out_from_a_server_as_they_came_in(sparql_server):
             original = list(pyoxigraph.parse(path=str(suite / name), format=pyoxigraph.RdfFormat.TRIG))
             code = artefact_code(quads[0].subject.value) or "\x00"
             assert normalised(quads, code) == normalised(original, code)
+
+
+def test_a_load_keeps_every_term_as_written(sparql_server, tmp_path):
+    """What a load sends (N-Quads to oxigraph serve, N-Triples a graph a request to Virtuoso)
+    reads back term for term: escapes, characters outside the BMP, language tags, datatypes, a
+    long literal, and graphs of their own."""
+    from provgraph.store.remote import SparqlBackend
+
+    literals = [
+        '"quote \\" backslash \\\\ tab \\t newline \\n end"',
+        '"Zürich, 東京, 🚀"@de',
+        '"x"@en-GB',
+        '"12.5"^^<http://www.w3.org/2001/XMLSchema#decimal>',  # canonical: both engines keep numbers by value
+        '"2026-11-28"^^<http://www.w3.org/2001/XMLSchema#date>',
+        '"' + "long " * 5000 + '"',
+    ]
+    lines = [f"<urn:test:s{i}> <urn:test:p> {o} <urn:test:g{i % 2}> .\n" for i, o in enumerate(literals)]
+    lines.append("<urn:test:s> <urn:test:q> <urn:test:o\\u00e9> <urn:test:g0> .\n")
+    source = tmp_path / "terms.nq"
+    source.write_text("".join(lines), encoding="utf-8")
+    expected = set(pyoxigraph.parse(path=str(source), format=pyoxigraph.RdfFormat.N_QUADS))
+    backend = SparqlBackend.connect(sparql_server)
+    backend.load_quads(source, bulk=True)
+    read = {q for g in ("urn:test:g0", "urn:test:g1") for q in backend.quads(graph=pyoxigraph.NamedNode(g))}
+    assert read == expected
