@@ -249,7 +249,7 @@ def child_provgraph(job: dict[str, Any]) -> None:
         "server_peak_mb": server["peak_mb"],
         "server_rss_mb": server["rss_mb"],
         "statements": report.statements,
-        "documents": len(report.documents),
+        "documents": report.document_count,
     }
     progress(f"{job['store']} {facts}: ingest", result)
 
