@@ -91,7 +91,7 @@ def child_provgraph(data: str, store: str, dump: str) -> None:
         "peak_mb": after["peak_mb"],
         "quads": quads,
         "statements": report.statements,
-        "documents": len(report.documents),
+        "documents": report.document_count,
     }
     print(json.dumps(result))
 
