@@ -24,7 +24,8 @@ What the embedded engine gives and a server cannot:
 
 Loads and dumps go through the Graph Store Protocol, whole, where the engine takes a dataset
 there (Oxigraph: the body is held in memory). Otherwise loads go there a graph a request where
-the engine takes that (Virtuoso), else through INSERT DATA in chunks; dumps through SELECT.
+the engine takes that (Virtuoso), else through INSERT DATA in chunks; dumps read a graph at a
+time by CONSTRUCT.
 """
 
 from __future__ import annotations
