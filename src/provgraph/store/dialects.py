@@ -49,7 +49,8 @@ class Dialect:
     #: Whether two updates at the same moment are serialised, so that the optimistic check of
     #: concurrent writers (:func:`provgraph.store.remote._guard`) holds: Virtuoso's are (row locks);
     #: ``oxigraph serve`` runs them on snapshots and keeps both (measured: 4 writers racing in a
-    #: loop lost 4 of 53 commits), so one Oxigraph server takes one writer at a time.
+    #: loop lost 4 of 53 commits), so there each update first takes a lock of claims
+    #: (:meth:`provgraph.store.remote.SparqlBackend._serialised`).
     serialises_updates: bool = True
     #: Whether blank nodes are written as Skolem IRIs (under ``pgid:genid/``) and read back as
     #: blank nodes: Virtuoso refuses them in INSERT DATA ("not allowed in a constant clause"), and

@@ -36,7 +36,9 @@ import functools
 import io
 import itertools
 import os
+import random
 import re
+import time
 import urllib.parse
 import uuid
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -73,7 +75,7 @@ from provgraph.store.terms import (
     serialize,
     sparql_term,
 )
-from provgraph.vocab import CHANGES_GRAPH, ID_NS, PG, PREFIXES
+from provgraph.vocab import CHANGES_GRAPH, ID_NS, PG, PG_NS, PREFIXES
 
 if TYPE_CHECKING:  # loaded when a server is used (see SparqlBackend._open), not at start-up
     import http.client
@@ -293,7 +295,8 @@ class SparqlBackend(CoreQueries):
         declared = own.group(0) if own else ""
         text = prologue + declared + guard + sparql[len(declared) :]
         try:
-            self._request(self.endpoint.update, text.encode(), content_type="application/sparql-update")
+            with self._serialised():
+                self._request(self.endpoint.update, text.encode(), content_type="application/sparql-update")
         except QuerySyntaxError as exc:
             raise _shifted(exc, prologue, declared, guard) from exc.__cause__
         except StoreError as exc:
@@ -306,6 +309,44 @@ class SparqlBackend(CoreQueries):
                 ) from exc
             raise
         self._tokens = (following,)
+
+    @contextlib.contextmanager
+    def _serialised(self) -> Iterator[None]:
+        """On an engine that does not serialise updates (``oxigraph serve`` evaluates two at once
+        on snapshots and keeps both, so both may drop the same write token), one writer's update
+        at a time, by a lock made of two requests: a writer adds its claim, then reads the live
+        claims, and goes on only if its own is the only one; else it takes its claim back and
+        tries again. Two writers cannot both go on: each reads after its own claim is written, so
+        the later of the two claims is seen by both readings. A claim lapses after
+        :data:`LOCK_LEASE` seconds of the server's clock (a writer that stopped holding one);
+        waiting ends after :data:`LOCK_WAIT` seconds with a :class:`ConcurrentWriteError`."""
+        if self.endpoint.dialect.serialises_updates:
+            yield
+            return
+        claim = NamedNode(f"{_LOCK_NS}{uuid.uuid4().hex}")
+        update = "application/sparql-update"
+        deadline = time.monotonic() + LOCK_WAIT
+        delay = 0.01
+        while True:
+            self._request(
+                self.endpoint.update, _CLAIM.format(claim=claim, lease=LOCK_LEASE).encode(), content_type=update
+            )
+            rows = self.select(_CLAIMS.format(lease=LOCK_LEASE))
+            others = [row["c"] for row in rows if row["c"] != claim]
+            if not others:
+                break
+            self._request(self.endpoint.update, _RELEASE.format(claim=claim).encode(), content_type=update)
+            if time.monotonic() > deadline:
+                raise ConcurrentWriteError(
+                    f"another writer has held the store's write lock for more than {LOCK_WAIT:g} s "
+                    f"({others[0]}); nothing was written: run it again (a claim lapses after {LOCK_LEASE} s)"
+                )
+            time.sleep(random.uniform(delay / 2, delay))  # apart, so that two claimants do not meet again
+            delay = min(2 * delay, 1.0)
+        try:
+            yield
+        finally:
+            self._request(self.endpoint.update, _RELEASE.format(claim=claim).encode(), content_type=update)
 
     def _read_tokens(self) -> tuple[NamedNode, ...]:
         """The store's write token; none before its first write; several after writers raced on an
@@ -701,6 +742,34 @@ _TOKEN_NS = ID_NS + "write/"
 #: Made once, by the first write to a store: a second first writer fails on it.
 _FIRST = NamedNode(_TOKEN_NS + "first")
 _TOKEN = "SELECT ?t WHERE { GRAPH pgid:changes { pgid:changes pg:writeToken ?t } }"
+
+
+#: The write lock of an engine that does not serialise updates (see SparqlBackend._serialised):
+#: a graph of claims, each the time the server's clock gave it.
+_LOCK_NS = _TOKEN_NS + "claim/"
+_LOCK = f"<{_TOKEN_NS}lock>"
+#: Seconds after which a claim lapses: twice the longest a request waits for its answer.
+LOCK_LEASE = 600
+#: Seconds a writer waits for the lock before it gives up.
+LOCK_WAIT = 120.0
+_CLAIMED = f"<{PG_NS}claimedAt>"
+_CLAIM = (
+    "DELETE {{ GRAPH "
+    + _LOCK
+    + " {{ ?c "
+    + _CLAIMED
+    + " ?t }} }} WHERE {{ GRAPH "
+    + _LOCK
+    + " {{ ?c "
+    + _CLAIMED
+    + ' ?t }} FILTER(?t < NOW() - "PT{lease}S"^^<http://www.w3.org/2001/XMLSchema#dayTimeDuration>) }} ;\n'
+    "INSERT {{ GRAPH " + _LOCK + " {{ {claim} " + _CLAIMED + " ?now }} }} WHERE {{ BIND(NOW() AS ?now) }}"
+)
+_CLAIMS = (
+    "SELECT ?c WHERE {{ GRAPH " + _LOCK + " {{ ?c " + _CLAIMED + " ?t }} "
+    'FILTER(?t >= NOW() - "PT{lease}S"^^<http://www.w3.org/2001/XMLSchema#dayTimeDuration>) }}'
+)
+_RELEASE = "DELETE WHERE {{ GRAPH " + _LOCK + " {{ {claim} " + _CLAIMED + " ?t }} }}"
 
 
 def _guard(tokens: tuple[NamedNode, ...], following: NamedNode) -> str:
