@@ -75,7 +75,7 @@ from provgraph.store.terms import (
     serialize,
     sparql_term,
 )
-from provgraph.vocab import CHANGES_GRAPH, ID_NS, PG, PG_NS, PREFIXES
+from provgraph.vocab import CHANGES_GRAPH, ID_NS, PG, PREFIXES
 
 if TYPE_CHECKING:  # loaded when a server is used (see SparqlBackend._open), not at start-up
     import http.client
@@ -761,7 +761,7 @@ _LOCK = f"<{_TOKEN_NS}lock>"
 LOCK_LEASE = 600
 #: Seconds a writer waits for the lock before it gives up.
 LOCK_WAIT = 120.0
-_CLAIMED = f"<{PG_NS}claimedAt>"
+_CLAIMED = f"<{PG.claimedAt.value}>"
 _CLAIM = (
     "DELETE {{ GRAPH "
     + _LOCK
