@@ -328,14 +328,12 @@ class SparqlBackend(CoreQueries):
         deadline = time.monotonic() + LOCK_WAIT
         delay = 0.01
         while True:
-            self._request(
-                self.endpoint.update, _CLAIM.format(claim=claim, lease=LOCK_LEASE).encode(), content_type=update
-            )
-            rows = self.select(_CLAIMS.format(lease=LOCK_LEASE))
+            self._request(self.endpoint.update, _claim(claim).encode(), content_type=update)
+            rows = self.select(_live_claims())
             others = [row["c"] for row in rows if row["c"] != claim]
             if not others:
                 break
-            self._request(self.endpoint.update, _RELEASE.format(claim=claim).encode(), content_type=update)
+            self._request(self.endpoint.update, _release(claim).encode(), content_type=update)
             if time.monotonic() > deadline:
                 raise ConcurrentWriteError(
                     f"another writer has held the store's write lock for more than {LOCK_WAIT:g} s "
@@ -346,7 +344,7 @@ class SparqlBackend(CoreQueries):
         try:
             yield
         finally:
-            self._request(self.endpoint.update, _RELEASE.format(claim=claim).encode(), content_type=update)
+            self._request(self.endpoint.update, _release(claim).encode(), content_type=update)
 
     def _read_tokens(self) -> tuple[NamedNode, ...]:
         """The store's write token; none before its first write; several after writers raced on an
@@ -762,23 +760,28 @@ LOCK_LEASE = 600
 #: Seconds a writer waits for the lock before it gives up.
 LOCK_WAIT = 120.0
 _CLAIMED = f"<{PG.claimedAt.value}>"
-_CLAIM = (
-    "DELETE {{ GRAPH "
-    + _LOCK
-    + " {{ ?c "
-    + _CLAIMED
-    + " ?t }} }} WHERE {{ GRAPH "
-    + _LOCK
-    + " {{ ?c "
-    + _CLAIMED
-    + ' ?t }} FILTER(?t < NOW() - "PT{lease}S"^^<http://www.w3.org/2001/XMLSchema#dayTimeDuration>) }} ;\n'
-    "INSERT {{ GRAPH " + _LOCK + " {{ {claim} " + _CLAIMED + " ?now }} }} WHERE {{ BIND(NOW() AS ?now) }}"
-)
-_CLAIMS = (
-    "SELECT ?c WHERE {{ GRAPH " + _LOCK + " {{ ?c " + _CLAIMED + " ?t }} "
-    'FILTER(?t >= NOW() - "PT{lease}S"^^<http://www.w3.org/2001/XMLSchema#dayTimeDuration>) }}'
-)
-_RELEASE = "DELETE WHERE {{ GRAPH " + _LOCK + " {{ {claim} " + _CLAIMED + " ?t }} }}"
+
+
+def _claim(claim: NamedNode) -> str:
+    """The update adding ``claim`` at the server's time, and clearing the lapsed claims."""
+    lapsed = f"GRAPH {_LOCK} {{ ?c {_CLAIMED} ?t }} FILTER(?t < {_lease_start()})"
+    return (
+        f"DELETE {{ GRAPH {_LOCK} {{ ?c {_CLAIMED} ?t }} }} WHERE {{ {lapsed} }} ;\n"
+        f"INSERT {{ GRAPH {_LOCK} {{ {claim} {_CLAIMED} ?now }} }} WHERE {{ BIND(NOW() AS ?now) }}"
+    )
+
+
+def _live_claims() -> str:
+    return f"SELECT ?c WHERE {{ GRAPH {_LOCK} {{ ?c {_CLAIMED} ?t }} FILTER(?t >= {_lease_start()}) }}"
+
+
+def _release(claim: NamedNode) -> str:
+    return f"DELETE WHERE {{ GRAPH {_LOCK} {{ {claim} {_CLAIMED} ?t }} }}"
+
+
+def _lease_start() -> str:
+    """The time of the oldest live claim, by the server's clock."""
+    return f'NOW() - "PT{LOCK_LEASE}S"^^<http://www.w3.org/2001/XMLSchema#dayTimeDuration>'
 
 
 def _guard(tokens: tuple[NamedNode, ...], following: NamedNode) -> str:
