@@ -34,7 +34,8 @@ class Dialect:
     #: Whether the Graph Store Protocol endpoint takes and gives a whole dataset (N-Quads, no
     #: ``?graph=``): Oxigraph's, Fuseki's and RDF4J's do; the protocol itself names one graph per
     #: request, and Virtuoso's does only that. Without it, quads are written a graph a request
-    #: (:attr:`graph_loads`) or with INSERT DATA in chunks, and read back with SELECT.
+    #: (:attr:`graph_loads`) or with INSERT DATA in chunks, and read back a graph at a time by
+    #: CONSTRUCT.
     dataset_store: bool = True
     #: Where it takes no dataset, whether loads go to the Graph Store Protocol a graph a request
     #: (``POST ?graph=``) rather than by INSERT DATA: Virtuoso's loaded 284,710 quads of 103 graphs

@@ -177,7 +177,7 @@ class SparqlBackend(CoreQueries):
         if read_only:
             return backend
         try:  # an empty update: whether this client may write, without writing
-            backend._request(endpoint.update, b"INSERT DATA { }", content_type="application/sparql-update")
+            backend._post_update("INSERT DATA { }")
         except ProvGraphError as exc:
             raise StoreError(f"the SPARQL server does not take updates at {endpoint.update}: {exc}") from exc
         if endpoint.dialect.dataset_store or endpoint.dialect.graph_loads:  # loads go through its Graph Store Protocol
@@ -241,7 +241,7 @@ class SparqlBackend(CoreQueries):
         except QuerySyntaxError as exc:
             raise _shifted(exc, prologue) from exc.__cause__
         if media.startswith(_NTRIPLES):
-            return _as_triples(_SKOLEM_NTRIPLES.sub(rb"_:\1_\2", body) if self.endpoint.dialect.skolemizes else body)
+            return _as_triples(self._read_back(body))
         for pattern, replacement in self.endpoint.dialect.json_fixes:
             body = pattern.sub(replacement, body)
         if self.endpoint.dialect.skolemizes:
@@ -296,7 +296,7 @@ class SparqlBackend(CoreQueries):
         text = prologue + declared + guard + sparql[len(declared) :]
         try:
             with self._serialised():
-                self._request(self.endpoint.update, text.encode(), content_type="application/sparql-update")
+                self._post_update(text)
         except QuerySyntaxError as exc:
             raise _shifted(exc, prologue, declared, guard) from exc.__cause__
         except StoreError as exc:
@@ -324,16 +324,15 @@ class SparqlBackend(CoreQueries):
             yield
             return
         claim = NamedNode(f"{_LOCK_NS}{uuid.uuid4().hex}")
-        update = "application/sparql-update"
         deadline = time.monotonic() + LOCK_WAIT
         delay = 0.01
         while True:
-            self._request(self.endpoint.update, _claim(claim).encode(), content_type=update)
+            self._post_update(_claim(claim))
             rows = self.select(_live_claims())
             others = [row["c"] for row in rows if row["c"] != claim]
             if not others:
                 break
-            self._request(self.endpoint.update, _release(claim).encode(), content_type=update)
+            self._post_update(_release(claim))
             if time.monotonic() > deadline:
                 raise ConcurrentWriteError(
                     f"another writer has held the store's write lock for more than {LOCK_WAIT:g} s "
@@ -344,7 +343,15 @@ class SparqlBackend(CoreQueries):
         try:
             yield
         finally:
-            self._request(self.endpoint.update, _release(claim).encode(), content_type=update)
+            self._post_update(_release(claim))
+
+    def _post_update(self, text: str) -> None:
+        """One update request as written: no write token, no cutting (see :meth:`_update`)."""
+        self._request(self.endpoint.update, text.encode(), content_type="application/sparql-update")
+
+    def _read_back(self, ntriples: bytes) -> bytes:
+        """N-Triples from the engine with its Skolem IRIs read back as the blank nodes written."""
+        return _SKOLEM_NTRIPLES.sub(rb"_:\1_\2", ntriples) if self.endpoint.dialect.skolemizes else ntriples
 
     def _read_tokens(self) -> tuple[NamedNode, ...]:
         """The store's write token; none before its first write; several after writers raced on an
@@ -553,8 +560,7 @@ class SparqlBackend(CoreQueries):
                 return
         form = urllib.parse.urlencode({"query": f"CONSTRUCT {{ ?s ?p ?o }} WHERE {{ {where} }}"}).encode()
         body, _ = self._request(self.endpoint.query, form, accept=_NTRIPLES)
-        if self.endpoint.dialect.skolemizes:
-            body = _SKOLEM_NTRIPLES.sub(rb"_:\1_\2", body)
+        body = self._read_back(body)
         # parsed, not loaded in a store (as a user's CONSTRUCT is): a blank node keeps its label,
         # the one it has in every graph
         for triple in parse(body, format=RdfFormat.N_TRIPLES):
