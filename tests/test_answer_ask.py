@@ -193,6 +193,9 @@ def test_cli_eval_on_hotpotqa(tmp_path):
     assert with_gold["sentence_recall"] >= 0.45 and with_gold["sentence_precision"] >= 0.6
     assert with_gold["answered_with_gold"] >= 0.8 and without["abstained_without_gold"] >= 0.5
     assert with_gold["answer_found"] >= 0.25  # 2 of the 7 that are not yes/no questions
+    # what was answered without the gold paragraphs and still gave the gold answer: no more than
+    # was answered at all
+    assert 0 <= without["answered_right_without_gold"] <= 1 - without["abstained_without_gold"]
     # of the three yes/no questions, one verdict (right), and no wrong one
     assert with_gold["verdict_right"] >= 0.3 and with_gold["verdict_wrong"] == 0
 
@@ -202,6 +205,36 @@ def test_cli_eval_on_hotpotqa(tmp_path):
     "oxigraph",
     reason=DOUBLES_ON_VIRTUOSO,
 )
+def test_answers_given_without_the_gold_are_told_apart_by_whether_they_hold_the_answer():
+    from provgraph.answer.evaluate import QuestionResult, summarise
+
+    def asked(*, abstained: bool, found: bool | None = None, verdict: bool | None = None) -> QuestionResult:
+        return QuestionResult(
+            question="q",
+            abstained=abstained,
+            expected_abstain=True,
+            drafted_claims=1,
+            kept_claims=1,
+            citation_recall=None,
+            citation_precision=None,
+            dangling=0,
+            citations=1,
+            answer_found=found,
+            verdict_right=verdict,
+        )
+
+    report = summarise(
+        [
+            asked(abstained=True),
+            asked(abstained=False, found=True),  # a distractor said it
+            asked(abstained=False, verdict=True),
+            asked(abstained=False, found=False),  # answered, and wrongly
+        ]
+    )
+    assert report.abstained_without_gold == 0.25
+    assert report.answered_right_without_gold == 0.5
+
+
 def test_an_answer_keeps_to_the_property_asked_about(capitals):
     country = capitals.ask("What country is Vienna in?")
     assert [c.verified for c in country.claims] == [True]

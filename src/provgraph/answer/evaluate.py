@@ -20,7 +20,9 @@ Metrics, averaged over questions unless said otherwise:
   extractive generator states sentences, not a short answer;
 - yes/no verdicts (questions whose answer is "yes" or "no"): share whose first claim opening
   with "Yes" or "No" gives the gold answer, and share where it gives the other one;
-- abstention correctness: answered with gold paragraphs, abstained without them.
+- abstention correctness: answered with gold paragraphs, abstained without them; and of the
+  questions asked without them, the share answered all the same with the gold answer or verdict
+  in the claims (a distractor said it: answering was no harm).
 """
 
 from __future__ import annotations
@@ -171,6 +173,11 @@ class EvalReport(BaseModel):
     verdict_wrong: float | None = Field(default=None, description="share of yes/no questions with the other verdict")
     answered_with_gold: float | None = Field(default=None, description="share answered when the gold is present")
     abstained_without_gold: float | None = Field(default=None, description="share abstaining with gold removed")
+    answered_right_without_gold: float | None = Field(
+        default=None,
+        description="share answered with gold removed whose claims still give the gold answer or verdict "
+        "(a distractor said it): of the answers given without the gold, the harmless ones",
+    )
     results: list[QuestionResult] = Field(default_factory=list)
 
 
@@ -237,7 +244,7 @@ def evaluate_question(
                 "sentence_precision": hit / len(cited) if cited else 0.0,
             }
         )
-    if gold_answer is None or expected_abstain:
+    if gold_answer is None or (expected_abstain and answer.abstained):
         return result
     gold_answer = normalise(gold_answer).strip()
     if gold_answer in ("yes", "no"):
@@ -270,6 +277,9 @@ def summarise(results: Sequence[QuestionResult]) -> EvalReport:
         verdict_wrong=mean(None if r.verdict_wrong is None else float(r.verdict_wrong) for r in answerable),
         answered_with_gold=mean(0.0 if r.abstained else 1.0 for r in answerable),
         abstained_without_gold=mean(1.0 if r.abstained else 0.0 for r in unanswerable),
+        answered_right_without_gold=mean(
+            float(not r.abstained and bool(r.answer_found or r.verdict_right)) for r in unanswerable
+        ),
         results=list(results),
     )
 
@@ -317,7 +327,9 @@ def evaluate_hotpot(
         )
         gold = set(q.gold_titles)
         distractors = AskFilters(documents=[document_key(t) for t, _ in q.paragraphs if t not in gold])
-        without.append(evaluate_question(ask, judge, q.question, distractors, expected_abstain=True))
+        without.append(
+            evaluate_question(ask, judge, q.question, distractors, expected_abstain=True, gold_answer=q.answer)
+        )
         if progress is not None:
             progress(n, len(questions))
     return summarise(with_gold), summarise(without)

@@ -389,6 +389,7 @@ def print_report(console: Console, with_gold: EvalReport, without: EvalReport) -
     console.print(f"  dangling-citation rate                        {pct(with_gold.dangling_rate):>6}")
     console.print(f"  answered (gold paragraphs present)            {pct(with_gold.answered_with_gold):>6}")
     console.print(f"  abstained (gold paragraphs removed)           {pct(without.abstained_without_gold):>6}")
+    console.print(f"  ... answered, yet with the gold answer        {pct(without.answered_right_without_gold):>6}")
 
 
 __all__ = [
