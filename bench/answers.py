@@ -64,11 +64,13 @@ from provgraph import Extraction, GraphSplit, IngestOptions, ProvGraph  # noqa: 
 from provgraph.answer.evaluate import (  # noqa: E402
     EvalReport,
     HotpotQuestion,
+    QuestionResult,
     evaluate_hotpot,
     ingest_hotpot,
     load_hotpot,
     summarise,
 )
+from provgraph.answer.models import AnswerConfidence  # noqa: E402
 from provgraph.answer.pipeline import respond  # noqa: E402
 from provgraph.answer.record import answer_iri  # noqa: E402
 from provgraph.cli.answer import print_report, show  # noqa: E402
@@ -111,6 +113,7 @@ def hotpot(limit: int, extract: Extraction = Extraction.NONE) -> None:
     print(f"  ({2 * len(questions)} asks in {asked:.1f} s)")
     print("  ALCE's best prompted baseline on ASQA: citation recall 73.6, precision 72.5 (NLI judge)")
     _hotpot_parts(questions, with_gold, without)
+    _hotpot_confidence(with_gold, without)
 
 
 def _hotpot_parts(questions: list[HotpotQuestion], with_gold: EvalReport, without: EvalReport) -> None:
@@ -140,6 +143,23 @@ def _hotpot_parts(questions: list[HotpotQuestion], with_gold: EvalReport, withou
         shown += f"{'-' if gold.verdict_right is None else f'{100 * gold.verdict_right:.1f}':>14}"
         shown += f"{'-' if gold.verdict_wrong is None else f'{100 * gold.verdict_wrong:.1f}':>7}"
         print(f"  {name:<26}{len(chosen):>4}{shown}")
+
+
+def _hotpot_confidence(with_gold: EvalReport, without: EvalReport) -> None:
+    """What each confidence level is worth: of the answers given at that level, with the gold
+    paragraphs and without them, the share whose claims hold the gold answer (or verdict)."""
+
+    def right(r: QuestionResult) -> bool:
+        return bool(r.answer_found or r.verdict_right)
+
+    print(f"  {'confidence':<26}{'answers':>9}{'hold gold answer':>18}{'answers w/o gold':>18}{'hold it':>9}")
+    for level in (AnswerConfidence.HIGH, AnswerConfidence.MEDIUM, AnswerConfidence.LOW):
+        cells = ""
+        for report, width in ((with_gold, (9, 18)), (without, (18, 9))):
+            given = [r for r in report.results if r.confidence is level]
+            share = f"{100 * sum(map(right, given)) / len(given):.1f}" if given else "-"
+            cells += f"{len(given):>{width[0]}}{share:>{width[1]}}"
+        print(f"  {level.value:<26}{cells}")
 
 
 def cities() -> None:

@@ -37,7 +37,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 
 from provgraph.answer.base import Generator, SupportJudge
-from provgraph.answer.models import AskFilters, DraftAnswer, EvidencePack, GroundedAnswer
+from provgraph.answer.models import AnswerConfidence, AskFilters, DraftAnswer, EvidencePack, GroundedAnswer
 from provgraph.answer.text import normalise, words
 from provgraph.errors import InputError
 from provgraph.ingest.options import IngestOptions
@@ -144,6 +144,7 @@ class QuestionResult(BaseModel):
     question: str
     abstained: bool
     expected_abstain: bool
+    confidence: AnswerConfidence | None = None
     drafted_claims: int
     kept_claims: int
     citation_recall: float | None = Field(description="share of drafted claims whose citations support them")
@@ -226,6 +227,7 @@ def evaluate_question(
         question=question,
         abstained=answer.abstained,
         expected_abstain=expected_abstain,
+        confidence=answer.confidence,
         drafted_claims=len(draft.claims),
         kept_claims=len(answer.claims),
         citation_recall=sum(recall) / len(recall) if recall else None,
