@@ -200,11 +200,6 @@ def test_cli_eval_on_hotpotqa(tmp_path):
     assert with_gold["verdict_right"] >= 0.3 and with_gold["verdict_wrong"] == 0
 
 
-@pytest.mark.backends(
-    "embedded",
-    "oxigraph",
-    reason=DOUBLES_ON_VIRTUOSO,
-)
 def test_answers_given_without_the_gold_are_told_apart_by_whether_they_hold_the_answer():
     from provgraph.answer.evaluate import QuestionResult, summarise
 
@@ -235,6 +230,11 @@ def test_answers_given_without_the_gold_are_told_apart_by_whether_they_hold_the_
     assert report.answered_right_without_gold == 0.5
 
 
+@pytest.mark.backends(
+    "embedded",
+    "oxigraph",
+    reason=DOUBLES_ON_VIRTUOSO,
+)
 def test_an_answer_keeps_to_the_property_asked_about(capitals):
     country = capitals.ask("What country is Vienna in?")
     assert [c.verified for c in country.claims] == [True]
