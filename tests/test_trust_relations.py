@@ -197,6 +197,24 @@ def test_relations_read_without_their_evidence_or_past_a_limit_are_the_same_rela
     assert strongest == bare[0] and strongest.type is RelationType.CITATION
 
 
+def test_relations_of_several_documents_read_together_are_those_read_one_by_one(
+    pg: ProvGraph, corpus: dict[str, str]
+) -> None:
+    """An ask reads the relations of several documents in one query (a round trip to a remote
+    store each): each document's are those it has alone, its strongest ``limit`` as well; a
+    relation between two of them is in both."""
+    pg.refresh_relationships()
+    documents = [corpus["guide"], corpus["review"], corpus["trial-a"], corpus["gen-x"]]
+    for limit in (None, 1):
+        together = relations.relationships_each(pg.backend, documents, evidence=False, limit=limit)
+        alone = {d: relations.relationships(pg.backend, document=d, evidence=False, limit=limit) for d in documents}
+        assert together == alone and len(together[corpus["guide"]]) == (limit or 2)
+    both = relations.relationships_each(pg.backend, [corpus["guide"], corpus["review"]])
+    assert _pairs(both[corpus["review"]], corpus)[0] == ("review", "guide", RelationType.CITATION)
+    assert both[corpus["review"]][0] in both[corpus["guide"]]
+    assert relations.relationships_each(pg.backend, [corpus["gen-x"]]) == {corpus["gen-x"]: []}
+
+
 def test_strength_bands_keep_the_kinds_in_order():
     many = 10_000
     assert relations.citation_strength(1) > relations.mention_strength(many, 100.0)

@@ -273,15 +273,17 @@ class Retriever:
                     bridges.append(bridge)
         return bridges
 
-    def _relationships(self, document: str, relations: dict[str, list[DocumentRelation]]) -> list[DocumentRelation]:
-        """The relations of ``document``, read once per retrieval (kept in ``relations``)."""
-        if document not in relations:
+    def _relationships(
+        self, documents: Sequence[str], relations: dict[str, list[DocumentRelation]]
+    ) -> dict[str, list[DocumentRelation]]:
+        """The relations of ``documents``, read once per retrieval (kept in ``relations``), those
+        not read yet together."""
+        missing = [d for d in dict.fromkeys(documents) if d not in relations]
+        if missing:
             # what a relation draft says (titles, kinds, strength) needs no evidence items, and a
             # mention outweighs any shared-entity relation, so the strongest hold the mentions
-            relations[document] = _relations.relationships(
-                self._backend, document=document, evidence=False, limit=READ_RELATIONS
-            )
-        return relations[document]
+            relations |= _relations.relationships_each(self._backend, missing, evidence=False, limit=READ_RELATIONS)
+        return relations
 
     def _mentioned(
         self, documents: Sequence[str], allowed: _Allowed, relations: dict[str, list[DocumentRelation]]
@@ -289,8 +291,9 @@ class Retriever:
         """For each of ``documents``, the allowed sources of the documents it names (its
         "mention" relations)."""
         found: dict[str, list[str]] = {}
+        read = self._relationships(documents, relations)
         for document in dict.fromkeys(documents):
-            for relation in self._relationships(document, relations):
+            for relation in read[document]:
                 if relation.from_document == document and RelationType.MENTION in relation.types:
                     found.setdefault(document, []).append(relation.to_document)
         sources = allowed.sources(d for named in found.values() for d in named)
@@ -365,7 +368,8 @@ class Retriever:
         """The relations of the best retrieved documents, between allowed documents."""
         ranked = sorted(items.values(), key=lambda d: (-d.score, d.id))
         top_documents = list(dict.fromkeys(d.source.document for d in ranked if d.source))[:3]
-        found = [r for d in top_documents for r in self._relationships(d, relations)[:MAX_RELATIONS]]
+        read = self._relationships(top_documents, relations)
+        found = [r for d in top_documents for r in read[d][:MAX_RELATIONS]]
         allowed_documents = allowed.documents(d for r in found for d in (r.from_document, r.to_document))
         return [
             _Draft(

@@ -1273,6 +1273,8 @@ _RELATIONS_OF = Template(
 )
 #: ... the strongest $limit of them (ties by IRI)
 _STRONGEST_OF = Template(_RELATIONS_OF.template + " ORDER BY DESC(?strength) ?r LIMIT $limit")
+#: Documents whose relations one query reads (a union of their queries).
+_UNION_SIZE = 20
 # keys and titles of the documents the relations name, not of every document
 _NAMES_OF = Template("""SELECT ?d ?key ?title WHERE { VALUES ?d { $documents }
   GRAPH pgid:catalog { ?d pg:documentKey ?key ; dcterms:title ?title } }""")
@@ -1309,10 +1311,30 @@ def read(
 ) -> list[DocumentRelation]:
     """The stored relations (of ``document``, an IRI; the strongest ``limit`` of them when
     given), strongest first; without their evidence unless ``evidence``."""
-    heads = _heads(backend, document, limit)
+    if document is not None:
+        return read_each(backend, [document], evidence=evidence, limit=limit)[document]
+    return _sorted(_relations(backend, _heads(backend, None), bound=False, evidence=evidence))
+
+
+def read_each(
+    backend: Backend, documents: Sequence[str], *, evidence: bool = True, limit: int | None = None
+) -> dict[str, list[DocumentRelation]]:
+    """:func:`read` for each of ``documents``, in four queries whatever their number (an ask
+    reads the relations of several documents: each query is a round trip to a remote store)."""
+    heads = _heads_each(backend, documents, limit)
+    built = {
+        r.iri: r
+        for r in _relations(backend, [h for found in heads.values() for h in found], bound=True, evidence=evidence)
+    }
+    return {d: _sorted([built[h.r] for h in heads.get(d, []) if h.r in built]) for d in documents}
+
+
+def _relations(backend: Backend, heads: Sequence[_Head], *, bound: bool, evidence: bool) -> list[DocumentRelation]:
+    """The relations of ``heads`` with their documents' keys and titles, their components and
+    (``evidence``) their evidence; ``bound``: read for these heads alone, else for every one."""
+    heads = list({h.r: h for h in heads}.values())  # a relation between two documents read twice
     if not heads:
         return []
-    bound = document is not None  # else every relation: nothing to bind
     names = _names_of(backend, {d for h in heads for d in (h.a, h.b)})
     components, kinds_of = _components(backend, sorted({h.r for h in heads}) if bound else None)
     found: _Evidence = _evidence(backend, kinds_of, bound=bound) if evidence else {}
@@ -1342,7 +1364,7 @@ def read(
                 evidence=[item for _, _, item in items],
             )
         )
-    return _sorted(out)
+    return out
 
 
 class _Head(NamedTuple):
@@ -1359,27 +1381,41 @@ class _Head(NamedTuple):
     end: datetime | None
 
 
-def _heads(backend: Backend, document: str | None, limit: int | None = None) -> list[_Head]:
-    """The stored relations (of ``document``; its strongest ``limit``), each read once from its row."""
-    if document is None:
-        rows = backend.stream(_RELATIONS)
-    elif limit is not None:
-        rows = backend.stream(_STRONGEST_OF.substitute(document=sparql_term(document), limit=int(limit)))
-    else:
-        rows = backend.stream(_RELATIONS_OF.substitute(document=sparql_term(document)))
-    return [
-        _Head(
-            r.value("r"),
-            r.value("a"),
-            r.value("b"),
-            RelationType.from_iri(r.value("type")),
-            r.number("strength"),
-            r.value("directed") == "true",
-            r.value("act"),
-            r.optional_moment("end"),
-        )
-        for r in rows
-    ]
+def _heads(backend: Backend, query: str | None) -> list[_Head]:
+    """The relations ``query`` reads (None: every stored one)."""
+    return [_head(r) for r in backend.stream(_RELATIONS if query is None else query)]
+
+
+def _head(r: Row) -> _Head:
+    return _Head(
+        r.value("r"),
+        r.value("a"),
+        r.value("b"),
+        RelationType.from_iri(r.value("type")),
+        r.number("strength"),
+        r.value("directed") == "true",
+        r.value("act"),
+        r.optional_moment("end"),
+    )
+
+
+def _heads_each(backend: Backend, documents: Sequence[str], limit: int | None) -> dict[str, list[_Head]]:
+    """The stored relations of each of ``documents`` (its strongest ``limit``): one document's
+    query as it is, several documents' as a union of them, each marked with its document."""
+    of = _RELATIONS_OF if limit is None else _STRONGEST_OF
+    documents = list(dict.fromkeys(documents))
+    if len(documents) == 1:
+        return {documents[0]: _heads(backend, of.substitute(document=sparql_term(documents[0]), limit=limit))}
+    found: dict[str, list[_Head]] = {}
+    for chunk in _chunks(documents, _UNION_SIZE):
+        branches = [
+            f"{{ {{ {of.substitute(document=sparql_term(d), limit=limit)} }} BIND({sparql_term(d)} AS ?doc) }}"
+            for d in chunk
+        ]
+        query = "SELECT * WHERE { " + " UNION ".join(branches) + " }"
+        for row in backend.stream(query):
+            found.setdefault(row.value("doc"), []).append(_head(row))
+    return found
 
 
 def _names_of(backend: Backend, documents: Iterable[str]) -> dict[str, tuple[str, str]]:
@@ -1529,12 +1565,39 @@ def relationships(
     the 1M-fact benchmark have 2,500 relations each; reading one's took 1.2 s over oxigraph
     serve). They catch up first with what changed since they were stored; a store that cannot
     be written (read-only, or locked by another process) computes that for this answer only."""
+    if document is not None:
+        return relationships_each(backend, [document], min_strength=min_strength, evidence=evidence, limit=limit)[
+            document
+        ]
+    patch = catch_up(backend)
+    found = [] if patch is not None and patch.reset else read(backend, evidence=evidence)
+    return _patched(found, patch, None, min_strength, limit)
+
+
+def relationships_each(
+    backend: Backend,
+    documents: Sequence[str],
+    *,
+    min_strength: float = 0.0,
+    evidence: bool = True,
+    limit: int | None = None,
+) -> dict[str, list[DocumentRelation]]:
+    """:func:`relationships` of each of ``documents``, read together (:func:`read_each`)."""
     patch = catch_up(backend)
     # with a patch laid over them, every stored one: a replaced relation may free a place
-    bound = limit if document is not None and patch is None else None
-    found = (
-        [] if patch is not None and patch.reset else read(backend, document=document, evidence=evidence, limit=bound)
-    )
+    bound = limit if patch is None else None
+    found = {} if patch is not None and patch.reset else read_each(backend, documents, evidence=evidence, limit=bound)
+    return {d: _patched(found.get(d, []), patch, d, min_strength, limit) for d in documents}
+
+
+def _patched(
+    found: list[DocumentRelation],
+    patch: _Relations | None,
+    document: str | None,
+    min_strength: float,
+    limit: int | None,
+) -> list[DocumentRelation]:
+    """The stored relations ``found`` (of ``document``) with ``patch`` laid over them."""
     if patch is not None:
         found = [r for r in found if not ({r.from_document, r.to_document} & patch.replaced)]
         found += [r for r in patch.relations if document is None or document in (r.from_document, r.to_document)]
@@ -1559,9 +1622,11 @@ __all__ = [
     "is_stale",
     "mention_strength",
     "read",
+    "read_each",
     "refresh",
     "relation_iri",
     "relationships",
+    "relationships_each",
     "shared_strength",
     "stamp",
     "update",
