@@ -313,12 +313,18 @@ class Retriever:
         "which ..."): also the instances of the subclasses of a linked class (hop 2)."""
         statements: dict[tuple[str, str], _Draft] = {}
         subjects = [_node(e.iri) for e in entities]
-        for e in self._facts(_evidence.about(self._backend, subjects, limit=MAX_FACTS), allowed, filters):
-            statements[(e.statement, e.graph)] = self._fact_item(e, allowed, question, hop=1)
+        about = _evidence.about(self._backend, subjects, limit=MAX_FACTS)
         # "which drugs interact with warfarin": "ibuprofen interacts with warfarin" is a fact
         # about ibuprofen, found from warfarin's side
         targets = [s for s in subjects if isinstance(s, NamedNode)]
-        inbound = self._facts(_evidence.pointing_at(self._backend, targets, limit=MAX_INBOUND_FACTS), allowed, filters)
+        pointing = _evidence.pointing_at(self._backend, targets, limit=MAX_INBOUND_FACTS)
+        # both sides checked together: each check is a query, a round trip to a remote store
+        checked = self._facts(about + pointing, allowed, filters)
+        own, pointed = {(e.statement, e.graph) for e in about}, {(e.statement, e.graph) for e in pointing}
+        inbound = [e for e in checked if (e.statement, e.graph) in pointed]
+        for e in checked:
+            if (e.statement, e.graph) in own:
+                statements[(e.statement, e.graph)] = self._fact_item(e, allowed, question, hop=1)
         for e in inbound:
             statements.setdefault((e.statement, e.graph), self._fact_item(e, allowed, question, hop=1))
         if kinds:
