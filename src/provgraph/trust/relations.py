@@ -1319,8 +1319,9 @@ def read(
 def read_each(
     backend: Backend, documents: Sequence[str], *, evidence: bool = True, limit: int | None = None
 ) -> dict[str, list[DocumentRelation]]:
-    """:func:`read` for each of ``documents``, in four queries whatever their number (an ask
-    reads the relations of several documents: each query is a round trip to a remote store)."""
+    """:func:`read` for each of ``documents``: three queries for up to ``_UNION_SIZE`` of them
+    (two more for the evidence), not three each (an ask reads the relations of several
+    documents, and each query is a round trip to a remote store)."""
     heads = _heads_each(backend, documents, limit)
     built = {
         r.iri: r
