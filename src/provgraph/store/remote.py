@@ -554,12 +554,13 @@ class SparqlBackend(CoreQueries):
         ``page`` triples or more is read a predicate at a time (the engine reads one from its
         index), and a predicate of as many in parts, as :meth:`_parts` reads rows (a part by a
         hash is a scan: at 1M facts, the 14M-triple current view in 256 parts of the whole graph
-        read 300,000 triples in 7 minutes). A part is counted again only when its ``share`` of
-        the whole (a sixteenth: the hash spreads triples evenly) may come near ``page``."""
+        read 300,000 triples in 7 minutes). A predicate's share is its count; a part is counted
+        again only when its ``share`` of the whole (a sixteenth: the hash spreads triples evenly)
+        may come near ``page``."""
         shown = "?p" if predicate is None else sparql_term(predicate)
         where = f"GRAPH {sparql_term(graph)} {{ ?s {shown} ?o {_in_part(part, predicate is None)} }}"
         if page is not None:
-            if share is None or share >= page // 2:
+            if share is None or (part and share >= page // 2):  # a part's share is estimated
                 counted = self.select(f"SELECT (COUNT(*) AS ?n) WHERE {{ {where} }}")
                 share = counted[0].integer("n") if counted else 0
             if share >= page and predicate is None:
