@@ -6,6 +6,7 @@ server, and a user sees the same sources, counts, evidence, conflicts and answer
 from __future__ import annotations
 
 import threading
+import urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -320,6 +321,53 @@ def test_a_server_that_answers_queries_but_not_updates_or_the_graph_store_protoc
             ProvGraph.open(f"sparql+http://127.0.0.1:{httpd.server_port}{dialect}")
         with ProvGraph.open(f"sparql+http://127.0.0.1:{httpd.server_port}{dialect}", read_only=True) as pg:
             assert pg.backend.read_only  # a reader needs neither
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+
+
+def test_a_request_virtuoso_rolled_back_in_a_deadlock_is_sent_again():
+    """Virtuoso answers a read that met a deadlock with a cut result (X-SQL-State, and "SR172:
+    Transaction deadlocked" in X-SQL-Message): four writers racing met one in a run of five. It
+    is sent again; a request that keeps meeting one fails saying so, not as a row limit."""
+    from provgraph.store.remote import DEADLOCK_ATTEMPTS, SparqlBackend
+
+    rolled_back = [2]  # answers still to roll back
+    asked = "SELECT ?n WHERE { <urn:test:s> <urn:test:n> ?n }"
+
+    class Deadlocking(BaseHTTPRequestHandler):
+        def _answer(self) -> None:
+            sent = self.rfile.read(int(self.headers.get("Content-Length") or 0)).decode()
+            query = urllib.parse.parse_qs(sent).get("query", [""])[0]
+            row = b'{"n": {"type": "literal", "value": "7"}}'
+            deadlocked = "<urn:test:n>" in query and rolled_back[0] > 0
+            body = b'{"head": {"vars": ["n"]}, "results": {"bindings": [%s]}}' % (b"" if deadlocked else row)
+            if "ASK {" in query:  # the check at open
+                body = b'{"head": {}, "boolean": true}'
+            self.send_response(200)
+            if deadlocked:
+                rolled_back[0] -= 1
+                self.send_header("X-SQL-State", "00000")
+                self.send_header("X-SQL-Message", "SR172: Transaction deadlocked")
+            self.send_header("Content-Type", "application/sparql-results+json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        do_GET = do_POST = _answer
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Deadlocking)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    try:
+        backend = SparqlBackend.connect(f"sparql+http://127.0.0.1:{httpd.server_port}?dialect=virtuoso", read_only=True)
+        assert [r.value("n") for r in backend.select(asked)] == ["7"] and rolled_back == [0]
+        rolled_back[0] = DEADLOCK_ATTEMPTS
+        with pytest.raises(StoreError, match=r"rolled the request back in a deadlock \(SR172"):
+            backend.select(asked)
+        assert rolled_back == [0]  # sent as many times as it may be
     finally:
         httpd.shutdown()
         httpd.server_close()

@@ -77,6 +77,10 @@ class Dialect:
     syntax_error: re.Pattern[str] = _OXIGRAPH_ERROR
     #: A response header whose presence says the engine cut the results at its row limit.
     truncated_header: str | None = None
+    #: The engine's words for a transaction it rolled back in a deadlock, in a cut result's
+    #: message or an error's body: the request is sent again (Virtuoso: "SR172: Transaction
+    #: deadlocked", met by a read while four writers raced).
+    deadlock: re.Pattern[str] | None = None
     #: Rewrites of the engine's SPARQL JSON results into what the standard says (pattern, replacement).
     json_fixes: tuple[tuple[re.Pattern[bytes], bytes], ...] = ()
 
@@ -119,6 +123,7 @@ DIALECTS: dict[str, Dialect] = {
             insert_chunk=5_000,
             syntax_error=_VIRTUOSO_ERROR,
             truncated_header="X-SQL-State",
+            deadlock=re.compile(r"\bSR172\b|Transaction deadlocked"),
             json_fixes=(
                 # blank nodes as "nodeID://b10000", which no blank node label may be
                 (re.compile(rb'("type": "bnode", "value": ")nodeID://'), rb"\1"),

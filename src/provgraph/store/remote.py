@@ -80,6 +80,7 @@ from provgraph.vocab import CHANGES_GRAPH, ID_NS, PG, PREFIXES
 if TYPE_CHECKING:  # loaded when a server is used (see SparqlBackend._open), not at start-up
     import http.client
     import urllib.error
+    import urllib.request
 
 SCHEMES = ("sparql+http://", "sparql+https://")
 #: Environment variables of the server's credentials (HTTP basic authentication).
@@ -90,6 +91,8 @@ POST_BYTES = 32 << 20
 GRAPH_LOAD_TRIPLES = 100_000
 #: Seconds a request may take before the store gives up on the server.
 TIMEOUT = 300.0
+#: Times a request the engine rolled back in a deadlock is sent, with a growing random pause.
+DEADLOCK_ATTEMPTS = 6
 _JSON = "application/sparql-results+json"
 _NQUADS = "application/n-quads"
 _NTRIPLES = "application/n-triples"
@@ -110,6 +113,10 @@ _WHERE = re.compile(r"\bWHERE\s*\{", re.I)
 def is_remote(location: str | os.PathLike[str]) -> bool:
     """Whether ``location`` names a SPARQL server rather than a directory."""
     return str(location).startswith(SCHEMES)
+
+
+class _DeadlockError(StoreError):
+    """The engine rolled a request back in a deadlock: nothing of it holds, it may be sent again."""
 
 
 @dataclass(frozen=True)
@@ -680,8 +687,7 @@ class SparqlBackend(CoreQueries):
     ) -> Iterator[http.client.HTTPResponse]:
         """The server's answer, to read as it comes. ``data`` given as blocks is sent as read,
         ``length`` bytes in all."""
-        import urllib.error  # with http.client and email: loaded when a server is used, not at start-up
-        import urllib.request
+        import urllib.request  # with http.client and email: loaded when a server is used, not at start-up
 
         headers = dict(self._headers)
         if accept:
@@ -691,27 +697,55 @@ class SparqlBackend(CoreQueries):
         if length is not None:
             headers["Content-Length"] = str(length)
         request = urllib.request.Request(url, data=data, headers=headers, method="POST" if data is not None else "GET")
+        # a body given whole can be sent again after a deadlock (the engine rolled it back)
+        attempts = DEADLOCK_ATTEMPTS if data is None or isinstance(data, bytes) else 1
+        for attempt in range(1, attempts + 1):
+            try:
+                response = self._answer(url, request)
+            except _DeadlockError:
+                if attempt == attempts:
+                    raise
+                time.sleep(random.uniform(0.05, 0.25) * attempt)  # a growing pause, drawn so writers part
+                continue
+            with response:
+                try:
+                    yield response
+                except OSError as exc:  # the connection broke while the answer was read
+                    raise StoreError(f"reading the SPARQL server's answer from {url} failed: {exc}") from exc
+            return
+
+    def _answer(self, url: str, request: urllib.request.Request) -> http.client.HTTPResponse:
+        """The server's answer to ``request``, its headers checked: a cut result is an error."""
+        import urllib.error
+        import urllib.request
+
         try:
-            response = urllib.request.urlopen(request, timeout=self._timeout)
+            response: http.client.HTTPResponse = urllib.request.urlopen(request, timeout=self._timeout)
         except urllib.error.HTTPError as exc:
             raise self._refused(url, exc) from exc
         except (urllib.error.URLError, OSError) as exc:
             reason = getattr(exc, "reason", exc)
             raise StoreError(f"cannot reach the SPARQL server at {url}: {reason}") from exc
-        with response:
-            cut = self.endpoint.dialect.truncated_header
-            if cut and response.headers.get(cut):
-                raise QueryError(
-                    f"the SPARQL server cut the results at its row limit ({cut}: {response.headers.get(cut)}, "
-                    f"{response.headers.get('X-SQL-Message', '')}): raise it (Virtuoso: ResultSetMaxRows)"
-                )
-            try:
-                yield response
-            except OSError as exc:  # the connection broke while the answer was read
-                raise StoreError(f"reading the SPARQL server's answer from {url} failed: {exc}") from exc
+        cut = self.endpoint.dialect.truncated_header
+        if cut and response.headers.get(cut):
+            message = response.headers.get("X-SQL-Message", "")
+            response.close()
+            deadlock = self.endpoint.dialect.deadlock
+            if deadlock is not None and deadlock.search(message):
+                raise _DeadlockError(f"the SPARQL server rolled the request back in a deadlock ({message}), {url}")
+            raise QueryError(
+                f"the SPARQL server cut the results at its row limit ({cut}: {response.headers.get(cut)}, "
+                f"{message}): raise it (Virtuoso: ResultSetMaxRows)"
+            )
+        return response
 
     def _refused(self, url: str, exc: urllib.error.HTTPError) -> ProvGraphError:
         message = exc.read().decode("utf-8", "replace").strip()[:500]
+        deadlock = self.endpoint.dialect.deadlock
+        if deadlock is not None and deadlock.search(message):
+            return _DeadlockError(
+                f"the SPARQL server rolled the request back in a deadlock (HTTP {exc.code}): {message}"
+            )
         if exc.code in (401, 403):
             return StoreError(
                 f"the SPARQL server refused the credentials (HTTP {exc.code}): set {USER_ENV} and {PASSWORD_ENV}"
