@@ -5,8 +5,10 @@ server, and a user sees the same sources, counts, evidence, conflicts and answer
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import urllib.parse
+from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -280,6 +282,43 @@ def test_writers_racing_on_a_server_lose_no_commit(sparql_server):
     assert committed and rows[0].integer("n") == len(committed)  # every commit counted once: none lost
 
 
+class _Fake(BaseHTTPRequestHandler):
+    """A fake SPARQL server's handler: ``_answer`` answers GET and POST alike, logging nothing."""
+
+    def _answer(self) -> None:
+        raise NotImplementedError
+
+    def do_GET(self) -> None:
+        self._answer()
+
+    def do_POST(self) -> None:
+        self._answer()
+
+    def _send(self, status: int, body: bytes, headers: dict[str, str] | None = None) -> None:
+        self.send_response(status)
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
+        self.send_header("Content-Type", "application/sparql-results+json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@contextlib.contextmanager
+def _serving(handler: type[_Fake]) -> Iterator[int]:
+    """``handler`` served on a free loopback port, for the block: its port."""
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    try:
+        yield httpd.server_port
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+
+
 @pytest.mark.parametrize(
     ("refused", "message", "dialect"),
     [
@@ -293,7 +332,7 @@ def test_writers_racing_on_a_server_lose_no_commit(sparql_server):
 def test_a_server_that_answers_queries_but_not_updates_or_the_graph_store_protocol_fails_at_open(
     refused, message, dialect
 ):
-    class QueriesOnly(BaseHTTPRequestHandler):
+    class QueriesOnly(_Fake):
         def _answer(self) -> None:
             length = int(self.headers.get("Content-Length") or 0)
             self.rfile.read(length)
@@ -303,27 +342,13 @@ def test_a_server_that_answers_queries_but_not_updates_or_the_graph_store_protoc
                 return
             query = self.headers.get("Content-Type") == "application/x-www-form-urlencoded"
             body = b'{"head": {}, "boolean": true}' if query else b""
-            self.send_response(200 if body else 204)
-            self.send_header("Content-Type", "application/sparql-results+json")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
+            self._send(200 if body else 204, body)
 
-        do_GET = do_POST = _answer
-
-        def log_message(self, *args: object) -> None:
-            pass
-
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), QueriesOnly)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    try:
+    with _serving(QueriesOnly) as port:
         with pytest.raises(StoreError, match=message):
-            ProvGraph.open(f"sparql+http://127.0.0.1:{httpd.server_port}{dialect}")
-        with ProvGraph.open(f"sparql+http://127.0.0.1:{httpd.server_port}{dialect}", read_only=True) as pg:
+            ProvGraph.open(f"sparql+http://127.0.0.1:{port}{dialect}")
+        with ProvGraph.open(f"sparql+http://127.0.0.1:{port}{dialect}", read_only=True) as pg:
             assert pg.backend.read_only  # a reader needs neither
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
 
 
 def test_a_request_virtuoso_rolled_back_in_a_deadlock_is_sent_again():
@@ -335,7 +360,7 @@ def test_a_request_virtuoso_rolled_back_in_a_deadlock_is_sent_again():
     rolled_back = [2]  # answers still to roll back
     asked = "SELECT ?n WHERE { <urn:test:s> <urn:test:n> ?n }"
 
-    class Deadlocking(BaseHTTPRequestHandler):
+    class Deadlocking(_Fake):
         def _answer(self) -> None:
             sent = self.rfile.read(int(self.headers.get("Content-Length") or 0)).decode()
             query = urllib.parse.parse_qs(sent).get("query", [""])[0]
@@ -344,33 +369,18 @@ def test_a_request_virtuoso_rolled_back_in_a_deadlock_is_sent_again():
             body = b'{"head": {"vars": ["n"]}, "results": {"bindings": [%s]}}' % (b"" if deadlocked else row)
             if "ASK {" in query:  # the check at open
                 body = b'{"head": {}, "boolean": true}'
-            self.send_response(200)
             if deadlocked:
                 rolled_back[0] -= 1
-                self.send_header("X-SQL-State", "00000")
-                self.send_header("X-SQL-Message", "SR172: Transaction deadlocked")
-            self.send_header("Content-Type", "application/sparql-results+json")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
+            cut = {"X-SQL-State": "00000", "X-SQL-Message": "SR172: Transaction deadlocked"}
+            self._send(200, body, cut if deadlocked else None)
 
-        do_GET = do_POST = _answer
-
-        def log_message(self, *args: object) -> None:
-            pass
-
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Deadlocking)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    try:
-        backend = SparqlBackend.connect(f"sparql+http://127.0.0.1:{httpd.server_port}?dialect=virtuoso", read_only=True)
+    with _serving(Deadlocking) as port:
+        backend = SparqlBackend.connect(f"sparql+http://127.0.0.1:{port}?dialect=virtuoso", read_only=True)
         assert [r.value("n") for r in backend.select(asked)] == ["7"] and rolled_back == [0]
         rolled_back[0] = DEADLOCK_ATTEMPTS
         with pytest.raises(StoreError, match=r"rolled the request back in a deadlock \(SR172"):
             backend.select(asked)
         assert rolled_back == [0]  # sent as many times as it may be
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
 
 
 @pytest.mark.parametrize("sparql_server", ["virtuoso"], indirect=True)
