@@ -170,13 +170,14 @@ class Virtuoso:
     def url(self) -> str:
         return f"sparql+http://127.0.0.1:{self.http_port}{VIRTUOSO_QUERY}"
 
-    def sql(self, statements: str) -> None:
-        """Run SQL as the database administrator (the default dba password of a new database)."""
+    def sql(self, statements: str, *, timeout: float | None = START) -> None:
+        """Run SQL as the database administrator (the default dba password of a new database);
+        ``timeout`` None: as long as it takes (a bulk load of millions of quads)."""
         done = subprocess.run(
             [self._isql, f"127.0.0.1:{self.sql_port}", "dba", "dba", f"exec={statements}"],
             capture_output=True,
             text=True,
-            timeout=START,
+            timeout=timeout,
             check=False,
         )
         assert done.returncode == 0 and "Error" not in done.stdout + done.stderr, done.stdout + done.stderr
