@@ -383,6 +383,100 @@ def test_a_request_virtuoso_rolled_back_in_a_deadlock_is_sent_again():
         assert rolled_back == [0]  # sent as many times as it may be
 
 
+class _KeepAlive(_Fake):
+    """A fake SPARQL server over HTTP/1.1 (connections kept between requests) that answers every
+    query ``true`` and every update with 204, noting each connection's client port in
+    ``connections`` and each request's target in ``targets``."""
+
+    protocol_version = "HTTP/1.1"
+    connections: list[int]
+    targets: list[str]
+
+    def setup(self) -> None:
+        super().setup()
+        self.connections.append(self.client_address[1])
+
+    def _answer(self) -> None:
+        sent = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        self.targets.append(self.path)
+        if self.headers.get("Content-Type") == "application/x-www-form-urlencoded" or not sent:
+            self._send(200, b'{"head": {}, "boolean": true}')
+        else:
+            self.send_response(204)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+
+def _keep_alive() -> type[_KeepAlive]:
+    return type("Server", (_KeepAlive,), {"connections": [], "targets": []})
+
+
+def test_requests_to_a_server_share_kept_connections():
+    """A store on a server does not open a connection a request: 50 queries (and the checks at
+    open) go over one, and after closing the store another request opens a new one."""
+    from provgraph.store.remote import SparqlBackend
+
+    server = _keep_alive()
+    with _serving(server) as port:
+        backend = SparqlBackend.connect(f"sparql+http://127.0.0.1:{port}")
+        for _ in range(50):
+            assert backend.ask("ASK { ?s ?p ?o }")
+        assert len(server.targets) == 53 and len(server.connections) == 1
+        backend.close()
+        assert backend.ask("ASK { }") and len(server.connections) == 2
+
+
+def test_a_dialect_that_keeps_no_connections_opens_one_a_request():
+    """Virtuoso answered asks more slowly over kept connections: its dialect asks the server to
+    close each one after answering, as urllib did."""
+    from provgraph.store.remote import SparqlBackend
+
+    server = _keep_alive()
+    with _serving(server) as port:
+        backend = SparqlBackend.connect(f"sparql+http://127.0.0.1:{port}?dialect=virtuoso", read_only=True)
+        for _ in range(5):
+            assert backend.ask("ASK { ?s ?p ?o }")
+        assert len(server.targets) == 6 and len(server.connections) == 6
+
+
+def test_a_server_that_closes_each_connection_after_answering_is_still_answered():
+    """A server that closes a kept connection (its keep-alive timeout, a restart) costs a new one,
+    not a failed request: here it closes every connection after one answer, without saying so."""
+    from provgraph.store.remote import SparqlBackend
+
+    class Closing(_KeepAlive):
+        def _answer(self) -> None:
+            super()._answer()
+            self.close_connection = True
+
+    server = type("Server", (Closing,), {"connections": [], "targets": []})
+    with _serving(server) as port:
+        backend = SparqlBackend.connect(f"sparql+http://127.0.0.1:{port}", read_only=True)
+        for _ in range(20):
+            assert backend.ask("ASK { ?s ?p ?o }")
+        assert len(server.targets) == 21 and len(server.connections) == 21  # one a request, none failed
+
+
+def test_a_server_is_reached_through_the_proxy_of_the_environment(monkeypatch):
+    """``http_proxy`` is honoured as urllib honours it: the request names the whole URL to the
+    proxy (here a fake one on loopback, for a host no resolver knows); ``no_proxy`` bypasses it."""
+    from provgraph.store.remote import SparqlBackend
+
+    proxy = _keep_alive()
+    with _serving(proxy) as port:
+        for name in ("no_proxy", "NO_PROXY", "HTTP_PROXY"):
+            monkeypatch.delenv(name, raising=False)
+        monkeypatch.setenv("http_proxy", f"http://127.0.0.1:{port}")
+        backend = SparqlBackend.connect("sparql+http://sparql.invalid:7878", read_only=True)
+        assert backend.ask("ASK { }")
+        assert proxy.targets[0].startswith("http://sparql.invalid:7878/query?") or proxy.targets[0] == (
+            "http://sparql.invalid:7878/query"
+        )
+        monkeypatch.setenv("no_proxy", "sparql.invalid")
+        with pytest.raises(StoreError, match="cannot reach the SPARQL server at http://sparql.invalid:7878/query"):
+            SparqlBackend.connect("sparql+http://sparql.invalid:7878", read_only=True)
+
+
 @pytest.mark.parametrize("sparql_server", ["virtuoso"], indirect=True)
 def test_two_serve_instances_over_one_store_each_serve_what_the_other_wrote(sparql_server):
     """provgraph serve holds no state of its own over a server: what one instance writes (a source,

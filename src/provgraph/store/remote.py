@@ -77,10 +77,10 @@ from provgraph.store.terms import (
 )
 from provgraph.vocab import CHANGES_GRAPH, ID_NS, PG, PREFIXES
 
-if TYPE_CHECKING:  # loaded when a server is used (see SparqlBackend._open), not at start-up
+if TYPE_CHECKING:  # loaded when a server is used (see SparqlBackend._answer), not at start-up
     import http.client
-    import urllib.error
-    import urllib.request
+
+    from provgraph.store.connections import ConnectionPool
 
 SCHEMES = ("sparql+http://", "sparql+https://")
 #: Environment variables of the server's credentials (HTTP basic authentication).
@@ -165,6 +165,7 @@ class SparqlBackend(CoreQueries):
         self._timeout = timeout
         self._headers: dict[str, str] = {}
         self._tokens: tuple[NamedNode, ...] | None = None  # not read yet
+        self._pool: ConnectionPool | None = None  # made at the first request
         user, password = os.environ.get(USER_ENV), os.environ.get(PASSWORD_ENV)
         if user is not None:
             token = base64.b64encode(f"{user}:{password or ''}".encode()).decode()
@@ -654,7 +655,9 @@ class SparqlBackend(CoreQueries):
         """The server keeps its own storage."""
 
     def close(self) -> None:
-        """Nothing is held between requests."""
+        """Close the connections kept to the server."""
+        if self._pool is not None:
+            self._pool.close()
 
     # ------------------------------------------------------------------ HTTP
 
@@ -687,7 +690,7 @@ class SparqlBackend(CoreQueries):
     ) -> Iterator[http.client.HTTPResponse]:
         """The server's answer, to read as it comes. ``data`` given as blocks is sent as read,
         ``length`` bytes in all."""
-        import urllib.request  # with http.client and email: loaded when a server is used, not at start-up
+        import http.client  # loaded when a server is used, not at start-up
 
         headers = dict(self._headers)
         if accept:
@@ -696,71 +699,87 @@ class SparqlBackend(CoreQueries):
             headers["Content-Type"] = content_type or "application/x-www-form-urlencoded"
         if length is not None:
             headers["Content-Length"] = str(length)
-        request = urllib.request.Request(url, data=data, headers=headers, method="POST" if data is not None else "GET")
+        elif isinstance(data, bytes):
+            headers["Content-Length"] = str(len(data))
+        method = "POST" if data is not None else "GET"
         # a body given whole can be sent again after a deadlock (the engine rolled it back)
         attempts = DEADLOCK_ATTEMPTS if data is None or isinstance(data, bytes) else 1
         for attempt in range(1, attempts + 1):
+            answer = contextlib.ExitStack()
             try:
-                response = self._answer(url, request)
+                response = answer.enter_context(self._answer(url, method, data, headers))
             except _DeadlockError:
                 if attempt == attempts:
                     raise
                 time.sleep(random.uniform(0.05, 0.25) * attempt)  # a growing pause, drawn so writers part
                 continue
-            with response:
+            with answer:
                 try:
                     yield response
-                except OSError as exc:  # the connection broke while the answer was read
+                except (OSError, http.client.HTTPException) as exc:  # the connection broke while read
                     raise StoreError(f"reading the SPARQL server's answer from {url} failed: {exc}") from exc
             return
 
-    def _answer(self, url: str, request: urllib.request.Request) -> http.client.HTTPResponse:
-        """The server's answer to ``request``, its headers checked: a cut result is an error."""
-        import urllib.error
-        import urllib.request
+    @contextlib.contextmanager
+    def _answer(
+        self, url: str, method: str, data: bytes | Iterable[bytes] | None, headers: dict[str, str]
+    ) -> Iterator[http.client.HTTPResponse]:
+        """The server's answer to the request, its status and headers checked: a refusal or a
+        cut result is an error (raised before anything is yielded)."""
+        import http.client
 
-        try:
-            response: http.client.HTTPResponse = urllib.request.urlopen(request, timeout=self._timeout)
-        except urllib.error.HTTPError as exc:
-            raise self._refused(url, exc) from exc
-        except (urllib.error.URLError, OSError) as exc:
-            reason = getattr(exc, "reason", exc)
-            raise StoreError(f"cannot reach the SPARQL server at {url}: {reason}") from exc
-        cut = self.endpoint.dialect.truncated_header
-        if cut and response.headers.get(cut):
-            message = response.headers.get("X-SQL-Message", "")
-            response.close()
-            deadlock = self.endpoint.dialect.deadlock
-            if deadlock is not None and deadlock.search(message):
-                raise _DeadlockError(f"the SPARQL server rolled the request back in a deadlock ({message}), {url}")
-            raise QueryError(
-                f"the SPARQL server cut the results at its row limit ({cut}: {response.headers.get(cut)}, "
-                f"{message}): raise it (Virtuoso: ResultSetMaxRows)"
+        if self._pool is None:
+            from provgraph.store.connections import ConnectionPool  # http.client: loaded when a server is used
+
+            self._pool = ConnectionPool(
+                self.endpoint.query, timeout=self._timeout, keep=self.endpoint.dialect.kept_connections
             )
-        return response
+        try:
+            with self._pool.request(method, url, data, headers) as response:
+                if response.status >= 300:
+                    said = response.read() if response.status >= 400 else response.headers.get("Location", "").encode()
+                    raise self._refused(url, response.status, said)
+                cut = self.endpoint.dialect.truncated_header
+                if cut and response.headers.get(cut):
+                    message = response.headers.get("X-SQL-Message", "")
+                    deadlock = self.endpoint.dialect.deadlock
+                    if deadlock is not None and deadlock.search(message):
+                        raise _DeadlockError(
+                            f"the SPARQL server rolled the request back in a deadlock ({message}), {url}"
+                        )
+                    raise QueryError(
+                        f"the SPARQL server cut the results at its row limit ({cut}: {response.headers.get(cut)}, "
+                        f"{message}): raise it (Virtuoso: ResultSetMaxRows)"
+                    )
+                yield response
+        except (OSError, http.client.HTTPException) as exc:
+            raise StoreError(f"cannot reach the SPARQL server at {url}: {exc}") from exc
 
-    def _refused(self, url: str, exc: urllib.error.HTTPError) -> ProvGraphError:
-        message = exc.read().decode("utf-8", "replace").strip()[:500]
+    def _refused(self, url: str, status: int, body: bytes) -> ProvGraphError:
+        message = body.decode("utf-8", "replace").strip()[:500]
         deadlock = self.endpoint.dialect.deadlock
         if deadlock is not None and deadlock.search(message):
-            return _DeadlockError(
-                f"the SPARQL server rolled the request back in a deadlock (HTTP {exc.code}): {message}"
-            )
-        if exc.code in (401, 403):
+            return _DeadlockError(f"the SPARQL server rolled the request back in a deadlock (HTTP {status}): {message}")
+        if status in (401, 403):
             return StoreError(
-                f"the SPARQL server refused the credentials (HTTP {exc.code}): set {USER_ENV} and {PASSWORD_ENV}"
+                f"the SPARQL server refused the credentials (HTTP {status}): set {USER_ENV} and {PASSWORD_ENV}"
+            )
+        if status < 400:  # a redirect, which a request with a body cannot follow as sent
+            return StoreError(
+                f"the SPARQL server at {url} answered HTTP {status} (to {message or 'another address'}): "
+                "give the endpoint's own address"
             )
         position = self.endpoint.dialect.syntax_error.search(message)
-        if position and exc.code in (400, 500):
+        if position and status in (400, 500):
             column = position.groupdict().get("column")
             return QuerySyntaxError(
                 position["reason"].strip(), line=int(position["line"]), column=int(column) if column else None
             )
-        if exc.code == 400:
-            return QueryError(message or f"HTTP {exc.code}")
-        if exc.code == 404 and url.startswith(self.endpoint.store + "?"):
+        if status == 400:
+            return QueryError(message or f"HTTP {status}")
+        if status == 404 and url.startswith(self.endpoint.store + "?"):
             return NotFoundError(f"the SPARQL server has no graph at {url}")
-        return StoreError(f"the SPARQL server at {url} answered HTTP {exc.code}: {message}")
+        return StoreError(f"the SPARQL server at {url} answered HTTP {status}: {message}")
 
 
 def _packed(operations: list[str], most: int | None) -> Iterator[str]:
