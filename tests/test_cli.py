@@ -289,6 +289,16 @@ def test_revoke_and_stats(store):
     assert stats["current_graphs"] == 0 and stats["documents"] == 1
 
 
+def test_optimize_compacts_the_store_and_keeps_what_it_holds(store):
+    quads = "SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } }"
+    count = ["query", quads, "--format", "csv", "--store", str(store)]
+    before = run_cli(*count).stdout
+    done = run_cli("optimize", "--store", str(store))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == f"compacted {store}"
+    assert run_cli(*count).stdout == before and int(before.split()[-1]) > 0
+
+
 @pytest.mark.parametrize(
     "args",
     [
@@ -300,6 +310,7 @@ def test_revoke_and_stats(store):
         ["evidence", "--subject", "http://example.org/aspirin", "--predicate", "http://example.org/treats"],
         ["related", "https://example.org/aspirin"],
         ["conflicts"],
+        ["optimize"],
     ],
     ids=lambda args: args[0],
 )

@@ -186,3 +186,14 @@ def test_a_read_only_open_reads_the_store_as_it_was_opened(tmp_path):
         reader.close()
     with ProvGraph.open(store, read_only=True) as again:  # a new open sees the write
         assert sorted(s.key for s in again.sources()) == ["aspirin", "trial"]
+
+
+def test_optimize_needs_a_read_write_open_and_keeps_what_the_store_holds(tmp_path):
+    store = tmp_path / "store"
+    with ProvGraph.open(store) as pg:
+        pg.ingest(EXAMPLES / "aspirin.ttl", IngestOptions(id="aspirin", title="Aspirin"))
+        before = sorted(map(str, pg.backend.quads()))
+        pg.optimize()
+        assert sorted(map(str, pg.backend.quads())) == before
+    with ProvGraph.open(store, read_only=True) as reader, pytest.raises(ReadOnlyStoreError, match="read-only"):
+        reader.optimize()

@@ -207,6 +207,8 @@ def test_the_command_line_takes_a_sparql_server_as_its_store(sparql_server, tmp_
         # SPARQL leaves the order of a string and a number to the engine: compare the rows as a set
         shown.append(sorted(answered.stdout.splitlines()))
     assert shown[0] == shown[1] and "http://example.org/headache" in shown[0]
+    kept = run_cli("optimize", "--store", sparql_server)
+    assert kept.returncode == 0 and kept.stdout.strip() == f"{sparql_server} keeps its own storage: nothing to compact"
     unreachable = run_cli("sources", "--store", f"sparql+http://127.0.0.1:{free_port()}")
     assert unreachable.returncode != 0 and "cannot reach the SPARQL server" in unreachable.stderr
     assert "Traceback" not in unreachable.stderr

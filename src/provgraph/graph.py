@@ -270,6 +270,21 @@ class ProvGraph:
         current_view.ensure(self._backend, writing=False)
         return removed
 
+    def optimize(self) -> None:
+        """Compact the embedded store's files now. A large ingest is written with the engine's
+        bulk loader, whose files RocksDB merges in the background afterwards; until it has,
+        lookups read many files: at 300k facts, conflict detection took 23 s right after the
+        ingest and 5.8 s once compacted (or after two idle minutes). A pipeline that queries
+        right after a bulk ingest calls this first; it rewrites the whole store (25 s at 300k
+        facts), so an ingest does not. On a SPARQL server it does nothing: the server keeps its
+        own storage.
+
+        >>> with ProvGraph.memory() as pg:
+        ...     pg.optimize()
+        """
+        self._backend.begin_write()
+        self._backend.optimize()
+
     # ------------------------------------------------------------------ ingest
 
     def ingest(

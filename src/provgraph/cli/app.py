@@ -471,6 +471,15 @@ def restore(
 
 
 @app.command()
+def optimize(store: StoreOpt = DEFAULT_STORE) -> None:
+    """Compact the store's files now (after a large ingest; see ProvGraph.optimize)."""
+    with open_store(store, read_only=False, create=False) as graph:
+        graph.optimize()
+        on_disk = graph.backend.location is not None
+    out.print(f"compacted {store}" if on_disk else f"{store} keeps its own storage: nothing to compact")
+
+
+@app.command()
 def revoke(
     reason: Annotated[str, typer.Option(metavar="TEXT", help="Why it is withdrawn (kept in the tombstone).")],
     document: Annotated[

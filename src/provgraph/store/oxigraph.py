@@ -271,7 +271,10 @@ class OxigraphBackend(CoreQueries):
 
     def optimize(self) -> None:
         with self._writing():
-            self._store.optimize()
+            try:
+                self._store.optimize()
+            except OSError as exc:
+                raise StoreError(f"compacting the store failed: {exc}") from exc
 
     def flush(self) -> None:
         try:
