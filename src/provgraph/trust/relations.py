@@ -115,8 +115,10 @@ MIN_SHARED_ENTITIES = 2
 MAX_ENTITY_DOCUMENTS = 50
 #: Evidence items kept per kind and relation (the count keeps the full number).
 MAX_EVIDENCE = 20
-#: Documents whose shared entities one step of a full run reads.
-SHARED_PAGE = 400
+#: Documents whose entities one query reads (each graph a constant of its own branch: Virtuoso 7.2
+#: read a VALUES of graphs at a cost that grew with the store, at 1M facts 92 ms a graph against 18
+#: in a union, 13 and about 10 at 100k; Oxigraph reads both alike).
+SHARED_PAGE = 20
 #: Bumped when the computation changes, so stored relations of an older run count as stale.
 ALGORITHM_VERSION = 1
 
@@ -852,10 +854,7 @@ def _shared(backend: Backend, known: _Known, docs: Sequence[_Doc], found: dict[f
 
 def _shared_in_view(backend: Backend, known: _Known, docs: Sequence[_Doc], found: dict[frozenset[str], _Found]) -> None:
     """:func:`_shared` on a store with a current view."""
-    entities: dict[str, set[str]] = {}
-    one: dict[str, str] = {}
-    for page in _chunks(docs, SHARED_PAGE):
-        entities |= _entities_of(backend, [d.graph for d in page], one)
+    entities = _entities_of(backend, [d.graph for d in docs])
     # every document's entities read, those stating an entity are them inverted: asking the view
     # for them (as a catch-up does for its few documents) took 23 of the 37 s of this step on
     # Virtuoso 7.2 at 100k facts, 8.6 of 14.8 s on Oxigraph
@@ -880,24 +879,19 @@ def _add_shared(found: dict[frozenset[str], _Found], a: _Doc, b: _Doc, entities:
         )
 
 
-# each graph a constant of its own branch: Virtuoso 7.2 read a VALUES of graphs at a cost that grew
-# with the store (at 1M facts 92 ms a graph against 18 in a union; 13 and about 10 at 100k);
-# Oxigraph reads both alike
 _ENTITIES_OF_GRAPH = Template("{ GRAPH $graph { " + _ENTITIES + " } BIND($graph AS ?g) }")
-#: Graphs whose entities one query reads.
-_GRAPHS_A_QUERY = 20
 _STATING = Template(
     "SELECT DISTINCT ?e ?d WHERE { VALUES ?e { $entities }\n"
     "  GRAPH pgid:current { " + _ENTITIES + " ?st prov:wasDerivedFrom ?d } }"
 )
 
 
-def _entities_of(backend: Backend, graphs: Sequence[str], one: dict[str, str] | None = None) -> dict[str, set[str]]:
-    """The entities each of ``graphs`` states (subject or object of a statement, not a class);
-    ``one`` holds each entity's IRI once, however many graphs (and calls) state it."""
+def _entities_of(backend: Backend, graphs: Sequence[str]) -> dict[str, set[str]]:
+    """The entities each of ``graphs`` states (subject or object of a statement, not a class),
+    ``SHARED_PAGE`` graphs a query; each entity's IRI held once, however many graphs state it."""
     out: dict[str, set[str]] = {}
-    one = {} if one is None else one
-    for chunk in _chunks(sorted(set(graphs)), _GRAPHS_A_QUERY):
+    one: dict[str, str] = {}
+    for chunk in _chunks(sorted(set(graphs)), SHARED_PAGE):
         branches = " UNION ".join(_ENTITIES_OF_GRAPH.substitute(graph=sparql_term(g)) for g in chunk)
         for r in backend.stream(f"SELECT DISTINCT ?g ?e WHERE {{ {branches} {_ENTITY_FILTER} }}"):
             e = r.value("e")
