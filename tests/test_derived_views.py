@@ -24,7 +24,7 @@ from provgraph.trust import annotate, relations
 from provgraph.trust.models import Conflict
 from provgraph.trust.relation_models import DocumentRelation
 from provgraph.trust.run import run as run_conflicts
-from provgraph.vocab import CATALOG_GRAPH, CONFLICT_GRAPH, PG
+from provgraph.vocab import CATALOG_GRAPH, CONFLICT_GRAPH, PG, RELATIONS_GRAPH
 
 EX = "http://ex.org/"
 OWL = "http://www.w3.org/2002/07/owl#"
@@ -151,8 +151,17 @@ def _assert_views_equal_a_rebuild(pg: ProvGraph, tmp_path: Path) -> None:
     statements = [x.statement for c in pg.conflicts() for v in c.values for x in v.claims]
     stored = annotate._outcomes(pg.backend, statements, None)
     assert stored == {x.statement: v.outcome for c in pg.conflicts() for v in c.values for x in v.claims}
-    # relations
-    assert _relations(pg.related_documents()) == _relations(relations.compute(pg.backend)[0])
+    # relations, and each document's record of its strongest ones: ties by IRI
+    scratch_relations = relations.compute(pg.backend)[0]
+    assert _relations(pg.related_documents()) == _relations(scratch_relations)
+    of: dict[str, list[DocumentRelation]] = {}
+    for r in scratch_relations:
+        for d in (r.from_document, r.to_document):
+            of.setdefault(d, []).append(r)
+    kept = relations.STRONGEST_KEPT
+    expected = [(d, r.iri) for d, found in of.items() for r in sorted(found, key=lambda r: (-r.strength, r.iri))[:kept]]
+    query = f"SELECT ?d ?r WHERE {{ GRAPH <{RELATIONS_GRAPH.value}> {{ ?d <{PG.strongestRelation.value}> ?r }} }}"
+    assert sorted((row.value("d"), row.value("r")) for row in pg.backend.select(query)) == sorted(expected)
     # the lexical index, against one built from scratch in a fresh file
     pg.retrieve("river population")
     assert pg._retriever is not None
@@ -215,7 +224,11 @@ def _run(pg: ProvGraph, rng: random.Random, corpus: Corpus, tmp_path: Path, step
 
 
 @pytest.mark.parametrize("seed", range(8))
-def test_views_caught_up_from_the_change_log_equal_views_built_from_scratch(tmp_path: Path, seed: int) -> None:
+def test_views_caught_up_from_the_change_log_equal_views_built_from_scratch(
+    tmp_path: Path, seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # records of two relations: full, so that a write taking one out reads the document's others
+    monkeypatch.setattr(relations, "STRONGEST_KEPT", 2)
     rng = random.Random(seed)
     corpus = Corpus(rng, tmp_path)
     pg = ProvGraph.open(tmp_path / "store")

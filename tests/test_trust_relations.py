@@ -215,6 +215,45 @@ def test_relations_of_several_documents_read_together_are_those_read_one_by_one(
     assert relations.relationships_each(pg.backend, [corpus["gen-x"]]) == {corpus["gen-x"]: []}
 
 
+def _records(graph: ProvGraph) -> list[tuple[str, str]]:
+    """The records of strongest relations as stored: (document, relation)."""
+    query = f"SELECT ?d ?r WHERE {{ GRAPH <{RELATIONS_GRAPH.value}> {{ ?d <{PG}strongestRelation> ?r }} }}"
+    return sorted((row.value("d"), row.value("r")) for row in graph.backend.select(query))
+
+
+def _strongest_iris(found: list[DocumentRelation], limit: int) -> set[str]:
+    """The ``limit`` strongest of ``found``, ties by IRI."""
+    return {r.iri for r in sorted(found, key=lambda r: (-r.strength, r.iri))[:limit]}
+
+
+def test_a_documents_strongest_relations_are_read_from_its_record_and_kept_up_to_date(
+    pg: ProvGraph, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An ask reads a document's strongest relations from a record of them, not by sorting all of
+    its relations (a hub's grow with the store). The record follows every write: a new document
+    with a stronger relation enters it, and when one of its relations goes, the next strongest
+    takes its place, as a full run would store them."""
+    monkeypatch.setattr(relations, "STRONGEST_KEPT", 1)
+    iris = _ingest(pg, tmp_path, ["guide", "note", "trial-a", "trial-b"])
+    pg.refresh_relationships()
+    guide = iris["guide"]
+
+    def strongest() -> list[tuple[str, str, RelationType]]:
+        found = relations.relationships(pg.backend, document=guide, evidence=False, limit=1)
+        assert {r.iri for r in found} == _strongest_iris(relations.relationships(pg.backend, document=guide), 1)
+        return _pairs(found, iris)
+
+    assert strongest() == [("note", "guide", RelationType.MENTION)]
+    iris |= _ingest(pg, tmp_path, ["review"])  # cites the guide: stronger than the note's mention
+    assert strongest() == [("review", "guide", RelationType.CITATION)]
+    pg.revoke("https://example.org/review", reason="test")  # the full record loses its one relation
+    assert strongest() == [("note", "guide", RelationType.MENTION)]
+    caught_up = _records(pg)
+    assert caught_up and len(caught_up) == len({d for d, _ in caught_up})  # one a document
+    pg.refresh_relationships()  # from scratch
+    assert _records(pg) == caught_up
+
+
 def test_strength_bands_keep_the_kinds_in_order():
     many = 10_000
     assert relations.citation_strength(1) > relations.mention_strength(many, 100.0)

@@ -184,6 +184,7 @@ class PG:
     relationType = NamedNode(PG_NS + "relationType")
     strength = NamedNode(PG_NS + "strength")
     directed = NamedNode(PG_NS + "directed")
+    strongestRelation = NamedNode(PG_NS + "strongestRelation")
     hasComponent = NamedNode(PG_NS + "hasComponent")
     hasEvidence = NamedNode(PG_NS + "hasEvidence")
     evidenceCount = NamedNode(PG_NS + "evidenceCount")

@@ -76,8 +76,9 @@ KIND_QUESTION = re.compile(r"^\s*(which|what\s+(kinds?|types?|sorts?)\s+of)\b", 
 RDF_TYPE = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"
 SUBCLASS_OF = "http://www.w3.org/2000/01/rdf-schema#subClassOf"
 MAX_RELATIONS = 5
-#: Relations of a document an ask reads (its mentions among them: see _mentioned).
-READ_RELATIONS = 50
+#: Relations of a document an ask reads (its mentions among them: see _mentioned): what its record
+#: of strongest relations holds, read whatever the document's degree.
+READ_RELATIONS = _relations.STRONGEST_KEPT
 #: Passages whose text names other documents by title, and the weight of those documents' passages.
 MAX_BRIDGES = 5
 BRIDGE_WEIGHT = 0.6
