@@ -78,9 +78,11 @@ VERSIONS = Template("""SELECT ?g ?d ?status ?v WHERE {
 STATEMENT_PROPERTIES = Template(
     "SELECT ?st ?g ?p ?o WHERE { VALUES (?st ?g) { $pairs } GRAPH ?g { ?st ?p ?o } } ORDER BY ?st ?p ?o"
 )
-#: The properties ``$properties`` of the (graph, document) pairs ``$pairs``.
+#: The properties ``$properties`` (a comma-separated list) of the (graph, document) pairs ``$pairs``.
+#: Filtered, not a second VALUES: Oxigraph read such a VALUES of properties over every graph of
+#: the store (72 ms for the 10 documents of an ask at 1M facts in 10,000 graphs; 0.5 ms so).
 DOCUMENT_PROPERTIES = Template(
-    "SELECT ?g ?d ?k ?x WHERE { VALUES (?g ?d) { $pairs } VALUES ?k { $properties } GRAPH ?g { ?d ?k ?x } }"
+    "SELECT ?g ?d ?k ?x WHERE { VALUES (?g ?d) { $pairs } GRAPH ?g { ?d ?k ?x } FILTER(?k IN ($properties)) }"
 )
 #: Every property of the (passage, graph) pairs ``$pairs``.
 PASSAGES = Template("SELECT ?p ?g ?k ?v WHERE { VALUES (?p ?g) { $pairs } GRAPH ?g { ?p ?k ?v } }")
@@ -259,7 +261,7 @@ def _statement_properties(backend: Backend, pairs: Sequence[tuple[str, str]]) ->
 def _document_properties(backend: Backend, pairs: Sequence[tuple[str, str]]) -> dict[tuple[str, str], dict[str, Term]]:
     """Each (graph, document)'s properties that evidence shows, the least value of each."""
     found: dict[tuple[str, str], dict[str, Term]] = {}
-    wanted = sparql_terms(NamedNode(p) for p in (*_DOCUMENT_REQUIRED, *_DOCUMENT))
+    wanted = ", ".join(sparql_term(NamedNode(p)) for p in (*_DOCUMENT_REQUIRED, *_DOCUMENT))
     for batch in _batches(pairs):
         for r in backend.select(DOCUMENT_PROPERTIES.substitute(pairs=_pairs(batch), properties=wanted)):
             values, key, value = found.setdefault((r.value("g"), r.value("d")), {}), r.value("k"), r["x"]
