@@ -24,7 +24,7 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from string import Template
@@ -382,17 +382,37 @@ def claims(
     mapping: dict[str, str],
     *,
     now: datetime,
+    whole: bool = False,
 ) -> dict[str, list[ValueClaim]]:
     """The statements of ``predicates`` about ``entities`` (and the IRIs resolved to them) in
-    current sources, by entity (see CLAIMS for the shape of the query); revoked statements left out."""
+    current sources, by entity (see CLAIMS for the shape of the query); revoked statements left
+    out. ``whole``: as :func:`claims_each`."""
+    found = claims_each(backend, policy, {p: entities for p in predicates}, mapping, now=now, whole=whole)
     out: dict[str, list[ValueClaim]] = {}
-    if not entities:
-        return out
-    members = _members(entities, mapping)
-    flat = [(m, e) for e, ms in members.items() for m in ms]
+    for predicate in predicates:
+        for entity, claimed in found[predicate].items():
+            out.setdefault(entity, []).extend(claimed)
+    return out
+
+
+def claims_each(
+    backend: Backend,
+    policy: Policy,
+    wanted: Mapping[str, Sequence[str]],
+    mapping: dict[str, str],
+    *,
+    now: datetime,
+    whole: bool = False,
+) -> dict[str, dict[str, list[ValueClaim]]]:
+    """:func:`claims` of each predicate of ``wanted`` about its entities, by predicate and entity,
+    with the status and metadata of their graphs read once for all of them. ``whole``: a full
+    run, which reads those of every document when the claims are in many (a read per predicate
+    made a run's cost grow with predicates times documents: 5.8 of 23.6 s at 1M facts)."""
     resolution = _resolution(mapping)
     found: list[tuple[str, list[Row]]] = []
-    for predicate in predicates:
+    for predicate, entities in wanted.items():
+        members = _members(entities, mapping)
+        flat = [(m, e) for e, ms in members.items() for m in ms]
         for i in range(0, len(flat), BATCH):
             query = CLAIMS.substitute(
                 members=_rows(flat[i : i + BATCH]),
@@ -401,12 +421,14 @@ def claims(
                 key=_key(policy, predicate),
             )
             found.append((predicate, backend.select(query)))
-    current, meta = _graphs_of(backend, {(r.value("g"), r.value("d")) for _, rows in found for r in rows})
+    pairs = {(r.value("g"), r.value("d")) for _, rows in found for r in rows}
+    current, meta = _graphs_of(backend, pairs, whole=whole)
     revoked = revocations.statements(backend)
+    out: dict[str, dict[str, list[ValueClaim]]] = {p: {} for p in wanted}
     for predicate, rows in found:
         kept = [r for r in rows if r.value("g") in current and r.value("st") not in revoked]
         for r, claim in zip(kept, _claims_of(backend, policy, kept, predicate, now, meta), strict=True):
-            out.setdefault(r.value("c"), []).append(claim)
+            out[predicate].setdefault(r.value("c"), []).append(claim)
     return out
 
 
@@ -431,13 +453,22 @@ def claims_by_statement(
     return out
 
 
-def _graphs_of(backend: Backend, pairs: set[tuple[str, str]]) -> tuple[set[str], dict[tuple[str, str], dict[str, str]]]:
+def _graphs_of(
+    backend: Backend, pairs: set[tuple[str, str]], *, whole: bool = False
+) -> tuple[set[str], dict[tuple[str, str], dict[str, str]]]:
     """Which of the graphs of the (graph, document) ``pairs`` are current, and the metadata of
-    the pairs: of those only, unless they are many (a whole run): then one scan per property is
-    cheaper than lookups."""
-    if len(pairs) > BATCH:
+    the pairs: looked up, a chunk of them a query, unless they are many in a full run
+    (``whole``): then one scan per property is cheaper than lookups."""
+    if whole and len(pairs) > BATCH:
         return _current(backend), _metadata(backend)
-    return _current(backend, {g for g, _ in pairs}), _metadata(backend, pairs)
+    current: set[str] = set()
+    meta: dict[tuple[str, str], dict[str, str]] = {}
+    ordered = sorted(pairs)
+    for i in range(0, len(ordered), BATCH):
+        chunk = ordered[i : i + BATCH]
+        current |= _current(backend, {g for g, _ in chunk})
+        meta |= _metadata(backend, set(chunk))
+    return current, meta
 
 
 def _metadata(backend: Backend, pairs: set[tuple[str, str]] | None = None) -> dict[tuple[str, str], dict[str, str]]:
@@ -583,19 +614,21 @@ def detect(
     items: list[Item] = []
     agreements: list[Item] = []
     multi = merged = 0
+    wanted: dict[str, list[str]] = {}
     for predicate in functional:
         clock = time.perf_counter()
         found, n = find_items(backend, policy, predicate, mapping)
         seconds["find"] += time.perf_counter() - clock
         multi += n
         merged += sum(1 for _, beyond in found if not beyond)
-        wanted = [e for e, beyond in found if beyond or learn_from_agreement]
-        clock = time.perf_counter()
-        by_entity = claims(backend, policy, [predicate], wanted, mapping, now=now)
-        seconds["claims"] += time.perf_counter() - clock
-        members = _members(wanted, mapping)
-        for entity in wanted:
-            found_claims = by_entity.get(entity, [])
+        wanted[predicate] = [e for e, beyond in found if beyond or learn_from_agreement]
+    clock = time.perf_counter()
+    claimed = claims_each(backend, policy, wanted, mapping, now=now, whole=True)
+    seconds["claims"] += time.perf_counter() - clock
+    for predicate, entities in wanted.items():
+        members = _members(entities, mapping)
+        for entity in entities:
+            found_claims = claimed[predicate].get(entity, [])
             if len({c.key for c in found_claims}) < 2:
                 continue  # the other values are revoked statements' (the triples stay asserted)
             groups = cluster(found_claims, policy, predicate)
@@ -753,12 +786,12 @@ def detect_keys(
     for entity, predicate in keys:
         by_predicate.setdefault(predicate, set()).add(entity)
     items: list[Item] = []
-    for predicate in sorted(set(by_predicate) & checked):
-        entities = sorted(by_predicate[predicate])
-        by_entity = claims(backend, policy, [predicate], entities, mapping, now=now)
+    wanted = {p: sorted(by_predicate[p]) for p in sorted(set(by_predicate) & checked)}
+    claimed = claims_each(backend, policy, wanted, mapping, now=now)
+    for predicate, entities in wanted.items():
         members = _members(entities, mapping)
         for entity in entities:
-            found = by_entity.get(entity, [])
+            found = claimed[predicate].get(entity, [])
             if len({c.key for c in found}) > 1:
                 items.append(
                     Item(
@@ -790,7 +823,7 @@ def _disjoint_items(
     subjects = None if entities is None else [m for ms in _members(entities, mapping).values() for m in ms]
     pairs = find_disjoint(backend, p, q, mapping, subjects=subjects)
     found = sorted({e for e, _ in pairs})
-    by_entity = claims(backend, policy, [p, q], found, mapping, now=now)
+    by_entity = claims(backend, policy, [p, q], found, mapping, now=now, whole=entities is None)
     members = _members(found, mapping)
     items = []
     for entity, obj in pairs:
