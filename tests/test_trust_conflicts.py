@@ -285,6 +285,29 @@ ex:aspirin pg:alias "ASA" .
     assert pg.conflicts(subject=EX + "asa", predicate=EX + "nope") == []
 
 
+def test_a_new_source_labelling_an_entity_with_an_alias_merges_it_in_the_caught_up_records(pg, tmp_path):
+    """The records catch up from the new source alone: a label that is a declared alias changes
+    which IRIs are one entity, so the new source's value conflicts with the stored one's."""
+    _write(
+        tmp_path / "policy.ttl",
+        f"""@prefix owl: <{OWL}> . @prefix pg: <https://w3id.org/provgraph/ns#> . @prefix ex: <{EX}> .
+ex:dose a owl:FunctionalProperty .
+ex:aspirin pg:alias "ASA" .
+""",
+    )
+    pg.add_ontology(tmp_path / "policy.ttl")
+    record = {"subject": EX + "aspirin", "predicate": EX + "dose", "literal": "1", "datatype": "xsd:integer"}
+    pg.ingest(jsonl(tmp_path / "label.jsonl", [record]), IngestOptions(url="https://label.example/", title="label"))
+    assert pg.conflicts() == []  # stored: one value
+    forum = [
+        {"subject": EX + "asa", "predicate": "http://www.w3.org/2000/01/rdf-schema#label", "literal": "ASA"},
+        {"subject": EX + "asa", "predicate": EX + "dose", "literal": "2", "datatype": "xsd:integer"},
+    ]
+    pg.ingest(jsonl(tmp_path / "forum.jsonl", forum), IngestOptions(url="https://forum.example/", title="forum"))
+    [conflict] = pg.conflicts()
+    assert conflict.subject == EX + "aspirin" and len(conflict.values) == 2
+
+
 def test_shapes_with_max_count_one_declare_functional_predicates(pg, tmp_path):
     _write(
         tmp_path / "shapes.ttl",

@@ -156,10 +156,12 @@ EDIT_TIMES = Template("""SELECT ?st ?edit WHERE {
 #: Whether the graphs $graphs link IRIs that entity resolution merges.
 LINKED = Template("""ASK { VALUES ?g { $graphs } VALUES ?k { owl:sameAs skos:exactMatch }
   GRAPH ?g { ?a ?k ?b FILTER(isIRI(?a) && isIRI(?b)) } }""")
-#: The labels of IRIs in the graphs $graphs.
-LABELS_IN = Template("""SELECT DISTINCT ?label WHERE {
-  VALUES ?g { $graphs } VALUES ?lp { rdfs:label skos:prefLabel skos:altLabel }
+#: The labels of IRIs in the graphs of the (graph, label property) rows $pairs. One VALUES of
+#: both: with a VALUES of graphs and one of properties, Oxigraph read the properties in every
+#: graph of the store (2 ms for 10 graphs at 100k facts, 15 ms at 1M; 0.3 ms so at both).
+LABELS_IN = Template("""SELECT DISTINCT ?label WHERE { VALUES (?g ?lp) { $pairs }
   GRAPH ?g { ?s ?lp ?label FILTER(isIRI(?s)) } }""")
+_LABEL_PROPERTIES = ("rdfs:label", "skos:prefLabel", "skos:altLabel")
 #: The (subject, predicate) of the $predicates stated in the graphs $graphs.
 TOUCHED = Template("""SELECT DISTINCT ?s ?p WHERE { VALUES ?g { $graphs } VALUES ?p { $predicates }
   GRAPH ?g { ?s ?p ?o } FILTER(isIRI(?s)) }""")
@@ -747,9 +749,12 @@ def links_changed(backend: Backend, policy: Policy, graphs: Sequence[str]) -> bo
     if not policy.aliases:
         return False
     aliases = {" ".join(label.split()) for labels in policy.aliases.values() for label in labels}
-    return any(
-        " ".join(r.value("label").split()) in aliases for r in backend.stream(LABELS_IN.substitute(graphs=values))
-    )
+    for chunk in _chunks(sorted(graphs), BATCH):
+        pairs = " ".join(f"({sparql_term(g)} {lp})" for g in chunk for lp in _LABEL_PROPERTIES)
+        rows = backend.stream(LABELS_IN.substitute(pairs=pairs))
+        if any(" ".join(r.value("label").split()) in aliases for r in rows):
+            return True
+    return False
 
 
 def touched(
