@@ -28,7 +28,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from string import Template
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 from provgraph.store import revocations
@@ -44,6 +44,7 @@ from provgraph.vocab import DCTERMS_NS, ID_NS, PG_NS
 EDIT_TIME_PROPERTIES = (PG_NS + "lastVerified", "http://dbpedia.org/metadata/lastedit")
 #: Entities per VALUES block of a details query.
 BATCH = 400
+T = TypeVar("T")
 #: Up to this many named graphs that are not current sources are excluded by name; beyond, the
 #: detection queries join the catalog instead.
 EXCLUDE_LIMIT = 64
@@ -273,7 +274,7 @@ def _current(backend: Backend, graphs: set[str] | None = None) -> set[str]:
     return {r.value("g") for r in backend.select(query)}
 
 
-def _chunks(items: Sequence[str], size: int) -> Iterator[Sequence[str]]:
+def _chunks(items: Sequence[T], size: int) -> Iterator[Sequence[T]]:
     for i in range(0, len(items), size):
         yield items[i : i + size]
 
@@ -465,9 +466,7 @@ def _graphs_of(
         return _current(backend), _metadata(backend)
     current: set[str] = set()
     meta: dict[tuple[str, str], dict[str, str]] = {}
-    ordered = sorted(pairs)
-    for i in range(0, len(ordered), BATCH):
-        chunk = ordered[i : i + BATCH]
+    for chunk in _chunks(sorted(pairs), BATCH):
         current |= _current(backend, {g for g, _ in chunk})
         meta |= _metadata(backend, set(chunk))
     return current, meta

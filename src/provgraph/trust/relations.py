@@ -1285,18 +1285,19 @@ def _ranked(r: DocumentRelation) -> _Ranked:
     return _Ranked(r.iri, r.from_document, r.to_document, r.strength)
 
 
-def _strongest(relations: Iterable[_Ranked]) -> dict[str, list[str]]:
-    """The record of each document a side of ``relations``: the IRIs of its ``STRONGEST_KEPT``
+def _top(relations: Iterable[_Ranked]) -> list[str]:
+    """A document's record, of its relations ``relations``: the IRIs of the ``STRONGEST_KEPT``
     strongest, ties by IRI, as the query that reads the record orders them."""
-    by_document: dict[str, list[tuple[float, str]]] = {}
+    return [iri for _, iri in heapq.nsmallest(STRONGEST_KEPT, ((-r.strength, r.r) for r in relations))]
+
+
+def _strongest(relations: Iterable[_Ranked]) -> dict[str, list[str]]:
+    """The record of each document a side of ``relations``."""
+    by_document: dict[str, list[_Ranked]] = {}
     for r in relations:
         for d in (r.a, r.b):
-            by_document.setdefault(d, []).append((-r.strength, r.r))
-    return {d: [iri for _, iri in heapq.nsmallest(STRONGEST_KEPT, found)] for d, found in by_document.items()}
-
-
-def _strongest_of(document: str, relations: Iterable[_Ranked]) -> list[str]:
-    return _strongest(relations).get(document, [])
+            by_document.setdefault(d, []).append(r)
+    return {d: _top(found) for d, found in by_document.items()}
 
 
 def _record_lines(records: dict[str, list[str]]) -> list[str]:
@@ -1327,7 +1328,7 @@ def _renewed_records(backend: Backend, relations: Sequence[DocumentRelation], go
     for r in relations:
         for d in (r.from_document, r.to_document):
             new.setdefault(d, []).append(_ranked(r))
-    records = {d: _strongest_of(d, new.get(d, [])) for d in gone}
+    records = {d: _top(new.get(d, [])) for d in gone}
     partners = set(new)
     for chunk in _chunks(sorted(gone)):
         found = backend.stream(_PARTNERS_OF.substitute(documents=sparql_terms(chunk)))
@@ -1345,11 +1346,11 @@ def _renewed_records(backend: Backend, relations: Sequence[DocumentRelation], go
         if len(kept) < len(was) and len(was) >= STRONGEST_KEPT:
             unread.append(d)
         else:
-            records[d] = _strongest_of(d, kept + new.get(d, []))
+            records[d] = _top(kept + new.get(d, []))
     every = _heads_each(backend, unread, None) if unread else {}
     for d in unread:
         kept = [_Ranked(h.r, h.a, h.b, h.strength) for h in every.get(d, []) if h.a not in gone and h.b not in gone]
-        records[d] = _strongest_of(d, kept + new.get(d, []))
+        records[d] = _top(kept + new.get(d, []))
     return records
 
 
