@@ -541,8 +541,8 @@ PASSAGE_ENTRIES = Template("""SELECT ?g ?x ?text ?pos ?section WHERE { VALUES ?g
 #: The IRIs that are the subject or object of a fact in the graph ``$graph``: their local names.
 #: One branch a graph, the graph a constant, ``NAME_GRAPHS`` branches a query: Virtuoso 7.2 read
 #: a VALUES of graphs here at a cost a graph that grew with the store (10.6 ms at 100k facts,
-#: 18.7 ms at 300k, the most of a first ask's 834 s at 1M), the union at 8.5 ms at 300k; Oxigraph
-#: reads both alike (0.22 and 0.23 s for 200 graphs at 100k).
+#: 18.7 ms at 300k: nearly all of the index's build), the union at 8.5 ms at 300k; Oxigraph reads
+#: both alike (0.22 and 0.23 s for 200 graphs at 100k).
 NAME_ENTRIES = Template("{ GRAPH $graph { { ?st rdf:subject ?x } UNION { ?st rdf:object ?x } } BIND($graph AS ?g) }")
 NAME_GRAPHS = 20
 _ENTRY_QUERIES = {"label": LABEL_ENTRIES, "passage": PASSAGE_ENTRIES}
