@@ -38,6 +38,10 @@ LIGHTHOUSE = (
 )
 
 
+#: The verifier's note on the generator's notes it left out (its count is provgraph's, not the model's).
+LEFT_OUT = re.compile(r"\d+ of the generator's notes \(limitations, suggested questions\) were left out: ")
+
+
 @pytest.fixture(scope="module")
 def llama(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[LlamaServer]:
     yield from llama_server.llama(request, tmp_path_factory.mktemp("llama"), n_ctx=CONTEXT)
@@ -70,4 +74,6 @@ def test_a_real_model_answers_within_its_context_and_only_verified_text_reaches_
         for claim in answer.claims:
             assert claim.verified and claim.supporting_citations and set(claim.supporting_citations) <= cited
         for note in [*answer.limitations, *answer.query_refinements]:
+            if LEFT_OUT.match(note):  # provgraph's own count of the notes it dropped, not the model's
+                continue
             assert set(re.findall(r"\b\d+\b", note)) <= set(re.findall(r"\d+", LIGHTHOUSE + answer.question)), note
