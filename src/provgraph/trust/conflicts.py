@@ -44,7 +44,6 @@ from provgraph.vocab import DCTERMS_NS, ID_NS, PG_NS
 EDIT_TIME_PROPERTIES = (PG_NS + "lastVerified", "http://dbpedia.org/metadata/lastedit")
 #: Entities per VALUES block of a details query.
 BATCH = 400
-T = TypeVar("T")
 #: Up to this many named graphs that are not current sources are excluded by name; beyond, the
 #: detection queries join the catalog instead.
 EXCLUDE_LIMIT = 64
@@ -272,6 +271,9 @@ def _current(backend: Backend, graphs: set[str] | None = None) -> set[str]:
         return set()
     query = CURRENT.substitute(graphs=_values(None if graphs is None else sorted(graphs)))
     return {r.value("g") for r in backend.select(query)}
+
+
+T = TypeVar("T")
 
 
 def _chunks(items: Sequence[T], size: int) -> Iterator[Sequence[T]]:
