@@ -81,7 +81,20 @@ def virtuoso_binaries() -> tuple[str, str] | None:
     return (server, isql) if server and isql else None
 
 
-def _wait(process: subprocess.Popen[bytes], url: str, what: str) -> None:
+class _StoppedAtStartError(AssertionError):
+    """The server exited before it answered: most often a port that was free when picked and taken
+    before the server bound it (``free_port`` cannot hold it), so the caller tries new ports."""
+
+
+def _tail(log: Path, lines: int = 20) -> str:
+    try:
+        text = log.read_text(errors="replace").splitlines()[-lines:]
+    except OSError as exc:
+        return f"(no log: {exc})"
+    return "\n".join(text) or "(empty log)"
+
+
+def _wait(process: subprocess.Popen[bytes], url: str, what: str, log: Path) -> None:
     deadline = time.monotonic() + START
     while True:
         try:
@@ -89,9 +102,15 @@ def _wait(process: subprocess.Popen[bytes], url: str, what: str) -> None:
                 return
         except httpx.TransportError:
             pass
-        assert process.poll() is None, f"{what} stopped at start (exit {process.returncode})"
-        assert time.monotonic() < deadline, f"{what} did not start within {START:.0f} s"
+        ending = f"{log} ends:\n{_tail(log)}"
+        if process.poll() is not None:
+            raise _StoppedAtStartError(f"{what} stopped at start (exit {process.returncode}); {ending}")
+        assert time.monotonic() < deadline, f"{what} did not start within {START:.0f} s; {ending}"
         time.sleep(0.2)
+
+
+#: Starts tried before a server that keeps stopping at start fails the test.
+STARTS = 3
 
 
 def _stop(process: subprocess.Popen[bytes]) -> None:
@@ -104,22 +123,30 @@ def _stop(process: subprocess.Popen[bytes]) -> None:
 
 
 class OxigraphServer:
-    """An empty ``oxigraph serve`` in ``directory`` on a free loopback port."""
+    """An empty ``oxigraph serve`` in ``directory`` on a free loopback port; its output goes to
+    ``directory`` with ``.log`` added, quoted when it fails to start."""
 
     def __init__(self, directory: Path) -> None:
         binary = shutil.which("oxigraph")
         assert binary, "the oxigraph command comes with the dev extra (pip install -e '.[dev]')"
-        self.port = free_port()
-        self.process = subprocess.Popen(
-            [binary, "serve", "--location", str(directory), "--bind", f"127.0.0.1:{self.port}"],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        try:
-            _wait(self.process, f"http://127.0.0.1:{self.port}/query", "oxigraph serve")
-        except BaseException:
-            _stop(self.process)
-            raise
+        self.log = directory.with_name(directory.name + ".log")
+        for attempt in range(1, STARTS + 1):
+            self.port = free_port()
+            with self.log.open("ab") as output:
+                self.process = subprocess.Popen(
+                    [binary, "serve", "--location", str(directory), "--bind", f"127.0.0.1:{self.port}"],
+                    stdout=output,
+                    stderr=subprocess.STDOUT,
+                )
+            try:
+                _wait(self.process, f"http://127.0.0.1:{self.port}/query", "oxigraph serve", self.log)
+                return
+            except _StoppedAtStartError:
+                if attempt == STARTS:
+                    raise
+            except BaseException:
+                _stop(self.process)
+                raise
 
     @property
     def url(self) -> str:
@@ -147,24 +174,34 @@ class Virtuoso:
         assert binaries, f"virtuoso-t and isql-vt come with Debian's {VIRTUOSO_PACKAGE}"
         self._server, self._isql = binaries
         self.directory = directory
-        self.sql_port, self.http_port = free_port(), free_port()
+        # in the foreground Virtuoso writes its log to its output, not to its ErrorLogFile
+        self.log = directory / "virtuoso.out"
         buffers = int(memory_gb * 1024**3 * 0.66 / 8000)  # Virtuoso's own sizing rule: 8 KB pages
-        directory.mkdir(parents=True, exist_ok=True)
-        (directory / "virtuoso.ini").write_text(
-            _VIRTUOSO_INI.format(sql=self.sql_port, http=self.http_port, buffers=buffers, dirty=buffers * 3 // 4)
-        )
-        self.process = subprocess.Popen(
-            [self._server, "-c", "virtuoso.ini", "+foreground"],
-            cwd=directory,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        try:
-            _wait(self.process, f"http://127.0.0.1:{self.http_port}/sparql", "virtuoso-t")
-            self.sql(_VIRTUOSO_GRANT + _VIRTUOSO_PERMISSIONS)
-        except BaseException:
-            _stop(self.process)
-            raise
+        for attempt in range(1, STARTS + 1):
+            if attempt > 1:  # a new database: the one that stopped at start may be half made
+                shutil.rmtree(directory)
+            directory.mkdir(parents=True, exist_ok=True)
+            self.sql_port, self.http_port = free_port(), free_port()
+            (directory / "virtuoso.ini").write_text(
+                _VIRTUOSO_INI.format(sql=self.sql_port, http=self.http_port, buffers=buffers, dirty=buffers * 3 // 4)
+            )
+            with self.log.open("ab") as output:
+                self.process = subprocess.Popen(
+                    [self._server, "-c", "virtuoso.ini", "+foreground"],
+                    cwd=directory,
+                    stdout=output,
+                    stderr=subprocess.STDOUT,
+                )
+            try:
+                _wait(self.process, f"http://127.0.0.1:{self.http_port}/sparql", "virtuoso-t", self.log)
+                self.sql(_VIRTUOSO_GRANT + _VIRTUOSO_PERMISSIONS)
+                return
+            except _StoppedAtStartError:
+                if attempt == STARTS:
+                    raise
+            except BaseException:
+                _stop(self.process)
+                raise
 
     @property
     def url(self) -> str:
@@ -180,7 +217,12 @@ class Virtuoso:
             timeout=timeout,
             check=False,
         )
-        assert done.returncode == 0 and "Error" not in done.stdout + done.stderr, done.stdout + done.stderr
+        if done.returncode == 0 and "Error" not in done.stdout + done.stderr:
+            return
+        state = "running" if self.process.poll() is None else f"exited with {self.process.returncode}"
+        raise AssertionError(
+            f"isql failed: {done.stdout}{done.stderr}\nvirtuoso-t is {state}; {self.log} ends:\n{_tail(self.log)}"
+        )
 
     def reset(self) -> None:
         """Empty the store: every quad and every explicitly created graph."""
