@@ -233,3 +233,41 @@ def test_a_failed_write_leaves_no_graph_behind(seeded, monkeypatch, bulk):
     monkeypatch.setattr(oxigraph.OxigraphBackend, "load_quads", broken_load)
     error = unchanged_after(seeded, lambda: seeded.ingest(EXAMPLES / "facts.jsonl"))
     assert "disk full" in str(error)
+
+
+def test_a_script_without_a_main_guard_gets_a_clear_error_and_nothing_is_written(tmp_path):
+    """A large ingest validates in worker processes started by "spawn", which import the calling
+    script again: without ``if __name__ == "__main__":`` each worker runs the script's ingest and
+    dies. The user gets provgraph's error saying so, not multiprocessing's BrokenProcessPool."""
+    import subprocess
+    import sys
+
+    from provgraph.ingest.validate import CHUNK_STATEMENTS, LOCAL_CHUNKS
+
+    data = tmp_path / "big.nt"
+    with data.open("w") as out:  # more chunks than are validated in the calling process
+        for i in range(CHUNK_STATEMENTS * (LOCAL_CHUNKS + 3)):
+            out.write(f'<http://example.org/s{i}> <http://example.org/p> "value {i}" .\n')
+    store = tmp_path / "store"
+    ProvGraph.open(store).close()
+    script = tmp_path / "unguarded.py"
+    script.write_text(
+        "import multiprocessing, sys\n"
+        "from provgraph import ProvGraph, ProvGraphError\n"
+        "if multiprocessing.parent_process() is not None:\n"
+        "    raise SystemExit('a worker imported the script')\n"
+        f"with ProvGraph.open({str(store)!r}) as pg:\n"
+        "    try:\n"
+        f"        pg.ingest({str(data)!r})\n"
+        "    except ProvGraphError as exc:\n"
+        "        print(f'{type(exc).__name__}: {exc}')\n"
+        "        sys.exit(3)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, timeout=300, cwd=tmp_path, check=False
+    )
+    assert done.returncode == 3, done.stdout + done.stderr
+    assert done.stdout.startswith("ProvGraphError: the SHACL validation workers stopped before validating"), done.stdout
+    assert 'if __name__ == "__main__":' in done.stdout and "nothing was written" in done.stdout
+    with ProvGraph.open(store) as pg:
+        assert pg.sources() == []

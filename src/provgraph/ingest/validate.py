@@ -291,6 +291,16 @@ def _validate_in_worker(text: str) -> tuple[list[dict[str, Any]], int]:
     return [i.model_dump() for i in issues], count
 
 
+def _broken() -> ProvGraphError:
+    # Seen when a script that ingests has no main guard: each worker, started by "spawn", imports
+    # the script again, reaches its ingest and fails before it validates anything.
+    return ProvGraphError(
+        "the SHACL validation workers stopped before validating (a worker process was killed or could "
+        "not start). A script that ingests a large file must call provgraph under "
+        "'if __name__ == \"__main__\":', as each worker imports the script again; nothing was written"
+    )
+
+
 class ChunkValidator:
     """Validates the chunks of one ingest with the built-in shapes; use as a context manager.
 
@@ -383,11 +393,18 @@ class ChunkValidator:
             )
             self._started_pool = True
             assert self._first is not None
-            self._pending.append(self._pool.submit(_validate_in_worker, self._first))
+            self._hand_over(self._first)
             self._first = None
-        self._pending.append(self._pool.submit(_validate_in_worker, text))
+        self._hand_over(text)
         while len(self._pending) >= 2 * self._workers:
             self._drain_one()
+
+    def _hand_over(self, text: str) -> None:
+        assert self._pool is not None
+        try:
+            self._pending.append(self._pool.submit(_validate_in_worker, text))
+        except cf.process.BrokenProcessPool as exc:
+            raise _broken() from exc
 
     def finish(self) -> None:
         self._submit_buffer()
@@ -401,7 +418,10 @@ class ChunkValidator:
         done, _ = cf.wait(self._pending, return_when=cf.FIRST_COMPLETED)
         for future in done:
             self._pending.remove(future)
-            raw, count = future.result()
+            try:
+                raw, count = future.result()
+            except cf.process.BrokenProcessPool as exc:
+                raise _broken() from exc
             self._collect(([ValidationIssue(**d) for d in raw], count))
 
     def _collect(self, found: tuple[Iterable[ValidationIssue], int]) -> None:
