@@ -196,9 +196,9 @@ class ProvGraph:
         :mod:`provgraph.store.remote`). Its lexical index (what :meth:`ask` searches) is then kept
         in ``index_directory`` (default: $PROVGRAPH_INDEX_DIR), a directory of this machine, so
         that a new process catches the index up from the store's change log instead of building
-        it whole (at 1M facts, 72-92 s before a first answer); without one, or while another
-        process uses that directory, in memory. An on-disk store keeps its index in its own
-        directory."""
+        it whole (at 1M facts, 72-92 s on Oxigraph's server and 187-201 s on Virtuoso before a
+        first answer); without one, or while another process uses that directory, in memory. An
+        on-disk store keeps its index in its own directory."""
         location = path if path is not None else (os.environ.get(DEFAULT_STORE_ENV) or default_store_path())
         backend: Backend
         directory: Path | None = None
