@@ -4,13 +4,15 @@ from Debian's ``virtuoso-opensource`` (installed by ``.ci/run``)."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import socket
 import subprocess
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from subprocess import Popen
 
 import httpx
 
@@ -113,13 +115,35 @@ def _wait(process: subprocess.Popen[bytes], url: str, what: str, log: Path) -> N
 STARTS = 3
 
 
-def _stop(process: subprocess.Popen[bytes]) -> None:
+def _stop(process: Popen[bytes]) -> None:
     process.terminate()
     try:
         process.wait(timeout=START)
     except subprocess.TimeoutExpired:
         process.kill()
         process.wait()
+
+
+def _start(attempt: Callable[[int], tuple[list[str], str]], *, cwd: Path | None, log: Path, what: str) -> Popen[bytes]:
+    """A server process, its output appended to ``log``. ``attempt(n)`` readies the n-th start
+    (new ports) and gives its command and the URL that answers once it is up; a server that
+    stops at start is started again, up to STARTS times."""
+    # without a backtrace oxigraph's error is the log's last line, where a failure quotes it
+    env = {**os.environ, "RUST_BACKTRACE": "0"}
+    for n in range(1, STARTS + 1):
+        command, url = attempt(n)
+        with log.open("ab") as output:
+            process = subprocess.Popen(command, cwd=cwd, env=env, stdout=output, stderr=subprocess.STDOUT)
+        try:
+            _wait(process, url, what, log)
+            return process
+        except _StoppedAtStartError:
+            if n == STARTS:
+                raise
+        except BaseException:
+            _stop(process)
+            raise
+    raise AssertionError("unreachable: the last start returns or raises")
 
 
 class OxigraphServer:
@@ -130,23 +154,13 @@ class OxigraphServer:
         binary = shutil.which("oxigraph")
         assert binary, "the oxigraph command comes with the dev extra (pip install -e '.[dev]')"
         self.log = directory.with_name(directory.name + ".log")
-        for attempt in range(1, STARTS + 1):
+
+        def attempt(_: int) -> tuple[list[str], str]:
             self.port = free_port()
-            with self.log.open("ab") as output:
-                self.process = subprocess.Popen(
-                    [binary, "serve", "--location", str(directory), "--bind", f"127.0.0.1:{self.port}"],
-                    stdout=output,
-                    stderr=subprocess.STDOUT,
-                )
-            try:
-                _wait(self.process, f"http://127.0.0.1:{self.port}/query", "oxigraph serve", self.log)
-                return
-            except _StoppedAtStartError:
-                if attempt == STARTS:
-                    raise
-            except BaseException:
-                _stop(self.process)
-                raise
+            command = [binary, "serve", "--location", str(directory), "--bind", f"127.0.0.1:{self.port}"]
+            return command, f"http://127.0.0.1:{self.port}/query"
+
+        self.process = _start(attempt, cwd=None, log=self.log, what="oxigraph serve")
 
     @property
     def url(self) -> str:
@@ -177,31 +191,23 @@ class Virtuoso:
         # in the foreground Virtuoso writes its log to its output, not to its ErrorLogFile
         self.log = directory / "virtuoso.out"
         buffers = int(memory_gb * 1024**3 * 0.66 / 8000)  # Virtuoso's own sizing rule: 8 KB pages
-        for attempt in range(1, STARTS + 1):
-            if attempt > 1:  # a new database: the one that stopped at start may be half made
+
+        def attempt(n: int) -> tuple[list[str], str]:
+            if n > 1:  # a new database: the one that stopped at start may be half made
                 shutil.rmtree(directory)
             directory.mkdir(parents=True, exist_ok=True)
             self.sql_port, self.http_port = free_port(), free_port()
             (directory / "virtuoso.ini").write_text(
                 _VIRTUOSO_INI.format(sql=self.sql_port, http=self.http_port, buffers=buffers, dirty=buffers * 3 // 4)
             )
-            with self.log.open("ab") as output:
-                self.process = subprocess.Popen(
-                    [self._server, "-c", "virtuoso.ini", "+foreground"],
-                    cwd=directory,
-                    stdout=output,
-                    stderr=subprocess.STDOUT,
-                )
-            try:
-                _wait(self.process, f"http://127.0.0.1:{self.http_port}/sparql", "virtuoso-t", self.log)
-                self.sql(_VIRTUOSO_GRANT + _VIRTUOSO_PERMISSIONS)
-                return
-            except _StoppedAtStartError:
-                if attempt == STARTS:
-                    raise
-            except BaseException:
-                _stop(self.process)
-                raise
+            return [self._server, "-c", "virtuoso.ini", "+foreground"], f"http://127.0.0.1:{self.http_port}/sparql"
+
+        self.process = _start(attempt, cwd=directory, log=self.log, what="virtuoso-t")
+        try:
+            self.sql(_VIRTUOSO_GRANT + _VIRTUOSO_PERMISSIONS)
+        except BaseException:
+            _stop(self.process)
+            raise
 
     @property
     def url(self) -> str:
