@@ -38,6 +38,12 @@ LIGHTHOUSE = (
 )
 
 
+#: The fallback's note when the model's reply, not the server or the prompt, was what failed: a
+#: real model's reply varies (one fell back once in a full run under load; its reason was not kept).
+MODEL_FAILED = re.compile(
+    r"The generator openai:smollm2 failed \(the model(?:'s output did not match the answer schema"
+    r"|'s answer was truncated| returned an empty answer| refused to answer)"
+)
 #: The verifier's note on the generator's notes it left out (its count is provgraph's, not the model's).
 LEFT_OUT = re.compile(r"\d+ of the generator's notes \(limitations, suggested questions\) were left out: ")
 
@@ -67,9 +73,13 @@ def test_a_real_model_answers_within_its_context_and_only_verified_text_reaches_
     first = int(re.findall(r"prompt eval time = .*? / +(\d+) tokens", llama.log.read_text())[0])
     assert first + CONTEXT // 4 <= CONTEXT
     for answer in answers:
-        # a model's answer, or the extractive one after a reply cut at its budget: never a failure
-        # of the server or of the prompt's size
-        assert answer.generator == "openai:smollm2" or any("truncated" in t for t in answer.limitations), answer
+        # a model's answer, or the extractive one after the model's own reply failed (cut at its
+        # budget, not matching the schema, empty, refused): never a failure of the server or of the
+        # prompt's size
+        assert answer.generator == "openai:smollm2" or any(MODEL_FAILED.match(t) for t in answer.limitations), (
+            answer.generator,
+            answer.limitations,
+        )
         cited = {c.id for c in answer.citations}
         for claim in answer.claims:
             assert claim.verified and claim.supporting_citations and set(claim.supporting_citations) <= cited
