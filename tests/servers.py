@@ -12,7 +12,6 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from subprocess import Popen
 
 import httpx
 
@@ -115,7 +114,7 @@ def _wait(process: subprocess.Popen[bytes], url: str, what: str, log: Path) -> N
 STARTS = 3
 
 
-def _stop(process: Popen[bytes]) -> None:
+def _stop(process: subprocess.Popen[bytes]) -> None:
     process.terminate()
     try:
         process.wait(timeout=START)
@@ -124,7 +123,9 @@ def _stop(process: Popen[bytes]) -> None:
         process.wait()
 
 
-def _start(attempt: Callable[[int], tuple[list[str], str]], *, cwd: Path | None, log: Path, what: str) -> Popen[bytes]:
+def _start(
+    attempt: Callable[[int], tuple[list[str], str]], *, cwd: Path | None, log: Path, what: str
+) -> subprocess.Popen[bytes]:
     """A server process, its output appended to ``log``. ``attempt(n)`` readies the n-th start
     (new ports) and gives its command and the URL that answers once it is up; a server that
     stops at start is started again, up to STARTS times."""

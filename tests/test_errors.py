@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 import pytest
 
@@ -18,6 +20,7 @@ from provgraph import (
     UnsupportedFormatError,
     ValidationFailedError,
 )
+from provgraph.ingest.validate import CHUNK_STATEMENTS, LOCAL_CHUNKS
 
 EX = "http://example.org/"
 
@@ -239,11 +242,6 @@ def test_a_script_without_a_main_guard_gets_a_clear_error_and_nothing_is_written
     """A large ingest validates in worker processes started by "spawn", which import the calling
     script again: without ``if __name__ == "__main__":`` each worker runs the script's ingest and
     dies. The user gets provgraph's error saying so, not multiprocessing's BrokenProcessPool."""
-    import subprocess
-    import sys
-
-    from provgraph.ingest.validate import CHUNK_STATEMENTS, LOCAL_CHUNKS
-
     data = tmp_path / "big.nt"
     with data.open("w") as out:  # more chunks than are validated in the calling process
         for i in range(CHUNK_STATEMENTS * (LOCAL_CHUNKS + 3)):
