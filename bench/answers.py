@@ -2,14 +2,20 @@
 1M facts / 100k documents.
 
     python bench/answers.py [--hotpot/--no-hotpot] [--cities/--no-cities] [--latency/--no-latency]
-                            [--questions 100] [--size 100k|1m|10k ...] [--facts N --docs N]
+                            [--questions 100] [--generator extractive|openai]
+                            [--size 100k|1m|10k ...] [--facts N --docs N]
                             [--asks 200] [--store DIR] [--records [--recorded 10000]]
 
 **HotpotQA** (../shared/data/hotpotqa-dev-100): every paragraph one source document whose passages
 are its sentences; each question asked over its own ten paragraphs (the distractor setting), then
 over its eight distractors only. Prints ALCE's citation recall and precision (the verifier's
 support check as the judge), claim coverage, dangling citations, sentence-level citation recall
-and precision against the gold supporting facts, and abstention correctness.
+and precision against the gold supporting facts, and abstention correctness. ``--generator openai``
+drafts the HotpotQA answers with a model on an OpenAI-compatible server instead of the offline
+extractive generator, configured by the environment as ``ask --generator openai`` is
+(``PROVGRAPH_LLM_BASE_URL``, ``PROVGRAPH_LLM_MODEL``, ``PROVGRAPH_LLM_API_KEY``: the key never on
+the command line); it also prints how often the model failed and the extractive generator
+answered instead, and the model's time per answer.
 
 **DBpedia cities** (../shared/data/dbpedia-multilang-cities, Dutch cities from nine Wikipedia
 editions): "What is the population of Amsterdam?" must state the disagreement with its sources and
@@ -60,7 +66,8 @@ sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__)
 
 from rich.console import Console  # noqa: E402
 
-from provgraph import Extraction, GraphSplit, IngestOptions, ProvGraph  # noqa: E402
+from provgraph import Extraction, GenerationError, GraphSplit, IngestOptions, ProvGraph  # noqa: E402
+from provgraph.answer.base import Generator  # noqa: E402
 from provgraph.answer.evaluate import (  # noqa: E402
     EvalReport,
     HotpotQuestion,
@@ -70,10 +77,12 @@ from provgraph.answer.evaluate import (  # noqa: E402
     load_hotpot,
     summarise,
 )
-from provgraph.answer.models import AnswerConfidence  # noqa: E402
+from provgraph.answer.models import AnswerConfidence, DraftAnswer, EvidencePack  # noqa: E402
+from provgraph.answer.openai_gen import OpenAIGenerator  # noqa: E402
 from provgraph.answer.pipeline import respond  # noqa: E402
 from provgraph.answer.record import answer_iri  # noqa: E402
 from provgraph.cli.answer import print_report, show  # noqa: E402
+from provgraph.llm import OpenAISettings  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared" / "data"
@@ -93,24 +102,60 @@ def _rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def hotpot(limit: int, extract: Extraction = Extraction.NONE) -> None:
+class _Counted:
+    """A generator whose drafts are timed and whose failures (after which the pipeline falls back
+    to the extractive generator) are counted."""
+
+    def __init__(self, inner: Generator) -> None:
+        self.inner = inner
+        self.failures: list[str] = []
+        self.seconds: list[float] = []
+
+    @property
+    def name(self) -> str:
+        return self.inner.name
+
+    def generate(self, pack: EvidencePack) -> DraftAnswer:
+        started = time.perf_counter()
+        try:
+            return self.inner.generate(pack)
+        except GenerationError as exc:
+            self.failures.append(str(exc))
+            raise
+        finally:
+            self.seconds.append(time.perf_counter() - started)
+
+
+def hotpot(limit: int, extract: Extraction = Extraction.NONE, *, model: bool = False) -> None:
     if not HOTPOT.is_file():
         print(f"hotpot: {HOTPOT} is missing; skipped")
         return
     questions = load_hotpot(HOTPOT, limit=limit)
+    generator = _Counted(OpenAIGenerator(OpenAISettings.from_env())) if model else None
     with ProvGraph.memory() as pg:
         started = time.perf_counter()
         sentences = ingest_hotpot(pg, questions, extract=extract)
         ingested = time.perf_counter() - started
         started = time.perf_counter()
-        with_gold, without = evaluate_hotpot(pg, questions, sentences)
+        with_gold, without = evaluate_hotpot(pg, questions, sentences, generator=generator)
         asked = time.perf_counter() - started
     print(
         f"== HotpotQA dev: {len(questions)} questions ({len(sentences):,} sentences ingested in {ingested:.1f} s, "
-        f"extract={extract.value}) =="
+        f"extract={extract.value}, generator={generator.name if generator else 'extractive'}) =="
     )
     print_report(Console(highlight=False), with_gold, without)
     print(f"  ({2 * len(questions)} asks in {asked:.1f} s)")
+    if generator is not None:
+        seconds = sorted(generator.seconds)
+        p50, p95 = (seconds[min(len(seconds) - 1, int(q * len(seconds)))] for q in (0.5, 0.95))
+        print(
+            f"  the model drafted {len(seconds)} answers (p50 {p50:.1f} s, p95 {p95:.1f} s); it failed on "
+            f"{len(generator.failures)}, answered by the extractive generator instead"
+        )
+        for reason, count in sorted(
+            {r: generator.failures.count(r) for r in generator.failures}.items(), key=lambda kv: -kv[1]
+        ):
+            print(f"    {count:>4}  {reason[:150]}")
     print("  ALCE's best prompted baseline on ASQA: citation recall 73.6, precision 72.5 (NLI judge)")
     _hotpot_parts(questions, with_gold, without)
     _hotpot_confidence(with_gold, without)
@@ -469,6 +514,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--extract", type=Extraction, default=Extraction.NONE, help="facts from the paragraphs too (rules)"
     )
+    parser.add_argument(
+        "--generator",
+        choices=["extractive", "openai"],
+        default="extractive",
+        help="HotpotQA's drafts: offline, or a model server named by PROVGRAPH_LLM_* in the environment",
+    )
     parser.add_argument("--size", action="append", choices=sorted(SIZES), help="store size (repeatable)")
     parser.add_argument("--facts", type=int, help="facts (instead of --size)")
     parser.add_argument("--docs", type=int, default=1_000, help="documents, with --facts")
@@ -478,7 +529,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--recorded", type=int, default=10_000, help="answers in the store for the revocation")
     args = parser.parse_args(argv)
     if args.hotpot:
-        hotpot(args.questions, args.extract)
+        hotpot(args.questions, args.extract, model=args.generator == "openai")
     if args.cities:
         cities()
     if args.records:

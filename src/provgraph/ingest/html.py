@@ -6,13 +6,16 @@ The document's text is what this module makes of it: each block (paragraph, list
 cell, heading ...) on its own, blank lines between them, runs of whitespace inside a block as one
 space. Passage offsets count in that text, so a passage's evidence offsets are exact in the text
 provgraph stores, not in the markup. Scripts, styles, templates and the ``<head>`` are not text.
+
+An HTML document's title, when the caller gives none, is its ``<title>``, else its first
+``<h1>``: :func:`html_title`.
 """
 
 from __future__ import annotations
 
 import re
 
-from bs4 import BeautifulSoup, Comment, Doctype, NavigableString, ProcessingInstruction, Tag
+from bs4 import BeautifulSoup, Comment, Doctype, NavigableString, ProcessingInstruction, SoupStrainer, Tag
 
 from provgraph.ingest.text import Block
 
@@ -67,6 +70,24 @@ def html_text(raw: bytes) -> tuple[str, list[Block]]:
     return _laid_out(pieces)
 
 
+def html_title(raw: bytes) -> str | None:
+    """The text of the document's ``<title>``, else of its first ``<h1>``; None when neither
+    holds any.
+
+    >>> html_title(b"<html><head><title> Bell Rock </title></head><body><h1>Other</h1></body></html>")
+    'Bell Rock'
+    >>> html_title(b"<body><h1>Bell <em>Rock</em></h1><p>It was built ...</p></body>")
+    'Bell Rock'
+    """
+    soup = BeautifulSoup(raw, "html.parser", parse_only=SoupStrainer(["title", "h1"]))
+    for name in ("title", "h1"):
+        found = soup.find(name)
+        text = _SPACE.sub(" ", found.get_text()).strip() if isinstance(found, Tag) else ""
+        if text:
+            return text
+    return None
+
+
 def _laid_out(pieces: list[tuple[str, str]]) -> tuple[str, list[Block]]:
     parts: list[str] = []
     blocks: list[Block] = []
@@ -81,4 +102,4 @@ def _laid_out(pieces: list[tuple[str, str]]) -> tuple[str, list[Block]]:
     return "".join(parts), blocks
 
 
-__all__ = ["html_text"]
+__all__ = ["html_text", "html_title"]

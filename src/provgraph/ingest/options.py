@@ -65,7 +65,9 @@ class IngestOptions(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     title: Annotated[str | None, Metavar("TEXT")] = Field(
-        default=None, description="Document title (default: the file name)."
+        default=None,
+        description="Document title (default: a Markdown document's first level-1 heading, an HTML "
+        "document's <title> or first <h1>, else the file name).",
     )
     url: Annotated[str | None, Metavar("URL")] = Field(
         default=None,

@@ -45,7 +45,7 @@ from provgraph.ingest.options import IngestOptions, issued_literal
 from provgraph.ingest.rdf import read_graph_metadata, read_rdf
 from provgraph.ingest.records import Assertion, PassageSpec
 from provgraph.ingest.reify import DocumentMeta, GraphBuilder, xsd_datetime
-from provgraph.ingest.text import passages_in, split_passages
+from provgraph.ingest.text import markdown_title, passages_in, split_passages
 from provgraph.ingest.trix import is_trix
 from provgraph.ingest.validate import (
     CHUNK_STATEMENTS,
@@ -167,7 +167,7 @@ def _run(
     key = options.id or options.url or str(source.resolve())
     main_meta = DocumentMeta(
         key=key,
-        title=options.title or source.name,
+        title=options.title or _own_title(source, fmt) or source.name,
         tier=options.tier,
         content_hash=content_hash,
         media_type=fmt.media_type,
@@ -446,6 +446,25 @@ def _read(
         else:
             for fact, sentence in extraction.run(passages, title=title):
                 yield fact, None, sentence
+
+
+#: How much of a Markdown or HTML document is read for its title (:func:`_own_title`).
+TITLE_BYTES = 1 << 20
+
+
+def _own_title(source: Path, fmt: InputFormat) -> str | None:
+    """The title a Markdown or HTML document gives itself (its first level-1 heading; its
+    ``<title>`` or first ``<h1>``), from its first ``TITLE_BYTES``: what a reader calls it, and
+    what a sentence saying "It" or "The bridge" stands for. None for other formats."""
+    if fmt not in (InputFormat.MARKDOWN, InputFormat.HTML):
+        return None
+    with source.open("rb") as raw:
+        head = raw.read(TITLE_BYTES)
+    if fmt is InputFormat.HTML:
+        from provgraph.ingest.html import html_title
+
+        return html_title(head)
+    return markdown_title(head.decode("utf-8", errors="replace").removeprefix("\ufeff"))
 
 
 def _passages(raw: bytes, fmt: InputFormat, *, file: str) -> tuple[str, Iterator[PassageSpec]]:

@@ -8,6 +8,9 @@ then whitespace, then something that can start a sentence; known abbreviations (
 ``Dr.``, ``Gov.``, ``Op.``, ``Fig.``, single initials ...), decimal numbers and a title's ``?`` or ``!``
 followed by a parenthesis ("Why Is There Air? (1965) is ...") do not end sentences. Blank lines,
 headings and list items always do.
+
+A Markdown document's title, when the caller gives none, is its first level-1 heading (as MkDocs
+and Pandoc take it): :func:`markdown_title`.
 """
 
 from __future__ import annotations
@@ -29,6 +32,37 @@ _BOUNDARY = re.compile(r"[.!?]+[\"'\u201d\u2019)\]]*(?=\s+[\"'\u201c\u2018(\[]?[
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 _LIST_ITEM = re.compile(r"^(\s*(?:[-*+]|\d+[.)])\s+)")
 _FENCE = re.compile(r"^\s*(```|~~~)")
+#: "Title\n=====": a Setext level-1 heading's underline.
+_SETEXT_H1 = re.compile(r"^\s{0,3}=+\s*$")
+
+
+def markdown_title(text: str) -> str | None:
+    r"""The first level-1 heading of a Markdown document (``# Title`` or ``Title`` underlined with
+    ``=``), outside code fences; None when it has none.
+
+    >>> markdown_title("Some words.\n\n# Bell Rock Lighthouse\n\nIt was built ...\n")
+    'Bell Rock Lighthouse'
+    >>> markdown_title("```\n# a comment\n```\nBell Rock\n=========\n")
+    'Bell Rock'
+    >>> markdown_title("## Only a section\n") is None
+    True
+    """
+    in_fence = False
+    previous = ""
+    for line in text.splitlines():
+        if _FENCE.match(line):
+            in_fence = not in_fence
+            previous = ""
+            continue
+        if in_fence:
+            continue
+        heading = _HEADING.match(line)
+        if heading and heading.group(1) == "#" and heading.group(2):
+            return heading.group(2)
+        if previous.strip() and _SETEXT_H1.match(line) and not _LIST_ITEM.match(previous):
+            return previous.strip()
+        previous = line
+    return None
 
 
 #: A block of a document's text: (start, end, kind, heading text); kind is "text" or "heading".
@@ -137,4 +171,4 @@ def _trimmed(text: str, s: int, e: int) -> Iterator[tuple[int, int]]:
         yield s, e
 
 
-__all__ = ["Block", "passages_in", "split_passages"]
+__all__ = ["Block", "markdown_title", "passages_in", "split_passages"]
