@@ -209,6 +209,42 @@ def test_a_factoid_answer_opens_with_its_span_in_a_short_sentence_citing_the_sen
     assert answer.answer_summary.startswith(short[:-1] + " [")
 
 
+CURIES = {
+    "Marie Curie": "Marie Curie was a Polish and naturalised-French physicist and chemist.\n\n"
+    "She was born in Warsaw on 7 November 1867.\n\nShe conducted pioneering research on radioactivity.\n\n"
+    "She won the Nobel Prize in Chemistry in 1911.\n\nShe died in 1934 at the Sancellemoz sanatorium in Passy.\n",
+    "Pierre Curie": "Pierre Curie was a French physicist.\n\nHe was born in Paris on 15 May 1859.\n\n"
+    "He married Marie Sklodowska in 1895.\n\nHe died in a street accident in Paris in 1906.\n",
+}
+
+
+@pytest.mark.parametrize(
+    ("question", "first"),
+    [
+        # the sentence that answers names its subject only as "He" or "She", and scores below the
+        # ones that name it; it says what is asked in another inflection ("died" for "die")
+        ("When did Pierre Curie die?", "Pierre Curie died in a street accident in Paris in 1906."),
+        ("Where did Marie Curie die?", "Marie Curie died in 1934 at the Sancellemoz sanatorium in Passy."),
+    ],
+)
+def test_the_sentence_saying_what_is_asked_with_a_value_of_its_type_is_stated_first(tmp_path, question, first):
+    with ProvGraph.memory() as pg:
+        _ingest_articles(pg, tmp_path, CURIES)
+        answer = pg.ask(question, record=False)
+    assert answer.claims[0].text == first
+    assert answer.confidence.value == "high" and all(c.verified for c in answer.claims)
+
+
+def test_an_inflection_of_the_asked_word_says_what_is_asked(tmp_path):
+    # "opened" for "open": the date stated is the opening's, and the answer is high
+    articles = {"Golden Gate Bridge": "Construction began on January 5, 1933, and the bridge opened on May 27, 1937.\n"}
+    with ProvGraph.memory() as pg:
+        _ingest_articles(pg, tmp_path, articles)
+        answer = pg.ask("When did the Golden Gate Bridge open?", record=False)
+    assert answer.confidence.value == "high", answer.limitations
+    assert answer.claims[0].text == articles["Golden Gate Bridge"].strip()
+
+
 def test_no_short_sentence_says_more_than_its_evidence(lighthouses):
     # "designed" is in no sentence: the answer states the sentence, and no short claim of its own
     answer = lighthouses.ask("Who designed the Bell Rock Lighthouse?", record=False)

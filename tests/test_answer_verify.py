@@ -389,6 +389,48 @@ def test_inflections_and_generator_phrasing_need_no_support() -> None:
     assert result.removed_claims == []
 
 
+def test_a_claim_dropping_the_evidences_denial_is_removed_as_contradicted() -> None:
+    denial = passage(1, "Aspirin does not cure cancer, and it is never given to children under 16.")
+    result = answer(
+        "Does aspirin cure cancer?",
+        [denial],
+        claim("Aspirin can cure cancer.", "ev-1"),
+        claim("Aspirin is given to children under 16.", "ev-1"),
+        claim("Aspirin does not cure cancer.", "ev-1"),
+        claim("Aspirin is never given to children under 16.", "ev-1"),
+    )
+    assert kept(result) == ["Aspirin does not cure cancer.", "Aspirin is never given to children under 16."]
+    assert removed(result) == [
+        ("Aspirin can cure cancer.", ReasonCode.CONTRADICTED, Action.REMOVED),
+        ("Aspirin is given to children under 16.", ReasonCode.CONTRADICTED, Action.REMOVED),
+    ]
+    assert result.removed_claims[0].message == 'the cited evidence denies it ("not cure"); the claim does not'
+    assert result.removed_claims[1].message == 'the cited evidence denies it ("never given"); the claim does not'
+
+
+def test_a_claim_denying_what_the_evidence_states_is_removed_and_a_verdicts_no_is_not_a_denial() -> None:
+    marie = passage(1, "Marie Curie was a Polish physicist.", title="Marie Curie")
+    pierre = passage(2, "Pierre Curie was a French physicist.", title="Pierre Curie")
+    sonata = passage(3, "The Piano Sonata No. 14 is famous.", title="Sonata")
+    result = answer(
+        "Were Marie Curie and Pierre Curie of the same nationality?",
+        [marie, pierre, sonata],
+        claim(
+            "No: Marie Curie and Pierre Curie were not of the same nationality: Marie Curie Polish, Pierre Curie French.",
+            "ev-1",
+            "ev-2",
+            claim_class=ClaimClass.COMPARATIVE,
+        ),
+        claim("Pierre Curie was not a French physicist.", "ev-2"),
+        claim("The Piano Sonata No. 14 is famous.", "ev-3"),  # "No. 14" is a number, not a denial
+    )
+    assert kept(result) == [
+        "No: Marie Curie and Pierre Curie were not of the same nationality: Marie Curie Polish, Pierre Curie French.",
+        "The Piano Sonata No. 14 is famous.",
+    ]
+    assert removed(result) == [("Pierre Curie was not a French physicist.", ReasonCode.CONTRADICTED, Action.REMOVED)]
+
+
 def test_a_custom_judge_replaces_the_heuristic() -> None:
     class Sceptic:
         def judge(self, claim: DraftClaim, cited: Sequence[EvidenceItem]) -> list[tuple[ReasonCode, str]]:

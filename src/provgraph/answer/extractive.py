@@ -73,6 +73,8 @@ from provgraph.answer.text import (
     split_camel,
     term_text,
     without_disambiguation,
+    word_key,
+    word_keys,
     words,
 )
 from provgraph.answer.untrusted import inspect_item, strip_citation_marks
@@ -99,6 +101,9 @@ MIN_NEW_WORDS = 3
 MIN_LINKED_WORDS = 2
 #: Share of a choice question's words (the options' names aside) the chosen option's passage must hold.
 MIN_CHOICE_SHARE = 0.5
+#: Share of what a factoid question asks of its names (its words but the names') a passage must
+#: say to be the one that answers it (:func:`_answers`): "died" of "When did Pierre Curie die?".
+MIN_ANSWERING_SHARE = 0.5
 #: At most this many passages stated only because they say what a stated passage's document is about.
 MAX_DEFINING = 2
 
@@ -256,9 +261,10 @@ def _passage_claims(
         passages = [
             p for p in passages if _speaks_of(p, focus) or any(mentions(" ".join(words(p.text)), v) for v in values)
         ]
-    # the passages holding an answer of the type asked for ("when": a date) first, in order
+    # the passages saying what is asked with a value of the type asked for first, then those
+    # holding such a value ("when": a date), in order
     expected = expects(question)
-    passages = sorted(passages, key=lambda p: not offers(p.text, expected, question))
+    passages = sorted(passages, key=lambda p: (-_answers(p, question), not offers(p.text, expected, question)))
     claims = [
         DraftClaim(
             text=in_context(item.text.strip(), item.title),
@@ -398,12 +404,12 @@ def _choice_verdict(relevant: Sequence[EvidenceItem], question: str) -> list[Dra
     if options is None or expects(question) is not Expects.CHOICE:
         return []
     named = {w for o in options for w in words(o)}
-    asked = {w[:5] for w in content_words(question) if w not in named}
+    asked = {word_key(w) for w in content_words(question) if w not in named}
     if not asked:
         return []
 
     def held(item: EvidenceItem) -> int:
-        return len(asked & {w[:5] for w in words(item.text)})
+        return len(asked & word_keys(item.text))
 
     sides: list[tuple[str, EvidenceItem, int]] = []
     for option in options:
@@ -470,8 +476,8 @@ def _states(item: EvidenceItem, asked: Pair) -> str | None:
         return regions[0] if regions else None
     if asked.same is None:
         wanted = [w for w in content_words(asked.rest) if w not in _HOW_SAID]
-        said = {w[:5] for w in words(f"{item.text} {item.title or ''}")}
-        return "" if wanted and all(w[:5] in said for w in wanted) else None
+        said = word_keys(f"{item.text} {item.title or ''}")
+        return "" if wanted and all(word_key(w) in said for w in wanted) else None
     if asked.same in _NATIONALITY:
         found = _DEMONYM.search(item.text)
         return found.group(1) if found else None
@@ -590,6 +596,7 @@ def _passages(relevant: Sequence[EvidenceItem], terms: Sequence[str], question: 
             match = next((p for p in first if mentions(_item_text(p), term)), None)
             if match is not None and match not in chosen:
                 chosen.append(match)
+    chosen += _answering(first, chosen, question)
     asked = set(content_words(question))
     expected = expects(question)
     chosen += _covering(first, chosen, asked)
@@ -616,6 +623,38 @@ def _passages(relevant: Sequence[EvidenceItem], terms: Sequence[str], question: 
     chosen += [p for p in first if p.score >= PASSAGE_RATIO * first[0].score and p not in chosen]
     chosen = chosen[:MAX_PASSAGES]
     return sorted(chosen + _defining(chosen, relevant), key=lambda i: (-i.score, i.number))
+
+
+#: The questions whose answer is a value of a type :func:`~provgraph.answer.question.offers` knows.
+_FACTOID = frozenset({Expects.DATE, Expects.NUMBER, Expects.PERSON, Expects.PLACE})
+
+
+def _answering(passages: Sequence[EvidenceItem], chosen: Sequence[EvidenceItem], question: str) -> list[EvidenceItem]:
+    """For a factoid question, when no chosen passage both says what the question asks of its
+    names (a word of it that is no name, inflections alike: "died" for "When did Pierre Curie
+    die?") and holds a value of the type asked for (a date), the passage about a name of the
+    question that does: of the name's document, or naming it. Most of what is asked first, then
+    the best scored. "He died in a street accident in Paris in 1906." in "Pierre Curie", which
+    scores below "Pierre Curie was a French physicist." (it does not repeat the name)."""
+    terms = [t for t in salient_terms(question) if not t.replace(" ", "").isdigit()]
+    if expects(question) not in _FACTOID or not terms or any(_answers(c, question) for c in chosen):
+        return []
+    about = [p for p in passages if p not in chosen and any(mentions(_item_text(p), t) for t in terms)]
+    best = max(about, key=lambda p: (_answers(p, question), p.score), default=None)
+    return [best] if best is not None and _answers(best, question) else []
+
+
+def _answers(item: EvidenceItem, question: str) -> int:
+    """How many of the words a factoid question asks of its names (not part of a name,
+    inflections alike) the passage ``item`` holds, when that is at least ``MIN_ANSWERING_SHARE``
+    of them and it holds a value of the type asked for; else 0."""
+    expected = expects(question)
+    if expected not in _FACTOID or not offers(item.text, expected, question):
+        return 0
+    named = {w for t in salient_terms(question) for w in t.split()}
+    asked = {word_key(w) for w in content_words(question) if w not in named} - _HOW_SAID
+    held = len(asked & word_keys(item.text))
+    return held if held and held >= MIN_ANSWERING_SHARE * len(asked) else 0
 
 
 def _covering(passages: Sequence[EvidenceItem], chosen: Sequence[EvidenceItem], asked: set[str]) -> list[EvidenceItem]:
@@ -724,7 +763,7 @@ def _focus(pack: EvidencePack) -> set[str]:
     names = {w for e in pack.entities for w in words(e.label)} | {
         w for t in salient_terms(pack.question) for w in t.split()
     }
-    return {w[:5] for w in words(pack.question) if w not in STOP_WORDS and w not in names}
+    return {word_key(w) for w in words(pack.question) if w not in STOP_WORDS and w not in names}
 
 
 def _speaks_of(item: EvidenceItem, focus: set[str]) -> bool:
@@ -734,7 +773,7 @@ def _speaks_of(item: EvidenceItem, focus: set[str]) -> bool:
         text = f"{_label(item, 'predicate')} {' '.join(item.predicate_synonyms)} {_label(item, 'object')}"
         if item.conflict is not None:
             text += " " + " ".join(term_text(f"<{p}>") for p in item.conflict.predicates)
-    return bool({w[:5] for w in words(split_camel(text))} & focus)
+    return bool(word_keys(split_camel(text)) & focus)
 
 
 def _by_property(groups: Sequence[list[EvidenceItem]]) -> list[list[list[EvidenceItem]]]:

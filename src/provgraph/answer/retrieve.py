@@ -50,7 +50,7 @@ from provgraph.answer.models import (
     evidence_id,
 )
 from provgraph.answer.question import expects, offers
-from provgraph.answer.text import content_words, term_text, tokens, without_possessive, words
+from provgraph.answer.text import content_words, term_text, tokens, without_possessive, word_key, words
 from provgraph.models import Evidence
 from provgraph.store import derived, revocations
 from provgraph.store.base import Backend
@@ -134,17 +134,13 @@ def _ontology_labels(backend: Backend, iris: Sequence[str], question: Iterable[s
     for row in backend.select(ONTOLOGY_LABELS.substitute(iris=sparql_terms(NamedNode(i) for i in iris))):
         label = row["l"]
         language = getattr(label, "language", None) or ""
-        shared = -sum(_prefix(w) in asked for w in content_words(label.value))
+        shared = -sum(word_key(w) in asked for w in content_words(label.value))
         english = 0 if language in ("", "en") or language.startswith("en-") else 1
         rank = (shared, english, row.integer("k"), label.value)
         iri = row.value("s")
         if iri not in ranked or rank < ranked[iri][0]:
             ranked[iri] = (rank, label.value)
     return {iri: label for iri, (_, label) in ranked.items()}
-
-
-def _prefix(word: str) -> str:
-    return word[:5] if len(word) >= 5 else word
 
 
 def singular(word: str) -> str:
@@ -180,7 +176,7 @@ class Retriever:
         filters = filters or AskFilters()
         self._index.sync(self._backend)
         question_words = content_words(question)
-        question_prefixes = {_prefix(w) for w in question_words}
+        question_prefixes = {word_key(w) for w in question_words}
         allowed = _Allowed(self._backend, self._index, filters, question_prefixes)
         entities = self._link(question_words, allowed)
         items: dict[str, _Draft] = {}
@@ -396,7 +392,7 @@ class Retriever:
         # "which drugs" names the class labelled "drug"
         question_words = list(dict.fromkeys([*question_words, *(singular(w) for w in question_words)]))
         asked = set(question_words)
-        asked_prefixes = {_prefix(w) for w in question_words}
+        asked_prefixes = {word_key(w) for w in question_words}
         hits = self._index.search(question_words, kinds=("label", "name"), filters=allowed.scope, limit=400)
         allowed.load(h.graph for h in hits)
         documents = self._index.documents(h.iri for h in hits)
@@ -405,7 +401,7 @@ class Retriever:
             if hit.iri in documents or allowed.get(hit.graph) is None:
                 continue
             label_words = content_words(hit.text)
-            if not label_words or not all(w in asked or _prefix(w) in asked_prefixes for w in label_words):
+            if not label_words or not all(w in asked or word_key(w) in asked_prefixes for w in label_words):
                 continue
             matched = " ".join(label_words)
             entity = LinkedEntity(iri=hit.iri, label=hit.text, score=round(hit.score, 6), matched=matched)
@@ -451,7 +447,7 @@ class Retriever:
         for name in [label, *allowed.synonyms.get(predicate, [])]:
             words = content_words(name)
             if words:
-                best = max(best, sum(_prefix(w) in question for w in words) / len(words))
+                best = max(best, sum(word_key(w) in question for w in words) / len(words))
         return best
 
     def _synonyms(self, predicates: Iterable[str], allowed: _Allowed) -> None:

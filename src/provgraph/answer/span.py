@@ -27,7 +27,16 @@ from __future__ import annotations
 import re
 
 from provgraph.answer.question import Expects, expects
-from provgraph.answer.text import STOP_WORDS, content_words, normalise, salient_terms, without_disambiguation, words
+from provgraph.answer.text import (
+    STOP_WORDS,
+    content_words,
+    normalise,
+    salient_terms,
+    without_disambiguation,
+    word_key,
+    word_keys,
+    words,
+)
 
 _MONTH = r"(?:January|February|March|April|May|June|July|August|September|October|November|December)"
 _DAY_DATE = rf"(?:\d{{1,2}}\s+{_MONTH}|{_MONTH}\s+\d{{1,2}},?)\s+\d{{4}}"
@@ -80,9 +89,12 @@ def span(sentence: str, question: str) -> str | None:
 
 
 def _word_at(sentence: str, word: str) -> list[re.Match[str]]:
-    # the question's word or an inflection of it ("built", "builder"), wherever it is
-    stem = re.escape(word[:5]) if len(word) >= 5 else re.escape(word) + r"\b"
-    return list(re.finditer(rf"\b{stem}", normalise(sentence)))
+    # the question's word or an inflection of it ("opened" for "open"), wherever it is
+    key = word_key(word)
+    return [m for m in _A_WORD.finditer(normalise(sentence)) if word_key(m.group()) == key]
+
+
+_A_WORD = re.compile(r"[^\W_]+(?:['\u2019][^\W_]+)*")
 
 
 _YEAR = re.compile(r"1[0-9]{3}|20[0-9]{2}")
@@ -166,8 +178,8 @@ def short_answer(sentence: str, question: str, title: str | None = None) -> str 
     text = template.format(a=answer, **{k: parts.get(k, "") for k in ("x", "v", "p", "rest", "adj")})
     text = re.sub(r"\s+", " ", text).strip()
     text = text[:1].upper() + text[1:] + "."
-    held = {w[:5] for w in words(f"{sentence} {title or ''}")}
-    return text if all(w[:5] in held for w in content_words(text)) else None
+    held = word_keys(f"{sentence} {title or ''}")
+    return text if all(word_key(w) in held for w in content_words(text)) else None
 
 
 def _about_asked(sentence: str, question: str, title: str | None) -> bool:
@@ -176,7 +188,7 @@ def _about_asked(sentence: str, question: str, title: str | None) -> bool:
     that document's subject ("The tower ..." in "Bell Rock Lighthouse"). "The single was
     released in 2000" says nothing of when the album it mentions was."""
     first = content_words(sentence)[:1]
-    if first and first[0][:5] in {w[:5] for w in content_words(question)}:
+    if first and word_key(first[0]) in {word_key(w) for w in content_words(question)}:
         return True
     opening = " ".join(words(re.sub(r"^(?:the|a|an)\s+", "", sentence.strip(), flags=re.I))) + " "
     names = [t for t in salient_terms(question) if not t.replace(" ", "").isdigit()]

@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import lru_cache
+
+import snowballstemmer
 
 STOP_WORDS = frozenset(
     """a an the of in on at to for from by with and or but is are was were be been being do does did
@@ -55,6 +58,26 @@ def _without_marks(text: str) -> str:
 def words(text: str) -> list[str]:
     """The words of ``text``, normalised; a number keeps its digits together ("821,752": "821752")."""
     return _WORD.findall(_THOUSANDS.sub("", normalise(text)))
+
+
+_STEMMER = snowballstemmer.stemmer("english")
+
+
+@lru_cache(maxsize=1 << 16)
+def word_key(word: str) -> str:
+    """What inflections of a normalised word share: the first five letters of its Snowball
+    (Porter2) stem. "died" and "die", "opened" and "open" (too short for a five-letter prefix
+    alone), "treats" and "treatment", "Dutch" and "Dutchman" match; "built" and "build" do not.
+
+    >>> [word_key(w) for w in ("died", "die", "opened", "open", "treats", "treatment")]
+    ['die', 'die', 'open', 'open', 'treat', 'treat']
+    """
+    return str(_STEMMER.stemWord(word))[:5]
+
+
+def word_keys(text: str) -> set[str]:
+    """The :func:`word_key` of every word of ``text``."""
+    return {word_key(w) for w in words(text)}
 
 
 def salient_terms(question: str) -> list[str]:
@@ -158,5 +181,7 @@ __all__ = [
     "tokens",
     "without_disambiguation",
     "without_possessive",
+    "word_key",
+    "word_keys",
     "words",
 ]

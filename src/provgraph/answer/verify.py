@@ -91,6 +91,7 @@ from provgraph.answer.text import (
     term_text,
     without_disambiguation,
     without_possessive,
+    word_key,
     words,
 )
 from provgraph.answer.untrusted import CITATION_MARK, inspect, inspect_item, strip_citation_marks
@@ -144,15 +145,25 @@ def _prefixes(tokens: Iterable[str]) -> set[str]:
     return {t[:5] for t in tokens if len(t) >= 5}
 
 
-def _finder(evidence_words: set[str]) -> Callable[[str], bool]:
-    """Whether a word is in the evidence, exactly or by its first five letters."""
+def _finder(evidence_words: set[str], *, inflections: bool = False) -> Callable[[str], bool]:
+    """Whether a word is in the evidence, exactly or by its first five letters; with
+    ``inflections``, also as any inflection (:func:`~provgraph.answer.text.word_key`: "died" for
+    "die"). A claim's support keeps to the first: "cures" is not "cure" there, so "Aspirin cures
+    cancer" does not pass on "Aspirin does not cure cancer" by its words (what the verifier
+    checks is whether the evidence holds a claim's words, not how it says them); whether evidence
+    speaks of what a question asks is the second."""
     # a possessive is its name: "Dahl's" in the claim, "Dahl" in the evidence, or the reverse
     evidence_words = evidence_words | {without_possessive(w) for w in evidence_words}
     prefixes = _prefixes(evidence_words)
+    keys = {word_key(w) for w in evidence_words} if inflections else set()
 
     def found(word: str) -> bool:
         word = without_possessive(word)
-        return word in evidence_words or (len(word) >= 5 and word[:5] in prefixes)
+        return (
+            word in evidence_words
+            or (len(word) >= 5 and word[:5] in prefixes)
+            or (inflections and word_key(word) in keys)
+        )
 
     return found
 
@@ -206,7 +217,13 @@ class HeuristicJudge:
     - when only facts are cited (no passage text), the claim names the predicate of one of them
       (a word of its label or local name): else ``unsupported_predicate``;
     - at least ``MIN_OVERLAP`` (three quarters) of the claim's content words (not stop words or
-      the generators' phrasing) appear in the evidence: else ``insufficient_support``.
+      the generators' phrasing) appear in the evidence: else ``insufficient_support``;
+    - the claim keeps the evidence's denials: when it rests on evidence that denies what it says
+      (a "not", "no", "never" ... before one of its words: "Aspirin does not cure cancer" for
+      "Aspirin can cure cancer"), it denies it too, and a claim that denies what the evidence
+      states ("Aspirin does not treat headache" from "Aspirin treats headache") rests on a
+      denial; a verdict's "No: ... not ..." (a comparative claim) is the generator's reading of
+      two values, not a denial: else ``contradicted``.
 
     A word matches exactly or by its first five letters, so inflections pass.
     """
@@ -223,7 +240,55 @@ class HeuristicJudge:
             _unnamed_predicate(text, cited),
             _insufficient_overlap(text, found),
         )
-        return [reason for reason in checks if reason is not None]
+        reasons = [reason for reason in checks if reason is not None]
+        if not reasons:
+            reasons += filter(None, [_denial(text, cited, comparative=claim.claim_class is ClaimClass.COMPARATIVE)])
+        return reasons
+
+
+#: Words that deny what follows them ("not", "doesn't" are caught by their ending too).
+_NEGATIONS = frozenset("not no never cannot neither nor none nothing nobody nowhere without".split())
+#: How many words after a denial it may bear on: "does not cure", "never been shown to cure".
+_DENIAL_REACH = 4
+
+
+def _denied(text: str, claim_words: set[str]) -> list[str]:
+    """The denials of ``text`` that bear on a word of ``claim_words`` (one of the next
+    ``_DENIAL_REACH`` words, exactly or by its first five letters), as they read: ["not cure"]."""
+    said = words(text)
+    found = _finder(claim_words)
+    out = []
+    for n, word in enumerate(said):
+        if not (word in _NEGATIONS or word.endswith(("n't", "n\u2019t"))):
+            continue
+        after = said[n + 1 : n + 1 + _DENIAL_REACH]
+        if word == "no" and after[:1] and after[0][:1].isdigit():
+            continue  # "No. 14" is a number
+        hit = next((k for k, w in enumerate(after) if w not in _STOP and found(w)), None)
+        if hit is not None:
+            out.append(" ".join([word, *after[: hit + 1]]))
+    return out
+
+
+def _denial(text: str, cited: Sequence[EvidenceItem], *, comparative: bool) -> tuple[ReasonCode, str] | None:
+    """A claim that drops a denial of the evidence it rests on, or adds one (fifth check)."""
+    claim_words = set(_content(text))
+    if not claim_words:
+        return None
+    claim_denies = bool(_denied(text, claim_words))
+    denials = {i.id: _denied(evidence_text([i]), claim_words) for i in cited}
+    if not claim_denies:
+        affirming = [i for i in cited if not denials[i.id]]
+        found = _finder(set(words(evidence_text(affirming)))) if affirming else None
+        if found is not None and _insufficient_overlap(text, found) is None:
+            return None
+        said = next((d[0] for d in denials.values() if d), None)
+        if said is None:
+            return None
+        return ReasonCode.CONTRADICTED, f'the cited evidence denies it ("{said}"); the claim does not'
+    if comparative or any(denials.values()):
+        return None
+    return ReasonCode.CONTRADICTED, "the claim denies what the cited evidence states; no cited evidence denies it"
 
 
 def _unsupported_numbers(text: str, evidence: str) -> tuple[ReasonCode, str] | None:
@@ -614,7 +679,7 @@ def _property_shares(pack: EvidencePack, kept: Sequence[_Kept]) -> Iterator[floa
     the evidence it cites speak of; 1.0 when the question asks nothing beyond its names."""
     asked = _asked_words(pack)
     for claim, cited in kept:
-        found = _finder(set(words(claim.text + " " + evidence_text(cited))))
+        found = _finder(set(words(claim.text + " " + evidence_text(cited))), inflections=True)
         yield sum(map(found, asked)) / len(asked) if asked else 1.0
 
 
