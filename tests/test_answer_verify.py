@@ -412,22 +412,17 @@ def test_a_claim_denying_what_the_evidence_states_is_removed_and_a_verdicts_no_i
     marie = passage(1, "Marie Curie was a Polish physicist.", title="Marie Curie")
     pierre = passage(2, "Pierre Curie was a French physicist.", title="Pierre Curie")
     sonata = passage(3, "The Piano Sonata No. 14 is famous.", title="Sonata")
+    verdict = (
+        "No: Marie Curie and Pierre Curie were not of the same nationality: Marie Curie Polish, Pierre Curie French."
+    )
     result = answer(
         "Were Marie Curie and Pierre Curie of the same nationality?",
         [marie, pierre, sonata],
-        claim(
-            "No: Marie Curie and Pierre Curie were not of the same nationality: Marie Curie Polish, Pierre Curie French.",
-            "ev-1",
-            "ev-2",
-            claim_class=ClaimClass.COMPARATIVE,
-        ),
+        claim(verdict, "ev-1", "ev-2", claim_class=ClaimClass.COMPARATIVE),
         claim("Pierre Curie was not a French physicist.", "ev-2"),
         claim("The Piano Sonata No. 14 is famous.", "ev-3"),  # "No. 14" is a number, not a denial
     )
-    assert kept(result) == [
-        "No: Marie Curie and Pierre Curie were not of the same nationality: Marie Curie Polish, Pierre Curie French.",
-        "The Piano Sonata No. 14 is famous.",
-    ]
+    assert kept(result) == [verdict, "The Piano Sonata No. 14 is famous."]
     assert removed(result) == [("Pierre Curie was not a French physicist.", ReasonCode.CONTRADICTED, Action.REMOVED)]
 
 
