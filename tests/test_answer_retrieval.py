@@ -322,6 +322,45 @@ def test_a_comparison_ends_in_a_verdict_citing_both_sides(people):
     assert younger.claims[0].text == "Annie Morton is younger: Annie Morton 1970, Terry Richardson 1965."
 
 
+def test_a_comparison_takes_each_sides_figure_from_the_passage_saying_what_is_compared(tmp_path):
+    # each company's first figure is the year it was founded: the verdict compares the employees
+    articles = {
+        "Acme Corporation": "Acme Corporation is a maker of tools founded in 1948.\n\n"
+        "The company employs 12,500 people.\n",
+        "Globex": "Globex is a conglomerate founded in 1989.\n\nGlobex employs 4,800 people.\n",
+    }
+    with ProvGraph.memory() as pg:
+        _ingest_articles(pg, tmp_path, articles)
+        answer = pg.ask("Which company has more employees, Acme Corporation or Globex?", record=False)
+    assert answer.claims[0].text == "Acme Corporation has more employees: Acme Corporation 12,500, Globex 4,800."
+    assert answer.claims[0].verified
+
+
+@pytest.mark.parametrize(
+    ("question", "verdict"),
+    [
+        ("Does Globex pay dividends?", "No: The company does not pay dividends."),
+        ("Is Globex listed in Tokyo?", "Yes: Globex is listed in Tokyo."),
+        # a denial that bears on something else is no "No"
+        ("Is Globex based in Oregon?", "Yes: Globex, which is not a bank, is based in Oregon."),
+    ],
+)
+def test_a_yes_no_question_about_one_thing_a_passage_answers_ends_in_its_verdict(tmp_path, question, verdict):
+    articles = {
+        "Globex": "Globex is listed in Tokyo.\n\nThe company does not pay dividends.\n\n"
+        "Globex, which is not a bank, is based in Oregon.\n"
+    }
+    with ProvGraph.memory() as pg:
+        _ingest_articles(pg, tmp_path, articles)
+        answer = pg.ask(question, record=False)
+        silent = pg.ask("Does Globex make tools?", record=False)
+    assert answer.claims[0].text == verdict
+    assert answer.claims[0].verified and answer.confidence.value == "high"
+    assert [c.text for c in answer.claims].count(verdict.split(": ", 1)[1]) == 0  # stated once
+    # a source that does not say is no "No"
+    assert not any(c.text.startswith(("Yes", "No")) for c in silent.claims)
+
+
 def test_no_verdict_when_a_side_has_no_figure(people):
     answer = people.ask("Who is older, Annie Morton or Kay Hanley?", record=False)
     assert answer.claims  # the passages about each are stated, with no verdict

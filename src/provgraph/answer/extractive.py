@@ -24,9 +24,11 @@ is decided by a figure from a passage about each, or ("Which dog's ancestors inc
 B?") by the one whose own passage says what the question asks when the other's does not; a
 yes/no question about two things ("Are A and B both opera composers?", "Were A and B of the same
 nationality?", "Are A and B both located in Michigan?") by what a passage about each says; a
-yes/no question a fact answers gets "Yes". Each verdict cites both sides. Nothing is ever answered
-"No" because a source is silent: only two stated values that differ say "No" (a side put in
-Michigan, the other in "Elko County, Nevada").
+yes/no question a fact answers gets "Yes"; one about one thing that a passage about it answers word
+for word gets "Yes" when the passage states it, "No" when it denies it ("Does Globex pay
+dividends?": "No: The company does not pay dividends."). Each verdict cites both sides. Nothing
+is ever answered "No" because a source is silent: only two stated values that differ (a side put
+in Michigan, the other in "Elko County, Nevada") or a source's own denial say "No".
 
 Phrasing follows the fact's aggregated confidence and agreement between independent sources:
 
@@ -67,6 +69,7 @@ from provgraph.answer.span import short_answer
 from provgraph.answer.text import (
     STOP_WORDS,
     content_words,
+    denials_of,
     mentions,
     normalise,
     salient_terms,
@@ -128,7 +131,7 @@ class ExtractiveGenerator:
     ...                     text="Aspirin reduces fever.", title="Aspirin note", document="urn:d")
     >>> draft = ExtractiveGenerator().generate(EvidencePack(question="Does Aspirin reduce fever?", items=[item]))
     >>> [(c.text, c.supporting_citations) for c in draft.claims]
-    [('Aspirin reduces fever.', ['ev-1'])]
+    [('Yes: Aspirin reduces fever.', ['ev-1'])]
     """
 
     @property
@@ -150,6 +153,14 @@ class ExtractiveGenerator:
         stated = [i for g in facts for i in g] + [i for i in conflicts if i.id in used]
         passage_claims = _passage_claims(relevant, pack.question, focus, stated)
         verdict = _verdict(relevant, pack.question)
+        # a verdict stating a passage ("Yes: Metformin is taken by mouth.") is its claim
+        passage_claims = [
+            c
+            for c in passage_claims
+            if not any(
+                v.supporting_citations == c.supporting_citations and v.text.endswith(f": {c.text}") for v in verdict
+            )
+        ]
         claims = _by_subtopic([*verdict, *conflict_claims, *fact_claims, *passage_claims], by_id)
         return _draft(pack, relevant, claims, limitations, by_id)
 
@@ -295,12 +306,19 @@ def _verdict(relevant: Sequence[EvidenceItem], question: str) -> list[DraftClaim
     a side has no figure or they are equal."""
     asked = comparison(question)
     if asked is None:
-        return _pair_verdict(relevant, question) or _choice_verdict(relevant, question)
+        return (
+            _pair_verdict(relevant, question)
+            or _choice_verdict(relevant, question)
+            or _stated_verdict(relevant, question)
+        )
+    # the passages saying what is compared first ("employs" for "more employees"): the first figure
+    # of a passage about something else (the year a company was founded) compares nothing
+    named = {w for o in asked.options for w in words(o)}
+    compared = {word_key(w) for w in content_words(question) if w not in named}
     found: list[tuple[str, EvidenceItem, str]] = []
     for option in asked.options:
-        hit = next(
-            ((i, f) for i in _about(relevant, option) if (f := figure(i.text, dated=asked.dated)) is not None), None
-        )
+        about = sorted(_about(relevant, option), key=lambda i: -len(compared & word_keys(i.text)))
+        hit = next(((i, f) for i in about if (f := figure(i.text, dated=asked.dated)) is not None), None)
         if hit is None:
             return []
         found.append((option, *hit))
@@ -318,6 +336,45 @@ def _verdict(relevant: Sequence[EvidenceItem], question: str) -> list[DraftClaim
             claim_class=ClaimClass.COMPARATIVE,
         )
     ]
+
+
+def _stated_verdict(relevant: Sequence[EvidenceItem], question: str) -> list[DraftClaim]:
+    """A yes/no question about one thing ("Does Globex pay dividends?", "Can metformin be used in
+    severe kidney disease?") that a passage answers word for word: of the passages about a name
+    of the question (of its document, or naming it; a document the question names: "metformin"),
+    the first holding every content word of the
+    question (inflections alike; its document's title counts). "Yes" when it states them, "No"
+    when it denies them ("The company does not pay dividends."), citing it. A question that
+    denies something itself, or names two things (:func:`_pair_verdict`), gets none here."""
+    if expects(question) is not Expects.YES_NO or pair(question) is not None:
+        return []
+    asked = content_words(question)
+    if not asked or denials_of(question, asked):
+        return []
+    terms = [t for t in salient_terms(question) if not t.replace(" ", "").isdigit()]
+    said_in_question = " ".join(words(question))
+
+    def about(item: EvidenceItem) -> bool:
+        named = _named(item.title)
+        return any(mentions(_item_text(item), t) for t in terms) or bool(named and mentions(said_in_question, named))
+
+    keys = {word_key(w) for w in asked}
+    for item in relevant:
+        if item.kind is not EvidenceKind.PASSAGE or not about(item):
+            continue
+        if not keys <= word_keys(f"{item.text} {item.title or ''}"):
+            continue
+        said = in_context(item.text.strip(), item.title)
+        verdict = "No" if denials_of(item.text, asked) else "Yes"
+        return [
+            DraftClaim(
+                text=f"{verdict}: {said}",
+                supporting_citations=[item.id],
+                support_level=SupportLevel.DIRECT,
+                claim_class=_claim_class(said),
+            )
+        ]
+    return []
 
 
 def _about(relevant: Sequence[EvidenceItem], name: str) -> list[EvidenceItem]:

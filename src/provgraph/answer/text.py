@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterable
 from functools import lru_cache
 
 import snowballstemmer
@@ -73,6 +74,43 @@ def word_key(word: str) -> str:
     ['die', 'die', 'open', 'open', 'treat', 'treat']
     """
     return str(_STEMMER.stemWord(word))[:5]
+
+
+#: Words that deny what follows them ("doesn't", "isn't" are caught by their ending).
+NEGATIONS = frozenset("not no never cannot neither nor none nothing nobody nowhere".split())
+#: How many words after a denial it may bear on: "does not cure", "never been shown to cure".
+DENIAL_REACH = 4
+
+
+def denials_of(text: str, about: Iterable[str]) -> list[str]:
+    """The denials of ``text`` that bear on one of the words ``about`` (one of the
+    ``DENIAL_REACH`` words after it, inflections alike), as they read. "No" before a number
+    ("No. 14") is no denial.
+
+    >>> denials_of("Aspirin does not cure cancer; it is no cure for colds.", ["cures", "cancer"])
+    ['not cure', 'no cure']
+    >>> denials_of("The Piano Sonata No. 14 is famous.", ["sonata", "famous"])
+    []
+    """
+    keys = {word_key(w) for w in about if w not in STOP_WORDS}
+    out = []
+    # a denial bears on its clause: "Globex, which is not a bank, is based in Oregon"
+    for clause in _CLAUSE.split(text):
+        said = words(clause)
+        for n, word in enumerate(said):
+            if not (word in NEGATIONS or word.endswith(("n't", "n\u2019t"))):
+                continue
+            after = said[n + 1 : n + 1 + DENIAL_REACH]
+            if word == "no" and after[:1] and after[0][:1].isdigit():
+                continue
+            hit = next((k for k, w in enumerate(after) if w not in STOP_WORDS and word_key(w) in keys), None)
+            if hit is not None:
+                out.append(" ".join([word, *after[: hit + 1]]))
+    return out
+
+
+#: What ends a clause: a denial before it does not reach past it.
+_CLAUSE = re.compile(r"[,;:()\[\]\u2013\u2014]|\s-\s|(?<!\bNo)\.(?=\s|$)")
 
 
 def word_keys(text: str) -> set[str]:
@@ -170,9 +208,12 @@ def tokens(text: str) -> list[str]:
 
 
 __all__ = [
+    "DENIAL_REACH",
     "NAME_CONNECTORS",
+    "NEGATIONS",
     "STOP_WORDS",
     "content_words",
+    "denials_of",
     "mentions",
     "normalise",
     "salient_terms",

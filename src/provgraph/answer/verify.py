@@ -85,6 +85,7 @@ from provgraph.answer.models import (
 )
 from provgraph.answer.question import Expects, choices, expects, offers
 from provgraph.answer.text import (
+    denials_of,
     mentions,
     salient_terms,
     split_camel,
@@ -246,37 +247,14 @@ class HeuristicJudge:
         return reasons
 
 
-#: Words that deny what follows them ("not", "doesn't" are caught by their ending too).
-_NEGATIONS = frozenset("not no never cannot neither nor none nothing nobody nowhere without".split())
-#: How many words after a denial it may bear on: "does not cure", "never been shown to cure".
-_DENIAL_REACH = 4
-
-
-def _denied(text: str, claim_words: set[str]) -> list[str]:
-    """The denials of ``text`` that bear on a word of ``claim_words`` (one of the next
-    ``_DENIAL_REACH`` words, exactly or by its first five letters), as they read: ["not cure"]."""
-    said = words(text)
-    found = _finder(claim_words)
-    out = []
-    for n, word in enumerate(said):
-        if not (word in _NEGATIONS or word.endswith(("n't", "n\u2019t"))):
-            continue
-        after = said[n + 1 : n + 1 + _DENIAL_REACH]
-        if word == "no" and after[:1] and after[0][:1].isdigit():
-            continue  # "No. 14" is a number
-        hit = next((k for k, w in enumerate(after) if w not in _STOP and found(w)), None)
-        if hit is not None:
-            out.append(" ".join([word, *after[: hit + 1]]))
-    return out
-
-
 def _denial(text: str, cited: Sequence[EvidenceItem], *, comparative: bool) -> tuple[ReasonCode, str] | None:
     """A claim that drops a denial of the evidence it rests on, or adds one (fifth check)."""
     claim_words = set(_content(text))
     if not claim_words:
         return None
-    claim_denies = bool(_denied(text, claim_words))
-    denials = {i.id: _denied(evidence_text([i]), claim_words) for i in cited}
+    claim_denies = bool(denials_of(text, claim_words))
+    # what the items say, not their sources' names and addresses
+    denials = {i.id: denials_of(f"{i.text} {i.passage_text or ''}", claim_words) for i in cited}
     if not claim_denies:
         affirming = [i for i in cited if not denials[i.id]]
         found = _finder(set(words(evidence_text(affirming)))) if affirming else None

@@ -7,8 +7,8 @@ cell, heading ...) on its own, blank lines between them, runs of whitespace insi
 space. Passage offsets count in that text, so a passage's evidence offsets are exact in the text
 provgraph stores, not in the markup. Scripts, styles, templates and the ``<head>`` are not text.
 
-An HTML document's title, when the caller gives none, is its ``<title>``, else its first
-``<h1>``: :func:`html_title`.
+An HTML document's title, when the caller gives none, is its first ``<h1>``, else its
+``<title>``: :func:`html_title`.
 """
 
 from __future__ import annotations
@@ -71,16 +71,17 @@ def html_text(raw: bytes) -> tuple[str, list[Block]]:
 
 
 def html_title(raw: bytes) -> str | None:
-    """The text of the document's ``<title>``, else of its first ``<h1>``; None when neither
-    holds any.
+    """The text of the document's first ``<h1>``, else of its ``<title>``; None when neither
+    holds any. The heading names what the page is about; the ``<title>`` often adds the site's
+    name or the kind of page ("Golden Gate Bridge - Wikipedia", "Acme Corporation annual report").
 
-    >>> html_title(b"<html><head><title> Bell Rock </title></head><body><h1>Other</h1></body></html>")
+    >>> html_title(b"<head><title>Bell Rock - Wiki</title></head><body><h1>Bell <em>Rock</em></h1></body>")
     'Bell Rock'
-    >>> html_title(b"<body><h1>Bell <em>Rock</em></h1><p>It was built ...</p></body>")
+    >>> html_title(b"<head><title> Bell Rock </title></head><body><p>It was built ...</p></body>")
     'Bell Rock'
     """
     soup = BeautifulSoup(raw, "html.parser", parse_only=SoupStrainer(["title", "h1"]))
-    for name in ("title", "h1"):
+    for name in ("h1", "title"):
         found = soup.find(name)
         text = _SPACE.sub(" ", found.get_text()).strip() if isinstance(found, Tag) else ""
         if text:

@@ -67,7 +67,7 @@ class IngestOptions(BaseModel):
     title: Annotated[str | None, Metavar("TEXT")] = Field(
         default=None,
         description="Document title (default: a Markdown document's first level-1 heading, an HTML "
-        "document's <title> or first <h1>, else the file name).",
+        "document's first <h1>, else its <title>, else the file name).",
     )
     url: Annotated[str | None, Metavar("URL")] = Field(
         default=None,

@@ -453,8 +453,8 @@ TITLE_BYTES = 1 << 20
 
 
 def _own_title(source: Path, fmt: InputFormat) -> str | None:
-    """The title a Markdown or HTML document gives itself (its first level-1 heading; its
-    ``<title>`` or first ``<h1>``), from its first ``TITLE_BYTES``: what a reader calls it, and
+    """The title a Markdown or HTML document gives itself (its first level-1 heading; its first
+    ``<h1>``, else its ``<title>``), from its first ``TITLE_BYTES``: what a reader calls it, and
     what a sentence saying "It" or "The bridge" stands for. None for other formats."""
     if fmt not in (InputFormat.MARKDOWN, InputFormat.HTML):
         return None
