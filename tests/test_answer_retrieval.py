@@ -245,6 +245,25 @@ def test_an_inflection_of_the_asked_word_says_what_is_asked(tmp_path):
     assert answer.claims[0].text == articles["Golden Gate Bridge"].strip()
 
 
+def test_an_acronym_of_the_question_is_found_spelt_out_and_a_possessive_name_is_the_name(tmp_path):
+    articles = {
+        "Acme Corporation": "Acme Corporation is a maker of tools.\n\n"
+        "Jane Smith has been the chief executive officer since 2019.\n\n"
+        "Revenue rose to $4.2 billion in 2023.\n\nIts headquarters are in Tempe, Arizona.\n"
+    }
+    with ProvGraph.memory() as pg:
+        _ingest_articles(pg, tmp_path, articles)
+        ceo = pg.ask("Who is the CEO of Acme Corporation?", record=False)
+        revenue = pg.ask("What was Acme Corporation's revenue in 2023?", record=False)
+        where = pg.ask("Where is Acme Corporation headquartered?", record=False)
+    # "CEO of Acme Corporation" is no one name, and "CEO" is "chief executive officer"
+    assert "Jane Smith has been the chief executive officer since 2019." in [c.text for c in ceo.claims]
+    assert ceo.confidence.value == "high"
+    assert revenue.claims[0].text == "Revenue rose to $4.2 billion in 2023."
+    assert not any("No evidence found about" in note for note in revenue.limitations), revenue.limitations
+    assert where.claims[0].text == "Acme Corporation is headquartered in Tempe."
+
+
 def test_no_short_sentence_says_more_than_its_evidence(lighthouses):
     # "designed" is in no sentence: the answer states the sentence, and no short claim of its own
     answer = lighthouses.ask("Who designed the Bell Rock Lighthouse?", record=False)

@@ -68,14 +68,17 @@ from provgraph.answer.question import Expects, Order, Pair, choices, comparison,
 from provgraph.answer.span import short_answer
 from provgraph.answer.text import (
     STOP_WORDS,
+    acronyms,
     content_words,
     denials_of,
     mentions,
     normalise,
     salient_terms,
+    spells,
     split_camel,
     term_text,
     without_disambiguation,
+    without_possessive,
     word_key,
     word_keys,
     words,
@@ -184,7 +187,7 @@ class ExtractiveGenerator:
                 # relevance of its parent is checked on selection)
                 keep = bool(question_words & set(text.split()))
             elif terms:
-                keep = about_entity or any(mentions(text, t) for t in terms)
+                keep = about_entity or any(_says_name(text, t, pack.question) for t in terms)
             else:
                 # no names in the question: the item must share a content word with it
                 keep = about_entity or bool(question_words & set(text.split()))
@@ -613,6 +616,21 @@ def _by_subtopic(claims: Sequence[DraftClaim], by_id: dict[str, EvidenceItem]) -
     return sorted(claims, key=lambda c: order.index(c.subtopic))
 
 
+def _says_name(text: str, term: str, question: str, *, possessive: bool = False) -> bool:
+    """Whether normalised ``text`` names the salient ``term`` of ``question``: as it is, or, for an
+    acronym of the question, spelt out ("CEO": "chief executive officer"); with ``possessive``,
+    also without its possessive ("Acme Corporation" for "Acme Corporation's": what a source says
+    about the name, for a limitation's "No evidence found about ..."; in selection, "Bill Cosby's
+    third album" is not any passage naming Bill Cosby)."""
+    head, _, last = term.rpartition(" ")
+    bare = f"{head} {without_possessive(last)}".strip()
+    return (
+        mentions(text, term)
+        or (possessive and mentions(text, bare))
+        or (term in acronyms(question) and spells(term, text))
+    )
+
+
 def _draft(
     pack: EvidencePack,
     relevant: Sequence[EvidenceItem],
@@ -624,7 +642,12 @@ def _draft(
     among the question's names, and, when nothing is claimed, what to ask instead. A claim drawn
     twice (a fact's passage is also a passage of the question's words) is stated once."""
     claims = list({(c.text, tuple(c.supporting_citations)): c for c in claims}.values())
-    missing = [t for t in salient_terms(pack.question) if not any(mentions(_item_text(i), t) for i in relevant)]
+    question = pack.question
+    missing = [
+        t
+        for t in salient_terms(question)
+        if not any(_says_name(_item_text(i), t, question, possessive=True) for i in relevant)
+    ]
     if missing and claims:
         limitations = [*limitations, "No evidence found about " + ", ".join(f'"{t}"' for t in missing) + "."]
     summary = _summary(claims, by_id) if claims else "No evidence in the store answers this question."
@@ -649,8 +672,8 @@ def _passages(relevant: Sequence[EvidenceItem], terms: Sequence[str], question: 
         return []
     chosen = [first[0]]
     for term in terms:
-        if not any(mentions(_item_text(c), term) for c in chosen):
-            match = next((p for p in first if mentions(_item_text(p), term)), None)
+        if not any(_says_name(_item_text(c), term, question) for c in chosen):
+            match = next((p for p in first if _says_name(_item_text(p), term, question)), None)
             if match is not None and match not in chosen:
                 chosen.append(match)
     chosen += _answering(first, chosen, question)

@@ -143,7 +143,7 @@ _FORMS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"^who\s+(?P<rest>(?:is|was|are|were)\s+the\s+.+)$", re.I), "{a} {rest}"),
     (re.compile(rf"^(?:when|(?:in )?(?:what|which) year)\s+{_BE}\s+(?P<x>.+)\s+(?P<p>\w+)$", re.I), "{x} {v} {p} {a}"),
     (
-        re.compile(rf"^where\s+{_BE}\s+(?P<x>.+)\s+(?P<p>born|located|based|buried|founded|built|held|filmed)$", re.I),
+        re.compile(rf"^where\s+{_BE}\s+(?P<x>.+)\s+(?P<p>born|built|held|(?-i:[a-z]+ed))$", re.I),
         "{x} {v} {p} {a}",
     ),
     (re.compile(rf"^where\s+{_BE}\s+(?P<x>.+)$", re.I), "{x} {v} {a}"),

@@ -113,6 +113,32 @@ def denials_of(text: str, about: Iterable[str]) -> list[str]:
 _CLAUSE = re.compile(r"[,;:()\[\]\u2013\u2014]|\s-\s|(?<!\bNo)\.(?=\s|$)")
 
 
+#: Short words an acronym's letters skip ("FDA": "Food and Drug Administration").
+_ACRONYM_SKIPS = frozenset("of and for the on in to &".split())
+
+
+def spells(acronym: str, text: str) -> bool:
+    """Whether ``text`` holds, as consecutive words, a phrase whose initials spell ``acronym`` (its
+    short words aside): "chief executive officer" for "CEO", "Food and Drug Administration" for
+    "FDA".
+
+    >>> spells("CEO", "Jane Smith has been the chief executive officer since 2019.")
+    True
+    >>> spells("CEO", "The chief officer of Acme")
+    False
+    """
+    letters = normalise(acronym)
+    said = [w for w in words(text) if w not in _ACRONYM_SKIPS]
+    n = len(letters)
+    return n >= 2 and any("".join(w[0] for w in said[i : i + n]) == letters for i in range(len(said) - n + 1))
+
+
+def acronyms(question: str) -> set[str]:
+    """The words of ``question`` written in capitals, two to six letters ("CEO", "FDA"),
+    normalised as :func:`salient_terms` gives them."""
+    return {normalise(m) for m in re.findall(r"\b[A-Z]{2,6}\b", question)}
+
+
 def word_keys(text: str) -> set[str]:
     """The :func:`word_key` of every word of ``text``."""
     return {word_key(w) for w in words(text)}
@@ -150,8 +176,8 @@ def salient_terms(question: str) -> list[str]:
         first_name = normalise(token) not in _SENTENCE_START or following[:1].isupper()
         if token[0].isupper() and (i > 0 or first_name):
             run.append(token)
-        elif run and token in NAME_CONNECTORS and following[:1].isupper():
-            run.append(token)  # "First for Women", "Anne of Green Gables"
+        elif run and token in NAME_CONNECTORS and following[:1].isupper() and not _ROLE.fullmatch(" ".join(run)):
+            run.append(token)  # "First for Women", "Anne of Green Gables"; not "CEO of Acme"
         else:
             close()
         gap = text[matches[i].end() : matches[i + 1].start()] if i + 1 < len(matches) else ""
@@ -161,6 +187,11 @@ def salient_terms(question: str) -> list[str]:
             close()
     close()
     return [t for t in dict.fromkeys(terms) if t]
+
+
+#: An acronym before "of" names something of its own ("CEO of Acme Corporation", "FDA of the
+#: United States"), not the start of one name as "University of Kansas" is.
+_ROLE = re.compile(r"[A-Z]{2,4}")
 
 
 def without_disambiguation(title: str) -> str:
@@ -212,11 +243,13 @@ __all__ = [
     "NAME_CONNECTORS",
     "NEGATIONS",
     "STOP_WORDS",
+    "acronyms",
     "content_words",
     "denials_of",
     "mentions",
     "normalise",
     "salient_terms",
+    "spells",
     "split_camel",
     "term_text",
     "tokens",

@@ -85,9 +85,11 @@ from provgraph.answer.models import (
 )
 from provgraph.answer.question import Expects, choices, expects, offers
 from provgraph.answer.text import (
+    acronyms,
     denials_of,
     mentions,
     salient_terms,
+    spells,
     split_camel,
     term_text,
     without_disambiguation,
@@ -803,10 +805,13 @@ def _uncovered(question: str, cited: Sequence[EvidenceItem]) -> str | None:
     evidence = " ".join(words(evidence_text(cited)))
     # a name the evidence states word by word counts ("Mexican Formula One": "Formula One
     # drivers from Mexico ... the only Mexican driver")
+    # an acronym counts when the evidence spells it out ("CEO": "chief executive officer")
+    short = acronyms(question)
     names = [
         t
         for t in salient_terms(question)
         if not all(mentions(evidence, w) or mentions(evidence, without_possessive(w)) for w in t.split())
+        and not (t in short and spells(t, evidence))
     ]
     if names:
         return "the evidence found does not mention " + ", ".join(f'"{n}"' for n in names)
