@@ -264,6 +264,21 @@ def test_an_acronym_of_the_question_is_found_spelt_out_and_a_possessive_name_is_
     assert where.claims[0].text == "Acme Corporation is headquartered in Tempe."
 
 
+def test_irregular_verb_forms_say_what_is_asked_and_an_adverb_stays_before_its_participle(tmp_path):
+    articles = {
+        "Marie Curie": "Marie Curie was a physicist.\n\nShe won the Nobel Prize in Chemistry in 1911.\n",
+        "Metformin": "Metformin is a medication.\n\nIt was first described in 1922 by Emil Werner and James Bell.\n",
+    }
+    with ProvGraph.memory() as pg:
+        _ingest_articles(pg, tmp_path, articles)
+        won = pg.ask("Did Marie Curie win the Nobel Prize in Chemistry?", record=False)
+        described = pg.ask("When was metformin first described?", record=False)
+    # "won" is a form of "win": the passage answers the question word for word
+    assert won.claims[0].text == "Yes: Marie Curie won the Nobel Prize in Chemistry in 1911."
+    assert won.confidence.value == "high"
+    assert described.claims[0].text == "Metformin was first described in 1922."
+
+
 def test_no_short_sentence_says_more_than_its_evidence(lighthouses):
     # "designed" is in no sentence: the answer states the sentence, and no short claim of its own
     answer = lighthouses.ask("Who designed the Bell Rock Lighthouse?", record=False)

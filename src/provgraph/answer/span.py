@@ -153,6 +153,10 @@ _FORMS: list[tuple[re.Pattern[str], str]] = [
         "The {p} of {x} {v} {a}",
     ),
 ]
+#: Adverbs a question puts before its participle ("When was metformin first described?").
+_ADVERBS = (
+    "first|last|originally|initially|officially|formally|finally|publicly|commercially|formerly|previously|recently"
+)
 _PLACE_PREPOSITION = re.compile(r"\b(in|at|on|near|off)\s+(?:the\s+)?$")
 
 
@@ -170,6 +174,10 @@ def short_answer(sentence: str, question: str, title: str | None = None) -> str 
         return None
     found, template = form
     parts = {k: v or "" for k, v in found.groupdict().items()}
+    # "When was metformin first described?": "Metformin was first described ...", the adverb after the verb
+    adverb = re.match(rf"^(?P<x>.+\S)\s+(?P<adv>{_ADVERBS})$", parts.get("x", ""))
+    if adverb is not None and parts.get("p"):
+        parts["x"], parts["p"] = adverb.group("x"), f"{adverb.group('adv')} {parts['p']}"
     if expects(question) is Expects.DATE and not re.match(r"(?:in|on|since|until|by|between|from)\b", answer):
         answer = ("on " if re.match(_DAY_DATE, answer) else "in ") + answer
     if expects(question) is Expects.PLACE and not re.match(r"(?:in|at|on|near|off)\b", answer):

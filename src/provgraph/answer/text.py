@@ -66,14 +66,27 @@ _STEMMER = snowballstemmer.stemmer("english")
 
 @lru_cache(maxsize=1 << 16)
 def word_key(word: str) -> str:
-    """What inflections of a normalised word share: the first five letters of its Snowball
-    (Porter2) stem. "died" and "die", "opened" and "open" (too short for a five-letter prefix
-    alone), "treats" and "treatment", "Dutch" and "Dutchman" match; "built" and "build" do not.
+    """What inflections of a normalised word share: the first five letters of the Snowball
+    (Porter2) stem of its lemma when it is only ever a verb form ("won": "win", "written":
+    "write", from lemminflect's English lexicon), else of the word. "died" and "die", "opened"
+    and "open" (too short for a five-letter prefix alone), "treats" and "treatment", "won" and
+    "win", "built" and "build" match; "left" (a side, or a verb) stays itself.
 
-    >>> [word_key(w) for w in ("died", "die", "opened", "open", "treats", "treatment")]
-    ['die', 'die', 'open', 'open', 'treat', 'treat']
+    >>> [word_key(w) for w in ("died", "die", "opened", "open", "treats", "treatment", "won", "win")]
+    ['die', 'die', 'open', 'open', 'treat', 'treat', 'win', 'win']
     """
-    return str(_STEMMER.stemWord(word))[:5]
+    return str(_STEMMER.stemWord(_verb_lemma(word)))[:5]
+
+
+def _verb_lemma(word: str) -> str:
+    """The lemma of a word that is only ever a verb form ("built": "build"), else the word."""
+    from lemminflect import getAllLemmas  # loads its lexicon (a third of a second) on first use
+
+    lemmas = getAllLemmas(word)
+    verbs = lemmas.get("VERB") or lemmas.get("AUX")
+    if not verbs or set(lemmas) - {"VERB", "AUX"}:
+        return word
+    return str(verbs[0])
 
 
 #: Words that deny what follows them ("doesn't", "isn't" are caught by their ending).
