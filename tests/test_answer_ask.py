@@ -238,13 +238,13 @@ def test_answers_given_without_the_gold_are_told_apart_by_whether_they_hold_the_
 def test_an_answer_keeps_to_the_property_asked_about(capitals):
     country = capitals.ask("What country is Vienna in?")
     assert [c.verified for c in country.claims] == [True]
-    assert country.claims[0].text.startswith("Sources state different values for the country of Vienna: Austria (")
+    assert country.claims[0].text.startswith("Sources state different values of the country of Vienna: Austria (")
     assert "lat" not in country.claims[0].text and "population" not in country.claims[0].text
     # elevation is not declared functional: the values differ, and the answer says so with every
     # source (the data: it and pl 28.0, ca and ru 33.0)
     elevation = capitals.ask("What is the elevation of Paris?")
     assert [c.text for c in elevation.claims] == [
-        "Sources state different values for the elevation of Paris: "
+        "Sources state different values of the elevation of Paris: "
         "28 (Paris (it.wikipedia.org) and Paris (pl.wikipedia.org)); "
         "33 (Paris (ca.wikipedia.org) and Paris (ru.wikipedia.org))."
     ]
@@ -291,7 +291,7 @@ WIDGET = """@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> . @prefix ex: 
 [] rdfs:label "Widget" ; ex:weightKg 3 .
 """
 #: What a labelled blank node's weight is, as the extractive generator phrases the fact.
-WIDGET_FACT = "Widget weight kg 3"
+WIDGET_FACT = "the weight kg of Widget is 3"
 
 
 @pytest.fixture

@@ -53,6 +53,47 @@ def test_which_question_reaches_the_instances_of_a_class_and_its_subclasses(drug
     assert not any(i.predicate == "http://www.w3.org/1999/02/22-rdf-syntax-ns#type" for i in pack.items if i.hop == 2)
 
 
+def test_a_which_or_what_kind_question_is_answered_by_the_class_facts(drugs):
+    members = drugs.ask("Which NSAIDs are there?", record=False)
+    kind = drugs.ask("What kind of drug is warfarin?", record=False)
+    # "is a" names rdf:type in a claim; "NSAIDs" is the class "NSAID"; "kind" asks for the class
+    assert {
+        "It is established that ibuprofen is a NSAID.",
+        "It is established that naproxen is a NSAID.",
+    } <= {c.text for c in members.claims}
+    assert all(c.verified for c in members.claims) and members.confidence.value == "high"
+    assert kind.claims[0].text == "It is established that warfarin is an anticoagulant."
+
+
+DOSES = """@prefix ex: <http://example.org/drug/> .
+@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
+ex:ibuprofen rdfs:label "ibuprofen"@en ; ex:maxDailyDoseMg 3200 ; ex:treats ex:pain, ex:fever .
+ex:naproxen rdfs:label "naproxen"@en ; ex:maxDailyDoseMg 1500 .
+ex:pain rdfs:label "pain"@en . ex:fever rdfs:label "fever"@en .
+ex:maxDailyDoseMg rdfs:label "maximum daily dose (mg)"@en .
+ex:treats rdfs:label "treats"@en .
+"""
+
+
+def test_facts_read_by_their_propertys_kind_of_word_and_compared_by_their_values(tmp_path):
+    source = tmp_path / "doses.ttl"
+    source.write_text(DOSES, encoding="utf-8")
+    with ProvGraph.memory() as pg:
+        pg.ingest(source, IngestOptions(url="https://formulary.example/doses", title="Formulary", tier=2))
+        dose = pg.ask("What is the maximum daily dose of ibuprofen?", record=False)
+        treats = pg.ask("What does ibuprofen treat?", record=False)
+        higher = pg.ask("Which has a higher maximum daily dose, ibuprofen or naproxen?", record=False)
+    # a noun's value is "the ... of ... is"; one source's several values are one list, not a disagreement
+    assert dose.claims[0].text == "It is established that the maximum daily dose (mg) of ibuprofen is 3200."
+    assert [c.text for c in treats.claims] in (
+        ["It is established that ibuprofen treats fever and pain."],
+        ["It is established that ibuprofen treats pain and fever."],
+    )
+    assert treats.claims[0].verified and len(treats.claims[0].supporting_citations) == 2
+    assert higher.claims[0].text == "Ibuprofen has a higher maximum daily dose: ibuprofen 3200, naproxen 1500."
+    assert higher.claims[0].verified and len(higher.claims[0].supporting_citations) == 2
+
+
 @pytest.mark.parametrize(
     ("plural", "expected"),
     [
@@ -103,7 +144,7 @@ def test_a_property_is_named_by_the_ontologys_label_when_the_source_gives_none(t
         assert "max daily dose mg" in before.claims[0].text
         pg.add_ontology(ontology)
         after = pg.ask("What is the maximum daily dose of aspirin?", record=False)
-    assert "aspirin maximum daily dose (mg) 4000" in after.claims[0].text and after.claims[0].verified
+    assert "the maximum daily dose (mg) of aspirin is 4000" in after.claims[0].text and after.claims[0].verified
 
 
 def _ingest_articles(pg: ProvGraph, directory, articles: dict[str, str]) -> None:
@@ -408,8 +449,8 @@ def test_the_ontology_label_in_the_questions_language_is_chosen(tmp_path):
         pg.add_ontology(ontology)
         spanish = pg.ask("¿Cuál es la dosis máxima diaria de aspirina?", record=False)
         english = pg.ask("What is the maximum daily dose of aspirina?", record=False)
-    assert "aspirina dosis máxima diaria (mg) 4000" in spanish.claims[0].text
-    assert "aspirina maximum daily dose (mg) 4000" in english.claims[0].text
+    assert "the dosis máxima diaria (mg) of aspirina is 4000" in spanish.claims[0].text
+    assert "the maximum daily dose (mg) of aspirina is 4000" in english.claims[0].text
 
 
 def test_a_yes_no_question_a_fact_states_is_answered_yes(drugs):

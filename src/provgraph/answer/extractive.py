@@ -77,6 +77,7 @@ from provgraph.answer.text import (
     spells,
     split_camel,
     term_text,
+    verbal,
     without_disambiguation,
     without_possessive,
     word_key,
@@ -150,7 +151,7 @@ class ExtractiveGenerator:
         conflicts, statements = _on_focus(relevant, focus)
         conflict_claims = _conflict_claims(conflicts, by_id)
         used = {c for claim in conflict_claims for c in claim.supporting_citations}
-        facts = _best_facts(statements, used)
+        facts = _best_facts(statements, used, pack.question)
         fact_claims, limitations = _fact_claims(facts)
         fact_claims = _confirmed(fact_claims, facts, pack.question)
         stated = [i for g in facts for i in g] + [i for i in conflicts if i.id in used]
@@ -220,12 +221,19 @@ def _conflict_claims(conflicts: Sequence[EvidenceItem], by_id: dict[str, Evidenc
     return claims
 
 
-def _best_facts(statements: Sequence[EvidenceItem], used: set[str]) -> list[list[EvidenceItem]]:
+def _best_facts(statements: Sequence[EvidenceItem], used: set[str], question: str) -> list[list[EvidenceItem]]:
     """The facts of the statements no conflict claim cites, within ``FACT_MARGIN`` of the best
     (the question names a property the best facts have and the others lack): at most
-    ``MAX_FACTS``, best first."""
+    ``MAX_FACTS``, best first; of equal scores, those whose subject the question names first
+    ("warfarin is an anticoagulant" before "anticoagulant is a kind of drug" for "What kind of
+    drug is warfarin?")."""
     top = max((i.score for i in statements), default=0.0)
-    return _facts([i for i in statements if i.id not in used and i.score >= top - FACT_MARGIN])[:MAX_FACTS]
+    facts = _facts([i for i in statements if i.id not in used and i.score >= top - FACT_MARGIN])
+    asked = " ".join(words(question))
+    named = sorted(
+        facts, key=lambda g: (-max(i.score for i in g), not mentions(asked, " ".join(words(_label(g[0], "subject")))))
+    )
+    return named[:MAX_FACTS]
 
 
 def _fact_claims(facts: Sequence[list[EvidenceItem]]) -> tuple[list[DraftClaim], list[str]]:
@@ -304,9 +312,9 @@ _VERDICT_WORD = {"first": "earlier", "oldest": "older", "youngest": "younger"}
 
 def _verdict(relevant: Sequence[EvidenceItem], question: str) -> list[DraftClaim]:
     """A choice between two things the question names, decided by a figure of each (a year
-    for "older", "earlier"; a number for "more", "taller") from the passages about it, best
-    first: "Terry Richardson is older: Annie Morton 1970, Terry Richardson 1965." Nothing when
-    a side has no figure or they are equal."""
+    for "older", "earlier"; a number for "more", "taller") from the passages about it or its
+    facts' values, those saying what is compared first: "Terry Richardson is older: Annie Morton
+    1970, Terry Richardson 1965." Nothing when a side has no figure or they are equal."""
     asked = comparison(question)
     if asked is None:
         return (
@@ -314,14 +322,20 @@ def _verdict(relevant: Sequence[EvidenceItem], question: str) -> list[DraftClaim
             or _choice_verdict(relevant, question)
             or _stated_verdict(relevant, question)
         )
-    # the passages saying what is compared first ("employs" for "more employees"): the first figure
-    # of a passage about something else (the year a company was founded) compares nothing
+    # the evidence saying what is compared first ("employs" for "more employees"; a fact's
+    # property "maximum daily dose" for "a higher maximum daily dose"): the first figure of a
+    # passage about something else (the year a company was founded) compares nothing
     named = {w for o in asked.options for w in words(o)}
     compared = {word_key(w) for w in content_words(question) if w not in named}
+
+    def says(item: EvidenceItem) -> int:
+        text = item.text if item.kind is EvidenceKind.PASSAGE else _label(item, "predicate")
+        return len(compared & word_keys(text))
+
     found: list[tuple[str, EvidenceItem, str]] = []
     for option in asked.options:
-        about = sorted(_about(relevant, option), key=lambda i: -len(compared & word_keys(i.text)))
-        hit = next(((i, f) for i in about if (f := figure(i.text, dated=asked.dated)) is not None), None)
+        about = sorted([*_about(relevant, option), *_stating(relevant, option)], key=lambda i: -says(i))
+        hit = next(((i, f) for i in about if (f := _figure(i, dated=asked.dated)) is not None), None)
         if hit is None:
             return []
         found.append((option, *hit))
@@ -331,6 +345,7 @@ def _verdict(relevant: Sequence[EvidenceItem], question: str) -> list[DraftClaim
     best = (min if asked.order is Order.LEAST else max)(range(len(values)), key=values.__getitem__)
     said = asked.said or "is " + _VERDICT_WORD.get(asked.word, asked.word)
     text = f"{found[best][0]} {said}: " + ", ".join(f"{option} {f}" for option, _, f in found) + "."
+    text = text[:1].upper() + text[1:]
     return [
         DraftClaim(
             text=text,
@@ -339,6 +354,24 @@ def _verdict(relevant: Sequence[EvidenceItem], question: str) -> list[DraftClaim
             claim_class=ClaimClass.COMPARATIVE,
         )
     ]
+
+
+def _stating(relevant: Sequence[EvidenceItem], name: str) -> list[EvidenceItem]:
+    """The facts whose subject is ``name`` (by its label)."""
+    name = " ".join(words(name))
+    return [
+        i
+        for i in relevant
+        if i.kind is EvidenceKind.STATEMENT and " ".join(words(_label(i, "subject"))) == name and not _is_label(i)
+    ]
+
+
+def _figure(item: EvidenceItem, *, dated: bool) -> str | None:
+    """The figure of a passage (:func:`~provgraph.answer.question.figure`), or a fact's value."""
+    if item.kind is EvidenceKind.PASSAGE:
+        return figure(item.text, dated=dated)
+    value = _label(item, "object")
+    return figure(value, dated=dated) if value.strip() == (figure(value, dated=dated) or "").strip() else None
 
 
 def _stated_verdict(relevant: Sequence[EvidenceItem], question: str) -> list[DraftClaim]:
@@ -810,8 +843,16 @@ def _label(item: EvidenceItem, which: str) -> str:
     return term_text(term if which == "object" else f"<{term}>")
 
 
-def _fact_text(item: EvidenceItem) -> str:
-    return f"{_label(item, 'subject')} {_label(item, 'predicate')} {_label(item, 'object')}"
+def _fact_text(item: EvidenceItem, objects: Sequence[str] | None = None) -> str:
+    """The fact as a sentence: "ibuprofen treats fever" for a predicate that reads as a verb,
+    "the maximum daily dose (mg) of ibuprofen is 3200" for one that reads as a noun; with several
+    ``objects`` of one source, "ibuprofen treats fever and pain", "the twin town of Paris
+    includes Rome and Berlin"."""
+    subject, predicate = _label(item, "subject"), _label(item, "predicate")
+    said = _join(objects) if objects else _label(item, "object")
+    if verbal(predicate):
+        return f"{subject} {predicate} {said}"
+    return f"the {predicate} of {subject} {'includes' if objects and len(objects) > 1 else 'is'} {said}"
 
 
 def _facts(items: Sequence[EvidenceItem]) -> list[list[EvidenceItem]]:
@@ -865,13 +906,18 @@ def _by_property(groups: Sequence[list[EvidenceItem]]) -> list[list[list[Evidenc
 
 
 def _values_claim(groups: Sequence[list[EvidenceItem]]) -> DraftClaim:
+    """Several values of one subject and property: of the same sources, stated together as a
+    fact ("ibuprofen treats fever and pain": a property may have several values); of different
+    ones, as differing, each with its sources (no conflict is declared, so none is resolved)."""
     first = groups[0][0]
+    if len({tuple(_names(g)) for g in groups}) == 1:
+        objects = [_label(g[0], "object") for g in groups]
+        claim = _fact_claim([i for g in groups for i in g], _fact_text(first, objects))
+        return claim
     sides = [f"{_label(g[0], 'object')} ({_join(_names(g))})" for g in groups]
-    text = (
-        f"Sources state different values for the {_label(first, 'predicate')} of {_label(first, 'subject')}: "
-        + "; ".join(sides)
-        + "."
-    )
+    predicate, subject = _label(first, "predicate"), _label(first, "subject")
+    what = f'"{predicate}" for {subject}' if verbal(predicate) else f"the {predicate} of {subject}"
+    text = f"Sources state different values of {what}: " + "; ".join(sides) + "."
     return DraftClaim(
         text=text,
         supporting_citations=[i.id for g in groups for i in g],
@@ -884,9 +930,9 @@ def _names(items: Sequence[EvidenceItem]) -> list[str]:
     return list(dict.fromkeys(i.title or i.document_key or i.document or "an unnamed source" for i in items))
 
 
-def _fact_claim(group: list[EvidenceItem]) -> DraftClaim:
+def _fact_claim(group: list[EvidenceItem], fact: str | None = None) -> DraftClaim:
     best = max(group, key=lambda i: i.score)
-    fact = _fact_text(best)
+    fact = fact or _fact_text(best)
     confidence = max((i.confidence or 0.0) for i in group)
     names = _names(group)
     if confidence >= 0.9:

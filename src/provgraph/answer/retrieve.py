@@ -50,7 +50,7 @@ from provgraph.answer.models import (
     evidence_id,
 )
 from provgraph.answer.question import expects, offers
-from provgraph.answer.text import content_words, term_text, tokens, without_possessive, word_key, words
+from provgraph.answer.text import content_words, singular, term_text, tokens, without_possessive, word_key, words
 from provgraph.models import Evidence
 from provgraph.store import derived, revocations
 from provgraph.store.base import Backend
@@ -110,6 +110,12 @@ PHRASES = {
     "http://www.w3.org/2004/02/skos/core#broader": "is narrower than",
     "http://www.w3.org/2004/02/skos/core#narrower": "is broader than",
 }
+#: What a question calls the built-in predicates besides their phrases: "What kind of drug is
+#: warfarin?" asks for its rdf:type.
+BUILT_IN_SYNONYMS = {
+    RDF_TYPE: ["kind", "type", "class", "category"],
+    SUBCLASS_OF: ["kind", "type", "subclass", "category"],
+}
 #: The labels the ontology graph gives the IRIs ``$iris`` (preferred labels first).
 ONTOLOGY_LABELS = Template("""SELECT ?s ?l ?k WHERE {
   VALUES ?s { $iris } VALUES (?lp ?k) { (skos:prefLabel 0) (rdfs:label 1) }
@@ -141,18 +147,6 @@ def _ontology_labels(backend: Backend, iris: Sequence[str], question: Iterable[s
         if iri not in ranked or rank < ranked[iri][0]:
             ranked[iri] = (rank, label.value)
     return {iri: label for iri, (_, label) in ranked.items()}
-
-
-def singular(word: str) -> str:
-    """An English plural's singular, by the regular rules ("drugs" -> "drug", "cities" -> "city",
-    "boxes" -> "box"); other words as they are."""
-    if len(word) > 4 and word.endswith("ies"):
-        return word[:-3] + "y"
-    if len(word) > 4 and word.endswith(("ches", "shes", "sses", "xes", "zes")):
-        return word[:-2]
-    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
-        return word[:-1]
-    return word
 
 
 class Retriever:
@@ -457,7 +451,7 @@ class Retriever:
         if not missing:
             return
         for predicate in missing:
-            allowed.synonyms[predicate] = []
+            allowed.synonyms[predicate] = list(BUILT_IN_SYNONYMS.get(predicate, []))
         for row in self._backend.select(SYNONYMS.substitute(iris=sparql_terms(NamedNode(p) for p in missing))):
             allowed.synonyms[row.value("s")].append(row["l"].value)
 

@@ -152,6 +152,34 @@ def acronyms(question: str) -> set[str]:
     return {normalise(m) for m in re.findall(r"\b[A-Z]{2,6}\b", question)}
 
 
+#: Words that make a property's label read as a verb phrase ("is contraindicated for", "has part").
+_VERB_HEADS = frozenset("is are was were has have had can may must does do".split())
+
+
+@lru_cache(maxsize=4096)
+def verbal(label: str) -> bool:
+    """Whether a property's label reads as a verb phrase ("treats", "interacts with", "is
+    contraindicated for", "directed by") rather than a noun ("maximum daily dose (mg)", "label",
+    "population total"): its first word is "is", "has" ..., or a verb form ending in "s" or "ed",
+    or only ever a verb form ("wrote").
+
+    >>> [verbal(p) for p in ("treats", "is contraindicated for", "wrote", "maximum daily dose", "genus")]
+    [True, True, True, False, False]
+    """
+    from lemminflect import getAllLemmas
+
+    said = words(label) or [""]
+    first = said[0]
+    if first in _VERB_HEADS:
+        return True
+    if first.endswith("ing") and len(said) > 1:
+        return False  # "founding year", "running time": a noun's modifier
+    readings = getAllLemmas(first)
+    if "VERB" not in readings:
+        return False
+    return first.endswith(("s", "ed")) or not set(readings) - {"VERB", "AUX"}
+
+
 def word_keys(text: str) -> set[str]:
     """The :func:`word_key` of every word of ``text``."""
     return {word_key(w) for w in words(text)}
@@ -213,6 +241,18 @@ def without_disambiguation(title: str) -> str:
     return re.sub(r"\s*\([^)]*\)\s*$", "", title).strip()
 
 
+def singular(word: str) -> str:
+    """An English plural's singular, by the regular rules ("drugs" -> "drug", "cities" -> "city",
+    "boxes" -> "box"); other words as they are."""
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 4 and word.endswith(("ches", "shes", "sses", "xes", "zes")):
+        return word[:-2]
+    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        return word[:-1]
+    return word
+
+
 def without_possessive(word: str) -> str:
     """A word without its possessive ending: the name it is ("dahl's" -> "dahl")."""
     return _POSSESSIVE.sub("", word)
@@ -262,10 +302,12 @@ __all__ = [
     "mentions",
     "normalise",
     "salient_terms",
+    "singular",
     "spells",
     "split_camel",
     "term_text",
     "tokens",
+    "verbal",
     "without_disambiguation",
     "without_possessive",
     "word_key",

@@ -89,6 +89,7 @@ from provgraph.answer.text import (
     denials_of,
     mentions,
     salient_terms,
+    singular,
     spells,
     split_camel,
     term_text,
@@ -128,7 +129,7 @@ _PHRASING = frozenset(
     supported strongly multiple sources source disagree disagrees preferred while also however whereas
     value values rationale because since therefore more most less fewer higher lower larger smaller than
     recent older newer best better worse approximately about around roughly nearly over under known different
-    said say says indicates indicate shows show earlier later younger taller shorter longer bigger""".split()
+    said say says indicates indicate shows show earlier later younger taller shorter longer bigger includes""".split()
 )
 _STOP = frozenset(
     """a an the of in on at to for from by with and or but is are was were be been being do does did
@@ -190,6 +191,7 @@ def evidence_text(items: Sequence[EvidenceItem]) -> str:
         parts += [item.text, item.passage_text or "", item.title or "", item.section or "", item.document_key or ""]
         parts.append(item.url or "")
         parts += [item.subject_label or "", item.predicate_label or "", item.object_label or ""]
+        parts += item.predicate_synonyms  # what the ontology also calls the predicate ("kind": rdf:type)
         for term in (item.subject and f"<{item.subject}>", item.predicate and f"<{item.predicate}>", item.object):
             if term:
                 parts.append(split_camel(term_text(term)))
@@ -308,6 +310,11 @@ def _unnamed_predicate(text: str, cited: Sequence[EvidenceItem]) -> tuple[Reason
             names += [split_camel(term_text(f"<{p}>")) for p in item.conflict.predicates]
         vocabulary |= {w for n in names for w in words(n) if w not in _STOP}
     claim_words = set(words(text))
+    said = " ".join(words(text))
+    # a phrase of stop words ("is a" for rdf:type) is named by the phrase itself
+    phrases = {" ".join(words(i.predicate_label or "")) for i in cited} - {""}
+    if any(all(w in _STOP for w in p.split()) and mentions(said, p) for p in phrases):
+        return None
     if vocabulary and not (vocabulary & claim_words or _prefixes(vocabulary) & _prefixes(claim_words)):
         return ReasonCode.UNSUPPORTED_PREDICATE, "the claim does not name what the cited facts state"
     return None
@@ -810,7 +817,10 @@ def _uncovered(question: str, cited: Sequence[EvidenceItem]) -> str | None:
     names = [
         t
         for t in salient_terms(question)
-        if not all(mentions(evidence, w) or mentions(evidence, without_possessive(w)) for w in t.split())
+        if not all(
+            mentions(evidence, w) or mentions(evidence, without_possessive(w)) or mentions(evidence, singular(w))
+            for w in t.split()
+        )
         and not (t in short and spells(t, evidence))
     ]
     if names:
