@@ -50,7 +50,16 @@ from provgraph.answer.models import (
     evidence_id,
 )
 from provgraph.answer.question import expects, offers
-from provgraph.answer.text import content_words, singular, term_text, tokens, without_possessive, word_key, words
+from provgraph.answer.text import (
+    content_words,
+    singular,
+    term_text,
+    tokens,
+    verbal,
+    without_possessive,
+    word_key,
+    words,
+)
 from provgraph.models import Evidence
 from provgraph.store import derived, revocations
 from provgraph.store.base import Backend
@@ -470,7 +479,7 @@ class Retriever:
             id=evidence_id(EvidenceKind.STATEMENT, e.graph, e.statement),
             kind=EvidenceKind.STATEMENT,
             score=round(score * (0.5 if hop == 2 else 1.0), 6),
-            text=f"{subject} {predicate} {obj}.",
+            text=f"{subject} {predicate} {obj}." if verbal(predicate) else f"The {predicate} of {subject} is {obj}.",
             source=allowed.get(e.graph),
             hop=hop,
             fields={
