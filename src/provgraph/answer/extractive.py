@@ -378,10 +378,10 @@ def _stated_verdict(relevant: Sequence[EvidenceItem], question: str) -> list[Dra
     """A yes/no question about one thing ("Does Globex pay dividends?", "Can metformin be used in
     severe kidney disease?") that a passage answers word for word: of the passages about a name
     of the question (of its document, or naming it; a document the question names: "metformin"),
-    the first holding every content word of the
-    question (inflections alike; its document's title counts). "Yes" when it states them, "No"
-    when it denies them ("The company does not pay dividends."), citing it. A question that
-    denies something itself, or names two things (:func:`_pair_verdict`), gets none here."""
+    the first holding every content word of the question (inflections alike; its document's
+    title counts). "Yes" when it states them, "No" when it denies them ("The company does not pay
+    dividends."), citing it. A question that denies something itself, or names two things
+    (:func:`_pair_verdict`), gets none here."""
     if expects(question) is not Expects.YES_NO or pair(question) is not None:
         return []
     asked = content_words(question)
@@ -880,7 +880,7 @@ def _is_label(item: EvidenceItem) -> bool:
 
 
 def _focus(pack: EvidencePack) -> set[str]:
-    """The question's content words that are not its entities' names, as 5-letter prefixes."""
+    """The question's content words that are not its entities' names, as word keys (inflections alike)."""
     names = {w for e in pack.entities for w in words(e.label)} | {
         w for t in salient_terms(pack.question) for w in t.split()
     }
@@ -912,8 +912,7 @@ def _values_claim(groups: Sequence[list[EvidenceItem]]) -> DraftClaim:
     first = groups[0][0]
     if len({tuple(_names(g)) for g in groups}) == 1:
         objects = [_label(g[0], "object") for g in groups]
-        claim = _fact_claim([i for g in groups for i in g], _fact_text(first, objects))
-        return claim
+        return _fact_claim([i for g in groups for i in g], _fact_text(first, objects))
     sides = [f"{_label(g[0], 'object')} ({_join(_names(g))})" for g in groups]
     predicate, subject = _label(first, "predicate"), _label(first, "subject")
     what = f'"{predicate}" for {subject}' if verbal(predicate) else f"the {predicate} of {subject}"

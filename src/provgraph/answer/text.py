@@ -1,6 +1,7 @@
-"""The words of questions and evidence, compared alike: normalised words, the names a question
-is about, and terms as a reader wants them. Shared by the retriever, the generators and the
-verifier."""
+"""The words of questions and evidence, compared alike: normalised words and what their
+inflections share (:func:`word_key`), the names a question is about, the denials a text makes
+(:func:`denials_of`), acronyms spelt out, whether a property's label reads as a verb, and terms as
+a reader wants them. Shared by the retriever, the generators and the verifier."""
 
 from __future__ import annotations
 
