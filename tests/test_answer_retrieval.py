@@ -7,6 +7,7 @@ import pytest
 
 from provgraph import IngestOptions, ProvGraph
 from provgraph.answer.retrieve import singular
+from provgraph.answer.span import short_answer
 
 DRUGS = """@prefix ex: <http://example.org/drug/> .
 @prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
@@ -58,8 +59,8 @@ def test_a_which_or_what_kind_question_is_answered_by_the_class_facts(drugs):
     kind = drugs.ask("What kind of drug is warfarin?", record=False)
     # "is a" names rdf:type in a claim; "NSAIDs" is the class "NSAID"; "kind" asks for the class
     assert {
-        "It is established that ibuprofen is a NSAID.",
-        "It is established that naproxen is a NSAID.",
+        "It is established that ibuprofen is an NSAID.",
+        "It is established that naproxen is an NSAID.",
     } <= {c.text for c in members.claims}
     assert all(c.verified for c in members.claims) and members.confidence.value == "high"
     assert kind.claims[0].text == "It is established that warfarin is an anticoagulant."
@@ -113,7 +114,7 @@ def test_plurals_are_read_as_their_singular_for_linking(plural, expected):
 
 def test_rdf_and_rdfs_predicates_read_as_phrases(drugs):
     texts = {i.text for i in drugs.retrieve("What kind of drug is ibuprofen?").items}
-    assert "ibuprofen is a NSAID." in texts and "NSAID is a kind of drug." in texts
+    assert "ibuprofen is an NSAID." in texts and "NSAID is a kind of drug." in texts
     assert "warfarin is an anticoagulant." in {i.text for i in drugs.retrieve("What is warfarin?").items}
 
 
@@ -318,6 +319,14 @@ def test_irregular_verb_forms_say_what_is_asked_and_an_adverb_stays_before_its_p
     assert won.claims[0].text == "Yes: Marie Curie won the Nobel Prize in Chemistry in 1911."
     assert won.confidence.value == "high"
     assert described.claims[0].text == "Metformin was first described in 1922."
+
+
+def test_no_short_sentence_for_two_questions_in_one_nor_a_place_that_is_no_place():
+    sentence = "Globex was founded in 1989 by Hank Scorpio."
+    # "and when" asks a second thing; "Hank Scorpio" follows "by", not "in" or "at"
+    assert short_answer(sentence, "Who founded Globex and when?", "Globex") is None
+    assert short_answer(sentence, "Where was Globex founded?", "Globex") is None
+    assert short_answer(sentence, "Who founded Globex?", "Globex") == "Hank Scorpio founded Globex."
 
 
 def test_no_short_sentence_says_more_than_its_evidence(lighthouses):

@@ -470,8 +470,8 @@ class Retriever:
         labels = self._labels(_iris(e.subject, e.predicate, e.object), allowed)
         subject, predicate = labels[e.subject], labels[e.predicate]
         obj = labels[e.object[1:-1]] if e.object.startswith("<") else term_text(e.object)
-        if predicate == PHRASES[RDF_TYPE] and obj[:1].lower() in "aeiou":
-            predicate += "n"  # "is an anticoagulant"
+        if predicate == PHRASES[RDF_TYPE] and _vowel_sound(obj):
+            predicate += "n"  # "is an anticoagulant", "is an NSAID"
         overlap = self._asked(e.predicate, predicate, question, allowed)
         confidence = e.fact_confidence if e.fact_confidence is not None else e.confidence
         score = 0.5 + 0.4 * overlap + 0.1 * confidence
@@ -778,6 +778,14 @@ class _Allowed:
     def documents(self, iris: Iterable[str]) -> set[str]:
         """Those of the document IRIs ``iris`` with an allowed current source."""
         return set(self.sources(iris))
+
+
+def _vowel_sound(word: str) -> bool:
+    """Whether ``word`` is said starting with a vowel: "anticoagulant", and an acronym said letter
+    by letter whose first letter's name starts with one ("NSAID": "en-", "FDA": "ef-")."""
+    if re.fullmatch(r"[A-Z]{2,}s?", word.split(" ")[0]):
+        return word[0] in "AEFHILMNORSX"
+    return word[:1].lower() in "aeiou"
 
 
 def _iris(subject: str, predicate: str, obj: str) -> list[str]:

@@ -62,9 +62,10 @@ def span(sentence: str, question: str) -> str | None:
         # a year is no count ("How many copies ... sold?": not "1939")
         found = [f for f in found if not _YEAR.fullmatch(f[1])] or found
     elif expected is Expects.PLACE:
-        # a name after "in", "at", "near" ... first ("born in Pennsylvania", not "American")
+        # only a name after "in", "at", "near" ... ("born in Pennsylvania", not "American", not
+        # "by Hank Scorpio" for "Where was Globex founded?")
         found = _name_runs(sentence)
-        found = [f for f in found if _PLACE_PREPOSITION.search(sentence[: f[0]])] or found
+        found = [f for f in found if _PLACE_PREPOSITION.search(sentence[: f[0]])]
     elif expected is Expects.PERSON:
         # a full name first ("Robert Stevenson", not "Scottish")
         found = _name_runs(sentence)
@@ -153,6 +154,8 @@ _FORMS: list[tuple[re.Pattern[str], str]] = [
         "The {p} of {x} {v} {a}",
     ),
 ]
+#: A second question word after the first ("... and when", "... or where").
+_SECOND_QUESTION = re.compile(r"\s(?:and|or)\s+(?:when|where|who|why|how|what|which)\b", re.I)
 #: Adverbs a question puts before its participle ("When was metformin first described?").
 _ADVERBS = (
     "first|last|originally|initially|officially|formally|finally|publicly|commercially|formerly|previously|recently"
@@ -170,8 +173,8 @@ def short_answer(sentence: str, question: str, title: str | None = None) -> str 
         return None
     asked = question.strip().rstrip("?").strip()
     form = next(((m, template) for pattern, template in _FORMS if (m := pattern.match(asked))), None)
-    if answer is None or form is None:
-        return None
+    if answer is None or form is None or _SECOND_QUESTION.search(asked):
+        return None  # "Who founded Globex and when?" asks two things: no one span answers it
     found, template = form
     parts = {k: v or "" for k, v in found.groupdict().items()}
     # "When was metformin first described?": "Metformin was first described ...", the adverb after the verb
