@@ -427,12 +427,15 @@ def test_a_comparison_takes_each_sides_figure_from_the_passage_saying_what_is_co
         ("Is Globex listed in Tokyo?", "Yes: Globex is listed in Tokyo."),
         # a denial that bears on something else is no "No"
         ("Is Globex based in Oregon?", "Yes: Globex, which is not a bank, is based in Oregon."),
+        # "Globex Corporation Japanese" is read as one name run on into the adjective after it
+        ("Is Globex Corporation Japanese?", "Yes: Globex Corporation is a Japanese company listed in Tokyo."),
     ],
 )
 def test_a_yes_no_question_about_one_thing_a_passage_answers_ends_in_its_verdict(tmp_path, question, verdict):
     articles = {
         "Globex": "Globex is listed in Tokyo.\n\nThe company does not pay dividends.\n\n"
-        "Globex, which is not a bank, is based in Oregon.\n"
+        "Globex, which is not a bank, is based in Oregon.\n\n"
+        "Globex Corporation is a Japanese company listed in Tokyo.\n"
     }
     with ProvGraph.memory() as pg:
         _ingest_articles(pg, tmp_path, articles)

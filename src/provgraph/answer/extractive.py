@@ -661,6 +661,10 @@ def _says_name(text: str, term: str, question: str, *, possessive: bool = False)
         mentions(text, term)
         or (possessive and mentions(text, bare))
         or (term in acronyms(question) and spells(term, text))
+        # "Is Acme Corporation American?": a name run on into the word after it (a name of two
+        # words or more: for one, "Is Globex Japanese?", any passage holding both words would do,
+        # and HotpotQA's development half lost precision 63.4 -> 62.4 and abstention 74 -> 72)
+        or (" " in head and mentions(text, head) and mentions(text, last))
     )
 
 
