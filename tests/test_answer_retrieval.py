@@ -95,6 +95,22 @@ def test_facts_read_by_their_propertys_kind_of_word_and_compared_by_their_values
     assert higher.claims[0].verified and len(higher.claims[0].supporting_citations) == 2
 
 
+def test_a_comparison_of_facts_sources_disagree_on_is_decided_only_when_every_value_agrees(tmp_path):
+    head = "@prefix ex: <http://example.org/> .\n@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .\n"
+    names = 'ex:a rdfs:label "Aville" . ex:b rdfs:label "Beetown" . ex:c rdfs:label "Ceeburg" .\n'
+    one, two = tmp_path / "one.ttl", tmp_path / "two.ttl"
+    one.write_text(head + names + "ex:a ex:population 100 . ex:b ex:population 200 . ex:c ex:population 900 .\n")
+    two.write_text(head + names + "ex:a ex:population 300 .\n")
+    with ProvGraph.memory() as pg:
+        pg.ingest(one, IngestOptions(url="https://one.example/", title="One", tier=2))
+        pg.ingest(two, IngestOptions(url="https://two.example/", title="Two", tier=2))
+        split = pg.ask("Which has a larger population, Aville or Beetown?", record=False)
+        settled = pg.ask("Which has a larger population, Aville or Ceeburg?", record=False)
+    # Aville is 100 in one source and 300 in the other: Beetown's 200 is between them
+    assert not any(" has a larger population: " in c.text for c in split.claims)
+    assert settled.claims[0].text.startswith("Ceeburg has a larger population: ")
+
+
 @pytest.mark.parametrize(
     ("plural", "expected"),
     [

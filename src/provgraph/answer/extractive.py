@@ -64,7 +64,18 @@ from provgraph.answer.models import (
     EvidencePack,
     SupportLevel,
 )
-from provgraph.answer.question import Expects, Order, Pair, choices, comparison, expects, figure, offers, pair
+from provgraph.answer.question import (
+    Comparison,
+    Expects,
+    Order,
+    Pair,
+    choices,
+    comparison,
+    expects,
+    figure,
+    offers,
+    pair,
+)
 from provgraph.answer.span import short_answer
 from provgraph.answer.text import (
     STOP_WORDS,
@@ -343,6 +354,8 @@ def _verdict(relevant: Sequence[EvidenceItem], question: str) -> list[DraftClaim
     if len(set(values)) < len(values) or len({i.id for _, i, _ in found}) < len(found):
         return []
     best = (min if asked.order is Order.LEAST else max)(range(len(values)), key=values.__getitem__)
+    if not _settled(found, best, relevant, asked):
+        return []
     said = asked.said or "is " + _VERDICT_WORD.get(asked.word, asked.word)
     text = f"{found[best][0]} {said}: " + ", ".join(f"{option} {f}" for option, _, f in found) + "."
     text = text[:1].upper() + text[1:]
@@ -354,6 +367,30 @@ def _verdict(relevant: Sequence[EvidenceItem], question: str) -> list[DraftClaim
             claim_class=ClaimClass.COMPARATIVE,
         )
     ]
+
+
+def _settled(
+    found: Sequence[tuple[str, EvidenceItem, str]], best: int, relevant: Sequence[EvidenceItem], asked: Comparison
+) -> bool:
+    """Whether every value the sources give of the compared facts puts the sides in the same
+    order: a side decided by a fact that other sources give other values of (a city's
+    population, 2,257,981 in one edition and 10,413,386 in another) wins only when each of its
+    values beats each of the other side's."""
+
+    def spread(option: str, item: EvidenceItem, figure_said: str) -> list[float]:
+        if item.kind is EvidenceKind.PASSAGE:
+            return [float(figure_said.replace(",", ""))]
+        same = [i for i in _stating(relevant, option) if i.predicate == item.predicate]
+        return [float(f.replace(",", "")) for i in same if (f := _figure(i, dated=asked.dated)) is not None]
+
+    ranges = [spread(option, item, said) for option, item, said in found]
+    least = asked.order is Order.LEAST
+    winner = ranges[best]
+    return all(
+        (max(winner) < min(other)) if least else (min(winner) > max(other))
+        for n, other in enumerate(ranges)
+        if n != best and other and winner
+    )
 
 
 def _stating(relevant: Sequence[EvidenceItem], name: str) -> list[EvidenceItem]:
