@@ -53,6 +53,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
+from functools import lru_cache
 
 from provgraph.answer.models import (
     Citation,
@@ -93,6 +94,7 @@ from provgraph.answer.text import (
     without_possessive,
     word_key,
     word_keys,
+    word_matches,
     words,
 )
 from provgraph.answer.untrusted import inspect_item, strip_citation_marks
@@ -315,8 +317,6 @@ def _passage_claims(
     return claims
 
 
-#: A word as :func:`~provgraph.answer.text.words` reads it, found with its position.
-_WORDS = re.compile(r"[^\W_]+(?:['\u2019][^\W_]+)*")
 #: How a comparative of the question reads in a verdict.
 _VERDICT_WORD = {"first": "earlier", "oldest": "older", "youngest": "younger"}
 
@@ -566,7 +566,7 @@ def _opens_with(item: EvidenceItem, name: str) -> bool:
     """Whether the passage's sentence is about ``name``: opens with it, as a whole name."""
     text = normalise(re.sub(r"^(the|a|an)\s+", "", item.text.strip(), flags=re.I))
     named = words(name)
-    said = list(_WORDS.finditer(text))[: len(named)]
+    said = list(word_matches(text))[: len(named)]
     # word by word ("Guns N' Roses" is "guns n roses"), and whole: "Cypress-pine" is not "Cypress"
     return bool(said) and [m.group() for m in said] == named and text[said[-1].end() : said[-1].end() + 1] != "-"
 
@@ -802,13 +802,19 @@ def _answers(item: EvidenceItem, question: str) -> int:
     """How many of the words a factoid question asks of its names (not part of a name,
     inflections alike) the passage ``item`` holds, when that is at least ``MIN_ANSWERING_SHARE``
     of them and it holds a value of the type asked for; else 0."""
-    expected = expects(question)
+    expected, asked = _asked_of(question)
     if expected not in _FACTOID or not offers(item.text, expected, question):
         return 0
-    named = {w for t in salient_terms(question) for w in t.split()}
-    asked = {word_key(w) for w in content_words(question) if w not in named} - _HOW_SAID
     held = len(asked & word_keys(item.text))
     return held if held and held >= MIN_ANSWERING_SHARE * len(asked) else 0
+
+
+@lru_cache(maxsize=256)
+def _asked_of(question: str) -> tuple[Expects, frozenset[str]]:
+    """What a question expects and the keys of what it asks of its names: read once a question,
+    not once a passage."""
+    named = {w for t in salient_terms(question) for w in t.split()}
+    return expects(question), frozenset({word_key(w) for w in content_words(question) if w not in named} - _HOW_SAID)
 
 
 def _covering(passages: Sequence[EvidenceItem], chosen: Sequence[EvidenceItem], asked: set[str]) -> list[EvidenceItem]:

@@ -35,6 +35,7 @@ from provgraph.answer.text import (
     without_disambiguation,
     word_key,
     word_keys,
+    word_matches,
     words,
 )
 
@@ -92,10 +93,7 @@ def span(sentence: str, question: str) -> str | None:
 def _word_at(sentence: str, word: str) -> list[re.Match[str]]:
     # the question's word or an inflection of it ("opened" for "open"), wherever it is
     key = word_key(word)
-    return [m for m in _A_WORD.finditer(normalise(sentence)) if word_key(m.group()) == key]
-
-
-_A_WORD = re.compile(r"[^\W_]+(?:['\u2019][^\W_]+)*")
+    return [m for m in word_matches(normalise(sentence)) if word_key(m.group()) == key]
 
 
 _YEAR = re.compile(r"1[0-9]{3}|20[0-9]{2}")

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from functools import lru_cache
 
 import snowballstemmer
@@ -55,6 +55,11 @@ def _without_marks(text: str) -> str:
     # a combining mark inside a word (a stress mark in a Russian name) would otherwise split it
     decomposed = unicodedata.normalize("NFKD", text)
     return "".join(c for c in decomposed if not unicodedata.combining(c))
+
+
+def word_matches(text: str) -> Iterator[re.Match[str]]:
+    """The words of ``text`` as written, with their positions (the words :func:`words` reads)."""
+    return _WORD.finditer(text)
 
 
 def words(text: str) -> list[str]:
@@ -313,5 +318,6 @@ __all__ = [
     "without_possessive",
     "word_key",
     "word_keys",
+    "word_matches",
     "words",
 ]
