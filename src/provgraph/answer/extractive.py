@@ -814,7 +814,8 @@ def _asked_of(question: str) -> tuple[Expects, frozenset[str]]:
     """What a question expects and the keys of what it asks of its names: read once a question,
     not once a passage."""
     named = {w for t in salient_terms(question) for w in t.split()}
-    return expects(question), frozenset({word_key(w) for w in content_words(question) if w not in named} - _HOW_SAID)
+    asked = {word_key(w) for w in content_words(question) if w not in named and w not in _HOW_SAID}
+    return expects(question), frozenset(asked)
 
 
 def _covering(passages: Sequence[EvidenceItem], chosen: Sequence[EvidenceItem], asked: set[str]) -> list[EvidenceItem]:
