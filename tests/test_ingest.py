@@ -234,6 +234,18 @@ def test_titles_ranks_and_opus_numbers_do_not_end_a_sentence(pg, tmp_path):
     }
 
 
+def test_a_sentence_ending_in_a_decimal_number_ends_there(pg, tmp_path):
+    path = tmp_path / "doc.txt"
+    path.write_text("It scored 28.4. On the other task it reached 41.8. J.R.R. Tolkien trained it for 3.5 days.")
+    report = pg.ingest(path)
+    rows = pg.query(f"""SELECT ?t WHERE {{ GRAPH <{report.documents[0].graph}> {{ ?p pg:text ?t }} }}""").rows()
+    assert {r["t"].value for r in rows} == {
+        "It scored 28.4.",
+        "On the other task it reached 41.8.",
+        "J.R.R. Tolkien trained it for 3.5 days.",
+    }
+
+
 def test_a_titles_question_mark_before_a_parenthesis_does_not_end_a_sentence(pg, tmp_path):
     path = tmp_path / "doc.txt"
     path.write_text("Why Is There Air? (1965) is Bill Cosby's third album. Is it funny? Yes!")

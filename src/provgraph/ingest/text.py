@@ -152,8 +152,9 @@ def _is_abbreviation(block: str, dot: int) -> bool:
     if word in _ABBREVIATIONS or (len(word) == 1 and word.isalpha()):
         return True
     # a decimal number split across the boundary is excluded by the regex's look-ahead;
-    # initials like "J.R.R." end with a one-letter part
-    return "." in word and len(word.rsplit(".", 1)[-1]) <= 1
+    # initials like "J.R.R." end with a one-letter part, a number like "28.4" does not end initials
+    last = word.rsplit(".", 1)[-1]
+    return "." in word and len(last) <= 1 and not last.isdigit()
 
 
 def _is_title_mark(block: str, match: re.Match[str]) -> bool:
