@@ -464,6 +464,16 @@ def test_a_yes_no_question_about_one_thing_a_passage_answers_ends_in_its_verdict
     assert not any(c.text.startswith(("Yes", "No")) for c in silent.claims)
 
 
+def test_a_superlative_of_another_rank_is_no_yes(tmp_path):
+    articles = {"Danube": "The Danube is the second-longest river in Europe, after the Volga.\n"}
+    with ProvGraph.memory() as pg:
+        _ingest_articles(pg, tmp_path, articles)
+        answer = pg.ask("Is the Danube the longest river in Europe?", record=False)
+        second = pg.ask("Is the Danube the second-longest river in Europe?", record=False)
+    assert answer.claims and not any(c.text.startswith("Yes") for c in answer.claims)
+    assert second.claims[0].text == "Yes: The Danube is the second-longest river in Europe, after the Volga."
+
+
 def test_no_verdict_when_a_side_has_no_figure(people):
     answer = people.ask("Who is older, Annie Morton or Kay Hanley?", record=False)
     assert answer.claims  # the passages about each are stated, with no verdict

@@ -86,6 +86,7 @@ from provgraph.answer.text import (
     mentions,
     normalise,
     salient_terms,
+    ranked,
     spells,
     split_camel,
     term_text,
@@ -435,7 +436,7 @@ def _stated_verdict(relevant: Sequence[EvidenceItem], question: str) -> list[Dra
     for item in relevant:
         if item.kind is not EvidenceKind.PASSAGE or not about(item):
             continue
-        if not keys <= word_keys(f"{item.text} {item.title or ''}"):
+        if not keys <= word_keys(f"{item.text} {item.title or ''}") or keys & ranked(item.text) - ranked(question):
             continue
         said = in_context(item.text.strip(), item.title)
         verdict = "No" if denials_of(item.text, asked) else "Yes"

@@ -128,6 +128,21 @@ def denials_of(text: str, about: Iterable[str]) -> list[str]:
     return out
 
 
+#: Ordinals that make a superlative another rank: "the second-longest river" is not "the longest".
+_ORDINALS = frozenset("second third fourth fifth sixth seventh eighth ninth tenth 2nd 3rd 4th 5th 6th 7th 8th 9th 10th".split())
+
+
+def ranked(text: str) -> set[str]:
+    """The :func:`word_key` of each word of ``text`` that an ordinal before it qualifies: what
+    ``text`` says of another rank ("second-longest", "third largest"), not of the word itself.
+
+    >>> sorted(ranked("The Danube is the second-longest river, and the third largest by area."))
+    ['large', 'longe']
+    """
+    said = words(text)
+    return {word_key(w) for before, w in zip(said, said[1:], strict=False) if before in _ORDINALS}
+
+
 #: What ends a clause: a denial before it does not reach past it.
 _CLAUSE = re.compile(r"[,;:()\[\]\u2013\u2014]|\s-\s|(?<!\bNo)\.(?=\s|$)")
 
