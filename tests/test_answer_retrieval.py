@@ -464,6 +464,38 @@ def test_a_yes_no_question_about_one_thing_a_passage_answers_ends_in_its_verdict
     assert not any(c.text.startswith(("Yes", "No")) for c in silent.claims)
 
 
+REPORT = (
+    "Contoso Ltd Annual Report 2024\n\n"
+    "Contoso Ltd is a British software company headquartered in Reading. It was founded in 1998 by Priya Raman.\n\n"
+    "Operating profit was 61 million pounds. The company employed 2,350 people at the end of the year.\n\n"
+    "Priya Raman stepped down as chief executive in June 2023. She was succeeded by Daniel Osei.\n\n"
+    "The company's largest customer is the National Health Service.\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("question", "claim"),
+    [
+        ("When was Contoso founded?", "Contoso Ltd was founded in 1998 by Priya Raman."),
+        ("How many people does Contoso employ?", "Contoso Ltd employed 2,350 people at the end of the year."),
+        ("What is Contoso's largest customer?", "Contoso Ltd's largest customer is the National Health Service."),
+        ("Who succeeded Priya Raman?", "Priya Raman was succeeded by Daniel Osei."),
+    ],
+)
+def test_it_and_the_company_stand_for_the_name_before_them_when_the_title_is_no_name(tmp_path, question, claim):
+    # a report's title names no subject: "It", "She", "The company" are what the sentences before them named
+    path = tmp_path / "contoso-annual-report.txt"
+    path.write_text(REPORT, encoding="utf-8")
+    with ProvGraph.memory() as pg:
+        pg.ingest(path)
+        answer = pg.ask(question, record=False)
+    assert not answer.abstained and answer.confidence.value == "high", (answer.answer_summary, answer.limitations)
+    assert claim in [c.text for c in answer.claims]
+    assert all(c.verified for c in answer.claims)
+    assert answer.citations[0].title == "Contoso Ltd Annual Report 2024"
+    assert "Contoso Ltd Annual Report 2024" not in [c.text for c in answer.claims]  # the title line is no passage
+
+
 def test_a_superlative_of_another_rank_is_no_yes(tmp_path):
     articles = {"Danube": "The Danube is the second-longest river in Europe, after the Volga.\n"}
     with ProvGraph.memory() as pg:

@@ -199,9 +199,12 @@ def test_a_document_without_a_given_title_is_called_by_its_own_title(pg, tmp_pat
     )
     (tmp_path / "tower.html").write_text("<body><h1>Eiffel <em>Tower</em></h1><p>It is in Paris.</p></body>")
     (tmp_path / "note.txt").write_text("# Not a title in plain text\n\nIt is a note.\n")
+    # plain text: its first line, standing alone and not a sentence
+    (tmp_path / "report.txt").write_text("Contoso Ltd Annual Report 2024\n\nContoso Ltd is a software company.\n")
+    (tmp_path / "memo.txt").write_text("Contoso Ltd is a software company.\n\nIt was founded in 1998.\n")
     (tmp_path / "given.md").write_text("# Its own title\n\nIt is a note.\n")
     titles = {}
-    for name in ("golden-gate.md", "bell-rock.html", "wiki.html", "tower.html", "note.txt"):
+    for name in ("golden-gate.md", "bell-rock.html", "wiki.html", "tower.html", "note.txt", "report.txt", "memo.txt"):
         report = pg.ingest(tmp_path / name)
         rows = pg.query(f"""SELECT ?t WHERE {{ GRAPH <{report.documents[0].graph}> {{
             <{report.documents[0].document}> dcterms:title ?t }} }}""").rows()
@@ -213,6 +216,8 @@ def test_a_document_without_a_given_title_is_called_by_its_own_title(pg, tmp_pat
         "wiki.html": ["Skerryvore"],
         "tower.html": ["Eiffel Tower"],
         "note.txt": ["note.txt"],
+        "report.txt": ["Contoso Ltd Annual Report 2024"],
+        "memo.txt": ["memo.txt"],
     }
     assert report.documents[0].title == "The caller's title"
     # and an answer reads "It" and "The bridge" as the document's subject, not as its file name

@@ -85,8 +85,8 @@ from provgraph.answer.text import (
     denials_of,
     mentions,
     normalise,
-    salient_terms,
     ranked,
+    salient_terms,
     spells,
     split_camel,
     term_text,
@@ -131,7 +131,7 @@ MAX_DEFINING = 2
 
 def _item_text(item: EvidenceItem) -> str:
     parts = [item.text, item.title or "", item.section or "", item.subject_label or "", item.object_label or ""]
-    parts.append(item.passage_text or "")
+    parts += [item.passage_text or "", item.referent or ""]
     return " ".join(words(" ".join(parts)))
 
 
@@ -188,6 +188,10 @@ class ExtractiveGenerator:
         terms = salient_terms(pack.question)
         linked = {e.iri for e in pack.entities}
         question_words = {w for w in words(pack.question) if w not in STOP_WORDS}
+        # "Contoso's largest customer", when no item says "Contoso's": an item about Contoso may
+        # say it ("Bill Cosby's third album" is not any item naming Bill Cosby, when one says it)
+        texts = [_item_text(i) for i in pack.items]
+        bare = {t for t in terms if not any(_says_name(x, t, pack.question) for x in texts)}
         out = []
         for item in sorted(pack.items, key=lambda i: (-i.score, i.number)):
             if item.kind is EvidenceKind.RELATION or item.redacted is not None or inspect_item(item) is not None:
@@ -202,7 +206,7 @@ class ExtractiveGenerator:
                 # relevance of its parent is checked on selection)
                 keep = bool(question_words & set(text.split()))
             elif terms:
-                keep = about_entity or any(_says_name(text, t, pack.question) for t in terms)
+                keep = about_entity or any(_says_name(text, t, pack.question, possessive=t in bare) for t in terms)
             else:
                 # no names in the question: the item must share a content word with it
                 keep = about_entity or bool(question_words & set(text.split()))
@@ -303,7 +307,7 @@ def _passage_claims(
     passages = sorted(passages, key=lambda p: (-_answers(p, question), not offers(p.text, expected, question)))
     claims = [
         DraftClaim(
-            text=in_context(item.text.strip(), item.title),
+            text=in_context(item.text.strip(), item.title, item.referent),
             supporting_citations=[item.id],
             support_level=SupportLevel.DIRECT,
             claim_class=_claim_class(item.text),
@@ -438,7 +442,7 @@ def _stated_verdict(relevant: Sequence[EvidenceItem], question: str) -> list[Dra
             continue
         if not keys <= word_keys(f"{item.text} {item.title or ''}") or keys & ranked(item.text) - ranked(question):
             continue
-        said = in_context(item.text.strip(), item.title)
+        said = in_context(item.text.strip(), item.title, item.referent)
         verdict = "No" if denials_of(item.text, asked) else "Yes"
         return [
             DraftClaim(
@@ -555,7 +559,7 @@ def _choice_verdict(relevant: Sequence[EvidenceItem], question: str) -> list[Dra
         return []
     return [
         DraftClaim(
-            text=f"{winner}: {in_context(item.text.strip(), item.title)}",
+            text=f"{winner}: {in_context(item.text.strip(), item.title, item.referent)}",
             supporting_citations=[item.id, *(other.id for _, other, _ in others)],
             support_level=SupportLevel.DIRECT,
             claim_class=ClaimClass.COMPARATIVE,
@@ -636,12 +640,14 @@ _DUMMY_IT = re.compile(
 )
 
 
-def in_context(text: str, title: str | None) -> str:
+def in_context(text: str, title: str | None, referent: str | None = None) -> str:
     """A passage that opens with a pronoun standing for its document's subject, or with the kind
     of thing its title says the subject is ("The film was ..." in "Big Stone Gap (film)", "The
     lighthouse was ..." in "Bell Rock Lighthouse"), with the title instead ("It was founded by
     Henry J. Kaiser" in "Kaiser Ventures": "Kaiser Ventures was founded by Henry J. Kaiser"); the
-    title without its disambiguation.
+    title without its disambiguation. A ``referent`` (what the index read the opening to stand
+    for, in a document whose title does not name its subject) stands in for the title, whatever
+    the kind ("The company's largest customer" after "Contoso Ltd is a software company").
 
     >>> in_context("It was founded by Henry J. Kaiser.", "Kaiser Ventures")
     'Kaiser Ventures was founded by Henry J. Kaiser.'
@@ -651,19 +657,25 @@ def in_context(text: str, title: str | None) -> str:
     'It is believed that the tower fell.'
     >>> in_context("The film is set in Virginia.", "Big Stone Gap (film)")
     'Big Stone Gap is set in Virginia.'
+    >>> in_context("The company's largest customer is the NHS.", "Annual Report 2024", "Contoso Ltd")
+    "Contoso Ltd's largest customer is the NHS."
     """
-    name = without_disambiguation(title or "")
+    name = referent or without_disambiguation(title or "")
     if not name or _DUMMY_IT.match(text):
         return text
     if match := _PRONOUN.match(text):
         return name + text[match.end() :]
     if match := _POSSESSIVE.match(text):
         return name + "'s" + text[match.end() :]
-    if (match := _DEFINITE.match(text)) and _is_kind(match.group(1), title or ""):
+    if referent and (match := _DEFINITE_OWNER.match(text)):
+        return name + text[match.end() :]
+    if (match := _DEFINITE.match(text)) and (referent or _is_kind(match.group(1), title or "")):
         return name + text[match.end() :]
     return text
 
 
+#: "The company's largest customer ...": a kind's possessive, for a referent.
+_DEFINITE_OWNER = re.compile(r"^The (?:[a-z]+ )??[a-z]{3,}(?=['\u2019]s\b)")
 #: "The film is set in ...": a sentence naming its subject by its kind.
 _DEFINITE = re.compile(r"^The ((?:[a-z]+ )??[a-z]{3,})(?=\s+(?:is|was|are|were|has|had|[a-z]+ed)\b)")
 

@@ -42,7 +42,7 @@ from string import Template
 from typing import IO
 
 from provgraph.answer.models import AskFilters, ReasonCode, UntrustedText
-from provgraph.answer.text import STOP_WORDS, split_camel, without_disambiguation, words
+from provgraph.answer.text import STOP_WORDS, mentions, opening_name, split_camel, without_disambiguation, words
 from provgraph.answer.untrusted import DETECTOR_VERSION, excerpt, inspect
 from provgraph.store import catalog, derived
 from provgraph.store.base import Backend
@@ -74,7 +74,8 @@ MAX_TITLE_WORDS = 8
 #: 5: the change log's stamp, and each indexed source's document and title words.
 #: 6: a passage is searched with its document's title (``context``): "It was founded by ..."
 #: 7: and with its section heading, and the name a definite description stands for.
-VERSION = 7
+#: 8: and the name an opening pronoun stands for when the title does not (``referent``).
+VERSION = 8
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS sources(
@@ -87,7 +88,8 @@ CREATE INDEX IF NOT EXISTS titles_words ON titles(words);
 CREATE INDEX IF NOT EXISTS titles_graph ON titles(graph);
 CREATE TABLE IF NOT EXISTS entries(
   id INTEGER PRIMARY KEY, graph TEXT NOT NULL, kind TEXT NOT NULL, iri TEXT NOT NULL, text TEXT NOT NULL,
-  pos INTEGER NOT NULL DEFAULT 0, context TEXT NOT NULL DEFAULT '', section TEXT NOT NULL DEFAULT '');
+  pos INTEGER NOT NULL DEFAULT 0, context TEXT NOT NULL DEFAULT '', section TEXT NOT NULL DEFAULT '',
+  referent TEXT NOT NULL DEFAULT '');
 CREATE INDEX IF NOT EXISTS entries_graph ON entries(graph);
 CREATE INDEX IF NOT EXISTS entries_iri ON entries(iri);
 CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(
@@ -115,6 +117,8 @@ class Hit:
     score: float
     #: a passage's section heading, or ""
     section: str = ""
+    #: the name a passage's opening "It" or "The company" stands for, when not its title, or ""
+    referent: str = ""
 
 
 @dataclass(frozen=True)
@@ -287,8 +291,13 @@ class LexicalIndex:
             entries = [e for e in result.entries if e[0] in keep]
             contexts = _contexts(entries, {s.graph: s.title for s in fresh})
             self._db.executemany(
-                "INSERT INTO entries(graph, kind, iri, text, pos, context, section) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                [(g, k, iri, text, pos, contexts.get(iri, ""), section) for g, k, iri, text, pos, section in entries],
+                "INSERT INTO entries(graph, kind, iri, text, pos, context, section, referent) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                [
+                    (g, k, iri, text, pos, context, section, referent)
+                    for g, k, iri, text, pos, section in entries
+                    for context, referent in [contexts.get(iri, ("", ""))]
+                ],
             )
             self._db.executemany(
                 "INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)",
@@ -367,7 +376,7 @@ class LexicalIndex:
             return []
         match = " OR ".join('"' + t.replace('"', "") + '"' for t in dict.fromkeys(terms))
         sql = (
-            f"SELECT e.graph, e.kind, e.iri, e.text, bm25(fts, 1.0, {CONTEXT_WEIGHT}) AS rank, e.section "
+            f"SELECT e.graph, e.kind, e.iri, e.text, bm25(fts, 1.0, {CONTEXT_WEIGHT}) AS rank, e.section, e.referent "
             "FROM fts JOIN entries e ON e.id = fts.rowid "
             f"WHERE fts MATCH ? AND e.kind IN ({','.join('?' * len(kinds))})"
         )
@@ -386,17 +395,17 @@ class LexicalIndex:
         with self._lock:
             rows = self._db.execute(sql, params).fetchall()
         # FTS5's bm25() is lower for better matches; a reader expects higher
-        return [Hit(graph, k, iri, text, -float(rank), section) for graph, k, iri, text, rank, section in rows]
+        return [Hit(g, k, iri, text, -float(rank), section, ref) for g, k, iri, text, rank, section, ref in rows]
 
     def first_passages(self, graph: str, count: int) -> list[Hit]:
         """The first ``count`` passages of a source graph, in document order."""
         with self._lock:
             rows = self._db.execute(
-                "SELECT graph, kind, iri, text, section FROM entries WHERE graph = ? AND kind = 'passage' "
+                "SELECT graph, kind, iri, text, section, referent FROM entries WHERE graph = ? AND kind = 'passage' "
                 "ORDER BY pos, id LIMIT ?",
                 (graph, count),
             ).fetchall()
-        return [Hit(g, k, iri, text, 0.0, section) for g, k, iri, text, section in rows]
+        return [Hit(g, k, iri, text, 0.0, section, referent) for g, k, iri, text, section, referent in rows]
 
     def untrusted(self, graphs: Iterable[str]) -> dict[str, UntrustedText]:
         """The source graphs among ``graphs`` that have a passage giving orders to its reader or
@@ -606,23 +615,62 @@ def _entries(backend: Backend, graphs: Sequence[str]) -> Iterable[_Entry]:
 _DEFINITE = re.compile(r"^The ((?:[a-z]{3,} ){0,2}[a-z]{3,})\b(?! of\b)")
 
 
-def _contexts(entries: Iterable[_Entry], titles: dict[str, str]) -> dict[str, str]:
-    """The context each passage is searched with: its document's title, its section heading, and
-    for a sentence naming its subject by its kind ("The conference ..."), the name of that kind
-    in the sentences before it ("... competes in the America East Conference.")."""
+def _contexts(entries: Iterable[_Entry], titles: dict[str, str]) -> dict[str, tuple[str, str]]:
+    """Each passage's context and referent. The context it is searched with: its document's title,
+    its section heading, and for a sentence that names its subject by its kind ("The conference
+    ..."), the name of that kind in the sentences before it ("... competes in the America East
+    Conference."); and its referent (:func:`_subjects`), which the context holds too."""
     passages: dict[str, list[tuple[int, str, str, str]]] = {}
     for graph, kind, iri, text, pos, section in entries:
         if kind == "passage":
             passages.setdefault(graph, []).append((pos, iri, text, section))
-    out: dict[str, str] = {}
+    out: dict[str, tuple[str, str]] = {}
     for graph, found in passages.items():
         found.sort()
         title = titles.get(graph, "")
+        texts = [t for _, _, t, _ in found]
+        subjects = _subjects(texts, title)
         for i, (_, iri, text, section) in enumerate(found):
-            referent = _referent(text, [t for _, _, t, _ in found[max(0, i - REFERENT_WINDOW) : i]])
-            parts = [title, section, referent]
-            out[iri] = " ".join(dict.fromkeys(p for p in parts if p))
+            referent = _referent(text, texts[max(0, i - REFERENT_WINDOW) : i])
+            parts = [title, section, referent, subjects[i]]
+            out[iri] = (" ".join(dict.fromkeys(p for p in parts if p)), subjects[i])
     return out
+
+
+#: "It was founded ...", "Her father was ...": a sentence naming its subject by a pronoun.
+_PRONOUN = re.compile(r"^(?:It|He|She|They|Its|His|Her|Their)\b(?!['\u2019])")
+
+
+def _subjects(texts: Sequence[str], title: str) -> list[str]:
+    """For each sentence of a document whose title does not name its subject ("Contoso Ltd
+    Annual Report 2024", a file name), the name an opening pronoun or "The <kind>" stands for: the
+    name the last sentence opening with one opened with ("Contoso Ltd is a British software
+    company. It was founded ...": "Contoso Ltd"; "The company's largest customer ...": "Contoso
+    Ltd", the sentence that named it having said "company"), at most ``REFERENT_WINDOW``
+    sentences back; else "". A document whose opening sentences name its title reads "It" as its
+    title (:func:`provgraph.answer.extractive.in_context`), and gets "" here."""
+    out = [""] * len(texts)
+    named = " ".join(words(without_disambiguation(title)))
+    opening = [t for t in texts[:3] if " ".join(words(t)) != named][:2]
+    if not named or any(mentions(" ".join(words(t)), named) for t in opening):
+        return out
+    subject, since = "", -REFERENT_WINDOW - 1
+    kinds: dict[str, str] = {}  # a word of a sentence opening with a name: that name ("company": "Contoso Ltd")
+    for i, text in enumerate(texts):
+        definite = _DEFINITE.match(text.strip())
+        if _PRONOUN.match(text):
+            out[i], since = (subject, i) if i - since <= REFERENT_WINDOW else ("", since)
+        elif definite:
+            out[i] = next((kinds[w] for w in definite.group(1).split() if w in kinds and not w.endswith("ed")), "")
+        elif (name := opening_name(text)) is not None:
+            subject, since = name, i
+            if said := _IS_A.match(text, text.index(name) + len(name)):
+                kinds.update((w, name) for w in words(said.group(1)) if w not in STOP_WORDS)
+    return out
+
+
+#: "... is a British software company, ...": what a sentence opening with a name says it is.
+_IS_A = re.compile(r"\s+(?:is|was|are|were)\s+(?:a|an|the)\s+([^,;:()]+)")
 
 
 def _referent(text: str, before: Sequence[str]) -> str:

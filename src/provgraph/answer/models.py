@@ -114,6 +114,11 @@ class EvidenceItem(_Model):
     passage: str | None = Field(default=None, description="IRI of the passage (for statements: its source passage)")
     passage_text: str | None = None
     section: str | None = None
+    referent: str | None = Field(
+        default=None,
+        description="the name a passage's opening pronoun or 'The <kind>' stands for, from the sentences before it, "
+        "when its document's title does not name its subject",
+    )
     # conflicts and relations
     conflict: Conflict | None = None
     related: list[str] = Field(default_factory=list, description="ids of pack items this one is about")

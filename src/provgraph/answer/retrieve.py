@@ -224,7 +224,12 @@ class Retriever:
                 score=round(score / best, 6),
                 text=hit.text,
                 source=allowed.get(hit.graph),
-                fields={"passage": hit.iri, "passage_text": hit.text, "section": hit.section or None},
+                fields={
+                    "passage": hit.iri,
+                    "passage_text": hit.text,
+                    "section": hit.section or None,
+                    "referent": hit.referent or None,
+                },
             )
             for hit, score in zip(hits, scores, strict=True)
         ]
@@ -267,7 +272,12 @@ class Retriever:
                         text=hit.text,
                         source=source,
                         hop=2,
-                        fields={"passage": hit.iri, "passage_text": hit.text, "section": hit.section or None},
+                        fields={
+                            "passage": hit.iri,
+                            "passage_text": hit.text,
+                            "section": hit.section or None,
+                            "referent": hit.referent or None,
+                        },
                     )
                     bridge.related_drafts = [parent]
                     bridges.append(bridge)

@@ -9,6 +9,7 @@ import re
 import unicodedata
 from collections.abc import Iterable, Iterator
 from functools import lru_cache
+from itertools import pairwise
 
 import snowballstemmer
 
@@ -129,7 +130,9 @@ def denials_of(text: str, about: Iterable[str]) -> list[str]:
 
 
 #: Ordinals that make a superlative another rank: "the second-longest river" is not "the longest".
-_ORDINALS = frozenset("second third fourth fifth sixth seventh eighth ninth tenth 2nd 3rd 4th 5th 6th 7th 8th 9th 10th".split())
+_ORDINALS = frozenset(
+    "second third fourth fifth sixth seventh eighth ninth tenth 2nd 3rd 4th 5th 6th 7th 8th 9th 10th".split()
+)
 
 
 def ranked(text: str) -> set[str]:
@@ -140,7 +143,7 @@ def ranked(text: str) -> set[str]:
     ['large', 'longe']
     """
     said = words(text)
-    return {word_key(w) for before, w in zip(said, said[1:], strict=False) if before in _ORDINALS}
+    return {word_key(w) for before, w in pairwise(said) if before in _ORDINALS}
 
 
 #: What ends a clause: a denial before it does not reach past it.
@@ -199,6 +202,29 @@ def verbal(label: str) -> bool:
     if "VERB" not in readings:
         return False
     return first.endswith(("s", "ed")) or not set(readings) - {"VERB", "AUX"}
+
+
+#: "Contoso Ltd is ...", "Priya Raman stepped down ...": a sentence opening with a name, then a verb.
+_OPENING_NAME = re.compile(
+    r"^(?:The\s+)?([A-Z][\w'\u2019&-]*(?:\s+(?:(?:of|on|for|and|de|the)\s+)?[A-Z0-9][\w'\u2019&.-]*)*)"
+    r"\s+(is|was|are|were|has|had|have|can|could|may|might|will|would|should|must|does|did|do|[a-z]+ed|[a-z]+s)\b"
+)
+
+
+def opening_name(sentence: str) -> str | None:
+    """The name a sentence opens with, when a verb follows it: what the sentence is about.
+
+    >>> opening_name("Contoso Ltd is a British software company.")
+    'Contoso Ltd'
+    >>> opening_name("Priya Raman stepped down as chief executive.")
+    'Priya Raman'
+    >>> opening_name("In 2023 Priya Raman stepped down."), opening_name("Take the capsules with water.")
+    (None, None)
+    """
+    found = _OPENING_NAME.match(sentence.strip())
+    if found is None or normalise(found.group(1).split()[0]) in _SENTENCE_START:
+        return None
+    return found.group(1)
 
 
 def word_keys(text: str) -> set[str]:

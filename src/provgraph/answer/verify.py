@@ -189,6 +189,7 @@ def evidence_text(items: Sequence[EvidenceItem]) -> str:
     parts: list[str] = []
     for item in items:
         parts += [item.text, item.passage_text or "", item.title or "", item.section or "", item.document_key or ""]
+        parts.append(item.referent or "")  # what the passage's "It" stands for
         parts.append(item.url or "")
         parts += [item.subject_label or "", item.predicate_label or "", item.object_label or ""]
         parts += item.predicate_synonyms  # what the ontology also calls the predicate ("kind": rdf:type)
@@ -617,6 +618,10 @@ def _elsewhere(pack: EvidencePack, kept: Sequence[_Kept]) -> str | None:
     names += [n for e in pack.entities if (n := " ".join(words(e.label)))]
     if not names:
         return None
+    # "Contoso's revenue": a document whose title opens with "Contoso" is about it, when no item
+    # says "Contoso's" ("Bill Cosby's third album" is not what "At Last Bill Cosby Really Sings" is about)
+    said = " ".join(" ".join(words(i.text)) for i in pack.items)
+    owners = [bare for n in names if (bare := without_possessive(n)) != n and not mentions(said, n)]
     who = expects(pack.question) is Expects.PERSON and words(pack.question)[:1] == ["who"]
 
     def title(item: EvidenceItem) -> str:
@@ -624,13 +629,19 @@ def _elsewhere(pack: EvidencePack, kept: Sequence[_Kept]) -> str | None:
 
     def own(item: EvidenceItem) -> bool:
         named = title(item)
-        if named and (mentions(asked, named) or any(mentions(named, n) for n in names)):
+        if named and (
+            mentions(asked, named)
+            or any(mentions(named, n) for n in names)
+            or any(f"{named} ".startswith(f"{n} ") for n in owners)
+        ):
             return True
         # a sentence whose subject is a name of the question ("Marie Curie was born ...")
         opening = " ".join(words(re.sub(r"^(the|a|an)\s+", "", item.text.strip(), flags=re.I))) + " "
         # "Who was known as Aladin?": the answer is the subject of a document saying so
         subject = bool(who and named and opening.startswith(named + " "))
-        return subject or any(opening.startswith(n + " ") for n in names)
+        # "It was founded in 1998", where "It" is the "Contoso Ltd" the question names
+        referent = " ".join(words(item.referent or ""))
+        return subject or any(opening.startswith(n + " ") or (referent and mentions(referent, n)) for n in names)
 
     cited = [item for _, items in kept for item in items]
     if any(item.kind is not EvidenceKind.PASSAGE or own(item) for item in cited):

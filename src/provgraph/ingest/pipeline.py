@@ -45,7 +45,7 @@ from provgraph.ingest.options import IngestOptions, issued_literal
 from provgraph.ingest.rdf import read_graph_metadata, read_rdf
 from provgraph.ingest.records import Assertion, PassageSpec
 from provgraph.ingest.reify import DocumentMeta, GraphBuilder, xsd_datetime
-from provgraph.ingest.text import markdown_title, passages_in, split_passages
+from provgraph.ingest.text import markdown_title, passages_in, split_passages, text_title
 from provgraph.ingest.trix import is_trix
 from provgraph.ingest.validate import (
     CHUNK_STATEMENTS,
@@ -248,7 +248,14 @@ def _build(
         stream = _Counting(raw, source.stat().st_size, progress)
         guard = InputGuard(file, path=source, lenient=options.lenient)
         items = _read(
-            stream, fmt, file=file, base=options.base, guard=guard, extraction=extraction, title=main_meta.title
+            stream,
+            fmt,
+            file=file,
+            base=options.base,
+            guard=guard,
+            extraction=extraction,
+            title=main_meta.title,
+            titled=options.title is None,
         )
         spooled = _Spool(quads, view_quads)
         if options.split is not None:
@@ -427,9 +434,11 @@ def _read(
     guard: InputGuard,
     extraction: TextExtraction | None = None,
     title: str = "",
+    titled: bool = False,
 ) -> Iterator[_Item]:
     """(assertion, graph name, passage) triples; exactly one of assertion/passage is set. A text
-    document's passages come each with the facts ``extraction`` takes from it."""
+    document's passages come each with the facts ``extraction`` takes from it; with ``titled`` (no
+    title was given), a plain text's own title line is its heading, not a passage."""
     reader = cast(IO[bytes], stream)  # read() and readline() are all the readers call
     if fmt.is_rdf:
         for assertion, graph in read_rdf(reader, fmt, file=file, base=base, guard=guard):
@@ -438,7 +447,7 @@ def _read(
         for assertion in read_jsonl(reader, file=file, base=base, guard=guard):
             yield assertion, None, None
     else:
-        text, found = _passages(stream.read(), fmt, file=file)
+        text, found = _passages(stream.read(), fmt, file=file, titled=titled)
         passages = _checked_passages(found, text, guard)
         if extraction is None:
             for passage in passages:
@@ -453,10 +462,11 @@ TITLE_BYTES = 1 << 20
 
 
 def _own_title(source: Path, fmt: InputFormat) -> str | None:
-    """The title a Markdown or HTML document gives itself (its first level-1 heading; its first
-    ``<h1>``, else its ``<title>``), from its first ``TITLE_BYTES``: what a reader calls it, and
-    what a sentence saying "It" or "The bridge" stands for. None for other formats."""
-    if fmt not in (InputFormat.MARKDOWN, InputFormat.HTML):
+    """The title a Markdown, HTML or plain text document gives itself (its first level-1 heading;
+    its first ``<h1>``, else its ``<title>``; its first line standing alone), from its first
+    ``TITLE_BYTES``: what a reader calls it, and what a sentence saying "It" or "The bridge"
+    stands for. None for other formats."""
+    if fmt not in (InputFormat.MARKDOWN, InputFormat.HTML, InputFormat.TEXT):
         return None
     with source.open("rb") as raw:
         head = raw.read(TITLE_BYTES)
@@ -464,10 +474,11 @@ def _own_title(source: Path, fmt: InputFormat) -> str | None:
         from provgraph.ingest.html import html_title
 
         return html_title(head)
-    return markdown_title(head.decode("utf-8", errors="replace").removeprefix("\ufeff"))
+    text = head.decode("utf-8", errors="replace").removeprefix("\ufeff")
+    return markdown_title(text) if fmt is InputFormat.MARKDOWN else text_title(text)
 
 
-def _passages(raw: bytes, fmt: InputFormat, *, file: str) -> tuple[str, Iterator[PassageSpec]]:
+def _passages(raw: bytes, fmt: InputFormat, *, file: str, titled: bool = False) -> tuple[str, Iterator[PassageSpec]]:
     """A prose document's text, as provgraph stores it, and its sentences."""
     # Beautiful Soup and pypdf are loaded by the documents that need them, not by every command
     if fmt is InputFormat.HTML:
@@ -485,7 +496,7 @@ def _passages(raw: bytes, fmt: InputFormat, *, file: str) -> tuple[str, Iterator
     except UnicodeDecodeError as exc:
         line = raw.count(b"\n", 0, exc.start) + 1
         raise InputError("not UTF-8: text documents must be UTF-8 encoded", file=file, line=line) from exc
-    return text, split_passages(text, markdown=fmt is InputFormat.MARKDOWN)
+    return text, split_passages(text, markdown=fmt is InputFormat.MARKDOWN, titled=titled and fmt is InputFormat.TEXT)
 
 
 def _checked_passages(passages: Iterable[PassageSpec], text: str, guard: InputGuard) -> Iterator[PassageSpec]:

@@ -10,7 +10,8 @@ followed by a parenthesis ("Why Is There Air? (1965) is ...") do not end sentenc
 headings and list items always do.
 
 A Markdown document's title, when the caller gives none, is its first level-1 heading (as MkDocs
-and Pandoc take it): :func:`markdown_title`.
+and Pandoc take it): :func:`markdown_title`; a plain text document's, its first line when that
+line stands alone and does not read as a sentence: :func:`text_title`.
 """
 
 from __future__ import annotations
@@ -65,13 +66,48 @@ def markdown_title(text: str) -> str | None:
     return None
 
 
+#: Longest first line (in words) a plain text document is titled by.
+TEXT_TITLE_WORDS = 12
+
+
+def text_title(text: str) -> str | None:
+    r"""A plain text document's title: its first line, when a blank line follows it, it opens
+    with a letter or digit, has at most ``TEXT_TITLE_WORDS`` words and does not end as a sentence
+    does; None otherwise.
+
+    >>> text_title("Contoso Ltd Annual Report 2024\n\nContoso Ltd is a software company.\n")
+    'Contoso Ltd Annual Report 2024'
+    >>> text_title("Contoso Ltd is a software company.\n\nIt was founded in 1998.\n") is None
+    True
+    >>> text_title("Contoso Ltd Annual Report 2024\nContoso Ltd is a software company.\n") is None
+    True
+    """
+    lines = text.lstrip("\ufeff\r\n\t ").splitlines()
+    if len(lines) < 3 or lines[1].strip():
+        return None
+    first = lines[0].strip()
+    # "# Notes", "- item": markup, not a title line
+    if not first[:1].isalnum() or first.endswith((".", ",", ";", "!", "?")) or len(first.split()) > TEXT_TITLE_WORDS:
+        return None
+    return first
+
+
 #: A block of a document's text: (start, end, kind, heading text); kind is "text" or "heading".
 Block = tuple[int, int, str, str | None]
 
 
-def split_passages(text: str, *, markdown: bool, paged: bool = False) -> Iterator[PassageSpec]:
-    """Yield the sentences of ``text`` as passages with exact offsets."""
-    return passages_in(text, _blocks(text, markdown=markdown), paged=paged)
+def split_passages(text: str, *, markdown: bool, paged: bool = False, titled: bool = False) -> Iterator[PassageSpec]:
+    """Yield the sentences of ``text`` as passages with exact offsets. With ``titled``, a plain
+    text's title line (:func:`text_title`) is its heading, as a Markdown document's is."""
+    blocks = _blocks(text, markdown=markdown)
+    if titled and not markdown and (title := text_title(text)) is not None:
+        blocks = _titled(blocks, text, title)
+    return passages_in(text, blocks, paged=paged)
+
+
+def _titled(blocks: Iterator[Block], text: str, title: str) -> Iterator[Block]:
+    for n, (start, end, kind, heading) in enumerate(blocks):
+        yield (start, end, "heading", title) if n == 0 and text[start:end] == title else (start, end, kind, heading)
 
 
 def passages_in(text: str, blocks: Iterable[Block], *, paged: bool = False) -> Iterator[PassageSpec]:
@@ -172,4 +208,4 @@ def _trimmed(text: str, s: int, e: int) -> Iterator[tuple[int, int]]:
         yield s, e
 
 
-__all__ = ["Block", "markdown_title", "passages_in", "split_passages"]
+__all__ = ["Block", "markdown_title", "passages_in", "split_passages", "text_title"]
