@@ -496,6 +496,20 @@ def test_it_and_the_company_stand_for_the_name_before_them_when_the_title_is_no_
     assert "Contoso Ltd Annual Report 2024" not in [c.text for c in answer.claims]  # the title line is no passage
 
 
+def test_the_kind_stands_for_the_name_it_followed_before(tmp_path):
+    articles = {
+        "Attention Is All You Need": "Attention Is All You Need is a 2017 research paper.\n\n"
+        "On the English-to-German task, the big Transformer model achieved a BLEU score of 28.4.\n\n"
+        "The model was trained for 3.5 days on eight GPUs.\n"
+    }
+    with ProvGraph.memory() as pg:
+        _ingest_articles(pg, tmp_path, articles)
+        answer = pg.ask("How long was the Transformer trained?", record=False)
+    assert not answer.abstained, answer.answer_summary
+    assert "The Transformer model was trained for 3.5 days on eight GPUs." in [c.text for c in answer.claims]
+    assert all(c.verified for c in answer.claims)
+
+
 def test_a_superlative_of_another_rank_is_no_yes(tmp_path):
     articles = {"Danube": "The Danube is the second-longest river in Europe, after the Volga.\n"}
     with ProvGraph.memory() as pg:

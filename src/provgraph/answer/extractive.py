@@ -667,10 +667,12 @@ def in_context(text: str, title: str | None, referent: str | None = None) -> str
         return name + text[match.end() :]
     if match := _POSSESSIVE.match(text):
         return name + "'s" + text[match.end() :]
+    # "the Transformer model" keeps its article: "The Transformer model was trained ..."
+    named = f"The {name}" if referent and name.split()[-1].islower() else name
     if referent and (match := _DEFINITE_OWNER.match(text)):
-        return name + text[match.end() :]
+        return named + text[match.end() :]
     if (match := _DEFINITE.match(text)) and (referent or _is_kind(match.group(1), title or "")):
-        return name + text[match.end() :]
+        return named + text[match.end() :]
     return text
 
 

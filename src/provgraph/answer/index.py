@@ -633,7 +633,7 @@ def _contexts(entries: Iterable[_Entry], titles: dict[str, str]) -> dict[str, tu
         for i, (_, iri, text, section) in enumerate(found):
             referent = _referent(text, texts[max(0, i - REFERENT_WINDOW) : i])
             parts = [title, section, referent, subjects[i]]
-            out[iri] = (" ".join(dict.fromkeys(p for p in parts if p)), subjects[i])
+            out[iri] = (" ".join(dict.fromkeys(p for p in parts if p)), subjects[i] or referent)
     return out
 
 
@@ -688,6 +688,12 @@ def _referent(text: str, before: Sequence[str]) -> str:
             found = named.findall(sentence)
             if found:
                 return re.sub(r"^The\s+", "", str(found[-1]))
+    # "the big Transformer model ... The model was trained": a name before the kind in lower case
+    head = re.compile(rf"\b((?:[A-Z][\w'\u2019-]*\s+)+){re.escape(kinds[0])}\b")
+    for sentence in reversed(before):
+        found = [f for f in head.findall(sentence) if f.split()[0] not in ("The", "A", "An")]
+        if found:
+            return f"{found[-1]}{kinds[0]}"
     return ""
 
 
