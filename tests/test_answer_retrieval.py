@@ -345,6 +345,34 @@ def test_no_short_sentence_for_two_questions_in_one_nor_a_place_that_is_no_place
     assert short_answer(sentence, "Who founded Globex?", "Globex") == "Hank Scorpio founded Globex."
 
 
+@pytest.mark.parametrize(
+    ("sentence", "question", "short"),
+    [
+        # the names listed together are the answer, not the first of them
+        (
+            "Contoso Ltd was founded in 1998 by Priya Raman and Tom Ellis.",
+            "Who founded Contoso Ltd?",
+            "Priya Raman and Tom Ellis founded Contoso Ltd.",
+        ),
+        (
+            "Contoso Ltd was founded by Priya Raman, its chief executive.",
+            "Who founded Contoso Ltd?",
+            "Priya Raman founded Contoso Ltd.",
+        ),
+        # a name joined by "on" or "for", with its article
+        (
+            "The paper was presented at the Conference on Neural Information Processing Systems in December 2017.",
+            "Where was the paper presented?",
+            "The paper was presented at the Conference on Neural Information Processing Systems.",
+        ),
+        ("Globex was founded in Paris on Monday.", "Where was Globex founded?", "Globex was founded in Paris."),
+    ],
+)
+def test_a_short_sentence_keeps_the_whole_answer(sentence, question, short):
+    title = "Contoso Ltd" if "Contoso" in sentence else None
+    assert short_answer(sentence, question, title) == short
+
+
 def test_no_short_sentence_says_more_than_its_evidence(lighthouses):
     # "designed" is in no sentence: the answer states the sentence, and no short claim of its own
     answer = lighthouses.ask("Who designed the Bell Rock Lighthouse?", record=False)

@@ -85,9 +85,25 @@ def span(sentence: str, question: str) -> str | None:
     if not found:
         return None
     focus = [m.start() for w in content_words(question) for m in _word_at(sentence, w)]
-    if not focus:
-        return found[0][1]
-    return min(found, key=lambda f: (min(abs(f[0] - at) for at in focus), f[0]))[1]
+    best = found[0] if not focus else min(found, key=lambda f: (min(abs(f[0] - at) for at in focus), f[0]))
+    return _with_others(sentence, best, found) if expected is Expects.PERSON else best[1]
+
+
+def _with_others(sentence: str, first: tuple[int, str], found: list[tuple[int, str]]) -> str:
+    """A name with the names listed with it: "Priya Raman and Tom Ellis" ("founded in 1998 by
+    Priya Raman and Tom Ellis"), "A, B and C"; a name alone otherwise."""
+    names, end = [first[1]], first[0] + len(first[1])
+    for at, text in sorted(found):
+        if at <= first[0]:
+            continue
+        joint = sentence[end:at]
+        if not re.fullmatch(r",\s*|\s+and\s+|,\s+and\s+", joint):
+            break
+        names.append(text)
+        end = at + len(text)
+        if "and" in joint:  # a list ends with "and": "John Lennon, the singer" is no list
+            return f"{', '.join(names[:-1])} and {names[-1]}"
+    return names[0]
 
 
 def _word_at(sentence: str, word: str) -> list[re.Match[str]]:
@@ -111,10 +127,13 @@ def _without_stop_unit(number: str) -> str:
     return number.rstrip(",")
 
 
+_DAY = r"(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)"
 #: A name: capitalised words, joined by the particles of names ("Anne of Green Gables", "Ludwig
-#: van Beethoven"), not by prepositions: "Paris in France" is two.
+#: van Beethoven", "Conference on Neural Information Processing Systems", "Institute for Advanced
+#: Study"), not by other prepositions: "Paris in France" is two, and so is "Paris on Monday".
 _NAME = re.compile(
-    r"(?<![\w'\u2019])[A-Z][\w'\u2019-]*\.?(?:\s+(?:(?:of|the|de|von|van|der|del|da|du|la|le)\s+)*[A-Z][\w'\u2019-]*\.?)*"
+    r"(?<![\w'\u2019])[A-Z][\w'\u2019-]*\.?(?:\s+(?:(?:of|the|de|von|van|der|del|da|du|la|le|for|on)\s+)*"
+    rf"(?!{_MONTH}\b|{_DAY}\b)[A-Z][\w'\u2019-]*\.?)*"
 )
 
 
@@ -183,7 +202,8 @@ def short_answer(sentence: str, question: str, title: str | None = None) -> str 
         answer = ("on " if re.match(_DAY_DATE, answer) else "in ") + answer
     if expects(question) is Expects.PLACE and not re.match(r"(?:in|at|on|near|off)\b", answer):
         before = _PLACE_PREPOSITION.search(sentence[: sentence.find(answer)]) if answer in sentence else None
-        answer = f"{before.group(1) if before else 'in'} {answer}"
+        # with its article: "at the Conference on ...", "in the United States"
+        answer = f"{before.group().strip() if before else 'in'} {answer}"
     text = template.format(a=answer, **{k: parts.get(k, "") for k in ("x", "v", "p", "rest", "adj")})
     text = re.sub(r"\s+", " ", text).strip()
     text = text[:1].upper() + text[1:] + "."
