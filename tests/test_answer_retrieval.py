@@ -538,6 +538,18 @@ def test_the_kind_stands_for_the_name_it_followed_before(tmp_path):
     assert all(c.verified for c in answer.claims)
 
 
+def test_what_kind_of_thing_is_answered_by_what_the_source_says_it_is(tmp_path):
+    articles = {
+        "Amoxicillin leaflet": "Amoxicillin is a penicillin antibiotic.\n\n"
+        "Take amoxicillin with water.\n\nStore amoxicillin below 25 degrees.\n"
+    }
+    with ProvGraph.memory() as pg:
+        _ingest_articles(pg, tmp_path, articles)
+        answer = pg.ask("What kind of drug is amoxicillin?", record=False)
+    assert not answer.abstained, answer.answer_summary
+    assert answer.claims[0].text == "Amoxicillin is a penicillin antibiotic."
+
+
 def test_a_superlative_of_another_rank_is_no_yes(tmp_path):
     articles = {"Danube": "The Danube is the second-longest river in Europe, after the Volga.\n"}
     with ProvGraph.memory() as pg:

@@ -304,7 +304,10 @@ def _passage_claims(
     # the passages saying what is asked with a value of the type asked for first, then those
     # holding such a value ("when": a date), in order
     expected = expects(question)
-    passages = sorted(passages, key=lambda p: (-_answers(p, question), not offers(p.text, expected, question)))
+    passages = sorted(
+        passages,
+        key=lambda p: (not _says_kind(p, question), -_answers(p, question), not offers(p.text, expected, question)),
+    )
     claims = [
         DraftClaim(
             text=in_context(item.text.strip(), item.title, item.referent),
@@ -811,6 +814,24 @@ def _answering(passages: Sequence[EvidenceItem], chosen: Sequence[EvidenceItem],
     about = [p for p in passages if p not in chosen and any(mentions(_item_text(p), t) for t in terms)]
     best = max(about, key=lambda p: (_answers(p, question), p.score), default=None)
     return [best] if best is not None and _answers(best, question) else []
+
+
+#: "What kind of drug is amoxicillin?": the thing whose kind is asked.
+_KIND_OF = re.compile(
+    r"\b(?:kind|type|sort|class|category)s?\s+of\s+[\w\s-]+?\s+(?:is|are|was|were)\s+(?:an?\s+|the\s+)?(?P<x>[^?]+)",
+    re.I,
+)
+
+
+def _says_kind(item: EvidenceItem, question: str) -> bool:
+    """Whether a passage says what kind of thing the question asks about is ("Amoxicillin is a
+    penicillin antibiotic." for "What kind of drug is amoxicillin?")."""
+    asked = _KIND_OF.search(question)
+    if asked is None or item.kind is not EvidenceKind.PASSAGE:
+        return False
+    thing = " ".join(words(asked.group("x")))
+    said = " ".join(words(in_context(item.text.strip(), item.title, item.referent)))
+    return bool(thing) and re.match(rf"{re.escape(thing)} (?:is|are|was|were) (?:a|an|the) ", said) is not None
 
 
 def _answers(item: EvidenceItem, question: str) -> int:

@@ -818,6 +818,10 @@ def _untrusted_limitations(pack: EvidencePack) -> list[str]:
     ]
 
 
+#: Words of a question asking what a thing is, which evidence saying what it is need not repeat.
+_KIND_WORDS = frozenset("kind kinds type types sort sorts class classes category categories".split())
+
+
 def _uncovered(question: str, cited: Sequence[EvidenceItem]) -> str | None:
     """Why the cited evidence does not cover the question, or None when it does."""
     evidence = " ".join(words(evidence_text(cited)))
@@ -836,7 +840,8 @@ def _uncovered(question: str, cited: Sequence[EvidenceItem]) -> str | None:
     ]
     if names:
         return "the evidence found does not mention " + ", ".join(f'"{n}"' for n in names)
-    content = list(dict.fromkeys(_content(question)))
+    # "What kind of drug is amoxicillin?": "Amoxicillin is a penicillin antibiotic." says its kind
+    content = [w for w in dict.fromkeys(_content(question)) if w not in _KIND_WORDS]
     found = list(filter(_finder(set(evidence.split())), content))
     if content and len(found) < MIN_QUESTION_COVERAGE * len(content):
         missing = [w for w in content if w not in found]
