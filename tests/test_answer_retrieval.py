@@ -548,6 +548,7 @@ def test_what_kind_of_thing_is_answered_by_what_the_source_says_it_is(tmp_path):
         answer = pg.ask("What kind of drug is amoxicillin?", record=False)
     assert not answer.abstained, answer.answer_summary
     assert answer.claims[0].text == "Amoxicillin is a penicillin antibiotic."
+    assert answer.confidence.value == "high", answer.limitations  # what it is, is what is asked
 
 
 def test_a_superlative_of_another_rank_is_no_yes(tmp_path):

@@ -669,7 +669,7 @@ def _asked_words(pack: EvidencePack) -> list[str]:
     """What the question asks of its entities: its content words that are not part of a name."""
     names = {w for t in salient_terms(pack.question) for w in t.split()}
     names |= {w for e in pack.entities for w in words(e.label)}
-    return list(dict.fromkeys(w for w in _content(pack.question) if w not in names))
+    return list(dict.fromkeys(w for w in _content(pack.question) if w not in names and w not in _KIND_WORDS))
 
 
 def _property_shares(pack: EvidencePack, kept: Sequence[_Kept]) -> Iterator[float]:
