@@ -524,6 +524,47 @@ def test_it_and_the_company_stand_for_the_name_before_them_when_the_title_is_no_
     assert "Contoso Ltd Annual Report 2024" not in [c.text for c in answer.claims]  # the title line is no passage
 
 
+def test_it_stands_for_the_thing_the_sentence_before_said_what_it_is(tmp_path):
+    articles = {
+        "Mount Everest": "Mount Everest is Earth's highest mountain.\n\n"
+        "It lies in the Mahalangur Himal range.\n\nK2 is the second-highest mountain on Earth.\n\n"
+        "It is in the Karakoram range.\n",
+        "Innerspace": "Innerspace is a 1987 film directed by Joe Dante.\n\n"
+        "Steven Spielberg produced the film.\n\nIt stars Dennis Quaid.\n",
+    }
+    with ProvGraph.memory() as pg:
+        _ingest_articles(pg, tmp_path, articles)
+        k2 = pg.ask("What range is K2 in?", record=False)
+        everest = pg.ask("What range is Mount Everest in?", record=False)
+        stars = pg.ask("Who stars in Innerspace?", record=False)
+    assert k2.claims[0].text == "K2 is in the Karakoram range." and k2.confidence.value == "high"
+    said = [c.text for c in [*everest.claims, *stars.claims]]
+    assert "Mount Everest is in the Karakoram range." not in said
+    assert "Mount Everest lies in the Mahalangur Himal range." in said
+    # "It" after a sentence about a person is still the film
+    assert "Innerspace stars Dennis Quaid." in said and not any(c.startswith("Steven Spielberg stars") for c in said)
+
+
+TRIAL = (
+    "JUPITER trial summary\n\n"
+    "The JUPITER trial tested whether rosuvastatin prevents cardiovascular events. It enrolled 17,802 participants.\n\n"
+    "Physician-reported diabetes was more common in the rosuvastatin group.\n\n"
+    "The trial was sponsored by AstraZeneca. Its principal investigator was Paul Ridker.\n"
+)
+
+
+def test_a_common_word_opening_a_sentence_is_no_name_a_pronoun_stands_for(tmp_path):
+    path = tmp_path / "jupiter.txt"
+    path.write_text(TRIAL, encoding="utf-8")
+    with ProvGraph.memory() as pg:
+        pg.ingest(path)
+        investigator = pg.ask("Who was the principal investigator of JUPITER?", record=False)
+        enrolled = pg.ask("How many participants did the JUPITER trial enroll?", record=False)
+    assert "The JUPITER trial's principal investigator was Paul Ridker." in [c.text for c in investigator.claims]
+    assert not any("Physician-reported's" in c.text for c in investigator.claims)
+    assert "The JUPITER trial enrolled 17,802 participants." in [c.text for c in enrolled.claims]
+
+
 def test_the_kind_stands_for_the_name_it_followed_before(tmp_path):
     articles = {
         "Attention Is All You Need": "Attention Is All You Need is a 2017 research paper.\n\n"

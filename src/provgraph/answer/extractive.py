@@ -666,12 +666,12 @@ def in_context(text: str, title: str | None, referent: str | None = None) -> str
     name = referent or without_disambiguation(title or "")
     if not name or _DUMMY_IT.match(text):
         return text
-    if match := _PRONOUN.match(text):
-        return name + text[match.end() :]
-    if match := _POSSESSIVE.match(text):
-        return name + "'s" + text[match.end() :]
     # "the Transformer model" keeps its article: "The Transformer model was trained ..."
     named = f"The {name}" if referent and name.split()[-1].islower() else name
+    if match := _PRONOUN.match(text):
+        return named + text[match.end() :]
+    if match := _POSSESSIVE.match(text):
+        return named + "'s" + text[match.end() :]
     if referent and (match := _DEFINITE_OWNER.match(text)):
         return named + text[match.end() :]
     if (match := _DEFINITE.match(text)) and (referent or _is_kind(match.group(1), title or "")):

@@ -642,30 +642,49 @@ _PRONOUN = re.compile(r"^(?:It|He|She|They|Its|His|Her|Their)\b(?!['\u2019])")
 
 
 def _subjects(texts: Sequence[str], title: str) -> list[str]:
-    """For each sentence of a document whose title does not name its subject ("Contoso Ltd
-    Annual Report 2024", a file name), the name an opening pronoun or "The <kind>" stands for: the
-    name the last sentence opening with one opened with ("Contoso Ltd is a British software
-    company. It was founded ...": "Contoso Ltd"; "The company's largest customer ...": "Contoso
-    Ltd", the sentence that named it having said "company"), at most ``REFERENT_WINDOW``
-    sentences back; else "". A document whose opening sentences name its title reads "It" as its
-    title (:func:`provgraph.answer.extractive.in_context`), and gets "" here."""
+    """For each sentence of a document, the name an opening pronoun or "The <kind>" stands for
+    when that is not the document's title: the name the last sentence opening with one opened
+    with, at most ``REFERENT_WINDOW`` sentences back ("K2 is the second-highest mountain. It is
+    in the Karakoram range." in "Mount Everest": "K2"). When the title names no subject
+    ("Contoso Ltd Annual Report 2024", a file name: its opening sentences do not name it), "The
+    <kind>" too: "The company's largest customer ..." after "Contoso Ltd is a British software
+    company", "The trial was stopped ..." after "The JUPITER trial tested ...". Else "": the
+    title is what "It" stands for (:func:`provgraph.answer.extractive.in_context`)."""
     out = [""] * len(texts)
     named = " ".join(words(without_disambiguation(title)))
     opening = [t for t in texts[:3] if " ".join(words(t)) != named][:2]
-    if not named or any(mentions(" ".join(words(t)), named) for t in opening):
-        return out
-    subject, since = "", -REFERENT_WINDOW - 1
-    kinds: dict[str, str] = {}  # a word of a sentence opening with a name: that name ("company": "Contoso Ltd")
+    titled = not named or any(mentions(" ".join(words(t)), named) for t in opening)
+    subject, since, thing = "", -REFERENT_WINDOW - 1, False
+    kinds: dict[str, str] = {}  # what a name was said to be: "company" -> "Contoso Ltd"
     for i, text in enumerate(texts):
         definite = _DEFINITE.match(text.strip())
-        if _PRONOUN.match(text):
-            out[i], since = (subject, i) if i - since <= REFERENT_WINDOW else ("", since)
+        if pronoun := _PRONOUN.match(text):
+            # "It" is a name only when the sentence just before said what that name is ("K2 is the
+            # second-highest mountain. It is in ..."), or named it by its kind ("The JUPITER
+            # trial"): "It stars Dennis Quaid" after a sentence about Steven Spielberg is the film
+            personal = pronoun.group() not in ("It", "Its")
+            if i - since <= (REFERENT_WINDOW if personal else 1) and (personal or thing):
+                out[i], since = subject, i
+                thing = thing and not personal  # "He has released 12 albums": a person, no "It"
+            else:
+                subject, thing = "", False
+        elif definite and not titled:
+            found = next((kinds[w] for w in definite.group(1).split() if w in kinds and not w.endswith("ed")), "")
+            if found:
+                out[i], subject, since, thing = found, found, i, True
         elif definite:
-            out[i] = next((kinds[w] for w in definite.group(1).split() if w in kinds and not w.endswith("ed")), "")
-        elif (name := opening_name(text)) is not None:
-            subject, since = name, i
-            if said := _IS_A.match(text, text.index(name) + len(name)):
-                kinds.update((w, name) for w in words(said.group(1)) if w not in STOP_WORDS)
+            subject, thing = "", False  # "The film was inspired by ...": the title's subject again
+        elif " ".join(words(text)) != named and (name := opening_name(text)) is not None:
+            said = " ".join(words(name))
+            # the title's own subject ("Everest is ..." in "Mount Everest") is what "It" is anyway
+            subject = "" if titled and (mentions(named, said) or mentions(said, named)) else name
+            since = i
+            if name.split()[-1].islower():  # "The JUPITER trial": a trial
+                kinds[name.split()[-1]] = name
+            is_a = _IS_A.match(text, text.index(name) + len(name))
+            thing = is_a is not None or name.split()[-1].islower()
+            if is_a:
+                kinds.update((w, name) for w in words(is_a.group(1)) if w not in STOP_WORDS)
     return out
 
 

@@ -204,27 +204,52 @@ def verbal(label: str) -> bool:
     return first.endswith(("s", "ed")) or not set(readings) - {"VERB", "AUX"}
 
 
+_VERB_AFTER_NAME = (
+    r"\s+(is|was|are|were|has|had|have|can|could|may|might|will|would|should|must|does|did|do|[a-z]+ed"
+    r"|(?!(?:its|his|hers|ours|theirs|this|thus|as|us|was|less|unless|across|towards)\b)[a-z]+s)\b"
+)
 #: "Contoso Ltd is ...", "Priya Raman stepped down ...": a sentence opening with a name, then a verb.
 _OPENING_NAME = re.compile(
-    r"^(?:The\s+)?([A-Z][\w'\u2019&-]*(?:\s+(?:(?:of|on|for|and|de|the)\s+)?[A-Z0-9][\w'\u2019&.-]*)*)"
-    r"\s+(is|was|are|were|has|had|have|can|could|may|might|will|would|should|must|does|did|do|[a-z]+ed|[a-z]+s)\b"
+    r"^(?:The\s+)?([A-Z][\w'\u2019&-]*(?:\s+(?:(?:of|on|for|and|de|the)\s+){0,2}[A-Z0-9][\w'\u2019&.-]*)*)"
+    + _VERB_AFTER_NAME
+)
+#: "The JUPITER trial tested ...": a name and the kind of thing it is.
+_OPENING_KIND = re.compile(
+    r"^The\s+([A-Z][\w'\u2019&-]*(?:\s+[A-Z0-9][\w'\u2019&.-]*)*\s+[a-z]{3,})" + _VERB_AFTER_NAME
 )
 
 
 def opening_name(sentence: str) -> str | None:
-    """The name a sentence opens with, when a verb follows it: what the sentence is about.
+    """The name a sentence opens with, when a verb follows it: what the sentence is about. A
+    single word English has otherwise ("Participants", "Physician-reported") is no name.
 
     >>> opening_name("Contoso Ltd is a British software company.")
     'Contoso Ltd'
     >>> opening_name("Priya Raman stepped down as chief executive.")
     'Priya Raman'
+    >>> opening_name("The JUPITER trial tested rosuvastatin.")
+    'JUPITER trial'
     >>> opening_name("In 2023 Priya Raman stepped down."), opening_name("Take the capsules with water.")
     (None, None)
+    >>> opening_name("Physician-reported diabetes was more common.")
     """
-    found = _OPENING_NAME.match(sentence.strip())
+    found = _OPENING_NAME.match(sentence.strip()) or _OPENING_KIND.match(sentence.strip())
     if found is None or normalise(found.group(1).split()[0]) in _SENTENCE_START:
         return None
-    return found.group(1)
+    name = found.group(1)
+    if re.search(r"['\u2019]s?$", name):  # "Dr de Gay's works ...": the works are the subject
+        return None
+    first = normalise(name.split()[0]).split("-")[0]
+    if (" " not in name and _readings(first)) or _readings(first) == {"ADV"}:  # "Additionally Modifications"
+        return None
+    return name
+
+
+def _readings(word: str) -> set[str]:
+    """What ``word`` can be in English ("NOUN", "ADV" ...; lemminflect's lexicon holds few names)."""
+    from lemminflect import getAllLemmas
+
+    return set(getAllLemmas(word))
 
 
 def word_keys(text: str) -> set[str]:
