@@ -565,6 +565,22 @@ def test_a_common_word_opening_a_sentence_is_no_name_a_pronoun_stands_for(tmp_pa
     assert "The JUPITER trial enrolled 17,802 participants." in [c.text for c in enrolled.claims]
 
 
+def test_what_an_acronym_stands_for_and_an_inflection_answer_the_question(tmp_path):
+    articles = {
+        "Right to erasure": "Article 17 of the General Data Protection Regulation (GDPR) gives a right to erasure.\n\n"
+        "The regulation was adopted by the European Union in April 2016 and has applied since 25 May 2018.\n"
+    }
+    with ProvGraph.memory() as pg:
+        _ingest_articles(pg, tmp_path, articles)
+        adopted = pg.ask("When was the GDPR adopted?", record=False)
+        applies = pg.ask("When did the GDPR start to apply?", record=False)
+    said = "General Data Protection Regulation was adopted by the European Union in April 2016 and has applied since 25 May 2018."
+    for answer in (adopted, applies):
+        # "The regulation" is the GDPR spelt out; "applied" is a form of "apply"
+        assert not answer.abstained and answer.confidence.value == "high", (answer.answer_summary, answer.limitations)
+        assert said in [c.text for c in answer.claims]
+
+
 def test_the_kind_stands_for_the_name_it_followed_before(tmp_path):
     articles = {
         "Attention Is All You Need": "Attention Is All You Need is a 2017 research paper.\n\n"

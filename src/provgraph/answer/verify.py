@@ -623,6 +623,7 @@ def _elsewhere(pack: EvidencePack, kept: Sequence[_Kept]) -> str | None:
     said = " ".join(" ".join(words(i.text)) for i in pack.items)
     owners = [bare for n in names if (bare := without_possessive(n)) != n and not mentions(said, n)]
     who = expects(pack.question) is Expects.PERSON and words(pack.question)[:1] == ["who"]
+    short = acronyms(pack.question)  # "GDPR": "The regulation was adopted ..." names it spelt out
 
     def title(item: EvidenceItem) -> str:
         return " ".join(words(without_disambiguation(item.title or "")))
@@ -641,7 +642,10 @@ def _elsewhere(pack: EvidencePack, kept: Sequence[_Kept]) -> str | None:
         subject = bool(who and named and opening.startswith(named + " "))
         # "It was founded in 1998", where "It" is the "Contoso Ltd" the question names
         referent = " ".join(words(item.referent or ""))
-        return subject or any(opening.startswith(n + " ") or (referent and mentions(referent, n)) for n in names)
+        return subject or any(
+            opening.startswith(n + " ") or (referent and (mentions(referent, n) or (n in short and spells(n, referent))))
+            for n in names
+        )
 
     cited = [item for _, items in kept for item in items]
     if any(item.kind is not EvidenceKind.PASSAGE or own(item) for item in cited):
@@ -842,7 +846,7 @@ def _uncovered(question: str, cited: Sequence[EvidenceItem]) -> str | None:
         return "the evidence found does not mention " + ", ".join(f'"{n}"' for n in names)
     # "What kind of drug is amoxicillin?": "Amoxicillin is a penicillin antibiotic." says its kind
     content = [w for w in dict.fromkeys(_content(question)) if w not in _KIND_WORDS]
-    found = list(filter(_finder(set(evidence.split())), content))
+    found = list(filter(_finder(set(evidence.split()), inflections=True), content))
     if content and len(found) < MIN_QUESTION_COVERAGE * len(content):
         missing = [w for w in content if w not in found]
         return "the evidence found does not speak of " + ", ".join(f'"{w}"' for w in missing)
