@@ -574,7 +574,10 @@ def test_what_an_acronym_stands_for_and_an_inflection_answer_the_question(tmp_pa
         _ingest_articles(pg, tmp_path, articles)
         adopted = pg.ask("When was the GDPR adopted?", record=False)
         applies = pg.ask("When did the GDPR start to apply?", record=False)
-    said = "General Data Protection Regulation was adopted by the European Union in April 2016 and has applied since 25 May 2018."
+    said = (
+        "General Data Protection Regulation was adopted by the European Union in April 2016 "
+        "and has applied since 25 May 2018."
+    )
     for answer in (adopted, applies):
         # "The regulation" is the GDPR spelt out; "applied" is a form of "apply"
         assert not answer.abstained and answer.confidence.value == "high", (answer.answer_summary, answer.limitations)

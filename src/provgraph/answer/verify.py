@@ -642,10 +642,10 @@ def _elsewhere(pack: EvidencePack, kept: Sequence[_Kept]) -> str | None:
         subject = bool(who and named and opening.startswith(named + " "))
         # "It was founded in 1998", where "It" is the "Contoso Ltd" the question names
         referent = " ".join(words(item.referent or ""))
-        return subject or any(
-            opening.startswith(n + " ") or (referent and (mentions(referent, n) or (n in short and spells(n, referent))))
-            for n in names
-        )
+        named_by_referent = [
+            n for n in names if referent and (mentions(referent, n) or (n in short and spells(n, referent)))
+        ]
+        return subject or bool(named_by_referent) or any(opening.startswith(n + " ") for n in names)
 
     cited = [item for _, items in kept for item in items]
     if any(item.kind is not EvidenceKind.PASSAGE or own(item) for item in cited):
