@@ -537,7 +537,10 @@ def test_it_stands_for_the_thing_the_sentence_before_said_what_it_is(tmp_path):
         k2 = pg.ask("What range is K2 in?", record=False)
         everest = pg.ask("What range is Mount Everest in?", record=False)
         stars = pg.ask("Who stars in Innerspace?", record=False)
+        where = pg.ask("Where is Mount Everest?", record=False)
     assert k2.claims[0].text == "K2 is in the Karakoram range." and k2.confidence.value == "high"
+    # the sentence saying where it is, not the first about it nor one about K2
+    assert where.claims[0].text == "Mount Everest is in the Mahalangur Himal."
     said = [c.text for c in [*everest.claims, *stars.claims]]
     assert "Mount Everest is in the Karakoram range." not in said
     assert "Mount Everest lies in the Mahalangur Himal range." in said

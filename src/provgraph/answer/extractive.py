@@ -77,7 +77,7 @@ from provgraph.answer.question import (
     offers,
     pair,
 )
-from provgraph.answer.span import short_answer
+from provgraph.answer.span import short_answer, span
 from provgraph.answer.text import (
     STOP_WORDS,
     acronyms,
@@ -85,6 +85,7 @@ from provgraph.answer.text import (
     denials_of,
     mentions,
     normalise,
+    opening_name,
     ranked,
     salient_terms,
     spells,
@@ -811,7 +812,14 @@ def _answering(passages: Sequence[EvidenceItem], chosen: Sequence[EvidenceItem],
     terms = [t for t in salient_terms(question) if not t.replace(" ", "").isdigit()]
     if expects(question) not in _FACTOID or not terms or any(_answers(c, question) for c in chosen):
         return []
-    about = [p for p in passages if p not in chosen and any(mentions(_item_text(p), t) for t in terms)]
+
+    # a passage opening with another name, or whose "It" stands for one ("K2 is ...", "It is in
+    # the Karakoram range" in "Mount Everest"), is about that name
+    def subject(p: EvidenceItem) -> str:
+        other = p.referent or opening_name(p.text)
+        return " ".join(words(other)) if other else _item_text(p)
+
+    about = [p for p in passages if p not in chosen and any(mentions(subject(p), t) for t in terms)]
     best = max(about, key=lambda p: (_answers(p, question), p.score), default=None)
     return [best] if best is not None and _answers(best, question) else []
 
@@ -837,10 +845,12 @@ def _says_kind(item: EvidenceItem, question: str) -> bool:
 def _answers(item: EvidenceItem, question: str) -> int:
     """How many of the words a factoid question asks of its names (not part of a name,
     inflections alike) the passage ``item`` holds, when that is at least ``MIN_ANSWERING_SHARE``
-    of them and it holds a value of the type asked for; else 0."""
+    of them and it holds a value of the type asked for (1 when it asks nothing more); else 0."""
     expected, asked = _asked_of(question)
     if expected not in _FACTOID or not offers(item.text, expected, question):
         return 0
+    if not asked:  # "Where is Mount Everest?": a place ("in the Mahalangur Himal") is all it asks
+        return int(span(in_context(item.text.strip(), item.title, item.referent), question) is not None)
     held = len(asked & word_keys(item.text))
     return held if held and held >= MIN_ANSWERING_SHARE * len(asked) else 0
 
