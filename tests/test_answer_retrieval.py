@@ -548,6 +548,22 @@ def test_it_stands_for_the_thing_the_sentence_before_said_what_it_is(tmp_path):
     assert "Innerspace stars Dennis Quaid." in said and not any(c.startswith("Steven Spielberg stars") for c in said)
 
 
+def test_a_measure_answers_the_adjective_that_asks_for_it(tmp_path):
+    articles = {
+        "Mount Everest": "Mount Everest is Earth's highest mountain.\n\nIts elevation is 8,849 metres.\n\n"
+        "K2 is the second-highest mountain on Earth, at 8,611 metres.\n"
+    }
+    with ProvGraph.memory() as pg:
+        _ingest_articles(pg, tmp_path, articles)
+        high = pg.ask("How high is Mount Everest?", record=False)
+        higher = pg.ask("Which mountain is higher, Mount Everest or K2?", record=False)
+    # "elevation" is what "how high" asks for
+    assert high.claims[0].text == "Mount Everest is 8,849 metres high." and high.confidence.value == "high"
+    # K2's sentence in Everest's article is about K2: each side has its own figure
+    assert higher.claims[0].text == "Mount Everest is higher: Mount Everest 8,849, K2 8,611."
+    assert len(higher.claims[0].supporting_citations) == 2
+
+
 TRIAL = (
     "JUPITER trial summary\n\n"
     "The JUPITER trial tested whether rosuvastatin prevents cardiovascular events. It enrolled 17,802 participants.\n\n"

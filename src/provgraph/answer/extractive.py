@@ -350,7 +350,7 @@ def _verdict(relevant: Sequence[EvidenceItem], question: str) -> list[DraftClaim
 
     def says(item: EvidenceItem) -> int:
         text = item.text if item.kind is EvidenceKind.PASSAGE else _label(item, "predicate")
-        return len(compared & word_keys(text))
+        return len(compared & word_keys(text, measures=True))
 
     found: list[tuple[str, EvidenceItem, str]] = []
     for option in asked.options:
@@ -460,14 +460,24 @@ def _stated_verdict(relevant: Sequence[EvidenceItem], question: str) -> list[Dra
 
 
 def _about(relevant: Sequence[EvidenceItem], name: str) -> list[EvidenceItem]:
-    """The passages about ``name``: of its document first, then those that mention it."""
+    """The passages about ``name``: of its document first (unless about another name: "K2 is the
+    second-highest mountain" in "Mount Everest"), then those that mention it."""
     name = " ".join(words(name))
     about = [
         i
         for i in relevant
-        if i.kind is EvidenceKind.PASSAGE and (_named(i.title) == name or mentions(" ".join(words(i.text)), name))
+        if i.kind is EvidenceKind.PASSAGE
+        and ((_named(i.title) == name and not _of_another(i, name)) or mentions(" ".join(words(i.text)), name))
     ]
     return sorted(about, key=lambda i: (_named(i.title) != name, i.number))
+
+
+def _of_another(item: EvidenceItem, name: str) -> bool:
+    """Whether a passage is about another name than ``name`` (normalised): it opens with one, or
+    its "It" stands for one; a name sharing a word with ``name`` is its own ("Edward Davis Wood
+    Jr." in "Ed Wood")."""
+    other = item.referent or opening_name(item.text)
+    return other is not None and not set(words(other)) & set(name.split()) - STOP_WORDS
 
 
 def _own(relevant: Sequence[EvidenceItem], name: str) -> list[EvidenceItem]:
@@ -815,11 +825,11 @@ def _answering(passages: Sequence[EvidenceItem], chosen: Sequence[EvidenceItem],
 
     # a passage opening with another name, or whose "It" stands for one ("K2 is ...", "It is in
     # the Karakoram range" in "Mount Everest"), is about that name
-    def subject(p: EvidenceItem) -> str:
-        other = p.referent or opening_name(p.text)
-        return " ".join(words(other)) if other else _item_text(p)
-
-    about = [p for p in passages if p not in chosen and any(mentions(subject(p), t) for t in terms)]
+    about = [
+        p
+        for p in passages
+        if p not in chosen and any(mentions(_item_text(p), t) and not _of_another(p, t) for t in terms)
+    ]
     best = max(about, key=lambda p: (_answers(p, question), p.score), default=None)
     return [best] if best is not None and _answers(best, question) else []
 
@@ -851,7 +861,7 @@ def _answers(item: EvidenceItem, question: str) -> int:
         return 0
     if not asked:  # "Where is Mount Everest?": a place ("in the Mahalangur Himal") is all it asks
         return int(span(in_context(item.text.strip(), item.title, item.referent), question) is not None)
-    held = len(asked & word_keys(item.text))
+    held = len(asked & word_keys(item.text, measures=True))
     return held if held and held >= MIN_ANSWERING_SHARE * len(asked) else 0
 
 

@@ -207,7 +207,7 @@ def short_answer(sentence: str, question: str, title: str | None = None) -> str 
     text = template.format(a=answer, **{k: parts.get(k, "") for k in ("x", "v", "p", "rest", "adj")})
     text = re.sub(r"\s+", " ", text).strip()
     text = text[:1].upper() + text[1:] + "."
-    held = word_keys(f"{sentence} {title or ''}")
+    held = word_keys(f"{sentence} {title or ''}", measures=True)  # "8,849 metres high": its elevation
     return text if all(word_key(w) in held for w in content_words(text)) else None
 
 

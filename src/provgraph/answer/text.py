@@ -252,9 +252,38 @@ def _readings(word: str) -> set[str]:
     return set(getAllLemmas(word))
 
 
-def word_keys(text: str) -> set[str]:
-    """The :func:`word_key` of every word of ``text``."""
-    return {word_key(w) for w in words(text)}
+#: The nouns of a measure and the adjectives a question asks it by ("How high is Mount Everest?":
+#: "Its elevation is 8,849 metres"), each adjective with its comparative and superlative.
+_DIMENSIONS = {
+    "height": "high higher highest tall taller tallest",
+    "elevation": "high higher highest tall taller tallest",
+    "altitude": "high higher highest",
+    "length": "long longer longest",
+    "depth": "deep deeper deepest",
+    "width": "wide wider widest",
+    "breadth": "wide wider widest",
+    "age": "old older oldest",
+    "distance": "far farther farthest further furthest",
+    "weight": "heavy heavier heaviest",
+    "mass": "heavy heavier heaviest",
+    "area": "large larger largest big bigger biggest",
+    "size": "large larger largest big bigger biggest",
+}
+
+
+def word_keys(text: str, *, measures: bool = False) -> set[str]:
+    """The :func:`word_key` of every word of ``text``; with ``measures``, also of the adjectives
+    that ask for a measure it names ("elevation": "high", "higher", "tall" ...): for what
+    evidence answers, never for what it states.
+
+    >>> sorted(word_keys("Its elevation is 8,849 metres", measures=True) - word_keys("Its elevation is 8,849 metres"))
+    ['high', 'highe', 'tall', 'talle']
+    """
+    said = words(text)
+    keys = {word_key(w) for w in said}
+    if measures:
+        keys |= {word_key(a) for w in said if w in _DIMENSIONS for a in _DIMENSIONS[w].split()}
+    return keys
 
 
 def salient_terms(question: str) -> list[str]:

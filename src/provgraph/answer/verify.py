@@ -96,6 +96,7 @@ from provgraph.answer.text import (
     without_disambiguation,
     without_possessive,
     word_key,
+    word_keys,
     words,
 )
 from provgraph.answer.untrusted import CITATION_MARK, inspect, inspect_item, strip_citation_marks
@@ -152,14 +153,16 @@ def _prefixes(tokens: Iterable[str]) -> set[str]:
 def _finder(evidence_words: set[str], *, inflections: bool = False) -> Callable[[str], bool]:
     """Whether a word is in the evidence, exactly or by its first five letters; with
     ``inflections``, also as any inflection (:func:`~provgraph.answer.text.word_key`: "died" for
-    "die"). A claim's support keeps to the first: "cures" is not "cure" there, so "Aspirin cures
-    cancer" does not pass on "Aspirin does not cure cancer" by its words (what the verifier
-    checks is whether the evidence holds a claim's words, not how it says them); whether evidence
-    speaks of what a question asks is the second."""
+    "die") or as the adjective of a measure the evidence names ("high": "elevation"). A claim's
+    support keeps to the first: "cures" is not "cure" there, so "Aspirin cures cancer" does not
+    pass on "Aspirin does not cure cancer" by its words (what the verifier checks is whether the
+    evidence holds a claim's words, not how it says them); whether evidence speaks of what a
+    question asks is the second."""
     # a possessive is its name: "Dahl's" in the claim, "Dahl" in the evidence, or the reverse
     evidence_words = evidence_words | {without_possessive(w) for w in evidence_words}
     prefixes = _prefixes(evidence_words)
-    keys = {word_key(w) for w in evidence_words} if inflections else set()
+    # and a measure for its adjective: "elevation" speaks of "How high ..."
+    keys = word_keys(" ".join(evidence_words), measures=True) if inflections else set()
 
     def found(word: str) -> bool:
         word = without_possessive(word)
