@@ -366,6 +366,12 @@ def test_no_short_sentence_for_two_questions_in_one_nor_a_place_that_is_no_place
             "The paper was presented at the Conference on Neural Information Processing Systems.",
         ),
         ("Globex was founded in Paris on Monday.", "Where was Globex founded?", "Globex was founded in Paris."),
+        # "on" says when as well: a place after "in" first
+        (
+            "Contoso Ltd was founded on Christmas Day 1998 in Reading.",
+            "Where was Contoso Ltd founded?",
+            "Contoso Ltd was founded in Reading.",
+        ),
     ],
 )
 def test_a_short_sentence_keeps_the_whole_answer(sentence, question, short):

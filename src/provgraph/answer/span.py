@@ -67,6 +67,9 @@ def span(sentence: str, question: str) -> str | None:
         # "by Hank Scorpio" for "Where was Globex founded?")
         found = _name_runs(sentence)
         found = [f for f in found if _PLACE_PREPOSITION.search(sentence[: f[0]])]
+        # "on" also says when ("crowned on Christmas Day 1066 in Westminster Abbey"): a place after
+        # "in", "at" ... first
+        found = [f for f in found if not _ON.search(sentence[: f[0]])] or found
     elif expected is Expects.PERSON:
         # a full name first ("Robert Stevenson", not "Scottish")
         found = _name_runs(sentence)
@@ -178,6 +181,7 @@ _ADVERBS = (
     "first|last|originally|initially|officially|formally|finally|publicly|commercially|formerly|previously|recently"
 )
 _PLACE_PREPOSITION = re.compile(r"\b(in|at|on|near|off)\s+(?:the\s+)?$")
+_ON = re.compile(r"\bon\s+(?:the\s+)?$")
 
 
 def short_answer(sentence: str, question: str, title: str | None = None) -> str | None:
