@@ -179,6 +179,28 @@ def test_html_ingest_reads_the_visible_text_with_its_sections_and_takes_facts(tm
         assert [r["m"].value for r in media] == ["text/html"]
 
 
+def test_a_table_row_is_one_passage_and_answers_what_it_holds(tmp_path):
+    page = (
+        "<html><body><h1>Nimbus X2</h1><p>The Nimbus X2 is a smartphone.</p><table>"
+        "<tr><th>Weight</th><td>171 grams</td></tr><tr><th>Battery</th><td>3,350 mAh</td></tr>"
+        "<tr><th>Model</th><th>Colour</th><th>Price</th></tr><tr><td>X2</td><td>Blue</td><td>799</td></tr>"
+        "</table></body></html>"
+    )
+    with ProvGraph.memory() as pg:
+        _ingest(pg, tmp_path, "nimbus.html", page, extract=Extraction.NONE)
+        texts = {r["t"].value for r in pg.query("SELECT ?t WHERE { ?p a pg:Passage ; pg:text ?t }").rows()}
+        answer = pg.ask("How much does the Nimbus X2 weigh?", record=False)
+    # a header and its value read as one: "Weight: 171 grams", not "Weight" and "171 grams"
+    assert texts == {
+        "The Nimbus X2 is a smartphone.",
+        "Weight: 171 grams",
+        "Battery: 3,350 mAh",
+        "Model | Colour | Price",
+        "X2 | Blue | 799",
+    }
+    assert not answer.abstained and answer.claims[0].text == "Weight: 171 grams"
+
+
 def test_pdf_ingest_records_each_passage_page_and_takes_facts(tmp_path):
     path = tmp_path / "bell-rock.pdf"
     path.write_bytes(

@@ -3,8 +3,9 @@ sections. Parsed by Beautiful Soup with Python's own HTML parser (no compiled pa
 which reads the charset from the document's ``<meta>`` when the bytes do not say it otherwise.
 
 The document's text is what this module makes of it: each block (paragraph, list item, table
-cell, heading ...) on its own, blank lines between them, runs of whitespace inside a block as one
-space. Passage offsets count in that text, so a passage's evidence offsets are exact in the text
+row, heading ...) on its own, blank lines between them, runs of whitespace inside a block as one
+space. A table row's cells are joined by ": " when there are two (a header and its value:
+"Weight: 171 grams"), else by " | ". Passage offsets count in that text, so a passage's evidence offsets are exact in the text
 provgraph stores, not in the markup. Scripts, styles, templates and the ``<head>`` are not text.
 
 An HTML document's title, when the caller gives none, is its first ``<h1>``, else its
@@ -58,12 +59,25 @@ def html_text(raw: bytes) -> tuple[str, list[Block]]:
                     close()
                     walk(child)
                     close("heading")
+                elif name == "tr":
+                    row(child)
                 elif name in _BLOCK:
                     close()
                     walk(child)
                     close()
                 else:
                     walk(child)
+
+    def row(tr: Tag) -> None:
+        # a table row is one block: "Weight: 171 grams" (a header and its value), "a | b | c"
+        close()
+        cells = [c for c in tr.children if isinstance(c, Tag) and c.name.lower() in ("td", "th")]
+        joint = ": " if len(cells) == 2 else " | "
+        for n, cell in enumerate(cells):
+            if n:
+                current.append(joint)
+            walk(cell)
+        close()
 
     walk(soup)
     close()
