@@ -5,8 +5,9 @@ which reads the charset from the document's ``<meta>`` when the bytes do not say
 The document's text is what this module makes of it: each block (paragraph, list item, table
 row, heading ...) on its own, blank lines between them, runs of whitespace inside a block as one
 space. A table row's cells are joined by ": " when there are two (a header and its value:
-"Weight: 171 grams"), else by " | ". Passage offsets count in that text, so a passage's evidence offsets are exact in the text
-provgraph stores, not in the markup. Scripts, styles, templates and the ``<head>`` are not text.
+"Weight: 171 grams"), else by " | ". Passage offsets count in that text, so a passage's evidence
+offsets are exact in the text provgraph stores, not in the markup. Scripts, styles, templates and
+the ``<head>`` are not text.
 
 An HTML document's title, when the caller gives none, is its first ``<h1>``, else its
 ``<title>``: :func:`html_title`.
