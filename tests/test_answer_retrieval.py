@@ -570,6 +570,20 @@ def test_a_measure_answers_the_adjective_that_asks_for_it(tmp_path):
     assert len(higher.claims[0].supporting_citations) == 2
 
 
+def test_a_comparison_takes_its_figures_from_what_says_what_is_compared(tmp_path):
+    articles = {
+        "Planets": "# Planets\n\n## Distances from the Sun\n\n- Mars: 1.52 astronomical units\n"
+        "- Jupiter: 5.2 astronomical units\n\n## Moons\n\nMars has two moons, Phobos and Deimos. "
+        "Jupiter has 95 known moons.\n"
+    }
+    with ProvGraph.memory() as pg:
+        _ingest_articles(pg, tmp_path, articles)
+        answer = pg.ask("Which planet has more moons, Mars or Jupiter?", record=False)
+    # Mars's distance is no count of its moons; "two" is one
+    assert answer.claims[0].text == "Jupiter has more moons: Mars two, Jupiter 95."
+    assert answer.claims[0].verified
+
+
 TRIAL = (
     "JUPITER trial summary\n\n"
     "The JUPITER trial tested whether rosuvastatin prevents cardiovascular events. It enrolled 17,802 participants.\n\n"

@@ -74,6 +74,7 @@ from provgraph.answer.question import (
     comparison,
     expects,
     figure,
+    figure_value,
     offers,
     pair,
 )
@@ -355,11 +356,14 @@ def _verdict(relevant: Sequence[EvidenceItem], question: str) -> list[DraftClaim
     found: list[tuple[str, EvidenceItem, str]] = []
     for option in asked.options:
         about = sorted([*_about(relevant, option), *_stating(relevant, option)], key=lambda i: -says(i))
+        # when evidence about it says what is compared, only that evidence's figure counts
+        # ("Mars: 1.52 astronomical units" is no count of moons)
+        about = [i for i in about if says(i)] or about
         hit = next(((i, f) for i in about if (f := _figure(i, dated=asked.dated)) is not None), None)
         if hit is None:
             return []
         found.append((option, *hit))
-    values = [float(f.replace(",", "")) for _, _, f in found]
+    values = [figure_value(f) for _, _, f in found]
     if len(set(values)) < len(values) or len({i.id for _, i, _ in found}) < len(found):
         return []
     best = (min if asked.order is Order.LEAST else max)(range(len(values)), key=values.__getitem__)
@@ -388,9 +392,9 @@ def _settled(
 
     def spread(option: str, item: EvidenceItem, figure_said: str) -> list[float]:
         if item.kind is EvidenceKind.PASSAGE:
-            return [float(figure_said.replace(",", ""))]
+            return [figure_value(figure_said)]
         same = [i for i in _stating(relevant, option) if i.predicate == item.predicate]
-        return [float(f.replace(",", "")) for i in same if (f := _figure(i, dated=asked.dated)) is not None]
+        return [figure_value(f) for i in same if (f := _figure(i, dated=asked.dated)) is not None]
 
     ranges = [spread(option, item, said) for option, item, said in found]
     least = asked.order is Order.LEAST

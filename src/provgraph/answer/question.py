@@ -259,17 +259,38 @@ def choices(question: str) -> tuple[str, ...] | None:
 
 
 _FIGURE_YEAR = re.compile(r"(?<!\d)(1[0-9]{3}|20[0-9]{2})(?!\d)")
-_FIGURE_NUMBER = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?")
+#: Numbers a text may spell ("Mars has two moons").
+NUMBER_WORDS = {
+    w: n
+    for n, w in enumerate(
+        "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
+        "sixteen seventeen eighteen nineteen twenty".split()
+    )
+}
+#: ... as a count of something ("two moons", not "one of the largest").
+_FIGURE_NUMBER = re.compile(
+    rf"(?<![\w.])\d[\d,]*(?:\.\d+)?|\b(?i:{'|'.join(NUMBER_WORDS)})\b(?=\s+(?!(?:of|or|and|another)\b)[a-z])"
+)
 
 
 def figure(text: str, *, dated: bool) -> str | None:
-    """The first year (``dated``) or number of ``text`` as written, or None.
+    """The first year (``dated``) or number of ``text`` as written (in digits, or a word up to
+    twenty), or None.
 
     >>> figure("Annie Morton (born October 8, 1970) is an American model.", dated=True)
     '1970'
+    >>> figure("Mars has two moons, Phobos and Deimos.", dated=False)
+    'two'
+    >>> figure("It is one of the largest cities, with 2,100,000 people.", dated=False)
+    '2,100,000'
     """
     found = (_FIGURE_YEAR if dated else _FIGURE_NUMBER).search(text)
     return found.group().rstrip(",") if found else None
+
+
+def figure_value(said: str) -> float:
+    """The value of a figure as :func:`figure` reads it: "3,350" is 3350, "two" is 2."""
+    return float(NUMBER_WORDS.get(said.lower(), said.replace(",", "")))
 
 
 def _names(text: str) -> list[str]:
