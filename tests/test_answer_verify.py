@@ -980,3 +980,20 @@ def test_thousands_separators_do_not_matter_for_covering_the_question() -> None:
         "Which city has 821752 inhabitants?", [grouped], claim("Amsterdam has 821,752 inhabitants.", "ev-1")
     )
     assert kept(result) == ["Amsterdam has 821,752 inhabitants."]
+
+
+def test_the_digits_of_a_sources_path_or_url_support_no_number():
+    # a document ingested from a file is keyed by its path: "12" in ".../pytest-12/..." is no figure
+    tower = passage(1, "The tower is 35 metres tall.").model_copy(
+        update={"document_key": "/tmp/pytest-12/bell-rock-2.md", "url": "https://example.org/2024/bell-rock"}
+    )
+    result = answer(
+        "How tall is the tower?",
+        [tower],
+        claim("The tower is 35 metres tall.", "ev-1"),
+        claim("The tower is 12 metres tall.", "ev-1"),
+        refinements=["Was the tower 2024 metres tall?", "Was the tower taller than 35 metres?"],
+    )
+    assert [c.text for c in result.claims] == ["The tower is 35 metres tall."]
+    assert [i.code for i in result.removed_claims] == [ReasonCode.UNSUPPORTED_NUMBER]
+    assert result.query_refinements == ["Was the tower taller than 35 metres?"]

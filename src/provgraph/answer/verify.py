@@ -187,13 +187,17 @@ def _number_supported(claimed: str, evidence: Sequence[float]) -> bool:
     return any(math.isclose(value, e, rel_tol=1e-9) or abs(value - e) <= half + 1e-12 for e in evidence)
 
 
-def evidence_text(items: Sequence[EvidenceItem]) -> str:
-    """Everything the cited items state: text, labels, the source's name, every side of a conflict."""
+def evidence_text(items: Sequence[EvidenceItem], *, locators: bool = True) -> str:
+    """Everything the cited items state: text, labels, the source's name, every side of a
+    conflict; with ``locators``, also where the source is (its key, often a file's path, and its
+    URL), which names it but states no number: "12" in ".../pytest-12/bell-rock.md" supports
+    nothing."""
     parts: list[str] = []
     for item in items:
-        parts += [item.text, item.passage_text or "", item.title or "", item.section or "", item.document_key or ""]
+        parts += [item.text, item.passage_text or "", item.title or "", item.section or ""]
         parts.append(item.referent or "")  # what the passage's "It" stands for
-        parts.append(item.url or "")
+        if locators:
+            parts += [item.document_key or "", item.url or ""]
         parts += [item.subject_label or "", item.predicate_label or "", item.object_label or ""]
         parts += item.predicate_synonyms  # what the ontology also calls the predicate ("kind": rdf:type)
         for term in (item.subject and f"<{item.subject}>", item.predicate and f"<{item.predicate}>", item.object):
@@ -244,7 +248,7 @@ class HeuristicJudge:
         evidence = evidence_text(cited)
         found = _finder(set(words(evidence)))
         checks = (
-            _unsupported_numbers(text, evidence),
+            _unsupported_numbers(text, evidence_text(cited, locators=False)),
             _unsupported_names(text, found),
             _unnamed_predicate(text, cited),
             _insufficient_overlap(text, found),
@@ -869,7 +873,9 @@ def checked_notes(notes: Sequence[str], pack: EvidencePack) -> tuple[list[str], 
     refuse as a claim ("the maximum dose is 4 g a day"), so a note is kept only when it gives no
     order, carries no citation mark, and every number and name in it is in the pack's trusted
     evidence or the question."""
-    evidence = "\n".join([evidence_text([i for i in pack.items if inspect_item(i) is None]), pack.question])
+    trusted = [i for i in pack.items if inspect_item(i) is None]
+    evidence = "\n".join([evidence_text(trusted), pack.question])
+    stated = "\n".join([evidence_text(trusted, locators=False), pack.question])
     in_evidence = _finder(set(words(evidence)))
 
     def found(word: str) -> bool:
@@ -881,7 +887,7 @@ def checked_notes(notes: Sequence[str], pack: EvidencePack) -> tuple[list[str], 
         if note.strip()
         and inspect(note) is None
         and not CITATION_MARK.search(note)
-        and _unsupported_numbers(note, evidence) is None
+        and _unsupported_numbers(note, stated) is None
         and _unsupported_names(note, found) is None
     ]
     return list(dict.fromkeys(kept)), sum(1 for note in notes if note.strip()) - len(kept)
