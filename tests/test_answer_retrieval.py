@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from provgraph import IngestOptions, ProvGraph
+from provgraph.answer.models import GroundedAnswer
 from provgraph.answer.retrieve import singular
 from provgraph.answer.span import short_answer
 
@@ -172,6 +173,13 @@ def _ingest_articles(pg: ProvGraph, directory, articles: dict[str, str]) -> None
         pg.ingest(path, IngestOptions(url=f"https://article{i}.example/", title=title))
 
 
+def _ask_articles(directory, articles: dict[str, str], *questions: str) -> list[GroundedAnswer]:
+    """The answers to ``questions`` from a store of ``articles`` alone (:func:`_ingest_articles`)."""
+    with ProvGraph.memory() as pg:
+        _ingest_articles(pg, directory, articles)
+        return [pg.ask(q, record=False) for q in questions]
+
+
 LIGHTHOUSES = {
     "Bell Rock Lighthouse": "The Bell Rock Lighthouse stands on the Bell Rock off Angus, Scotland.\n\n"
     "It was built between 1807 and 1810 by Robert Stevenson.\n\nThe tower is 35 metres tall.\n",
@@ -220,10 +228,9 @@ def test_a_sentence_naming_its_documents_subject_by_its_kind_is_stated_with_the_
         "Bell Rock Lighthouse": "The Bell Rock Lighthouse stands off Angus.\n\nThe lighthouse was automated in 1988.\n",
         "Big Stone Gap (film)": "Big Stone Gap is a 2014 romantic comedy.\n\nThe film was shot in Virginia.\n",
     }
-    with ProvGraph.memory() as pg:
-        _ingest_articles(pg, tmp_path, articles)
-        automated = pg.ask("When was the Bell Rock Lighthouse automated?", record=False)
-        shot = pg.ask("Where was Big Stone Gap shot?", record=False)
+    automated, shot = _ask_articles(
+        tmp_path, articles, "When was the Bell Rock Lighthouse automated?", "Where was Big Stone Gap shot?"
+    )
     assert "Bell Rock Lighthouse was automated in 1988." in [c.text for c in automated.claims]
     assert "Big Stone Gap was shot in Virginia." in [c.text for c in shot.claims]
 
@@ -296,9 +303,7 @@ def test_the_sentence_saying_what_is_asked_with_a_value_of_its_type_is_stated_fi
 def test_an_inflection_of_the_asked_word_says_what_is_asked(tmp_path):
     # "opened" for "open": the date stated is the opening's, and the answer is high
     articles = {"Golden Gate Bridge": "Construction began on January 5, 1933, and the bridge opened on May 27, 1937.\n"}
-    with ProvGraph.memory() as pg:
-        _ingest_articles(pg, tmp_path, articles)
-        answer = pg.ask("When did the Golden Gate Bridge open?", record=False)
+    [answer] = _ask_articles(tmp_path, articles, "When did the Golden Gate Bridge open?")
     assert answer.confidence.value == "high", answer.limitations
     assert answer.claims[0].text == articles["Golden Gate Bridge"].strip()
 
@@ -309,11 +314,13 @@ def test_an_acronym_of_the_question_is_found_spelt_out_and_a_possessive_name_is_
         "Jane Smith has been the chief executive officer since 2019.\n\n"
         "Revenue rose to $4.2 billion in 2023.\n\nIts headquarters are in Tempe, Arizona.\n"
     }
-    with ProvGraph.memory() as pg:
-        _ingest_articles(pg, tmp_path, articles)
-        ceo = pg.ask("Who is the CEO of Acme Corporation?", record=False)
-        revenue = pg.ask("What was Acme Corporation's revenue in 2023?", record=False)
-        where = pg.ask("Where is Acme Corporation headquartered?", record=False)
+    ceo, revenue, where = _ask_articles(
+        tmp_path,
+        articles,
+        "Who is the CEO of Acme Corporation?",
+        "What was Acme Corporation's revenue in 2023?",
+        "Where is Acme Corporation headquartered?",
+    )
     # "CEO of Acme Corporation" is no one name, and "CEO" is "chief executive officer"
     assert "Jane Smith has been the chief executive officer since 2019." in [c.text for c in ceo.claims]
     assert ceo.confidence.value == "high"
@@ -327,10 +334,9 @@ def test_irregular_verb_forms_say_what_is_asked_and_an_adverb_stays_before_its_p
         "Marie Curie": "Marie Curie was a physicist.\n\nShe won the Nobel Prize in Chemistry in 1911.\n",
         "Metformin": "Metformin is a medication.\n\nIt was first described in 1922 by Emil Werner and James Bell.\n",
     }
-    with ProvGraph.memory() as pg:
-        _ingest_articles(pg, tmp_path, articles)
-        won = pg.ask("Did Marie Curie win the Nobel Prize in Chemistry?", record=False)
-        described = pg.ask("When was metformin first described?", record=False)
+    won, described = _ask_articles(
+        tmp_path, articles, "Did Marie Curie win the Nobel Prize in Chemistry?", "When was metformin first described?"
+    )
     # "won" is a form of "win": the passage answers the question word for word
     assert won.claims[0].text == "Yes: Marie Curie won the Nobel Prize in Chemistry in 1911."
     assert won.confidence.value == "high"
@@ -463,9 +469,7 @@ def test_a_comparison_takes_each_sides_figure_from_the_passage_saying_what_is_co
         "The company employs 12,500 people.\n",
         "Globex": "Globex is a conglomerate founded in 1989.\n\nGlobex employs 4,800 people.\n",
     }
-    with ProvGraph.memory() as pg:
-        _ingest_articles(pg, tmp_path, articles)
-        answer = pg.ask("Which company has more employees, Acme Corporation or Globex?", record=False)
+    [answer] = _ask_articles(tmp_path, articles, "Which company has more employees, Acme Corporation or Globex?")
     assert answer.claims[0].text == "Acme Corporation has more employees: Acme Corporation 12,500, Globex 4,800."
     assert answer.claims[0].verified
 
@@ -538,12 +542,14 @@ def test_it_stands_for_the_thing_the_sentence_before_said_what_it_is(tmp_path):
         "Innerspace": "Innerspace is a 1987 film directed by Joe Dante.\n\n"
         "Steven Spielberg produced the film.\n\nIt stars Dennis Quaid.\n",
     }
-    with ProvGraph.memory() as pg:
-        _ingest_articles(pg, tmp_path, articles)
-        k2 = pg.ask("What range is K2 in?", record=False)
-        everest = pg.ask("What range is Mount Everest in?", record=False)
-        stars = pg.ask("Who stars in Innerspace?", record=False)
-        where = pg.ask("Where is Mount Everest?", record=False)
+    k2, everest, stars, where = _ask_articles(
+        tmp_path,
+        articles,
+        "What range is K2 in?",
+        "What range is Mount Everest in?",
+        "Who stars in Innerspace?",
+        "Where is Mount Everest?",
+    )
     assert k2.claims[0].text == "K2 is in the Karakoram range." and k2.confidence.value == "high"
     # the sentence saying where it is, not the first about it nor one about K2
     assert where.claims[0].text == "Mount Everest is in the Mahalangur Himal."
@@ -559,10 +565,9 @@ def test_a_measure_answers_the_adjective_that_asks_for_it(tmp_path):
         "Mount Everest": "Mount Everest is Earth's highest mountain.\n\nIts elevation is 8,849 metres.\n\n"
         "K2 is the second-highest mountain on Earth, at 8,611 metres.\n"
     }
-    with ProvGraph.memory() as pg:
-        _ingest_articles(pg, tmp_path, articles)
-        high = pg.ask("How high is Mount Everest?", record=False)
-        higher = pg.ask("Which mountain is higher, Mount Everest or K2?", record=False)
+    high, higher = _ask_articles(
+        tmp_path, articles, "How high is Mount Everest?", "Which mountain is higher, Mount Everest or K2?"
+    )
     # "elevation" is what "how high" asks for
     assert high.claims[0].text == "Mount Everest is 8,849 metres high." and high.confidence.value == "high"
     # K2's sentence in Everest's article is about K2: each side has its own figure
@@ -576,9 +581,7 @@ def test_a_comparison_takes_its_figures_from_what_says_what_is_compared(tmp_path
         "- Jupiter: 5.2 astronomical units\n\n## Moons\n\nMars has two moons, Phobos and Deimos. "
         "Jupiter has 95 known moons.\n"
     }
-    with ProvGraph.memory() as pg:
-        _ingest_articles(pg, tmp_path, articles)
-        answer = pg.ask("Which planet has more moons, Mars or Jupiter?", record=False)
+    [answer] = _ask_articles(tmp_path, articles, "Which planet has more moons, Mars or Jupiter?")
     # Mars's distance is no count of its moons; "two" is one
     assert answer.claims[0].text == "Jupiter has more moons: Mars two, Jupiter 95."
     assert answer.claims[0].verified
@@ -609,10 +612,9 @@ def test_what_an_acronym_stands_for_and_an_inflection_answer_the_question(tmp_pa
         "Right to erasure": "Article 17 of the General Data Protection Regulation (GDPR) gives a right to erasure.\n\n"
         "The regulation was adopted by the European Union in April 2016 and has applied since 25 May 2018.\n"
     }
-    with ProvGraph.memory() as pg:
-        _ingest_articles(pg, tmp_path, articles)
-        adopted = pg.ask("When was the GDPR adopted?", record=False)
-        applies = pg.ask("When did the GDPR start to apply?", record=False)
+    adopted, applies = _ask_articles(
+        tmp_path, articles, "When was the GDPR adopted?", "When did the GDPR start to apply?"
+    )
     said = (
         "General Data Protection Regulation was adopted by the European Union in April 2016 "
         "and has applied since 25 May 2018."
@@ -629,9 +631,7 @@ def test_the_kind_stands_for_the_name_it_followed_before(tmp_path):
         "On the English-to-German task, the big Transformer model achieved a BLEU score of 28.4.\n\n"
         "The model was trained for 3.5 days on eight GPUs.\n"
     }
-    with ProvGraph.memory() as pg:
-        _ingest_articles(pg, tmp_path, articles)
-        answer = pg.ask("How long was the Transformer trained?", record=False)
+    [answer] = _ask_articles(tmp_path, articles, "How long was the Transformer trained?")
     assert not answer.abstained, answer.answer_summary
     assert "The Transformer model was trained for 3.5 days on eight GPUs." in [c.text for c in answer.claims]
     assert all(c.verified for c in answer.claims)
@@ -642,9 +642,7 @@ def test_what_kind_of_thing_is_answered_by_what_the_source_says_it_is(tmp_path):
         "Amoxicillin leaflet": "Amoxicillin is a penicillin antibiotic.\n\n"
         "Take amoxicillin with water.\n\nStore amoxicillin below 25 degrees.\n"
     }
-    with ProvGraph.memory() as pg:
-        _ingest_articles(pg, tmp_path, articles)
-        answer = pg.ask("What kind of drug is amoxicillin?", record=False)
+    [answer] = _ask_articles(tmp_path, articles, "What kind of drug is amoxicillin?")
     assert not answer.abstained, answer.answer_summary
     assert answer.claims[0].text == "Amoxicillin is a penicillin antibiotic."
     assert answer.confidence.value == "high", answer.limitations  # what it is, is what is asked
@@ -652,10 +650,12 @@ def test_what_kind_of_thing_is_answered_by_what_the_source_says_it_is(tmp_path):
 
 def test_a_superlative_of_another_rank_is_no_yes(tmp_path):
     articles = {"Danube": "The Danube is the second-longest river in Europe, after the Volga.\n"}
-    with ProvGraph.memory() as pg:
-        _ingest_articles(pg, tmp_path, articles)
-        answer = pg.ask("Is the Danube the longest river in Europe?", record=False)
-        second = pg.ask("Is the Danube the second-longest river in Europe?", record=False)
+    answer, second = _ask_articles(
+        tmp_path,
+        articles,
+        "Is the Danube the longest river in Europe?",
+        "Is the Danube the second-longest river in Europe?",
+    )
     assert answer.claims and not any(c.text.startswith("Yes") for c in answer.claims)
     assert second.claims[0].text == "Yes: The Danube is the second-longest river in Europe, after the Volga."
 
@@ -884,9 +884,7 @@ def test_a_named_documents_passage_that_adds_nothing_asked_is_not_stated(tmp_pat
         "Big Stone Gap (film)": "Big Stone Gap is a 2014 American romantic comedy film starring Ashley Judd.\n",
         "Ashley Judd": "Ashley Judd is an American actress and political activist.\n",
     }
-    with ProvGraph.memory() as pg:
-        _ingest_articles(pg, tmp_path, articles)
-        answer = pg.ask("When was the film Big Stone Gap, starring Ashley Judd, released?", record=False)
+    [answer] = _ask_articles(tmp_path, articles, "When was the film Big Stone Gap, starring Ashley Judd, released?")
     texts = [c.text for c in answer.claims]
     # the actress's article names no release and no date: the second hop has nothing to add
     assert texts and "Ashley Judd is an American actress and political activist." not in texts, texts
