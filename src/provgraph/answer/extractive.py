@@ -664,8 +664,9 @@ def in_context(text: str, title: str | None, referent: str | None = None) -> str
     lighthouse was ..." in "Bell Rock Lighthouse"), with the title instead ("It was founded by
     Henry J. Kaiser" in "Kaiser Ventures": "Kaiser Ventures was founded by Henry J. Kaiser"); the
     title without its disambiguation. A ``referent`` (what the index read the opening to stand
-    for, in a document whose title does not name its subject) stands in for the title, whatever
-    the kind ("The company's largest customer" after "Contoso Ltd is a software company").
+    for when not the title: "K2" for "It" after "K2 is the second-highest mountain" in "Mount
+    Everest") stands in for the title, whatever the kind ("The company's largest customer" after
+    "Contoso Ltd is a software company").
 
     >>> in_context("It was founded by Henry J. Kaiser.", "Kaiser Ventures")
     'Kaiser Ventures was founded by Henry J. Kaiser.'

@@ -15,6 +15,9 @@ What is indexed, per source graph:
   subject by its kind ("The conference was ..."), the last name of that kind in the sentences
   before it ("... the America East Conference."). A sentence that names its subject only as "It",
   or only under a heading, is still found; a passage's heading is part of its evidence;
+- per passage opening with "It", "She" or "The company", the name it stands for when that is not
+  its document's title (``referent``: "K2" after "K2 is the second-highest mountain" in "Mount
+  Everest"), which the answer's claim states in its place;
 - per source graph, once it is first retrieved from: whether a passage of it gives orders to
   its reader or vouches for itself (:meth:`LexicalIndex.untrusted`).
 
@@ -117,7 +120,8 @@ class Hit:
     score: float
     #: a passage's section heading, or ""
     section: str = ""
-    #: the name a passage's opening "It" or "The company" stands for, when not its title, or ""
+    #: the name a passage's opening "It" or "The company" stands for, when not its title
+    #: (:func:`_subjects`, :func:`_referent`), or ""
     referent: str = ""
 
 
