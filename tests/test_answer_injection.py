@@ -120,9 +120,9 @@ def test_extractive_answer_never_states_an_injection(store: tuple[ProvGraph, str
     _relevant(pg, injected)
     result = pg.ask(QUESTION)
     _assert_not_stated(result, case, injected)
-    # the genuine document still answers: the injection neither gets in nor blocks the answer
+    # the genuine document still answers, in its verdict: the injection neither gets in nor blocks the answer
     assert not result.abstained
-    assert "Aspirin does not cure cancer." in [c.text for c in result.claims if c.verified]
+    assert "No: Aspirin does not cure cancer." in [c.text for c in result.claims if c.verified]
 
 
 def test_obedient_model_never_gets_an_injection_verified(

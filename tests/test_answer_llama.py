@@ -91,4 +91,4 @@ def test_a_real_model_answers_within_its_context_and_only_verified_text_reaches_
 
 
 def _values(text: str) -> set[float]:
-    return {float(n) for n in re.findall(r"\d+(?:\.\d+)?", text)}
+    return {float(n) for n in re.findall(r"(?<![\w.])\d+(?:\.\d+)?(?!\w)", text)}  # not the 2 of "smollm2"

@@ -587,6 +587,27 @@ def test_a_comparison_takes_its_figures_from_what_says_what_is_compared(tmp_path
     assert answer.claims[0].verified
 
 
+def test_a_question_naming_nothing_is_answered_only_by_evidence_on_what_it_asks(tmp_path):
+    # no capitalised name: "amoxicillin" is what it is about, and a phone's price is no answer
+    articles = {
+        "Amoxicillin leaflet": "Amoxicillin is a penicillin antibiotic.\n\n"
+        "It does not work for colds or flu.\n\nDo not take amoxicillin if you are allergic to penicillin.\n",
+        "Nimbus X2": "The Nimbus X2 is a smartphone.\n\nIts price is 799 US dollars.\n",
+    }
+    price, flu, children = _ask_articles(
+        tmp_path,
+        articles,
+        "What is the price of amoxicillin?",
+        "Does amoxicillin work for flu?",
+        "Can children take amoxicillin?",
+    )
+    assert price.abstained, [c.text for c in price.claims]
+    assert flu.claims[0].text == "No: Amoxicillin does not work for colds or flu." and flu.confidence.value == "high"
+    # nothing says whether children may: no verdict, and not "high"
+    assert not any(c.text.startswith(("Yes", "No")) for c in children.claims)
+    assert children.confidence.value != "high" and "No claim answers yes or no." in children.limitations
+
+
 TRIAL = (
     "JUPITER trial summary\n\n"
     "The JUPITER trial tested whether rosuvastatin prevents cardiovascular events. It enrolled 17,802 participants.\n\n"

@@ -441,6 +441,8 @@ def _stated_verdict(relevant: Sequence[EvidenceItem], question: str) -> list[Dra
     said_in_question = " ".join(words(question))
 
     def about(item: EvidenceItem) -> bool:
+        if not terms:  # "Does amoxicillin work for flu?": every word of it, below, says what it is about
+            return True
         named = _named(item.title)
         return any(mentions(_item_text(item), t) for t in terms) or bool(named and mentions(said_in_question, named))
 

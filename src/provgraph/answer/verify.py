@@ -713,7 +713,8 @@ def _unproven(pack: EvidencePack, kept: Sequence[_Kept]) -> str | None:
             # a verdict, or a claim about everything the question names ("You should not give
             # aspirin to children under 16")
             said = " ".join(words(claim.text))
-            if not _VERDICT.match(claim.text) and not all(mentions(said, t) for t in terms):
+            # (a question naming nothing has only a verdict: "Can children take amoxicillin?")
+            if not _VERDICT.match(claim.text) and not (terms and all(mentions(said, t) for t in terms)):
                 continue
         elif not offers(claim.text, expected, question):
             continue
@@ -829,6 +830,23 @@ def _untrusted_limitations(pack: EvidencePack) -> list[str]:
     ]
 
 
+#: "What is the price of amoxicillin?", "What is the side effect of rosuvastatin on the liver?":
+#: a question asking a property of what it names last.
+_PROPERTY_OF = re.compile(
+    r"^(?:what|which|how\s+\w+)\s+(?:is|are|was|were)\s+(?:the\s+)?[\w\s-]+?\s+of\s+(?:the\s+|an?\s+)?"
+    r"(?P<owner>[\w-]+(?:\s+[\w-]+){0,2}?)(?:\s+(?:on|in|at|for|with|by|from|to|during|under)\b[^?]*)?\s*\?*$",
+    re.I,
+)
+
+
+def _owner(question: str) -> list[str]:
+    """The words of what a question asking a property names as its owner (:data:`_PROPERTY_OF`)."""
+    found = _PROPERTY_OF.match(question.strip())
+    return words(found.group("owner")) if found else []
+
+
+#: "What kind of drug is ...": the kind asked for, which evidence saying what it is need not name.
+_KIND_OF = re.compile(r"\b(?:kind|type|sort|class|category)s?\s+of\s+(\w+)", re.I)
 #: Words of a question asking what a thing is, which evidence saying what it is need not repeat.
 _KIND_WORDS = frozenset("kind kinds type types sort sorts class classes category categories".split())
 
@@ -852,8 +870,15 @@ def _uncovered(question: str, cited: Sequence[EvidenceItem]) -> str | None:
     if names:
         return "the evidence found does not mention " + ", ".join(f'"{n}"' for n in names)
     # "What kind of drug is amoxicillin?": "Amoxicillin is a penicillin antibiotic." says its kind
-    content = [w for w in dict.fromkeys(_content(question)) if w not in _KIND_WORDS]
+    kind = _KIND_OF.search(question)
+    asked_kind = set(words(kind.group(1))) if kind else set()
+    content = [w for w in dict.fromkeys(_content(question)) if w not in _KIND_WORDS and w not in asked_kind]
     found = list(filter(_finder(set(evidence.split()), inflections=True), content))
+    # a question naming nothing says what it is about after "of" ("What is the price of
+    # amoxicillin?"): "Price: 799 US dollars" of a phone does not speak of it
+    owner = [] if salient_terms(question) else [w for w in _owner(question) if w in content and w not in found]
+    if owner:
+        return "the evidence found does not speak of " + ", ".join(f'"{w}"' for w in owner)
     if content and len(found) < MIN_QUESTION_COVERAGE * len(content):
         missing = [w for w in content if w not in found]
         return "the evidence found does not speak of " + ", ".join(f'"{w}"' for w in missing)
