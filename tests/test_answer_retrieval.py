@@ -587,6 +587,16 @@ def test_a_comparison_takes_its_figures_from_what_says_what_is_compared(tmp_path
     assert answer.claims[0].verified
 
 
+def test_a_year_compares_dates_though_another_sentence_says_what_is_compared(tmp_path):
+    articles = {
+        "Emma Bull": "Emma Bull (born December 13, 1954) is an American author.\n",
+        "Virginia Woolf": "Adeline Virginia Woolf (25 January 1882 - 28 March 1941) was an English writer.\n\n"
+        "Born in an affluent household in South Kensington, she was the seventh child.\n",
+    }
+    [answer] = _ask_articles(tmp_path, articles, "Who was born earlier, Emma Bull or Virginia Woolf?")
+    assert answer.claims[0].text == "Virginia Woolf was born earlier: Emma Bull 1954, Virginia Woolf 1882."
+
+
 def test_a_question_naming_nothing_is_answered_only_by_evidence_on_what_it_asks(tmp_path):
     # no capitalised name: "amoxicillin" is what it is about, and a phone's price is no answer
     articles = {

@@ -356,9 +356,11 @@ def _verdict(relevant: Sequence[EvidenceItem], question: str) -> list[DraftClaim
     found: list[tuple[str, EvidenceItem, str]] = []
     for option in asked.options:
         about = sorted([*_about(relevant, option), *_stating(relevant, option)], key=lambda i: -says(i))
-        # when evidence about it says what is compared, only that evidence's figure counts
-        # ("Mars: 1.52 astronomical units" is no count of moons)
-        about = [i for i in about if says(i)] or about
+        # when evidence about it says what is compared, only that evidence's count counts ("Mars:
+        # 1.52 astronomical units" is no count of moons); a year is a year ("Adeline Virginia Woolf
+        # (25 January 1882 - 28 March 1941)" for "born earlier", though a sentence says "born")
+        if not asked.dated:
+            about = [i for i in about if says(i)] or about
         hit = next(((i, f) for i in about if (f := _figure(i, dated=asked.dated)) is not None), None)
         if hit is None:
             return []
