@@ -618,6 +618,23 @@ def test_a_question_naming_nothing_is_answered_only_by_evidence_on_what_it_asks(
     assert children.confidence.value != "high" and "No claim answers yes or no." in children.limitations
 
 
+def test_it_of_a_document_whose_title_names_no_subject_is_not_the_title(tmp_path):
+    # the title is the document's label: "It" (the deposit) is not "Residential Lease Agreement"
+    path = tmp_path / "lease.txt"
+    path.write_text(
+        "Residential Lease Agreement\n\nThe lease begins on 1 March 2025 and ends on 28 February 2026.\n\n"
+        "The Tenant pays a security deposit of 2,900 US dollars. "
+        "It is returned within 30 days after the lease ends.\n",
+        encoding="utf-8",
+    )
+    with ProvGraph.memory() as pg:
+        pg.ingest(path)
+        answer = pg.ask("When does the lease end?", record=False)
+    said = [c.text for c in answer.claims]
+    assert "It is returned within 30 days after the lease ends." in said
+    assert not any(c.startswith("Residential Lease Agreement is") for c in said)
+
+
 TRIAL = (
     "JUPITER trial summary\n\n"
     "The JUPITER trial tested whether rosuvastatin prevents cardiovascular events. It enrolled 17,802 participants.\n\n"

@@ -651,6 +651,7 @@ def _named(title: str | None) -> str:
 
 
 _PRONOUN = re.compile(r"^(It|He|She|They)\b(?!['\u2019])")
+_PRONOUNS = frozenset("It He She They Its His Her Their".split())
 _POSSESSIVE = re.compile(r"^(Its|His|Her|Their)\b")
 #: "It is believed that ...", "It was not until ...": an "it" that stands for nothing.
 _DUMMY_IT = re.compile(
@@ -682,9 +683,12 @@ def in_context(text: str, title: str | None, referent: str | None = None) -> str
     'Big Stone Gap is set in Virginia.'
     >>> in_context("The company's largest customer is the NHS.", "Annual Report 2024", "Contoso Ltd")
     "Contoso Ltd's largest customer is the NHS."
+    >>> in_context("It is returned within 30 days.", "Residential Lease Agreement", "It")
+    'It is returned within 30 days.'
     """
     name = referent or without_disambiguation(title or "")
-    if not name or _DUMMY_IT.match(text):
+    # a referent that is the pronoun itself: the index read it as standing for nothing it knows
+    if not name or _DUMMY_IT.match(text) or referent in _PRONOUNS:
         return text
     # "the Transformer model" keeps its article: "The Transformer model was trained ..."
     named = f"The {name}" if referent and name.split()[-1].islower() else name

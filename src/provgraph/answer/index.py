@@ -45,7 +45,17 @@ from string import Template
 from typing import IO
 
 from provgraph.answer.models import AskFilters, ReasonCode, UntrustedText
-from provgraph.answer.text import STOP_WORDS, mentions, opening_name, split_camel, without_disambiguation, words
+from provgraph.answer.text import (
+    NAME_CONNECTORS,
+    STOP_WORDS,
+    mentions,
+    opening_name,
+    split_camel,
+    without_disambiguation,
+    word_key,
+    word_keys,
+    words,
+)
 from provgraph.answer.untrusted import DETECTOR_VERSION, excerpt, inspect
 from provgraph.store import catalog, derived
 from provgraph.store.base import Backend
@@ -636,13 +646,15 @@ def _contexts(entries: Iterable[_Entry], titles: dict[str, str]) -> dict[str, tu
         subjects = _subjects(texts, title)
         for i, (_, iri, text, section) in enumerate(found):
             referent = _referent(text, texts[max(0, i - REFERENT_WINDOW) : i])
-            parts = [title, section, referent, subjects[i]]
+            parts = [title, section, referent, subjects[i] if subjects[i] not in _PRONOUN_WORDS else ""]
             out[iri] = (" ".join(dict.fromkeys(p for p in parts if p)), subjects[i] or referent)
     return out
 
 
 #: "It was founded ...", "Her father was ...": a sentence naming its subject by a pronoun.
 _PRONOUN = re.compile(r"^(?:It|He|She|They|Its|His|Her|Their)\b(?!['\u2019])")
+_PRONOUN_WORDS = frozenset("It He She They Its His Her Their".split())
+_THINGS = frozenset("It Its They Their".split())
 
 
 def _subjects(texts: Sequence[str], title: str) -> list[str]:
@@ -657,7 +669,7 @@ def _subjects(texts: Sequence[str], title: str) -> list[str]:
     out = [""] * len(texts)
     named = " ".join(words(without_disambiguation(title)))
     opening = [t for t in texts[:3] if " ".join(words(t)) != named][:2]
-    titled = not named or any(mentions(" ".join(words(t)), named) for t in opening)
+    titled = not named or any(mentions(" ".join(words(t)), named) for t in opening) or _restated(title, opening)
     subject, since, thing = "", -REFERENT_WINDOW - 1, False
     kinds: dict[str, str] = {}  # what a name was said to be: "company" -> "Contoso Ltd"
     for i, text in enumerate(texts):
@@ -689,7 +701,29 @@ def _subjects(texts: Sequence[str], title: str) -> list[str]:
             thing = is_a is not None or name.split()[-1].islower()
             if is_a:
                 kinds.update((w, name) for w in words(is_a.group(1)) if w not in STOP_WORDS)
+    if not titled:
+        # "It" of a document whose title names no subject, standing for no name read here, stands
+        # for nothing known, not for the title ("It is returned within 30 days" in "Residential
+        # Lease Agreement"): its own word is its referent, which keeps it as it is. "He" and "She"
+        # keep the title: a person's article is called by a shorter name than its opening gives
+        # ("Zab Judah": "Zabdiel Judah (born October 27, 1977) is ...")
+        for i, text in enumerate(texts):
+            if not out[i] and (pronoun := _PRONOUN.match(text)) and pronoun.group() in _THINGS:
+                out[i] = pronoun.group()
     return out
+
+
+def _restated(title: str, opening: Sequence[str]) -> bool:
+    """Whether a title reads as a name its document's opening restates in full: every word of it
+    (initials aside) is in the opening sentences, in any form ("Peter Schmeichel": "Peter
+    Bolesław Schmeichel MBE ... is a Danish footballer"), and it is no headline (no lower-case
+    word but a name's particles: "Riverton opens new bridge" is one)."""
+    head = without_disambiguation(title).split(",")[0]
+    if any(w[:1].islower() and w not in NAME_CONNECTORS for w in head.split()):
+        return False
+    said = word_keys(" ".join(opening))
+    wanted = [w for w in words(head) if len(w) > 1 and w not in STOP_WORDS]
+    return bool(wanted) and all(word_key(w) in said for w in wanted)
 
 
 #: "... is a British software company, ...": what a sentence opening with a name says it is.
