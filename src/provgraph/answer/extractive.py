@@ -75,11 +75,13 @@ from provgraph.answer.question import (
     expects,
     figure,
     figure_value,
+    kind_asked,
     offers,
     pair,
 )
 from provgraph.answer.span import short_answer, span
 from provgraph.answer.text import (
+    PRONOUNS,
     STOP_WORDS,
     acronyms,
     content_words,
@@ -192,13 +194,13 @@ class ExtractiveGenerator:
         question_words = {w for w in words(pack.question) if w not in STOP_WORDS}
         # "Contoso's largest customer", when no item says "Contoso's": an item about Contoso may
         # say it ("Bill Cosby's third album" is not any item naming Bill Cosby, when one says it)
-        texts = [_item_text(i) for i in pack.items]
-        bare = {t for t in terms if not any(_says_name(x, t, pack.question) for x in texts)}
+        texts = {i.id: _item_text(i) for i in pack.items}
+        bare = {t for t in terms if not any(_says_name(x, t, pack.question) for x in texts.values())}
         out = []
         for item in sorted(pack.items, key=lambda i: (-i.score, i.number)):
             if item.kind is EvidenceKind.RELATION or item.redacted is not None or inspect_item(item) is not None:
                 continue
-            text = _item_text(item)
+            text = texts[item.id]
             about_entity = item.subject in linked or (item.object or "").strip("<>") in linked
             if item.kind is EvidenceKind.CONFLICT and item.conflict is not None:
                 about_entity = item.conflict.subject in linked or bool(set(item.conflict.merged_subjects) & linked)
@@ -651,7 +653,6 @@ def _named(title: str | None) -> str:
 
 
 _PRONOUN = re.compile(r"^(It|He|She|They)\b(?!['\u2019])")
-_PRONOUNS = frozenset("It He She They Its His Her Their".split())
 _POSSESSIVE = re.compile(r"^(Its|His|Her|Their)\b")
 #: "It is believed that ...", "It was not until ...": an "it" that stands for nothing.
 _DUMMY_IT = re.compile(
@@ -688,7 +689,7 @@ def in_context(text: str, title: str | None, referent: str | None = None) -> str
     """
     name = referent or without_disambiguation(title or "")
     # a referent that is the pronoun itself: the index read it as standing for nothing it knows
-    if not name or _DUMMY_IT.match(text) or referent in _PRONOUNS:
+    if not name or _DUMMY_IT.match(text) or referent in PRONOUNS:
         return text
     # "the Transformer model" keeps its article: "The Transformer model was trained ..."
     named = f"The {name}" if referent and name.split()[-1].islower() else name
@@ -847,22 +848,14 @@ def _answering(passages: Sequence[EvidenceItem], chosen: Sequence[EvidenceItem],
     return [best] if best is not None and _answers(best, question) else []
 
 
-#: "What kind of drug is amoxicillin?": the thing whose kind is asked.
-_KIND_OF = re.compile(
-    r"\b(?:kind|type|sort|class|category)s?\s+of\s+[\w\s-]+?\s+(?:is|are|was|were)\s+(?:an?\s+|the\s+)?(?P<x>[^?]+)",
-    re.I,
-)
-
-
 def _says_kind(item: EvidenceItem, question: str) -> bool:
     """Whether a passage says what kind of thing the question asks about is ("Amoxicillin is a
     penicillin antibiotic." for "What kind of drug is amoxicillin?")."""
-    asked = _KIND_OF.search(question)
-    if asked is None or item.kind is not EvidenceKind.PASSAGE:
+    asked = kind_asked(question)
+    if asked is None or not asked.thing or item.kind is not EvidenceKind.PASSAGE:
         return False
-    thing = " ".join(words(asked.group("x")))
     said = " ".join(words(in_context(item.text.strip(), item.title, item.referent)))
-    return bool(thing) and re.match(rf"{re.escape(thing)} (?:is|are|was|were) (?:a|an|the) ", said) is not None
+    return re.match(rf"{re.escape(asked.thing)} (?:is|are|was|were) (?:a|an|the) ", said) is not None
 
 
 def _answers(item: EvidenceItem, question: str) -> int:

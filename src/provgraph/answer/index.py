@@ -47,6 +47,7 @@ from typing import IO
 from provgraph.answer.models import AskFilters, ReasonCode, UntrustedText
 from provgraph.answer.text import (
     NAME_CONNECTORS,
+    PRONOUNS,
     STOP_WORDS,
     mentions,
     opening_name,
@@ -646,14 +647,13 @@ def _contexts(entries: Iterable[_Entry], titles: dict[str, str]) -> dict[str, tu
         subjects = _subjects(texts, title)
         for i, (_, iri, text, section) in enumerate(found):
             referent = _referent(text, texts[max(0, i - REFERENT_WINDOW) : i])
-            parts = [title, section, referent, subjects[i] if subjects[i] not in _PRONOUN_WORDS else ""]
+            parts = [title, section, referent, subjects[i] if subjects[i] not in PRONOUNS else ""]
             out[iri] = (" ".join(dict.fromkeys(p for p in parts if p)), subjects[i] or referent)
     return out
 
 
 #: "It was founded ...", "Her father was ...": a sentence naming its subject by a pronoun.
 _PRONOUN = re.compile(r"^(?:It|He|She|They|Its|His|Her|Their)\b(?!['\u2019])")
-_PRONOUN_WORDS = frozenset("It He She They Its His Her Their".split())
 _THINGS = frozenset("It Its They Their".split())
 
 

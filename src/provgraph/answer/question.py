@@ -273,6 +273,36 @@ _FIGURE_NUMBER = re.compile(
 )
 
 
+#: Words of a question asking what a thing is ("What kind of drug is ...?").
+KIND_WORDS = frozenset("kind kinds type types sort sorts class classes category categories".split())
+_KIND_OF = re.compile(
+    r"\b(?:kind|type|sort|class|category)s?\s+of\s+(?P<kind>[\w-]+)"
+    r"(?:[\w\s-]*?\s+(?:is|are|was|were)\s+(?:an?\s+|the\s+)?(?P<thing>[^?]+))?",
+    re.I,
+)
+
+
+@dataclass(frozen=True)
+class KindAsked:
+    """What a question asking a thing's kind reads: the kind ("drug") and, normalised, the thing
+    ("amoxicillin"; "" when the question does not say it after "is")."""
+
+    kind: str
+    thing: str
+
+
+def kind_asked(question: str) -> KindAsked | None:
+    """The kind a question asks a thing to be, or None.
+
+    >>> kind_asked("What kind of drug is amoxicillin?")
+    KindAsked(kind='drug', thing='amoxicillin')
+    """
+    found = _KIND_OF.search(question)
+    if found is None:
+        return None
+    return KindAsked(" ".join(words(found.group("kind"))), " ".join(words(found.group("thing") or "")))
+
+
 def figure(text: str, *, dated: bool) -> str | None:
     """The first year (``dated``) or number of ``text`` as written (in digits, or a word up to
     twenty), or None.
@@ -303,4 +333,18 @@ def _names(text: str) -> list[str]:
     return out
 
 
-__all__ = ["Comparison", "Expects", "Order", "Pair", "choices", "comparison", "expects", "figure", "offers", "pair"]
+__all__ = [
+    "KIND_WORDS",
+    "Comparison",
+    "Expects",
+    "KindAsked",
+    "Order",
+    "Pair",
+    "choices",
+    "comparison",
+    "expects",
+    "figure",
+    "kind_asked",
+    "offers",
+    "pair",
+]

@@ -21,6 +21,8 @@ STOP_WORDS = frozenset(
     same own so such can could would should will shall may might must has have had having one two
     name named called known""".split()
 )
+#: Pronouns a sentence may open with for the thing or person it is about.
+PRONOUNS = frozenset("It He She They Its His Her Their".split())
 #: Lower-case words that may join the capitalised words of one name.
 NAME_CONNECTORS = frozenset("of for the de la le von van der del da du in on at to".split())
 #: Capitalised words that start a question or a name without being part of it.

@@ -83,7 +83,7 @@ from provgraph.answer.models import (
     SupportLevel,
     VerificationIssue,
 )
-from provgraph.answer.question import Expects, choices, expects, offers
+from provgraph.answer.question import KIND_WORDS, Expects, choices, expects, kind_asked, offers
 from provgraph.answer.text import (
     acronyms,
     denials_of,
@@ -680,7 +680,7 @@ def _asked_words(pack: EvidencePack) -> list[str]:
     """What the question asks of its entities: its content words that are not part of a name."""
     names = {w for t in salient_terms(pack.question) for w in t.split()}
     names |= {w for e in pack.entities for w in words(e.label)}
-    return list(dict.fromkeys(w for w in _content(pack.question) if w not in names and w not in _KIND_WORDS))
+    return list(dict.fromkeys(w for w in _content(pack.question) if w not in names and w not in KIND_WORDS))
 
 
 def _property_shares(pack: EvidencePack, kept: Sequence[_Kept]) -> Iterator[float]:
@@ -845,12 +845,6 @@ def _owner(question: str) -> list[str]:
     return words(found.group("owner")) if found else []
 
 
-#: "What kind of drug is ...": the kind asked for, which evidence saying what it is need not name.
-_KIND_OF = re.compile(r"\b(?:kind|type|sort|class|category)s?\s+of\s+(\w+)", re.I)
-#: Words of a question asking what a thing is, which evidence saying what it is need not repeat.
-_KIND_WORDS = frozenset("kind kinds type types sort sorts class classes category categories".split())
-
-
 def _uncovered(question: str, cited: Sequence[EvidenceItem]) -> str | None:
     """Why the cited evidence does not cover the question, or None when it does."""
     evidence = " ".join(words(evidence_text(cited)))
@@ -870,9 +864,10 @@ def _uncovered(question: str, cited: Sequence[EvidenceItem]) -> str | None:
     if names:
         return "the evidence found does not mention " + ", ".join(f'"{n}"' for n in names)
     # "What kind of drug is amoxicillin?": "Amoxicillin is a penicillin antibiotic." says its kind
-    kind = _KIND_OF.search(question)
-    asked_kind = set(words(kind.group(1))) if kind else set()
-    content = [w for w in dict.fromkeys(_content(question)) if w not in _KIND_WORDS and w not in asked_kind]
+    # (nor the kind it asks for, "drug")
+    kind = kind_asked(question)
+    asked_kind = set(kind.kind.split()) if kind else set()
+    content = [w for w in dict.fromkeys(_content(question)) if w not in KIND_WORDS | asked_kind]
     found = list(filter(_finder(set(evidence.split()), inflections=True), content))
     # a question naming nothing says what it is about after "of" ("What is the price of
     # amoxicillin?"): "Price: 799 US dollars" of a phone does not speak of it
