@@ -126,6 +126,7 @@ class PG:
     pendingView = NamedNode(PG_NS + "pendingView")
     committing = NamedNode(PG_NS + "committing")
     writeToken = NamedNode(PG_NS + "writeToken")
+    madeToken = NamedNode(PG_NS + "madeToken")
     claimedAt = NamedNode(PG_NS + "claimedAt")
     Change = NamedNode(PG_NS + "Change")
     generation = NamedNode(PG_NS + "generation")
