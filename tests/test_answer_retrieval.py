@@ -223,6 +223,19 @@ def test_a_sentence_is_read_under_its_section_heading(tmp_path):
     assert keepers.claims[0].text == "Three men lived in the tower." and keepers.confidence.value == "high"
 
 
+def test_a_numbered_clauses_heading_is_its_section_not_an_answer(tmp_path):
+    """ "2. Deductible. Each claim carries ...": "Deductible." was a passage, and the answer to
+    "What is the deductible?" read "Deductible." at high confidence."""
+    articles = {
+        "Greenline Home Insurance Policy Summary": "1. Coverage. The dwelling is insured for 350,000 dollars.\n\n"
+        "2. Deductible. Each claim carries a deductible of 1,000 dollars.\n\n"
+        "3. Exclusions. Flood damage and earthquake damage are not covered.\n"
+    }
+    [answer] = _ask_articles(tmp_path, articles, "What is the deductible of the Greenline policy?")
+    assert answer.claims[0].text == "Each claim carries a deductible of 1,000 dollars.", answer.answer_summary
+    assert all(len(c.text.split()) > 2 for c in answer.claims)
+
+
 def test_a_sentence_naming_its_documents_subject_by_its_kind_is_stated_with_the_title(tmp_path):
     articles = {
         "Bell Rock Lighthouse": "The Bell Rock Lighthouse stands off Angus.\n\nThe lighthouse was automated in 1988.\n",
@@ -683,6 +696,19 @@ def test_the_kind_stands_for_the_name_it_followed_before(tmp_path):
     assert not answer.abstained, answer.answer_summary
     assert "The Transformer model was trained for 3.5 days on eight GPUs." in [c.text for c in answer.claims]
     assert all(c.verified for c in answer.claims)
+
+
+def test_a_determiner_before_the_kind_names_nothing(tmp_path):
+    """ "This release includes ... The release was coordinated by ...": "This" is no name, so
+    the claim does not read "The This release was coordinated by ..." """
+    articles = {
+        "Helix Editor 24.07 Release Notes": "Helix 24.07 was released on 15 July 2024.\n\n"
+        "This release includes 412 commits from 87 contributors.\n\n"
+        "The release was coordinated by Blaž Hrastnik.\n"
+    }
+    [answer] = _ask_articles(tmp_path, articles, "Who coordinated the Helix release?")
+    assert answer.claims[0].text.startswith("Blaž Hrastnik coordinated"), answer.answer_summary
+    assert not any("This release was coordinated" in c.text for c in answer.claims), answer.answer_summary
 
 
 def test_what_kind_of_thing_is_answered_by_what_the_source_says_it_is(tmp_path):

@@ -240,6 +240,18 @@ def test_a_document_without_a_given_title_is_called_by_its_own_title(pg, tmp_pat
             "It scored 28.4. On the other task it reached 41.8. J.R.R. Tolkien trained it for 3.5 days.",
             ["It scored 28.4.", "On the other task it reached 41.8.", "J.R.R. Tolkien trained it for 3.5 days."],
         ),
+        # a numbered clause's number and heading are no sentences; a number that counts or measures is
+        (
+            "1. Coverage. The house is insured.\n\n2. Deductible. Each claim carries a deductible.\n\n"
+            "4.1 Term of Lease. It runs a year.\n\n3.5 days were needed.\n\n2 tablets a day are enough.",
+            [
+                "The house is insured.",
+                "Each claim carries a deductible.",
+                "It runs a year.",
+                "3.5 days were needed.",
+                "2 tablets a day are enough.",
+            ],
+        ),
         # a title's question mark before a parenthesis does not end a sentence
         (
             "Why Is There Air? (1965) is Bill Cosby's third album. Is it funny? Yes!",

@@ -89,7 +89,8 @@ MAX_TITLE_WORDS = 8
 #: 6: a passage is searched with its document's title (``context``): "It was founded by ..."
 #: 7: and with its section heading, and the name a definite description stands for.
 #: 8: and the name an opening pronoun stands for when the title does not (``referent``).
-VERSION = 8
+#: 9: no referent opens with a determiner ("This release" for "The release").
+VERSION = 9
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS sources(
@@ -730,6 +731,9 @@ def _restated(title: str, opening: Sequence[str]) -> bool:
 _IS_A = re.compile(r"\s+(?:is|was|are|were)\s+(?:a|an|the)\s+([^,;:()]+)")
 
 
+_DETERMINERS = STOP_WORDS | {"every", "another"}
+
+
 def _referent(text: str, before: Sequence[str]) -> str:
     """The name that "The <kind>" opening ``text`` stands for: the last name of that kind in the
     sentences ``before`` it ("America East Conference" for "The conference"), or ""."""
@@ -748,7 +752,8 @@ def _referent(text: str, before: Sequence[str]) -> str:
     # "the big Transformer model ... The model was trained": a name before the kind in lower case
     head = re.compile(rf"\b((?:[A-Z][\w'\u2019-]*\s+)+){re.escape(kinds[0])}\b")
     for sentence in reversed(before):
-        found = [f for f in head.findall(sentence) if f.split()[0] not in ("The", "A", "An")]
+        # "This release includes ...": a determiner ("This", "Its", "Each") names nothing
+        found = [f for f in head.findall(sentence) if f.split()[0].lower() not in _DETERMINERS]
         if found:
             return f"{found[-1]}{kinds[0]}"
     return ""

@@ -33,6 +33,13 @@ _BOUNDARY = re.compile(r"[.!?]+[\"'\u201d\u2019)\]]*(?=\s+[\"'\u201c\u2018(\[]?[
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 _LIST_ITEM = re.compile(r"^(\s*(?:[-*+]|\d+[.)])\s+)")
 _FENCE = re.compile(r"^\s*(```|~~~)")
+#: A numbered clause's number ("2.", "4.1", "(b)", or a list item's mark) and its heading in words
+#: with capitals ("Deductible.", "Term of Lease."), opening a paragraph before more text.
+_CLAUSE = re.compile(
+    r"(?:\d{1,3}[.)]|\d{1,3}(?:\.\d{1,3})+\.?(?=\s+[A-Z])|\([a-z0-9]{1,3}\)|[-*+])\s+"
+    r"(?:([A-Z][\w'\u2019-]*(?:\s+(?:(?:of|and|the|for|to|in|on|or|&)\s+)?[A-Z][\w'\u2019-]*){0,5})\.\s+)?"
+    r"(?=\S)"
+)
 #: "Title\n=====": a Setext level-1 heading's underline.
 _SETEXT_H1 = re.compile(r"^\s{0,3}=+\s*$")
 
@@ -119,9 +126,15 @@ def passages_in(text: str, blocks: Iterable[Block], *, paged: bool = False) -> I
         if kind == "heading":
             section = heading
             continue
+        within = section
+        if clause := _CLAUSE.match(text, start, end):
+            # "2. Deductible. Each claim carries ...": the clause's number is no sentence, and its
+            # heading is the section of the paragraph (not of the next: a list ends, the section goes on)
+            within = clause.group(1) or section
+            start = clause.end()
         for s, e in _sentences(text, start, end):
             page = text.count("\f", 0, s) + 1 if has_pages else None
-            yield PassageSpec(text=text[s:e], page=page, section=section, start=s, end=e)
+            yield PassageSpec(text=text[s:e], page=page, section=within, start=s, end=e)
 
 
 def _blocks(text: str, *, markdown: bool) -> Iterator[Block]:
@@ -153,7 +166,8 @@ def _blocks(text: str, *, markdown: bool) -> Iterator[Block]:
             if item:
                 if block_start is not None:
                     yield block_start, block_end, "text", None
-                block_start = line_start + len(item.group(1))
+                # from its marker: a numbered item may be a clause with a heading (see _CLAUSE)
+                block_start = line_start + len(item.group(1)) - len(item.group(1).lstrip())
                 block_end = line_start + len(content.rstrip())
                 continue
         lead = len(content) - len(content.lstrip())
