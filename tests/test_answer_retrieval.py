@@ -231,9 +231,22 @@ def test_a_numbered_clauses_heading_is_its_section_not_an_answer(tmp_path):
         "2. Deductible. Each claim carries a deductible of 1,000 dollars.\n\n"
         "3. Exclusions. Flood damage and earthquake damage are not covered.\n"
     }
-    [answer] = _ask_articles(tmp_path, articles, "What is the deductible of the Greenline policy?")
-    assert answer.claims[0].text == "Each claim carries a deductible of 1,000 dollars.", answer.answer_summary
-    assert all(len(c.text.split()) > 2 for c in answer.claims)
+    deductible, excluded = _ask_articles(
+        tmp_path,
+        articles,
+        "What is the deductible of the Greenline policy?",
+        "What is excluded from the Greenline policy?",
+    )
+    assert deductible.claims[0].text == "Each claim carries a deductible of 1,000 dollars.", deductible.answer_summary
+    assert all(len(c.text.split()) > 2 for c in deductible.claims)
+    assert "Flood damage and earthquake damage are not covered." in [c.text for c in excluded.claims]
+    # without that clause nothing says what is excluded: "policy" is the kind of what the question
+    # names, no sign of an answer, and the answer is not "high"
+    del articles["Greenline Home Insurance Policy Summary"]
+    articles["Greenline policy"] = "Policy number GL-20931 covers the dwelling at 14 Alder Street.\n\n"
+    articles["Greenline policy"] += "The policy runs from 1 March 2025 to 28 February 2026.\n"
+    [excluded] = _ask_articles(tmp_path, articles, "What is excluded from the Greenline policy?")
+    assert excluded.confidence.value != "high", excluded.answer_summary
 
 
 def test_a_sentence_naming_its_documents_subject_by_its_kind_is_stated_with_the_title(tmp_path):
@@ -586,6 +599,13 @@ def test_a_measure_answers_the_adjective_that_asks_for_it(tmp_path):
     # K2's sentence in Everest's article is about K2: each side has its own figure
     assert higher.claims[0].text == "Mount Everest is higher: Mount Everest 8,849, K2 8,611."
     assert len(higher.claims[0].supporting_citations) == 2
+    # "measures" is what "how big" asks for
+    articles = {
+        "The Ambassadors": "The Ambassadors is a 1533 painting by Hans Holbein the Younger.\n\n"
+        "It is painted in oil on oak and measures 207 by 209.5 centimetres.\n"
+    }
+    [big] = _ask_articles(tmp_path, articles, "How big is The Ambassadors?")
+    assert "measures 207 by 209.5 centimetres" in big.claims[0].text, big.answer_summary
 
 
 def test_a_comparison_takes_its_figures_from_what_says_what_is_compared(tmp_path):

@@ -270,6 +270,9 @@ _DIMENSIONS = {
     "mass": "heavy heavier heaviest",
     "area": "large larger largest big bigger biggest",
     "size": "large larger largest big bigger biggest",
+    # "It measures 207 by 209.5 centimetres": the verb of any extent
+    "measures": "large larger largest big bigger biggest tall taller tallest long longer longest wide wider widest",
+    "measuring": "large larger largest big bigger biggest tall taller tallest long longer longest wide wider widest",
 }
 
 
@@ -331,6 +334,29 @@ def salient_terms(question: str) -> list[str]:
             close()
     close()
     return [t for t in dict.fromkeys(terms) if t]
+
+
+def name_heads(question: str) -> set[str]:
+    """The nouns a question names a thing's kind by, after its name: "policy" in "What is
+    excluded from the Greenline policy?", "release" in "Who coordinated the Helix release?". Part
+    of what the question names, not of what it asks: evidence saying "policy" says nothing of
+    what is excluded. Only after "the" and a name, a word that can only be a noun, or one that
+    can be and ends a question whose verb is not after its subject ("When did the Beatles
+    split?", "When was the bridge built?" keep theirs).
+
+    >>> sorted(name_heads("What is excluded from the Greenline policy?")), name_heads("When was the Bell Rock built?")
+    (['policy'], set())
+    """
+    heads: set[str] = set()
+    verb_after = re.search(r"\b(?:do|does|did|can|could|will|would|shall|should|may|might|must)\b", question, re.I)
+    for term in salient_terms(question):
+        pattern = r"\bthe\s+" + r"\W+".join(map(re.escape, term.split())) + r"\s+([a-z]+)\b(\s*\?\s*$)?"
+        for found in re.finditer(pattern, question, re.I):
+            word, last = found.group(1), found.group(2) is not None
+            readings = _readings(word)
+            if word not in STOP_WORDS and (readings == {"NOUN"} or (last and not verb_after and "NOUN" in readings)):
+                heads.add(word)
+    return heads
 
 
 #: An acronym before "of" names something of its own ("CEO of Acme Corporation", "FDA of the

@@ -88,6 +88,7 @@ from provgraph.answer.text import (
     acronyms,
     denials_of,
     mentions,
+    name_heads,
     salient_terms,
     singular,
     spells,
@@ -679,7 +680,7 @@ MIN_ANSWER_COVERAGE = 0.3
 def _asked_words(pack: EvidencePack) -> list[str]:
     """What the question asks of its entities: its content words that are not part of a name."""
     names = {w for t in salient_terms(pack.question) for w in t.split()}
-    names |= {w for e in pack.entities for w in words(e.label)}
+    names |= {w for e in pack.entities for w in words(e.label)} | name_heads(pack.question)
     return list(dict.fromkeys(w for w in _content(pack.question) if w not in names and w not in KIND_WORDS))
 
 
