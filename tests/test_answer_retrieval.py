@@ -404,6 +404,18 @@ def test_no_short_sentence_for_two_questions_in_one_nor_a_place_that_is_no_place
             "Where was Contoso Ltd founded?",
             "Contoso Ltd was founded in Reading.",
         ),
+        # an irregular participle ("The kettles sold were at Homeplus."), places listed together
+        (
+            "The kettles were sold at Homeplus and Kitchen Depot stores for about 39 dollars.",
+            "Where were the kettles sold?",
+            "The kettles were sold at Homeplus and Kitchen Depot.",
+        ),
+        # a name that opens the next clause is no part of the list
+        (
+            "Mozart was born in Salzburg and Vienna celebrates him.",
+            "Where was Mozart born?",
+            "Mozart was born in Salzburg.",
+        ),
     ],
 )
 def test_a_short_sentence_keeps_the_whole_answer(sentence, question, short):
@@ -729,6 +741,24 @@ def test_a_determiner_before_the_kind_names_nothing(tmp_path):
     [answer] = _ask_articles(tmp_path, articles, "Who coordinated the Helix release?")
     assert answer.claims[0].text.startswith("Blaž Hrastnik coordinated"), answer.answer_summary
     assert not any("This release was coordinated" in c.text for c in answer.claims), answer.answer_summary
+
+
+def test_a_case_is_one_name_and_its_court_keeps_its_article(tmp_path):
+    """ "Obergefell v. Hodges" was two names and a word "v" the evidence said, so "What was the
+    vote in ...?" was high on a sentence saying nothing of a vote; "The court ruled" read
+    "Supreme Court ruled"."""
+    articles = {
+        "Obergefell v. Hodges": "Obergefell v. Hodges is a 2015 decision of the Supreme Court of the United States. "
+        "The court ruled 5-4 that states must license marriages between two people of the same sex.\n"
+    }
+    ruled, vote = _ask_articles(
+        tmp_path,
+        articles,
+        "What did the court rule in Obergefell v. Hodges?",
+        "What was the vote in Obergefell v. Hodges?",
+    )
+    assert any(c.text.startswith("The Supreme Court ruled 5-4") for c in ruled.claims), ruled.answer_summary
+    assert vote.confidence.value != "high", vote.answer_summary
 
 
 def test_what_kind_of_thing_is_answered_by_what_the_source_says_it_is(tmp_path):

@@ -686,6 +686,8 @@ def in_context(text: str, title: str | None, referent: str | None = None) -> str
     "Contoso Ltd's largest customer is the NHS."
     >>> in_context("It is returned within 30 days.", "Residential Lease Agreement", "It")
     'It is returned within 30 days.'
+    >>> in_context("The court ruled 5-4.", "Obergefell v. Hodges", "Supreme Court")
+    'The Supreme Court ruled 5-4.'
     """
     name = referent or without_disambiguation(title or "")
     # a referent that is the pronoun itself: the index read it as standing for nothing it knows
@@ -700,6 +702,10 @@ def in_context(text: str, title: str | None, referent: str | None = None) -> str
     if referent and (match := _DEFINITE_OWNER.match(text)):
         return named + text[match.end() :]
     if (match := _DEFINITE.match(text)) and (referent or _is_kind(match.group(1), title or "")):
+        # "The court ruled ..." after "the Supreme Court": a name ending in its kind keeps "The"
+        kind = match.group(1).split()[-1]
+        if referent and named.split()[-1] == kind.capitalize() and not named.startswith("The "):
+            named = f"The {named}"
         return named + text[match.end() :]
     return text
 

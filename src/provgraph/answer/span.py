@@ -36,6 +36,7 @@ from provgraph.answer.text import (
     word_key,
     word_keys,
     word_matches,
+    word_readings,
     words,
 )
 
@@ -89,12 +90,24 @@ def span(sentence: str, question: str) -> str | None:
         return None
     focus = [m.start() for w in content_words(question) for m in _word_at(sentence, w)]
     best = found[0] if not focus else min(found, key=lambda f: (min(abs(f[0] - at) for at in focus), f[0]))
+    if expected is Expects.PLACE:  # the places listed with it follow no preposition of their own
+        return _with_others(sentence, best, _name_runs(sentence))
     return _with_others(sentence, best, found) if expected is Expects.PERSON else best[1]
+
+
+def _participle(word: str) -> bool:
+    """Whether ``word`` can be a past participle: "opened", "sold", "hung", "born"."""
+    from lemminflect import getAllLemmas, getInflection
+
+    if word.endswith("ed") or word == "born":
+        return True
+    return any(word in getInflection(lemma, tag="VBN") for lemma in getAllLemmas(word).get("VERB", ()))
 
 
 def _with_others(sentence: str, first: tuple[int, str], found: list[tuple[int, str]]) -> str:
     """A name with the names listed with it: "Priya Raman and Tom Ellis" ("founded in 1998 by
-    Priya Raman and Tom Ellis"), "A, B and C"; a name alone otherwise."""
+    Priya Raman and Tom Ellis"), "Homeplus and Kitchen Depot" ("sold at Homeplus and Kitchen
+    Depot stores"), "A, B and C"; a name alone otherwise."""
     names, end = [first[1]], first[0] + len(first[1])
     for at, text in sorted(found):
         if at <= first[0]:
@@ -105,6 +118,10 @@ def _with_others(sentence: str, first: tuple[int, str], found: list[tuple[int, s
         names.append(text)
         end = at + len(text)
         if "and" in joint:  # a list ends with "and": "John Lennon, the singer" is no list
+            # unless the last name opens a clause: "born in Salzburg and Vienna celebrates him"
+            after = re.match(r"\s+([a-z]+)", sentence[end:])
+            if after and "NOUN" not in word_readings(after.group(1)):
+                return names[0]
             return f"{', '.join(names[:-1])} and {names[-1]}"
     return names[0]
 
@@ -164,7 +181,8 @@ _FORMS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"^who\s+(?P<rest>(?:is|was|are|were)\s+the\s+.+)$", re.I), "{a} {rest}"),
     (re.compile(rf"^(?:when|(?:in )?(?:what|which) year)\s+{_BE}\s+(?P<x>.+)\s+(?P<p>\w+)$", re.I), "{x} {v} {p} {a}"),
     (
-        re.compile(rf"^where\s+{_BE}\s+(?P<x>.+)\s+(?P<p>born|built|held|(?-i:[a-z]+ed))$", re.I),
+        # a participle, regular or not ("sold", "hung": see short_answer)
+        re.compile(rf"^where\s+{_BE}\s+(?P<x>.+)\s+(?P<p>(?-i:[a-z]+))$", re.I),
         "{x} {v} {p} {a}",
     ),
     (re.compile(rf"^where\s+{_BE}\s+(?P<x>.+)$", re.I), "{x} {v} {a}"),
@@ -193,7 +211,14 @@ def short_answer(sentence: str, question: str, title: str | None = None) -> str 
     if not _about_asked(sentence, question, title):
         return None
     asked = question.strip().rstrip("?").strip()
-    form = next(((m, template) for pattern, template in _FORMS if (m := pattern.match(asked))), None)
+    form = next(
+        (
+            (m, template)
+            for pattern, template in _FORMS
+            if (m := pattern.match(asked)) and (not m.groupdict().get("p") or _participle(m.group("p")))
+        ),
+        None,
+    )
     if answer is None or form is None or _SECOND_QUESTION.search(asked):
         return None  # "Who founded Globex and when?" asks two things: no one span answers it
     found, template = form

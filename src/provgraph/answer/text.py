@@ -23,8 +23,9 @@ STOP_WORDS = frozenset(
 )
 #: Pronouns a sentence may open with for the thing or person it is about.
 PRONOUNS = frozenset("It He She They Its His Her Their".split())
-#: Lower-case words that may join the capitalised words of one name.
-NAME_CONNECTORS = frozenset("of for the de la le von van der del da du in on at to".split())
+#: Lower-case words that may join the capitalised words of one name (a case's parties too:
+#: "Obergefell v. Hodges").
+NAME_CONNECTORS = frozenset("of for the de la le von van der del da du in on at to v vs".split())
 #: Capitalised words that start a question or a name without being part of it.
 _LEADING = frozenset("what which who whom whose when where why how is are was were do does did the a an in on".split())
 #: Words that start a question or a request without naming anything.
@@ -242,12 +243,12 @@ def opening_name(sentence: str) -> str | None:
     if re.search(r"['\u2019]s?$", name):  # "Dr de Gay's works ...": the works are the subject
         return None
     first = normalise(name.split()[0]).split("-")[0]
-    if (" " not in name and _readings(first)) or _readings(first) == {"ADV"}:  # "Additionally Modifications"
+    if (" " not in name and word_readings(first)) or word_readings(first) == {"ADV"}:  # "Additionally Modifications"
         return None
     return name
 
 
-def _readings(word: str) -> set[str]:
+def word_readings(word: str) -> set[str]:
     """What ``word`` can be in English ("NOUN", "ADV" ...; lemminflect's lexicon holds few names)."""
     from lemminflect import getAllLemmas
 
@@ -353,7 +354,7 @@ def name_heads(question: str) -> set[str]:
         pattern = r"\bthe\s+" + r"\W+".join(map(re.escape, term.split())) + r"\s+([a-z]+)\b(\s*\?\s*$)?"
         for found in re.finditer(pattern, question, re.I):
             word, last = found.group(1), found.group(2) is not None
-            readings = _readings(word)
+            readings = word_readings(word)
             if word not in STOP_WORDS and (readings == {"NOUN"} or (last and not verb_after and "NOUN" in readings)):
                 heads.add(word)
     return heads
@@ -429,7 +430,9 @@ __all__ = [
     "content_words",
     "denials_of",
     "mentions",
+    "name_heads",
     "normalise",
+    "opening_name",
     "salient_terms",
     "singular",
     "spells",
@@ -442,5 +445,6 @@ __all__ = [
     "word_key",
     "word_keys",
     "word_matches",
+    "word_readings",
     "words",
 ]
