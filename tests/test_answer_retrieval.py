@@ -257,7 +257,8 @@ def test_a_sentence_naming_its_documents_subject_by_its_kind_is_stated_with_the_
     automated, shot = _ask_articles(
         tmp_path, articles, "When was the Bell Rock Lighthouse automated?", "Where was Big Stone Gap shot?"
     )
-    assert "Bell Rock Lighthouse was automated in 1988." in [c.text for c in automated.claims]
+    # with the article its source gives it ("The Bell Rock Lighthouse stands off Angus.")
+    assert "The Bell Rock Lighthouse was automated in 1988." in [c.text for c in automated.claims]
     assert "Big Stone Gap was shot in Virginia." in [c.text for c in shot.claims]
 
 
@@ -708,8 +709,8 @@ def test_what_an_acronym_stands_for_and_an_inflection_answer_the_question(tmp_pa
     adopted, applies = _ask_articles(
         tmp_path, articles, "When was the GDPR adopted?", "When did the GDPR start to apply?"
     )
-    said = (
-        "General Data Protection Regulation was adopted by the European Union in April 2016 "
+    said = (  # with the article its source gives it ("of the General Data Protection Regulation")
+        "The General Data Protection Regulation was adopted by the European Union in April 2016 "
         "and has applied since 25 May 2018."
     )
     for answer in (adopted, applies):

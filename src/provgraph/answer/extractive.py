@@ -686,7 +686,7 @@ def in_context(text: str, title: str | None, referent: str | None = None) -> str
     "Contoso Ltd's largest customer is the NHS."
     >>> in_context("It is returned within 30 days.", "Residential Lease Agreement", "It")
     'It is returned within 30 days.'
-    >>> in_context("The court ruled 5-4.", "Obergefell v. Hodges", "Supreme Court")
+    >>> in_context("The court ruled 5-4.", "Obergefell v. Hodges", "the Supreme Court")
     'The Supreme Court ruled 5-4.'
     """
     name = referent or without_disambiguation(title or "")
@@ -695,6 +695,8 @@ def in_context(text: str, title: str | None, referent: str | None = None) -> str
         return text
     # "the Transformer model" keeps its article: "The Transformer model was trained ..."
     named = f"The {name}" if referent and name.split()[-1].islower() else name
+    # "the Supreme Court" (its source's article) for "The court" at a sentence's start
+    named = "The " + named[4:] if named.startswith("the ") else named
     if match := _PRONOUN.match(text):
         return named + text[match.end() :]
     if match := _POSSESSIVE.match(text):
@@ -702,10 +704,6 @@ def in_context(text: str, title: str | None, referent: str | None = None) -> str
     if referent and (match := _DEFINITE_OWNER.match(text)):
         return named + text[match.end() :]
     if (match := _DEFINITE.match(text)) and (referent or _is_kind(match.group(1), title or "")):
-        # "The court ruled ..." after "the Supreme Court": a name ending in its kind keeps "The"
-        kind = match.group(1).split()[-1]
-        if referent and named.split()[-1] == kind.capitalize() and not named.startswith("The "):
-            named = f"The {named}"
         return named + text[match.end() :]
     return text
 

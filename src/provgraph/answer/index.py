@@ -89,7 +89,8 @@ MAX_TITLE_WORDS = 8
 #: 6: a passage is searched with its document's title (``context``): "It was founded by ..."
 #: 7: and with its section heading, and the name a definite description stands for.
 #: 8: and the name an opening pronoun stands for when the title does not (``referent``).
-#: 9: no referent opens with a determiner ("This release" for "The release").
+#: 9: no referent opens with a determiner ("This release" for "The release"); one keeps "the"
+#:    when its source gives it ("the Supreme Court" for "The court").
 VERSION = 9
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -744,11 +745,12 @@ def _referent(text: str, before: Sequence[str]) -> str:
     kinds = definite.group(1).split()
     for size in range(len(kinds), 0, -1):
         kind = r"\s+".join(k.capitalize() for k in kinds[:size])
-        named = re.compile(rf"(?:[A-Z][\w'\u2019-]*\s+(?:(?:of|the|de)\s+)?)+{kind}\b")
+        # with the article the source gives it: "the Supreme Court", "Harvard University"
+        named = re.compile(rf"(?:\b[Tt]he\s+)?(?:[A-Z][\w'\u2019-]*\s+(?:(?:of|the|de)\s+)?)+{kind}\b")
         for sentence in reversed(before):
             found = named.findall(sentence)
             if found:
-                return re.sub(r"^The\s+", "", str(found[-1]))
+                return re.sub(r"^The\s+", "the ", str(found[-1]))
     # "the big Transformer model ... The model was trained": a name before the kind in lower case
     head = re.compile(rf"\b((?:[A-Z][\w'\u2019-]*\s+)+){re.escape(kinds[0])}\b")
     for sentence in reversed(before):
