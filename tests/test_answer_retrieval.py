@@ -762,6 +762,16 @@ def test_a_case_is_one_name_and_its_court_keeps_its_article(tmp_path):
     assert vote.confidence.value != "high", vote.answer_summary
 
 
+def test_known_as_answers_what_a_thing_is_called(tmp_path):
+    articles = {
+        "Mount Tambora": "Mount Tambora is a stratovolcano in Indonesia.\n\n"
+        'The following year, 1816, became known as the "Year Without a Summer" because of crop failures.\n'
+    }
+    [answer] = _ask_articles(tmp_path, articles, "Why was 1816 called the Year Without a Summer?")
+    assert not answer.abstained, answer.answer_summary  # it abstained: the evidence never said "called"
+    assert "because of crop failures" in answer.claims[0].text
+
+
 def test_what_kind_of_thing_is_answered_by_what_the_source_says_it_is(tmp_path):
     articles = {
         "Amoxicillin leaflet": "Amoxicillin is a penicillin antibiotic.\n\n"

@@ -277,10 +277,15 @@ _DIMENSIONS = {
 }
 
 
+#: The words of giving a name: "1816 became known as the Year Without a Summer" answers "Why was
+#: 1816 called ...?".
+_NAMING = frozenset("called named known dubbed nicknamed titled".split())
+
+
 def word_keys(text: str, *, measures: bool = False) -> set[str]:
     """The :func:`word_key` of every word of ``text``; with ``measures``, also of the adjectives
-    that ask for a measure it names ("elevation": "high", "higher", "tall" ...): for what
-    evidence answers, never for what it states.
+    that ask for a measure it names ("elevation": "high", "higher", "tall" ...) and of the other
+    words of naming ("known": "called"): for what evidence answers, never for what it states.
 
     >>> sorted(word_keys("Its elevation is 8,849 metres", measures=True) - word_keys("Its elevation is 8,849 metres"))
     ['high', 'highe', 'tall', 'talle']
@@ -289,6 +294,7 @@ def word_keys(text: str, *, measures: bool = False) -> set[str]:
     keys = {word_key(w) for w in said}
     if measures:
         keys |= {word_key(a) for w in said if w in _DIMENSIONS for a in _DIMENSIONS[w].split()}
+        keys |= {word_key(a) for w in said if w in _NAMING for a in _NAMING}
     return keys
 
 
