@@ -190,15 +190,17 @@ def test_a_table_row_is_one_passage_and_answers_what_it_holds(tmp_path):
         _ingest(pg, tmp_path, "nimbus.html", page, extract=Extraction.NONE)
         texts = {r["t"].value for r in pg.query("SELECT ?t WHERE { ?p a pg:Passage ; pg:text ?t }").rows()}
         answer = pg.ask("How much does the Nimbus X2 weigh?", record=False)
-    # a header and its value read as one: "Weight: 171 grams", not "Weight" and "171 grams"
+        colour = pg.ask("What colour is the Nimbus X2?", record=False)
+    # a header and its value read as one: "Weight: 171 grams", not "Weight" and "171 grams"; under
+    # a header row each value with its column's header (the header row alone says nothing)
     assert texts == {
         "The Nimbus X2 is a smartphone.",
         "Weight: 171 grams",
         "Battery: 3,350 mAh",
-        "Model | Colour | Price",
-        "X2 | Blue | 799",
+        "Model: X2 | Colour: Blue | Price: 799",
     }
     assert not answer.abstained and answer.claims[0].text == "Weight: 171 grams"
+    assert colour.claims[0].text == "Model: X2 | Colour: Blue | Price: 799", colour.answer_summary
 
 
 def test_pdf_ingest_records_each_passage_page_and_takes_facts(tmp_path):

@@ -5,9 +5,10 @@ which reads the charset from the document's ``<meta>`` when the bytes do not say
 The document's text is what this module makes of it: each block (paragraph, list item, table
 row, heading ...) on its own, blank lines between them, runs of whitespace inside a block as one
 space. A table row's cells are joined by ": " when there are two (a header and its value:
-"Weight: 171 grams"), else by " | ". Passage offsets count in that text, so a passage's evidence
-offsets are exact in the text provgraph stores, not in the markup. Scripts, styles, templates and
-the ``<head>`` are not text.
+"Weight: 171 grams"), else by " | "; under a header row (all ``<th>``), each cell is given its
+column's header ("Year: 2023 | Revenue: 245 million dollars"). Passage offsets count in that
+text, so a passage's evidence offsets are exact in the text provgraph stores, not in the markup.
+Scripts, styles, templates and the ``<head>`` are not text.
 
 An HTML document's title, when the caller gives none, is its first ``<h1>``, else its
 ``<title>``: :func:`html_title`.
@@ -39,6 +40,7 @@ def html_text(raw: bytes) -> tuple[str, list[Block]]:
     soup = BeautifulSoup(raw, "html.parser")
     pieces: list[tuple[str, str]] = []  # (kind, text) of each block
     current: list[str] = []
+    headers: list[list[str] | None] = []  # of each table being read: its header row's cells, once read
 
     def close(kind: str = "text") -> None:
         words = _SPACE.sub(" ", "".join(current)).strip()
@@ -62,6 +64,12 @@ def html_text(raw: bytes) -> tuple[str, list[Block]]:
                     close("heading")
                 elif name == "tr":
                     row(child)
+                elif name == "table":
+                    headers.append(None)  # a table's own header row, once read (see row)
+                    close()
+                    walk(child)
+                    close()
+                    headers.pop()
                 elif name in _BLOCK:
                     close()
                     walk(child)
@@ -70,13 +78,22 @@ def html_text(raw: bytes) -> tuple[str, list[Block]]:
                     walk(child)
 
     def row(tr: Tag) -> None:
-        # a table row is one block: "Weight: 171 grams" (a header and its value), "a | b | c"
+        # a table row is one block: "Weight: 171 grams" (a header and its value), "a | b | c"; under
+        # a header row of the table, each value with its column's header ("Year: 2023 | Revenue:
+        # 245 million dollars"), the header row no block of its own (it says nothing alone)
         close()
         cells = [c for c in tr.children if isinstance(c, Tag) and c.name.lower() in ("td", "th")]
-        joint = ": " if len(cells) == 2 else " | "
+        columns = headers[-1] if headers else None
+        if headers and columns is None and len(cells) > 1 and all(c.name.lower() == "th" for c in cells):
+            headers[-1] = [_SPACE.sub(" ", c.get_text()).strip() for c in cells]
+            return
+        labelled = columns is not None and len(columns) == len(cells)
+        joint = ": " if len(cells) == 2 and not labelled else " | "
         for n, cell in enumerate(cells):
             if n:
                 current.append(joint)
+            if labelled and columns is not None and columns[n]:
+                current.append(f"{columns[n]}: ")
             walk(cell)
         close()
 
