@@ -411,6 +411,12 @@ def test_no_short_sentence_for_two_questions_in_one_nor_a_place_that_is_no_place
             "Where were the kettles sold?",
             "The kettles were sold at Homeplus and Kitchen Depot.",
         ),
+        # a possessive names an owner, not the answer
+        (
+            "Northwind Traders's brother, David Marsh, joined as finance director in 1990.",
+            "Who is the finance director of Northwind Traders?",
+            "David Marsh is the finance director of Northwind Traders.",
+        ),
         # a name that opens the next clause is no part of the list
         (
             "Mozart was born in Salzburg and Vienna celebrates him.",

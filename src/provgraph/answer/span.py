@@ -77,6 +77,8 @@ def span(sentence: str, question: str) -> str | None:
         found = [f for f in found if " " in f[1]] or found
     else:
         return None
+    # a possessive names an owner, not the answer: "Northwind Traders's brother, David Marsh, ..."
+    found = [f for f in found if not re.search(r"['\u2019]s?$", f[1])]
     asked = set(words(question))
     names = [set(t.split()) for t in salient_terms(question)]
     # not what the question holds, nor a longer name of what it asks about ("Skerryvore Reef
