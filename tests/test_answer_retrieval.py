@@ -625,6 +625,13 @@ def test_a_measure_answers_the_adjective_that_asks_for_it(tmp_path):
     }
     [big] = _ask_articles(tmp_path, articles, "How big is The Ambassadors?")
     assert "measures 207 by 209.5 centimetres" in big.claims[0].text, big.answer_summary
+    # "the tallest bridge" speaks of how tall it is
+    articles = {
+        "Millau Viaduct": "The Millau Viaduct is a bridge in France.\n\nThe viaduct cost 394 million euros.\n\n"
+        "One of its masts reaches 343 metres, making it the tallest bridge in the world.\n"
+    }
+    [tall] = _ask_articles(tmp_path, articles, "How tall is the Millau Viaduct?")
+    assert "343 metres" in tall.claims[0].text, tall.answer_summary
 
 
 def test_a_comparison_takes_its_figures_from_what_says_what_is_compared(tmp_path):

@@ -80,7 +80,7 @@ def word_key(word: str) -> str:
     (Porter2) stem of its lemma when it is only ever a verb form ("won": "win", "written":
     "write", from lemminflect's English lexicon), else of the word. "died" and "die", "opened"
     and "open" (too short for a five-letter prefix alone), "treats" and "treatment", "won" and
-    "win", "built" and "build" match; "left" (a side, or a verb) stays itself.
+    "win", "built" and "build", "tallest" and "tall" match; "left" (a side, or a verb) stays itself.
 
     >>> [word_key(w) for w in ("died", "die", "opened", "open", "treats", "treatment", "won", "win")]
     ['die', 'die', 'open', 'open', 'treat', 'treat', 'win', 'win']
@@ -89,10 +89,13 @@ def word_key(word: str) -> str:
 
 
 def _verb_lemma(word: str) -> str:
-    """The lemma of a word that is only ever a verb form ("built": "build"), else the word."""
+    """The lemma of a word that is only ever a verb form ("built": "build") or the comparative or
+    superlative of an adjective ("tallest": "tall"), else the word."""
     from lemminflect import getAllLemmas  # loads its lexicon (a third of a second) on first use
 
     lemmas = getAllLemmas(word)
+    if "ADJ" in lemmas and set(lemmas) <= {"ADJ", "ADV"} and word.endswith(("er", "est")):  # "tallest": "tall"
+        return str(lemmas["ADJ"][0])
     verbs = lemmas.get("VERB") or lemmas.get("AUX")
     if not verbs or set(lemmas) - {"VERB", "AUX"}:
         return word
@@ -143,7 +146,7 @@ def ranked(text: str) -> set[str]:
     ``text`` says of another rank ("second-longest", "third largest"), not of the word itself.
 
     >>> sorted(ranked("The Danube is the second-longest river, and the third largest by area."))
-    ['large', 'longe']
+    ['larg', 'long']
     """
     said = words(text)
     return {word_key(w) for before, w in pairwise(said) if before in _ORDINALS}
@@ -288,7 +291,7 @@ def word_keys(text: str, *, measures: bool = False) -> set[str]:
     words of naming ("known": "called"): for what evidence answers, never for what it states.
 
     >>> sorted(word_keys("Its elevation is 8,849 metres", measures=True) - word_keys("Its elevation is 8,849 metres"))
-    ['high', 'highe', 'tall', 'talle']
+    ['high', 'tall']
     """
     said = words(text)
     keys = {word_key(w) for w in said}
