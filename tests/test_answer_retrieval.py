@@ -763,16 +763,21 @@ def test_a_case_is_one_name_and_its_court_keeps_its_article(tmp_path):
     "Supreme Court ruled"."""
     articles = {
         "Obergefell v. Hodges": "Obergefell v. Hodges is a 2015 decision of the Supreme Court of the United States. "
-        "The court ruled 5-4 that states must license marriages between two people of the same sex.\n"
+        "The court ruled 5-4 that states must license marriages between two people of the same sex.\n\n"
+        "Jim Obergefell had sued the state of Ohio to be listed as the surviving spouse on his husband's "
+        "death certificate.\n"
     }
-    ruled, vote = _ask_articles(
+    ruled, vote, husband = _ask_articles(
         tmp_path,
         articles,
         "What did the court rule in Obergefell v. Hodges?",
         "What was the vote in Obergefell v. Hodges?",
+        # no sentence names him: Jim Obergefell is no answer, nor is Ohio
+        "Who was Jim Obergefell's husband?",
     )
     assert any(c.text.startswith("The Supreme Court ruled 5-4") for c in ruled.claims), ruled.answer_summary
     assert vote.confidence.value != "high", vote.answer_summary
+    assert husband.confidence.value in ("low", "insufficient_evidence"), husband.answer_summary
 
 
 def test_known_as_answers_what_a_thing_is_called(tmp_path):

@@ -17,7 +17,7 @@ import enum
 import re
 from dataclasses import dataclass
 
-from provgraph.answer.text import NAME_CONNECTORS, normalise, tokens, words
+from provgraph.answer.text import NAME_CONNECTORS, normalise, tokens, without_possessive, words
 
 
 class Expects(enum.StrEnum):
@@ -87,7 +87,11 @@ def offers(text: str, expected: Expects, question: str) -> bool:
         return any((_YEAR.match(w) or w in _MONTHS) and w not in asked for w in words(text))
     if expected is Expects.NUMBER:
         return any((w[0].isdigit() or w in _NUMBER_WORDS) and w not in asked for w in words(text))
-    if expected in (Expects.PERSON, Expects.PLACE):
+    if expected is Expects.PERSON:
+        # "Who was Jim Obergefell's husband?": not Jim Obergefell
+        asked |= {without_possessive(w) for w in asked}
+        return any(name not in asked for name in _names(text, people=True))
+    if expected is Expects.PLACE:
         return any(name not in asked for name in _names(text))
     return True
 
@@ -323,14 +327,23 @@ def figure_value(said: str) -> float:
     return float(NUMBER_WORDS.get(said.lower(), said.replace(",", "")))
 
 
-def _names(text: str) -> list[str]:
+def _names(text: str, *, people: bool = False) -> list[str]:
     """The capitalised words of ``text`` that are not its first word nor a common sentence opener,
-    normalised: candidate names."""
+    normalised: candidate names. With ``people``, not a name of one word after "in", "of" ...:
+    "the state of Ohio" names no one."""
     out = []
-    for i, token in enumerate(tokens(text)):
+    said = tokens(text)
+    for i, token in enumerate(said):
         if i > 0 and token[:1].isupper() and normalise(token) not in _NOT_NAMES:
+            alone = not said[i - 1][:1].isupper() and not (i + 1 < len(said) and said[i + 1][:1].isupper())
+            if people and alone and said[i - 1].lower() in _PLACE_BEFORE:
+                continue
             out.append(normalise(token))
     return out
+
+
+#: Words before a one-word name that make it a place: "in Ohio", "the state of Ohio".
+_PLACE_BEFORE = frozenset("in of at near from to into across".split())
 
 
 __all__ = [
