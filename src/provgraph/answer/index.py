@@ -732,6 +732,7 @@ def _restated(title: str, opening: Sequence[str]) -> bool:
 _IS_A = re.compile(r"\s+(?:is|was|are|were)\s+(?:a|an|the)\s+([^,;:()]+)")
 
 
+#: Words opening a phrase that are no part of a name ("This release", "Each model").
 _DETERMINERS = STOP_WORDS | {"every", "another"}
 
 
