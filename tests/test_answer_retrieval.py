@@ -790,6 +790,18 @@ def test_known_as_answers_what_a_thing_is_called(tmp_path):
     assert "because of crop failures" in answer.claims[0].text
 
 
+def test_they_after_a_plural_is_that_plural_not_the_title(tmp_path):
+    articles = {
+        "Lactase": "Lactase is an enzyme that breaks down lactose.\n\n"
+        "Lactase supplements are made from fungi such as Aspergillus oryzae. "
+        "They are taken just before a meal that contains dairy.\n"
+    }
+    [answer] = _ask_articles(tmp_path, articles, "When should lactase supplements be taken?")
+    said = [c.text for c in answer.claims]
+    # it read "Lactase are taken just before a meal ..."
+    assert "Lactase supplements are taken just before a meal that contains dairy." in said, said
+
+
 def test_what_kind_of_thing_is_answered_by_what_the_source_says_it_is(tmp_path):
     articles = {
         "Amoxicillin leaflet": "Amoxicillin is a penicillin antibiotic.\n\n"

@@ -694,7 +694,8 @@ def in_context(text: str, title: str | None, referent: str | None = None) -> str
     if not name or _DUMMY_IT.match(text) or referent in PRONOUNS:
         return text
     # "the Transformer model" keeps its article: "The Transformer model was trained ..."
-    named = f"The {name}" if referent and name.split()[-1].islower() else name
+    # (a plural needs none: "Lactase supplements are taken ...")
+    named = f"The {name}" if referent and name.split()[-1].islower() and not name.endswith("s") else name
     # "the Supreme Court" (its source's article) for "The court" at a sentence's start
     named = "The " + named[4:] if named.startswith("the ") else named
     if match := _PRONOUN.match(text):

@@ -90,7 +90,8 @@ MAX_TITLE_WORDS = 8
 #: 7: and with its section heading, and the name a definite description stands for.
 #: 8: and the name an opening pronoun stands for when the title does not (``referent``).
 #: 9: no referent opens with a determiner ("This release" for "The release"); one keeps "the"
-#:    when its source gives it ("the Supreme Court" for "The court").
+#:    when its source gives it ("the Supreme Court" for "The court"); "They" after a sentence
+#:    opening with a plural is that plural ("Lactase supplements").
 VERSION = 9
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -657,6 +658,11 @@ def _contexts(entries: Iterable[_Entry], titles: dict[str, str]) -> dict[str, tu
 #: "It was founded ...", "Her father was ...": a sentence naming its subject by a pronoun.
 _PRONOUN = re.compile(r"^(?:It|He|She|They|Its|His|Her|Their)\b(?!['\u2019])")
 _THINGS = frozenset("It Its They Their".split())
+#: "Lactase supplements are ...": a sentence opening with a plural of lower case, after a name or
+#: none ("The keepers were ...").
+_PLURAL_OPENING = re.compile(
+    r"^(The\s+)?((?:[A-Z][\w'\u2019-]*\s+)?[a-z]{3,}s)\s+(?:are|were|have|had|can|must|should)\b"
+)
 
 
 def _subjects(texts: Sequence[str], title: str) -> list[str]:
@@ -676,7 +682,12 @@ def _subjects(texts: Sequence[str], title: str) -> list[str]:
     kinds: dict[str, str] = {}  # what a name was said to be: "company" -> "Contoso Ltd"
     for i, text in enumerate(texts):
         definite = _DEFINITE.match(text.strip())
-        if pronoun := _PRONOUN.match(text):
+        plural = _PLURAL_OPENING.match(texts[i - 1].strip()) if i else None
+        if (pronoun := _PRONOUN.match(text)) and pronoun.group() in ("They", "Their") and plural:
+            # "Lactase supplements are made from fungi. They are taken before a meal.": the plural
+            # the sentence before opened with, not the title "Lactase"
+            out[i], subject, since, thing = ("the " if plural.group(1) else "") + plural.group(2), "", i, False
+        elif pronoun:
             # "It" is a name only when the sentence just before said what that name is ("K2 is the
             # second-highest mountain. It is in ..."), or named it by its kind ("The JUPITER
             # trial"): "It stars Dennis Quaid" after a sentence about Steven Spielberg is the film
