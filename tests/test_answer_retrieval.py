@@ -802,6 +802,23 @@ def test_they_after_a_plural_is_that_plural_not_the_title(tmp_path):
     assert "Lactase supplements are taken just before a meal that contains dairy." in said, said
 
 
+def test_a_year_before_or_after_which_is_a_verdict_on_the_date_given(tmp_path):
+    articles = {
+        "Millau Viaduct": "The Millau Viaduct is a bridge in France.\n\n"
+        "Construction began on 14 December 2001 and the bridge was opened on 16 December 2004.\n"
+    }
+    before, after, by = _ask_articles(
+        tmp_path,
+        articles,
+        "Was the Millau Viaduct opened before 2003?",  # it abstained: no evidence says "2003"
+        "Was the Millau Viaduct opened after 2003?",
+        "Was the Millau Viaduct opened by 2004?",
+    )
+    assert before.claims[0].text.startswith("No: "), before.answer_summary  # 2004, not 2001
+    assert after.claims[0].text.startswith("Yes: "), after.answer_summary
+    assert by.claims[0].text.startswith("Yes: "), by.answer_summary
+
+
 def test_what_kind_of_thing_is_answered_by_what_the_source_says_it_is(tmp_path):
     articles = {
         "Amoxicillin leaflet": "Amoxicillin is a penicillin antibiotic.\n\n"

@@ -78,6 +78,7 @@ from provgraph.answer.question import (
     kind_asked,
     offers,
     pair,
+    year_bound,
 )
 from provgraph.answer.span import short_answer, span
 from provgraph.answer.text import (
@@ -451,6 +452,10 @@ def _stated_verdict(relevant: Sequence[EvidenceItem], question: str) -> list[Dra
         return any(mentions(_item_text(item), t) for t in terms) or bool(named and mentions(said_in_question, named))
 
     keys = {word_key(w) for w in asked}
+    # "Was Helix 24.07 released before 2024?": the year the passage gives decides, not its words
+    dated = year_bound(question)
+    if dated:
+        keys -= {word_key(dated[0]), word_key(str(dated[1]))}
     for item in relevant:
         if item.kind is not EvidenceKind.PASSAGE or not about(item):
             continue
@@ -458,6 +463,11 @@ def _stated_verdict(relevant: Sequence[EvidenceItem], question: str) -> list[Dra
             continue
         said = in_context(item.text.strip(), item.title, item.referent)
         verdict = "No" if denials_of(item.text, asked) else "Yes"
+        if dated:
+            held = _year_held(item.text, keys, *dated)
+            if held is None or verdict == "No":
+                continue
+            verdict = "Yes" if held else "No"
         return [
             DraftClaim(
                 text=f"{verdict}: {said}",
@@ -467,6 +477,17 @@ def _stated_verdict(relevant: Sequence[EvidenceItem], question: str) -> list[Dra
             )
         ]
     return []
+
+
+def _year_held(text: str, keys: set[str], relation: str, year: int) -> bool | None:
+    """Whether the year ``text`` gives for what the question asks (the first year after a word
+    of it: "released on 15 July 2024") stands in ``relation`` to ``year``; None when it gives none."""
+    start = next((m.end() for m in word_matches(normalise(text)) if word_key(m.group()) in keys), 0)
+    found = re.search(r"\b(1\d{3}|20\d{2})\b", text[start:]) or re.search(r"\b(1\d{3}|20\d{2})\b", text)
+    if found is None:
+        return None
+    said = int(found.group(1))
+    return {"before": said < year, "after": said > year}.get(relation, said <= year)
 
 
 def _about(relevant: Sequence[EvidenceItem], name: str) -> list[EvidenceItem]:

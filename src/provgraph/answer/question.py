@@ -327,6 +327,20 @@ def figure_value(said: str) -> float:
     return float(NUMBER_WORDS.get(said.lower(), said.replace(",", "")))
 
 
+def year_bound(question: str) -> tuple[str, int] | None:
+    """The year a yes/no question bounds a date by, and how ("before", "after", "by", "until"):
+    a bound, not a thing the evidence must name.
+
+    >>> year_bound("Was Helix 24.07 released before 2024?"), year_bound("Was it released in 2024?")
+    (('before', 2024), None)
+    """
+    found = _BOUND.search(question) if expects(question) is Expects.YES_NO else None
+    return (found.group(1).lower(), int(found.group(2))) if found else None
+
+
+_BOUND = re.compile(r"\b(before|after|by|until)\s+(\d{4})\b", re.I)
+
+
 def _names(text: str, *, people: bool = False) -> list[str]:
     """The capitalised words of ``text`` that are not its first word nor a common sentence opener,
     normalised: candidate names. With ``people``, not a name of one word after "in", "of" ...:
@@ -360,4 +374,5 @@ __all__ = [
     "kind_asked",
     "offers",
     "pair",
+    "year_bound",
 ]

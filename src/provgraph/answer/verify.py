@@ -83,7 +83,7 @@ from provgraph.answer.models import (
     SupportLevel,
     VerificationIssue,
 )
-from provgraph.answer.question import KIND_WORDS, Expects, choices, expects, kind_asked, offers
+from provgraph.answer.question import KIND_WORDS, Expects, choices, expects, kind_asked, offers, year_bound
 from provgraph.answer.text import (
     acronyms,
     denials_of,
@@ -853,10 +853,12 @@ def _uncovered(question: str, cited: Sequence[EvidenceItem]) -> str | None:
     # drivers from Mexico ... the only Mexican driver")
     # an acronym counts when the evidence spells it out ("CEO": "chief executive officer")
     short = acronyms(question)
+    bound = year_bound(question)  # "before 2003": a bound of the date asked, named by nothing
     names = [
         t
         for t in salient_terms(question)
-        if not all(
+        if not (bound and t == str(bound[1]))
+        and not all(
             mentions(evidence, w) or mentions(evidence, without_possessive(w)) or mentions(evidence, singular(w))
             for w in t.split()
         )
@@ -868,7 +870,8 @@ def _uncovered(question: str, cited: Sequence[EvidenceItem]) -> str | None:
     # (nor the kind it asks for, "drug")
     kind = kind_asked(question)
     asked_kind = set(kind.kind.split()) if kind else set()
-    content = [w for w in dict.fromkeys(_content(question)) if w not in KIND_WORDS | asked_kind]
+    unasked = KIND_WORDS | asked_kind | ({bound[0], str(bound[1])} if bound else set())
+    content = [w for w in dict.fromkeys(_content(question)) if w not in unasked]
     found = list(filter(_finder(set(evidence.split()), inflections=True), content))
     # a question naming nothing says what it is about after "of" ("What is the price of
     # amoxicillin?"): "Price: 799 US dollars" of a phone does not speak of it
