@@ -482,8 +482,9 @@ def _stated_verdict(relevant: Sequence[EvidenceItem], question: str) -> list[Dra
 def _year_held(text: str, keys: set[str], relation: str, year: int) -> bool | None:
     """Whether the year ``text`` gives for what the question asks (the first year after a word
     of it: "released on 15 July 2024") stands in ``relation`` to ``year``; None when it gives none."""
-    start = next((m.end() for m in word_matches(normalise(text)) if word_key(m.group()) in keys), 0)
-    found = re.search(r"\b(1\d{3}|20\d{2})\b", text[start:]) or re.search(r"\b(1\d{3}|20\d{2})\b", text)
+    said_text = normalise(text)  # the offsets below are its own ("ß" is "ss")
+    start = next((m.end() for m in word_matches(said_text) if word_key(m.group()) in keys), 0)
+    found = re.search(r"\b(1\d{3}|20\d{2})\b", said_text[start:]) or re.search(r"\b(1\d{3}|20\d{2})\b", said_text)
     if found is None:
         return None
     said = int(found.group(1))

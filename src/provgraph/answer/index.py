@@ -682,8 +682,9 @@ def _subjects(texts: Sequence[str], title: str) -> list[str]:
     kinds: dict[str, str] = {}  # what a name was said to be: "company" -> "Contoso Ltd"
     for i, text in enumerate(texts):
         definite = _DEFINITE.match(text.strip())
-        plural = _PLURAL_OPENING.match(texts[i - 1].strip()) if i else None
-        if (pronoun := _PRONOUN.match(text)) and pronoun.group() in ("They", "Their") and plural:
+        pronoun = _PRONOUN.match(text)
+        they = i > 0 and pronoun is not None and pronoun.group() in ("They", "Their")
+        if they and (plural := _PLURAL_OPENING.match(texts[i - 1].strip())):
             # "Lactase supplements are made from fungi. They are taken before a meal.": the plural
             # the sentence before opened with, not the title "Lactase"
             out[i], subject, since, thing = ("the " if plural.group(1) else "") + plural.group(2), "", i, False

@@ -346,7 +346,8 @@ def salient_terms(question: str) -> list[str]:
     return [t for t in dict.fromkeys(terms) if t]
 
 
-def name_heads(question: str) -> set[str]:
+@lru_cache(maxsize=256)
+def name_heads(question: str) -> frozenset[str]:
     """The nouns a question names a thing's kind by, after its name: "policy" in "What is
     excluded from the Greenline policy?", "release" in "Who coordinated the Helix release?". Part
     of what the question names, not of what it asks: evidence saying "policy" says nothing of
@@ -355,7 +356,7 @@ def name_heads(question: str) -> set[str]:
     split?", "When was the bridge built?" keep theirs).
 
     >>> sorted(name_heads("What is excluded from the Greenline policy?")), name_heads("When was the Bell Rock built?")
-    (['policy'], set())
+    (['policy'], frozenset())
     """
     heads: set[str] = set()
     verb_after = re.search(r"\b(?:do|does|did|can|could|will|would|shall|should|may|might|must)\b", question, re.I)
@@ -366,7 +367,7 @@ def name_heads(question: str) -> set[str]:
             readings = word_readings(word)
             if word not in STOP_WORDS and (readings == {"NOUN"} or (last and not verb_after and "NOUN" in readings)):
                 heads.add(word)
-    return heads
+    return frozenset(heads)
 
 
 #: An acronym before "of" names something of its own ("CEO of Acme Corporation", "FDA of the
