@@ -249,6 +249,42 @@ def test_a_numbered_clauses_heading_is_its_section_not_an_answer(tmp_path):
     assert excluded.confidence.value != "high", excluded.answer_summary
 
 
+def test_a_records_fields_are_passages_under_its_first_field(tmp_path):
+    """A plain text advisory's field lines ("Fixed version: 4.2.7") were one passage running over
+    all of them, the answer to each question about one field; and a document titled by no name
+    ("Security Advisory PGSA-2026-014") made each answer "about other things"."""
+    articles = {
+        "Security Advisory PGSA-2026-014": "Product: Quillmail Server\nAffected versions: 4.2.0 through 4.2.6\n"
+        "Fixed version: 4.2.7\nSeverity: Critical (CVSS 9.8)\n\n"
+        "A heap buffer overflow in the IMAP command parser allows remote code execution.\n"
+    }
+    fixed, severe = _ask_articles(
+        tmp_path,
+        articles,
+        "What is the fixed version of Quillmail Server?",
+        "How severe is the Quillmail Server flaw?",
+    )
+    assert fixed.claims[0].text == "Fixed version: 4.2.7", fixed.answer_summary
+    assert fixed.confidence.value == "high", fixed.limitations
+    assert severe.claims[0].text == "Severity: Critical (CVSS 9.8)", severe.answer_summary
+
+
+def test_she_stands_for_the_title_after_a_sentence_opening_with_a_word_of_its_name(tmp_path):
+    """ "How old was Rosalind Franklin when she died?" was "high" on "James Watson and Francis
+    Crick died of ovarian cancer ... at the age of 37": "She" stood for the last name a sentence
+    opened with, two men, though the sentence just before opened with "Franklin"."""
+    articles = {
+        "Rosalind Franklin": "Rosalind Elsie Franklin (25 July 1920 – 16 April 1958) was an English chemist.\n\n"
+        "James Watson and Francis Crick published their model of DNA in 1953.\n\n"
+        "Franklin later led work on the tobacco mosaic virus at Birkbeck College. "
+        "She died of ovarian cancer in London at the age of 37.\n"
+    }
+    [died] = _ask_articles(tmp_path, articles, "How old was Rosalind Franklin when she died?")
+    assert died.claims[0].text == "Rosalind Franklin was 37 when she died.", died.answer_summary
+    assert not any("Crick died" in c.text for c in died.claims)
+    assert "Rosalind Franklin died of ovarian cancer in London at the age of 37." in [c.text for c in died.claims]
+
+
 def test_a_sentence_naming_its_documents_subject_by_its_kind_is_stated_with_the_title(tmp_path):
     articles = {
         "Bell Rock Lighthouse": "The Bell Rock Lighthouse stands off Angus.\n\nThe lighthouse was automated in 1988.\n",

@@ -252,6 +252,17 @@ def test_a_document_without_a_given_title_is_called_by_its_own_title(pg, tmp_pat
                 "2 tablets a day are enough.",
             ],
         ),
+        # a paragraph of field lines is a passage a field; a paragraph with one line of prose is one passage
+        (
+            "Product: Quillmail Server\nFixed version: 4.2.7\nSeverity: Critical (CVSS 9.8)\n\n"
+            "Note: the flaw is in the IMAP\nparser of every release.",
+            [
+                "Product: Quillmail Server",
+                "Fixed version: 4.2.7",
+                "Severity: Critical (CVSS 9.8)",
+                "Note: the flaw is in the IMAP\nparser of every release.",
+            ],
+        ),
         # a title's question mark before a parenthesis does not end a sentence
         (
             "Why Is There Air? (1965) is Bill Cosby's third album. Is it funny? Yes!",

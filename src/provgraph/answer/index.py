@@ -50,6 +50,7 @@ from provgraph.answer.text import (
     PRONOUNS,
     STOP_WORDS,
     mentions,
+    normalise,
     opening_name,
     split_camel,
     without_disambiguation,
@@ -92,7 +93,9 @@ MAX_TITLE_WORDS = 8
 #: 9: no referent opens with a determiner ("This release" for "The release"); one keeps "the"
 #:    when its source gives it ("the Supreme Court" for "The court"); "They" after a sentence
 #:    opening with a plural is that plural ("Lactase supplements").
-VERSION = 9
+#: 10: "She" stands for no names joined by "and"; a sentence opening with a word of the title's
+#:    name ("Franklin later led ..." in "Rosalind Franklin") is about the title again.
+VERSION = 10
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS sources(
@@ -693,7 +696,9 @@ def _subjects(texts: Sequence[str], title: str) -> list[str]:
             # second-highest mountain. It is in ..."), or named it by its kind ("The JUPITER
             # trial"): "It stars Dennis Quaid" after a sentence about Steven Spielberg is the film
             personal = pronoun.group() not in ("It", "Its")
-            if i - since <= (REFERENT_WINDOW if personal else 1) and (personal or thing):
+            # "She died ..." after "James Watson and Francis Crick published ...": two people are no "She"
+            plural = personal and pronoun.group() not in ("They", "Their") and " and " in subject
+            if i - since <= (REFERENT_WINDOW if personal else 1) and (personal or thing) and not plural:
                 out[i], since = subject, i
                 thing = thing and not personal  # "He has released 12 albums": a person, no "It"
             else:
@@ -704,6 +709,9 @@ def _subjects(texts: Sequence[str], title: str) -> list[str]:
                 out[i], subject, since, thing = found, found, i, True
         elif definite:
             subject, thing = "", False  # "The film was inspired by ...": the title's subject again
+        elif titled and (opening := _TITLE_WORD.match(text.strip())) and normalise(opening[1]) in named.split():
+            # "Franklin later led ..." in "Rosalind Franklin": the title's subject again, by a word of its name
+            subject, since, thing = "", i, False
         elif " ".join(words(text)) != named and (name := opening_name(text)) is not None:
             said = " ".join(words(name))
             # the title's own subject ("Everest is ..." in "Mount Everest") is what "It" is anyway
@@ -739,6 +747,9 @@ def _restated(title: str, opening: Sequence[str]) -> bool:
     wanted = [w for w in words(head) if len(w) > 1 and w not in STOP_WORDS]
     return bool(wanted) and all(word_key(w) in said for w in wanted)
 
+
+#: The capitalised word a sentence opens with, when a verb or an adverb follows ("Franklin later led").
+_TITLE_WORD = re.compile(r"^([A-Z][\w'\u2019-]*)\s+[a-z]")
 
 #: "... is a British software company, ...": what a sentence opening with a name says it is.
 _IS_A = re.compile(r"\s+(?:is|was|are|were)\s+(?:a|an|the)\s+([^,;:()]+)")

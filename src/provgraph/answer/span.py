@@ -188,7 +188,15 @@ _FORMS: list[tuple[re.Pattern[str], str]] = [
         "{x} {v} {p} {a}",
     ),
     (re.compile(rf"^where\s+{_BE}\s+(?P<x>.+)$", re.I), "{x} {v} {a}"),
-    (re.compile(rf"^how\s+(?P<adj>tall|high|long|old|deep|wide|far)\s+{_BE}\s+(?P<x>.+)$", re.I), "{x} {v} {a} {adj}"),
+    (
+        # "How old was Rosalind Franklin when she died?": "Rosalind Franklin was 37 when she died"
+        re.compile(
+            rf"^how\s+(?P<adj>tall|high|long|old|deep|wide|far)\s+{_BE}\s+(?P<x>.+?)"
+            r"(?:\s+(?P<clause>(?:when|while|after|before)\s+.+))?$",
+            re.I,
+        ),
+        "{x} {v} {a} {adj} {clause}",
+    ),
     (
         re.compile(rf"^what\s+{_BE}\s+the\s+(?P<p>population|height|area|length|capacity)\s+of\s+(?P<x>.+)$", re.I),
         "The {p} of {x} {v} {a}",
@@ -235,7 +243,9 @@ def short_answer(sentence: str, question: str, title: str | None = None) -> str 
         before = _PLACE_PREPOSITION.search(sentence[: sentence.find(answer)]) if answer in sentence else None
         # with its article: "at the Conference on ...", "in the United States"
         answer = f"{before.group().strip() if before else 'in'} {answer}"
-    text = template.format(a=answer, **{k: parts.get(k, "") for k in ("x", "v", "p", "rest", "adj")})
+    if parts.get("adj", "").lower() == "old" and not re.search(r"\byears?\b", answer):
+        parts["adj"] = ""  # "was 37", not "was 37 old"
+    text = template.format(a=answer, **{k: parts.get(k, "") for k in ("x", "v", "p", "rest", "adj", "clause")})
     text = re.sub(r"\s+", " ", text).strip()
     text = text[:1].upper() + text[1:] + "."
     held = word_keys(f"{sentence} {title or ''}", measures=True)  # "8,849 metres high": its elevation

@@ -653,7 +653,10 @@ def _elsewhere(pack: EvidencePack, kept: Sequence[_Kept]) -> str | None:
         named_by_referent = [
             n for n in names if referent and (mentions(referent, n) or (n in short and spells(n, referent)))
         ]
-        return subject or bool(named_by_referent) or any(opening.startswith(n + " ") for n in names)
+        # "Fixed version: 4.2.7" under "Product: Quillmail Server", a paragraph under a heading naming it
+        section = " ".join(words(item.section or ""))
+        under = bool(section) and any(mentions(section, n) for n in names)
+        return subject or under or bool(named_by_referent) or any(opening.startswith(n + " ") for n in names)
 
     cited = [item for _, items in kept for item in items]
     if any(item.kind is not EvidenceKind.PASSAGE or own(item) for item in cited):

@@ -99,7 +99,8 @@ def text_title(text: str) -> str | None:
     return first
 
 
-#: A block of a document's text: (start, end, kind, heading text); kind is "text" or "heading".
+#: A block of a document's text: (start, end, kind, heading text); kind is "text", "heading" or
+#: "field" (a record's field after its first, which is its heading: :func:`_paragraph`).
 Block = tuple[int, int, str, str | None]
 
 
@@ -126,7 +127,7 @@ def passages_in(text: str, blocks: Iterable[Block], *, paged: bool = False) -> I
         if kind == "heading":
             section = heading
             continue
-        within = section
+        within = heading if kind == "field" else section
         if clause := _CLAUSE.match(text, start, end):
             # "2. Deductible. Each claim carries ...": the clause's number is no sentence, and its
             # heading is the section of the paragraph (not of the next: a list ends, the section goes on)
@@ -138,10 +139,10 @@ def passages_in(text: str, blocks: Iterable[Block], *, paged: bool = False) -> I
 
 
 def _blocks(text: str, *, markdown: bool) -> Iterator[Block]:
-    """Paragraph-like blocks as (start, end, kind, heading text)."""
+    """Paragraph-like blocks as (start, end, kind, heading text). A paragraph of field lines
+    (:func:`_fields`) is a block a line."""
     pos = 0
-    block_start: int | None = None
-    block_end = 0
+    lines: list[tuple[int, int]] = []  # the current paragraph's lines, without their margins
     in_fence = False
     for line in text.splitlines(keepends=True):
         line_start, pos = pos, pos + len(line)
@@ -150,32 +151,48 @@ def _blocks(text: str, *, markdown: bool) -> Iterator[Block]:
         if markdown and _FENCE.match(content):
             in_fence = not in_fence
         if not stripped or ("\f" in line and not stripped):
-            if block_start is not None:
-                yield block_start, block_end, "text", None
-                block_start = None
+            yield from _paragraph(text, lines)
             continue
         if markdown and not in_fence:
             heading = _HEADING.match(content)
             if heading:
-                if block_start is not None:
-                    yield block_start, block_end, "text", None
-                    block_start = None
+                yield from _paragraph(text, lines)
                 yield line_start, line_start + len(content), "heading", heading.group(2)
                 continue
             item = _LIST_ITEM.match(content)
             if item:
-                if block_start is not None:
-                    yield block_start, block_end, "text", None
+                yield from _paragraph(text, lines)
                 # from its marker: a numbered item may be a clause with a heading (see _CLAUSE)
-                block_start = line_start + len(item.group(1)) - len(item.group(1).lstrip())
-                block_end = line_start + len(content.rstrip())
+                start = line_start + len(item.group(1)) - len(item.group(1).lstrip())
+                lines.append((start, line_start + len(content.rstrip())))
+                yield from _paragraph(text, lines)
                 continue
         lead = len(content) - len(content.lstrip())
-        if block_start is None:
-            block_start = line_start + lead
-        block_end = line_start + len(content.rstrip())
-    if block_start is not None:
-        yield block_start, block_end, "text", None
+        lines.append((line_start + lead, line_start + len(content.rstrip())))
+    yield from _paragraph(text, lines)
+
+
+#: "Affected versions: 4.2.0 through 4.2.6": a line giving a field's value after its label.
+_FIELD = re.compile(r"[A-Z][\w'\u2019()/&.-]*(?:[ \t]+[\w'\u2019()/&.-]+){0,5}:[ \t]+\S")
+
+
+def _paragraph(text: str, lines: list[tuple[int, int]]) -> Iterator[Block]:
+    """The block of a paragraph's ``lines`` (emptied), or a block a line when every line is a
+    field ("Product: Quillmail Server", "Fixed version: 4.2.7"): each field is a passage of its
+    own, as an HTML table's row is, not one sentence running over all; the fields after the
+    first are of kind "field", the first's text their heading."""
+    if not lines:
+        return
+    if len(lines) > 1 and all(_FIELD.match(text, s, e) for s, e in lines):
+        # a record's first field names what the others are about ("Product: Quillmail Server"):
+        # it is their section
+        first = text[lines[0][0] : lines[0][1]]
+        yield lines[0][0], lines[0][1], "text", None
+        for s, e in lines[1:]:
+            yield s, e, "field", first
+    else:
+        yield lines[0][0], lines[-1][1], "text", None
+    lines.clear()
 
 
 def _sentences(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
