@@ -285,6 +285,32 @@ def test_she_stands_for_the_title_after_a_sentence_opening_with_a_word_of_its_na
     assert "Rosalind Franklin died of ovarian cancer in London at the age of 37." in [c.text for c in died.claims]
 
 
+def test_a_passage_stating_the_answer_of_a_name_it_mentions_in_passing_answers(tmp_path):
+    """ "Who took Photo 51?" was low ("about other things that mention "photo"": "Photo 51" was
+    read as "Photo" and "51"); "When was Rosalind Franklin born?" medium on "Rosalind Elsie Franklin
+    (25 July 1920 – 16 April 1958) was ...", which does not say "born"; "How far is Kepler-186f
+    from Earth?" medium on "about 580 light-years from Earth"."""
+    articles = {
+        "Rosalind Franklin": "Rosalind Elsie Franklin (25 July 1920 – 16 April 1958) was an English chemist.\n\n"
+        "She was born in Notting Hill, London.\n\n"
+        "Her X-ray images of DNA, in particular Photo 51, taken by her student Raymond Gosling in 1952, "
+        "led to the discovery of the double helix.\n",
+        "Kepler-186f": "Kepler-186f is an exoplanet orbiting the red dwarf Kepler-186, about 580 light-years from "
+        "Earth.\n\nIts mass is unknown.\n",
+    }
+    photo, born, far = _ask_articles(
+        tmp_path,
+        articles,
+        "Who took Photo 51?",
+        "When was Rosalind Franklin born?",
+        "How far is Kepler-186f from Earth?",
+    )
+    assert "Raymond Gosling" in photo.claims[0].text and photo.confidence.value == "high", photo.limitations
+    assert born.claims[0].text == "Rosalind Franklin was born on 25 July 1920.", born.answer_summary
+    assert born.confidence.value == "high", born.limitations
+    assert "580 light-years" in far.claims[0].text and far.confidence.value == "high", far.limitations
+
+
 def test_a_sentence_naming_its_documents_subject_by_its_kind_is_stated_with_the_title(tmp_path):
     articles = {
         "Bell Rock Lighthouse": "The Bell Rock Lighthouse stands off Angus.\n\nThe lighthouse was automated in 1988.\n",

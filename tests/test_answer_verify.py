@@ -758,7 +758,12 @@ def test_a_document_that_a_passage_about_what_is_asked_names_is_not_about_other_
     director = passage(2, text, document="urn:doc:trigiani", title="Adriana Trigiani")
     result = answer(question, [film, director], claim(text, "ev-2"))
     assert kept(result) == [text] and result.confidence is AnswerConfidence.HIGH and not result.limitations
-    # without the film's article, the director's is an article about another thing
+    # without the film's article, the director's is an article about another thing, unless its
+    # sentence says what is asked of the film in its own words: the film, then "based", then a place
+    alone = answer(question, [director], claim(text, "ev-2"))
+    assert alone.confidence is AnswerConfidence.HIGH and not alone.limitations
+    text = "Adriana Trigiani, based in Greenwich Village, directed Big Stone Gap."
+    director = passage(2, text, document="urn:doc:trigiani", title="Adriana Trigiani")
     alone = answer(question, [director], claim(text, "ev-2"))
     assert alone.confidence is AnswerConfidence.LOW
     assert alone.limitations == ['The evidence found is about other things that mention "big stone gap".']

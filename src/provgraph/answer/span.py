@@ -189,9 +189,10 @@ _FORMS: list[tuple[re.Pattern[str], str]] = [
     ),
     (re.compile(rf"^where\s+{_BE}\s+(?P<x>.+)$", re.I), "{x} {v} {a}"),
     (
-        # "How old was Rosalind Franklin when she died?": "Rosalind Franklin was 37 when she died"
+        # "How old was Rosalind Franklin when she died?": "Rosalind Franklin was 37 when she died";
+        # not "how far" ("... is 580 light-years far from Earth"): the sentence says it better
         re.compile(
-            rf"^how\s+(?P<adj>tall|high|long|old|deep|wide|far)\s+{_BE}\s+(?P<x>.+?)"
+            rf"^how\s+(?P<adj>tall|high|long|old|deep|wide)\s+{_BE}\s+(?P<x>.+?)"
             r"(?:\s+(?P<clause>(?:when|while|after|before)\s+.+))?$",
             re.I,
         ),

@@ -47,6 +47,7 @@ _SENTENCE_START = (
 #: Capitalised abbreviations whose period does not end a name ("St. Andre", "Dr. Who").
 _ABBREVIATIONS = frozenset("St Dr Mr Mrs Ms Jr Sr Mt Ft Gen Col Capt Lt Sgt Prof Rev".split())
 _WORD = re.compile(r"[^\W_]+(?:['\u2019][^\W_]+)*", re.UNICODE)
+_YEAR = re.compile(r"(?:1\d{3}|20\d{2})s?")
 _THOUSANDS = re.compile(r"(?<=\d)[,\u00a0\u202f](?=\d{3}(?!\d))")
 
 
@@ -298,7 +299,20 @@ def word_keys(text: str, *, measures: bool = False) -> set[str]:
     if measures:
         keys |= {word_key(a) for w in said if w in _DIMENSIONS for a in _DIMENSIONS[w].split()}
         keys |= {word_key(a) for w in said if w in _NAMING for a in _NAMING}
+        keys |= {word_key(a) for pattern, asked in _PHRASED for a in asked.split() if pattern.search(text)}
     return keys
+
+
+#: Phrases that state a measure or an event without its word: "about 580 light-years from
+#: Earth" says how far; "Rosalind Elsie Franklin (25 July 1920 – 16 April 1958)" when she was
+#: born and when she died.
+_PHRASED = [
+    (
+        re.compile(r"\d\s*(?:light[\s-]years?|parsecs?|kilomet(?:re|er)s?|km|miles?)\b", re.I),
+        "far farther farthest further furthest distance",
+    ),
+    (re.compile(r"\((?:born\s+)?[^()]*\b\d{4}\s*[\u2013\u2014-]\s*[^()]*\b\d{4}\s*\)"), "born died"),
+]
 
 
 def salient_terms(question: str) -> list[str]:
@@ -307,7 +321,12 @@ def salient_terms(question: str) -> list[str]:
     Women"), without a leading question word or article; the first word of the question counts
     unless it is a question or request word ("Aspirin treats ...", not "Tell me ..."). Punctuation ends a name
     ("England, Henry Roth" is two), except the period of an initial or title ("Robert C. Seger",
-    "St. Andre"); a number is a term of its own ("In 1991 Euromarché")."""
+    "St. Andre"); a number is a term of its own ("In 1991 Euromarché"), but after a name, unless
+    a year, it is part of it ("Photo 51", "Kepler-186f").
+
+    >>> salient_terms("Who took Photo 51 in 1952?"), salient_terms("How far is Kepler-186f from Earth?")
+    (['photo 51', '1952'], ['kepler 186f', 'earth'])
+    """
     terms: list[str] = []
     for quoted in re.findall(r"[\"“]([^\"”]+)[\"”]", question):
         terms.append(" ".join(words(quoted)))
@@ -325,13 +344,20 @@ def salient_terms(question: str) -> list[str]:
 
     for i, token in enumerate(tokens):
         if token[0].isdigit():
-            close()
-            terms.append(" ".join(words(token)))
-            continue
+            before = text[matches[i - 1].end() : matches[i].start()] if i else ""
+            # "Photo 51", "Kepler-186f": a number after a name, not a year, is part of it
+            if run and (before in ("-", "\u2010", "\u2011") or (before == " " and not _YEAR.fullmatch(token))):
+                run.append(token)
+            else:
+                close()
+                terms.append(" ".join(words(token)))
+                continue
         following = tokens[i + 1] if i + 1 < len(tokens) else ""
         # the first word is capitalised anyway: a name only if it is no question or request word
         first_name = normalise(token) not in _SENTENCE_START or following[:1].isupper()
-        if token[0].isupper() and (i > 0 or first_name):
+        if token[0].isdigit():
+            pass  # part of the name before it (above)
+        elif token[0].isupper() and (i > 0 or first_name):
             run.append(token)
         elif run and token in NAME_CONNECTORS and following[:1].isupper() and not _ROLE.fullmatch(" ".join(run)):
             run.append(token)  # "First for Women", "Anne of Green Gables"; not "CEO of Acme"

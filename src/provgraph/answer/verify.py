@@ -89,6 +89,7 @@ from provgraph.answer.text import (
     denials_of,
     mentions,
     name_heads,
+    normalise,
     salient_terms,
     singular,
     spells,
@@ -98,6 +99,7 @@ from provgraph.answer.text import (
     without_possessive,
     word_key,
     word_keys,
+    word_matches,
     words,
 )
 from provgraph.answer.untrusted import CITATION_MARK, inspect, inspect_item, strip_citation_marks
@@ -151,19 +153,20 @@ def _prefixes(tokens: Iterable[str]) -> set[str]:
     return {t[:5] for t in tokens if len(t) >= 5}
 
 
-def _finder(evidence_words: set[str], *, inflections: bool = False) -> Callable[[str], bool]:
+def _finder(evidence_words: set[str], *, inflections: bool = False, text: str | None = None) -> Callable[[str], bool]:
     """Whether a word is in the evidence, exactly or by its first five letters; with
     ``inflections``, also as any inflection (:func:`~provgraph.answer.text.word_key`: "died" for
     "die") or as the adjective of a measure the evidence names ("high": "elevation"). A claim's
     support keeps to the first: "cures" is not "cure" there, so "Aspirin cures cancer" does not
     pass on "Aspirin does not cure cancer" by its words (what the verifier checks is whether the
     evidence holds a claim's words, not how it says them); whether evidence speaks of what a
-    question asks is the second."""
+    question asks is the second. ``text``: the evidence as written, for the measures its phrases
+    name ("580 light-years": how far), else its words are read."""
     # a possessive is its name: "Dahl's" in the claim, "Dahl" in the evidence, or the reverse
     evidence_words = evidence_words | {without_possessive(w) for w in evidence_words}
     prefixes = _prefixes(evidence_words)
     # and a measure for its adjective: "elevation" speaks of "How high ..."
-    keys = word_keys(" ".join(evidence_words), measures=True) if inflections else set()
+    keys = word_keys(text or " ".join(evidence_words), measures=True) if inflections else set()
 
     def found(word: str) -> bool:
         word = without_possessive(word)
@@ -504,6 +507,8 @@ def verify(
         confidence = min(confidence, AnswerConfidence.LOW, key=_RANK.index)
         limitations.append(untyped)
     elsewhere = _elsewhere(pack, kept) if confidence is not AnswerConfidence.INSUFFICIENT else None
+    if elsewhere is not None and _states_answer(pack, kept):
+        elsewhere = None
     if elsewhere is not None and max(_property_shares(pack, kept), default=0.0) < MIN_ANSWER_COVERAGE:
         # a passage that only mentions what is asked, and says little of it, is no answer to it
         confidence = AnswerConfidence.INSUFFICIENT
@@ -611,6 +616,7 @@ def _untyped(pack: EvidencePack, kept: Sequence[_Kept]) -> str | None:
     return f"The question asks for {wanted[expected]}, and no claim states one."
 
 
+_TYPED = (Expects.DATE, Expects.NUMBER, Expects.PERSON, Expects.PLACE)
 _VERDICT = re.compile(r"^(Yes|No)\b")
 
 
@@ -669,6 +675,37 @@ def _elsewhere(pack: EvidencePack, kept: Sequence[_Kept]) -> str | None:
     return f"the evidence found is about other things that mention {shown}"
 
 
+def _states_answer(pack: EvidencePack, kept: Sequence[_Kept]) -> bool:
+    """Whether a claim states the answer to a factoid question of everything it names, in its
+    own words: the names, then what is asked of them (:func:`_asked_words`, inflections alike),
+    then a value of the type asked for. "Photo 51, taken by her student Raymond Gosling" answers
+    "Who took Photo 51?" in a document about Rosalind Franklin; "Kingston Morning was recorded in
+    ... Big Stone Gap, Virginia" says nothing of where Big Stone Gap was recorded."""
+    expected = expects(pack.question)
+    names = [t for t in salient_terms(pack.question) if not t.replace(" ", "").isdigit()]
+    asked = {word_key(w) for w in _asked_words(pack)}
+    if expected not in _TYPED or not names or not asked:
+        return False
+    for claim, _ in kept:
+        found = [(normalise(m.group()), m.start()) for m in word_matches(claim.text)]
+        said = [w for w, _ in found]
+        ends = [_end_of(said, n.split()) for n in names]
+        if None in ends:
+            continue
+        start = max(e for e in ends if e is not None)
+        at = next((i for i in range(start, len(said)) if word_key(said[i]) in asked), None)
+        # the value in the claim's own words after what is asked ("taken by her student Raymond Gosling")
+        if at is not None and offers(claim.text[found[at][1] :], expected, pack.question):
+            return True
+    return False
+
+
+def _end_of(said: Sequence[str], name: Sequence[str]) -> int | None:
+    """Where the first occurrence of the words ``name`` in the words ``said`` ends, or None."""
+    size = len(name)
+    return next((i + size for i in range(len(said) - size + 1) if list(said[i : i + size]) == list(name)), None)
+
+
 #: Share of what the question asks of its entities (its content words, names aside) that one
 #: claim's evidence must speak of for a ``high`` answer.
 MIN_PROPERTY_COVERAGE = 0.5
@@ -692,7 +729,8 @@ def _property_shares(pack: EvidencePack, kept: Sequence[_Kept]) -> Iterator[floa
     the evidence it cites speak of; 1.0 when the question asks nothing beyond its names."""
     asked = _asked_words(pack)
     for claim, cited in kept:
-        found = _finder(set(words(claim.text + " " + evidence_text(cited))), inflections=True)
+        said = claim.text + " " + evidence_text(cited)
+        found = _finder(set(words(said)), inflections=True, text=said)
         yield sum(map(found, asked)) / len(asked) if asked else 1.0
 
 
