@@ -274,7 +274,7 @@ def test_she_stands_for_the_title_after_a_sentence_opening_with_a_word_of_its_na
     Crick died of ovarian cancer ... at the age of 37": "She" stood for the last name a sentence
     opened with, two men, though the sentence just before opened with "Franklin"."""
     articles = {
-        "Rosalind Franklin": "Rosalind Elsie Franklin (25 July 1920 – 16 April 1958) was an English chemist.\n\n"
+        "Rosalind Franklin": "Rosalind Elsie Franklin (25 July 1920 \u2013 16 April 1958) was an English chemist.\n\n"
         "James Watson and Francis Crick published their model of DNA in 1953.\n\n"
         "Franklin later led work on the tobacco mosaic virus at Birkbeck College. "
         "She died of ovarian cancer in London at the age of 37.\n"
@@ -288,10 +288,10 @@ def test_she_stands_for_the_title_after_a_sentence_opening_with_a_word_of_its_na
 def test_a_passage_stating_the_answer_of_a_name_it_mentions_in_passing_answers(tmp_path):
     """ "Who took Photo 51?" was low ("about other things that mention "photo"": "Photo 51" was
     read as "Photo" and "51"); "When was Rosalind Franklin born?" medium on "Rosalind Elsie Franklin
-    (25 July 1920 – 16 April 1958) was ...", which does not say "born"; "How far is Kepler-186f
+    (25 July 1920 - 16 April 1958) was ...", which does not say "born"; "How far is Kepler-186f
     from Earth?" medium on "about 580 light-years from Earth"."""
     articles = {
-        "Rosalind Franklin": "Rosalind Elsie Franklin (25 July 1920 – 16 April 1958) was an English chemist.\n\n"
+        "Rosalind Franklin": "Rosalind Elsie Franklin (25 July 1920 \u2013 16 April 1958) was an English chemist.\n\n"
         "She was born in Notting Hill, London.\n\n"
         "Her X-ray images of DNA, in particular Photo 51, taken by her student Raymond Gosling in 1952, "
         "led to the discovery of the double helix.\n",

@@ -304,7 +304,7 @@ def word_keys(text: str, *, measures: bool = False) -> set[str]:
 
 
 #: Phrases that state a measure or an event without its word: "about 580 light-years from
-#: Earth" says how far; "Rosalind Elsie Franklin (25 July 1920 – 16 April 1958)" when she was
+#: Earth" says how far; "Rosalind Elsie Franklin (25 July 1920 - 16 April 1958)" when she was
 #: born and when she died.
 _PHRASED = [
     (
