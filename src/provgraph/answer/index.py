@@ -697,8 +697,8 @@ def _subjects(texts: Sequence[str], title: str) -> list[str]:
             # trial"): "It stars Dennis Quaid" after a sentence about Steven Spielberg is the film
             personal = pronoun.group() not in ("It", "Its")
             # "She died ..." after "James Watson and Francis Crick published ...": two people are no "She"
-            plural = personal and pronoun.group() not in ("They", "Their") and " and " in subject
-            if i - since <= (REFERENT_WINDOW if personal else 1) and (personal or thing) and not plural:
+            several = personal and pronoun.group() not in ("They", "Their") and " and " in subject
+            if i - since <= (REFERENT_WINDOW if personal else 1) and (personal or thing) and not several:
                 out[i], since = subject, i
                 thing = thing and not personal  # "He has released 12 albums": a person, no "It"
             else:
@@ -709,7 +709,7 @@ def _subjects(texts: Sequence[str], title: str) -> list[str]:
                 out[i], subject, since, thing = found, found, i, True
         elif definite:
             subject, thing = "", False  # "The film was inspired by ...": the title's subject again
-        elif titled and (opening := _TITLE_WORD.match(text.strip())) and normalise(opening[1]) in named.split():
+        elif titled and (first := _TITLE_WORD.match(text.strip())) and normalise(first[1]) in named.split():
             # "Franklin later led ..." in "Rosalind Franklin": the title's subject again, by a word of its name
             subject, since, thing = "", i, False
         elif " ".join(words(text)) != named and (name := opening_name(text)) is not None:
