@@ -609,6 +609,28 @@ def test_a_yes_no_question_about_one_thing_a_passage_answers_ends_in_its_verdict
     assert not any(c.text.startswith(("Yes", "No")) for c in silent.claims)
 
 
+def test_a_verdict_in_every_word_of_the_question_answers_it_in_a_document_about_more(tmp_path):
+    """ "Can ACE inhibitors be combined with ...?" abstained ("Can ACE" was read as one name, which
+    no passage holds); "Should pregnant women take ACE inhibitors?" was low, the guideline being
+    about hypertension ("about other things that mention "ace"")."""
+    articles = {
+        "Adult Hypertension: Clinical Practice Summary": "# Adult Hypertension\n\n## First-line treatment\n\n"
+        "ACE inhibitors should not be combined with angiotensin receptor blockers.\n\n## Special populations\n\n"
+        "- Pregnant women should not take ACE inhibitors, because they can harm the fetus.\n"
+        "- Patients with albuminuria should receive an ACE inhibitor.\n"
+    }
+    combined, pregnant = _ask_articles(
+        tmp_path,
+        articles,
+        "Can ACE inhibitors be combined with angiotensin receptor blockers?",
+        "Should pregnant women take ACE inhibitors?",
+    )
+    assert combined.claims[0].text == "No: ACE inhibitors should not be combined with angiotensin receptor blockers."
+    assert pregnant.claims[0].text.startswith("No: Pregnant women should not take ACE inhibitors")
+    assert combined.confidence.value == "high", combined.limitations
+    assert pregnant.confidence.value == "high", pregnant.limitations
+
+
 REPORT = (
     "Contoso Ltd Annual Report 2024\n\n"
     "Contoso Ltd is a British software company headquartered in Reading. It was founded in 1998 by Priya Raman.\n\n"

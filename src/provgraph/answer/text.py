@@ -29,6 +29,8 @@ NAME_CONNECTORS = frozenset("of for the de la le von van der del da du in on at 
 #: Capitalised words that start a question or a name without being part of it.
 _LEADING = frozenset("what which who whom whose when where why how is are was were do does did the a an in on".split())
 #: Words that start a question or a request without naming anything.
+#: Verbs a yes/no question may open with that are no part of the name after them.
+_MODALS = frozenset("can could would should shall must might has have had".split())
 _SENTENCE_START = (
     STOP_WORDS
     | _LEADING
@@ -354,7 +356,10 @@ def salient_terms(question: str) -> list[str]:
                 continue
         following = tokens[i + 1] if i + 1 < len(tokens) else ""
         # the first word is capitalised anyway: a name only if it is no question or request word
-        first_name = normalise(token) not in _SENTENCE_START or following[:1].isupper()
+        # ("Can ACE inhibitors ...": a modal verb before a name is none; "Will" and "May" may be names)
+        first_name = normalise(token) not in _MODALS and (
+            normalise(token) not in _SENTENCE_START or following[:1].isupper()
+        )
         if token[0].isdigit():
             pass  # part of the name before it (above)
         elif token[0].isupper() and (i > 0 or first_name):

@@ -678,10 +678,16 @@ def _elsewhere(pack: EvidencePack, kept: Sequence[_Kept]) -> str | None:
 def _states_answer(pack: EvidencePack, kept: Sequence[_Kept]) -> bool:
     """Whether a claim states the answer to a factoid question of everything it names, in its
     own words: the names, then what is asked of them (:func:`_asked_words`, inflections alike),
-    then a value of the type asked for. "Photo 51, taken by her student Raymond Gosling" answers
-    "Who took Photo 51?" in a document about Rosalind Franklin; "Kingston Morning was recorded in
-    ... Big Stone Gap, Virginia" says nothing of where Big Stone Gap was recorded."""
+    then a value of the type asked for; or a verdict holding every word of a yes/no question.
+    "Photo 51, taken by her student Raymond Gosling" answers "Who took Photo 51?" in a document
+    about Rosalind Franklin; "Kingston Morning was recorded in ... Big Stone Gap, Virginia" says
+    nothing of where Big Stone Gap was recorded."""
     expected = expects(pack.question)
+    if expected is Expects.YES_NO:
+        # a verdict in every word of the question ("No: Pregnant women should not take ACE
+        # inhibitors" for "Should pregnant women take ACE inhibitors?")
+        every = {word_key(w) for w in _content(pack.question)}
+        return bool(every) and any(_VERDICT.match(claim.text) and every <= word_keys(claim.text) for claim, _ in kept)
     names = [t for t in salient_terms(pack.question) if not t.replace(" ", "").isdigit()]
     asked = {word_key(w) for w in _asked_words(pack)}
     if expected not in _TYPED or not names or not asked:
