@@ -631,6 +631,24 @@ def test_a_verdict_in_every_word_of_the_question_answers_it_in_a_document_about_
     assert pregnant.confidence.value == "high", pregnant.limitations
 
 
+def test_of_passages_saying_what_is_asked_the_one_holding_more_of_the_question_is_stated_first(tmp_path):
+    """ "What was Harbor Robotics' revenue in the third quarter of 2026?" was first answered by the
+    fourth quarter's forecast: the title ("... Third Quarter 2026 Results") holds "third" and
+    "2026" for every passage, and the forecast is the shorter sentence."""
+    path = tmp_path / "earnings.txt"
+    path.write_text(
+        "Harbor Robotics Reports Third Quarter 2026 Results\n\n"
+        "BOSTON, 28 October 2026 - Harbor Robotics Inc. today reported revenue of 412 million dollars for the "
+        "third quarter of 2026, up 18 percent from a year earlier.\n\n"
+        "Harbor Robotics expects fourth quarter revenue between 430 and 450 million dollars.\n",
+        encoding="utf-8",
+    )
+    with ProvGraph.memory() as pg:
+        pg.ingest(path)
+        answer = pg.ask("What was Harbor Robotics' revenue in the third quarter of 2026?", record=False)
+    assert "412 million dollars" in answer.claims[0].text, answer.answer_summary
+
+
 REPORT = (
     "Contoso Ltd Annual Report 2024\n\n"
     "Contoso Ltd is a British software company headquartered in Reading. It was founded in 1998 by Priya Raman.\n\n"

@@ -309,9 +309,15 @@ def _passage_claims(
     # the passages saying what is asked with a value of the type asked for first, then those
     # holding such a value ("when": a date), in order
     expected = expects(question)
+    asked = {word_key(w) for w in content_words(question)}
     passages = sorted(
         passages,
-        key=lambda p: (not _says_kind(p, question), -_answers(p, question), not offers(p.text, expected, question)),
+        key=lambda p: (
+            not _says_kind(p, question),
+            -_answers(p, question),
+            not offers(p.text, expected, question),
+            -len(asked & word_keys(p.text)),
+        ),
     )
     claims = [
         DraftClaim(
