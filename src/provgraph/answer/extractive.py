@@ -140,6 +140,11 @@ def _item_text(item: EvidenceItem) -> str:
     return " ".join(words(" ".join(parts)))
 
 
+def _own_words(item: EvidenceItem) -> str:
+    """A passage's own words, normalised: without its document's title, section and referent."""
+    return " ".join(words(item.text))
+
+
 def compact_citations(numbers: Iterable[int]) -> str:
     """``[1-3][5]`` for 1, 2, 3, 5: three or more adjacent numbers become a range
     (:meth:`Citation.marks <provgraph.answer.models.Citation.marks>`)."""
@@ -823,8 +828,11 @@ def _passages(relevant: Sequence[EvidenceItem], terms: Sequence[str], question: 
         return []
     chosen = [first[0]]
     for term in terms:
-        if not any(_says_name(_item_text(c), term, question) for c in chosen):
-            match = next((p for p in first if _says_name(_item_text(p), term, question)), None)
+        # a number the question names ("the third quarter of 2026") in the passage's own words:
+        # a title holding it ("... Third Quarter 2026 Results") says it of every passage
+        said = _own_words if term.replace(" ", "").isdigit() else _item_text
+        if not any(_says_name(said(c), term, question) for c in chosen):
+            match = next((p for p in first if _says_name(said(p), term, question)), None)
             if match is not None and match not in chosen:
                 chosen.append(match)
     chosen += _answering(first, chosen, question)
