@@ -203,6 +203,21 @@ def test_a_table_row_is_one_passage_and_answers_what_it_holds(tmp_path):
     assert colour.claims[0].text == "Model: X2 | Colour: Blue | Price: 799", colour.answer_summary
 
 
+def test_a_row_under_a_property_and_value_header_is_the_property_and_its_value(tmp_path):
+    page = (
+        "<html><body><h1>Kepler-186f</h1><p>Kepler-186f is an exoplanet orbiting the red dwarf Kepler-186.</p>"
+        "<table><tr><th>Property</th><th>Value</th></tr><tr><td>Radius</td><td>1.17 Earth radii</td></tr>"
+        "<tr><td>Constellation</td><td>Cygnus</td></tr></table></body></html>"
+    )
+    with ProvGraph.memory() as pg:
+        _ingest(pg, tmp_path, "kepler.html", page, extract=Extraction.NONE)
+        texts = {r["t"].value for r in pg.query("SELECT ?t WHERE { ?p a pg:Passage ; pg:text ?t }").rows()}
+        answer = pg.ask("In which constellation is Kepler-186f?", record=False)
+    # was "Property: Constellation | Value: Cygnus", and the first claim the sentence about the star
+    assert "Constellation: Cygnus" in texts and "Radius: 1.17 Earth radii" in texts
+    assert answer.claims[0].text == "Constellation: Cygnus", answer.answer_summary
+
+
 def test_pdf_ingest_records_each_passage_page_and_takes_facts(tmp_path):
     path = tmp_path / "bell-rock.pdf"
     path.write_bytes(

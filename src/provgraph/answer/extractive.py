@@ -314,6 +314,7 @@ def _passage_claims(
     # the passages saying what is asked with a value of the type asked for first, then those
     # holding such a value ("when": a date), in order
     expected = expects(question)
+    _, of_names = _asked_of(question)
     asked = {word_key(w) for w in content_words(question)}
     passages = sorted(
         passages,
@@ -321,6 +322,8 @@ def _passage_claims(
             not _says_kind(p, question),
             -_answers(p, question),
             not offers(p.text, expected, question),
+            # then in the passage's own words, what is asked of the names, then anything asked
+            -len(of_names & word_keys(p.text, measures=True)),
             -len(asked & word_keys(p.text)),
         ),
     )

@@ -6,7 +6,8 @@ The document's text is what this module makes of it: each block (paragraph, list
 row, heading ...) on its own, blank lines between them, runs of whitespace inside a block as one
 space. A table row's cells are joined by ": " when there are two (a header and its value:
 "Weight: 171 grams"), else by " | "; under a header row (all ``<th>``), each cell is given its
-column's header ("Year: 2023 | Revenue: 245 million dollars"). Passage offsets count in that
+column's header ("Year: 2023 | Revenue: 245 million dollars"), unless the header names no property
+("Property | Value": "Radius: 1.17 Earth radii"). Passage offsets count in that
 text, so a passage's evidence offsets are exact in the text provgraph stores, not in the markup.
 Scripts, styles, templates and the ``<head>`` are not text.
 
@@ -87,7 +88,9 @@ def html_text(raw: bytes) -> tuple[str, list[Block]]:
         if headers and columns is None and len(cells) > 1 and all(c.name.lower() == "th" for c in cells):
             headers[-1] = [_SPACE.sub(" ", c.get_text()).strip() for c in cells]
             return
-        labelled = columns is not None and len(columns) == len(cells)
+        # under "Property | Value" a row is a property and its value: "Orbital period: 129.9 days"
+        generic = columns is not None and len(columns) == 2 and columns[1].strip().lower() in _VALUE_HEADERS
+        labelled = columns is not None and len(columns) == len(cells) and not generic
         joint = ": " if len(cells) == 2 and not labelled else " | "
         for n, cell in enumerate(cells):
             if n:
@@ -100,6 +103,10 @@ def html_text(raw: bytes) -> tuple[str, list[Block]]:
     walk(soup)
     close()
     return _laid_out(pieces)
+
+
+#: The header of a table's second column that names no property of its own ("Property | Value").
+_VALUE_HEADERS = frozenset("value values detail details description data information setting amount".split())
 
 
 def html_title(raw: bytes) -> str | None:
