@@ -47,6 +47,12 @@ _YES_NO = re.compile(r"^\s*(is|are|was|were|do|does|did|can|could|has|have|had|w
 #: "Who is older, Annie Morton or Terry Richardson?": the answer is one of the two named.
 _CHOICE = re.compile(r",[^,?]+\bor\b[^,?]+\?\s*$|:[^:?]+\bor\b[^:?]+\?\s*$", re.I)
 
+#: A span of time from an event: "within one month", "after 2 weeks", "every six hours".
+_WITHIN = re.compile(
+    r"\b(?:within|after|every|for|in)\s+(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|twelve|\d+)"
+    r"\s+(?:minute|hour|day|week|month|year)s?\b",
+    re.I,
+)
 _MONTHS = "january february march april may june july august september october november december".split()
 _YEAR = re.compile(r"^(1[0-9]{3}|20[0-9]{2})s?$")
 _NUMBER_WORDS = frozenset(
@@ -80,11 +86,21 @@ def expects(question: str) -> Expects:
 
 def offers(text: str, expected: Expects, question: str) -> bool:
     """Whether ``text`` holds an answer of the ``expected`` type that ``question`` does not:
-    a year or a month (date), a number, a name of capitalised words (person, place). Yes/no,
-    choices and other questions: any text may answer them."""
+    a year, a month or a span of time from an event (date), a number, a name of capitalised
+    words (person, place). Yes/no, choices and other questions: any text may answer them.
+
+    >>> when = "When should patients starting a new drug be reassessed?"
+    >>> offers("They should be reassessed within one month.", Expects.DATE, when)
+    True
+    >>> offers("They should be reassessed by a nurse.", Expects.DATE, when)
+    False
+    """
     asked = set(words(question))
     if expected is Expects.DATE:
-        return any((_YEAR.match(w) or w in _MONTHS) and w not in asked for w in words(text))
+        # a year or a month; or a time from now ("reassessed within one month")
+        return any((_YEAR.match(w) or w in _MONTHS) and w not in asked for w in words(text)) or (
+            _WITHIN.search(text) is not None and _WITHIN.search(question) is None
+        )
     if expected is Expects.NUMBER:
         return any((w[0].isdigit() or w in _NUMBER_WORDS) and w not in asked for w in words(text))
     if expected is Expects.PERSON:
