@@ -649,6 +649,31 @@ def test_of_passages_saying_what_is_asked_the_one_holding_more_of_the_question_i
     assert "412 million dollars" in answer.claims[0].text, answer.answer_summary
 
 
+LABEL = (
+    "LORAVEX (loratadine) 10 mg tablets\n\nINDICATIONS AND USAGE\nLoravex is an antihistamine indicated for "
+    "the relief of seasonal allergic rhinitis.\n\nDOSAGE AND ADMINISTRATION\n"
+    "Adults and children 6 years and older: one 10 mg tablet once daily.\n\n"
+    "CONTRAINDICATIONS\nLoravex is contraindicated in patients who are hypersensitive to loratadine.\n\n"
+    "STORAGE\nStore between 2 and 25 degrees Celsius.\n"
+)
+
+
+def test_a_labels_headings_in_capitals_are_sections_and_what_it_does_not_say_is_not_answered(tmp_path):
+    """A plain text drug label's headings ("STORAGE") were read as the first words of the
+    sentence after them ("STORAGE\nStore between ..."), and "What is the price of Loravex?" was
+    medium on the contraindication, which says nothing of a price."""
+    path = tmp_path / "loravex.txt"
+    path.write_text(LABEL, encoding="utf-8")
+    with ProvGraph.memory() as pg:
+        pg.ingest(path)
+        stored = pg.ask("How should Loravex be stored?", record=False)
+        price = pg.ask("What is the price of Loravex?", record=False)
+    assert stored.claims[0].text == "Store between 2 and 25 degrees Celsius.", stored.answer_summary
+    assert stored.confidence.value == "high", stored.limitations
+    assert price.confidence.value == "low", price.answer_summary
+    assert 'No claim states what the question asks of "loravex" ("price").' in price.limitations
+
+
 REPORT = (
     "Contoso Ltd Annual Report 2024\n\n"
     "Contoso Ltd is a British software company headquartered in Reading. It was founded in 1998 by Priya Raman.\n\n"

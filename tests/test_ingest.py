@@ -263,6 +263,16 @@ def test_a_document_without_a_given_title_is_called_by_its_own_title(pg, tmp_pat
                 "Note: the flaw is in the IMAP\nparser of every release.",
             ],
         ),
+        # a paragraph's first line in capitals is its heading, not its sentence's first words
+        (
+            "CONTRAINDICATIONS\nLoravex is contraindicated in patients hypersensitive to loratadine.\n\n"
+            "STORAGE AND HANDLING:\nStore below 25 degrees Celsius.\n\nThe FDA approved it.",
+            [
+                "Loravex is contraindicated in patients hypersensitive to loratadine.",
+                "Store below 25 degrees Celsius.",
+                "The FDA approved it.",
+            ],
+        ),
         # a title's question mark before a parenthesis does not end a sentence
         (
             "Why Is There Air? (1965) is Bill Cosby's third album. Is it funny? Yes!",

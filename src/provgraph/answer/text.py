@@ -307,13 +307,22 @@ def word_keys(text: str, *, measures: bool = False) -> set[str]:
 
 #: Phrases that state a measure or an event without its word: "about 580 light-years from
 #: Earth" says how far; "Rosalind Elsie Franklin (25 July 1920 - 16 April 1958)" when she was
-#: born and when she died.
+#: born and when she died; "once daily" how often.
 _PHRASED = [
     (
         re.compile(r"\d\s*(?:light[\s-]years?|parsecs?|kilomet(?:re|er)s?|km|miles?)\b", re.I),
         "far farther farthest further furthest distance",
     ),
     (re.compile(r"\((?:born\s+)?[^()]*\b\d{4}\s*[\u2013\u2014-]\s*[^()]*\b\d{4}\s*\)"), "born died"),
+    # "one tablet once daily", "every other day", "twice a week": how often
+    (
+        re.compile(
+            r"\b(?:once|twice|(?:one|two|three|four|\d+)\s+times?)\s+(?:a\s+|per\s+)?(?:daily|day|week|weekly|month)\b"
+            r"|\bevery\s+(?:other\s+|\d+\s+|few\s+)?(?:hours?|days?|weeks?|months?)\b",
+            re.I,
+        ),
+        "often frequency",
+    ),
 ]
 
 

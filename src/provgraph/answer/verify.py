@@ -516,6 +516,13 @@ def verify(
     elif elsewhere is not None:
         confidence = min(confidence, AnswerConfidence.LOW, key=_RANK.index)
         limitations.append(f"{elsewhere[0].upper()}{elsewhere[1:]}.")
+    asked = _asked_words(pack) if expects(pack.question) is not Expects.YES_NO else []
+    if confidence is not AnswerConfidence.INSUFFICIENT and asked and not any(_property_shares(pack, kept)):
+        # no claim nor its evidence says a word of what is asked of the names ("price" of "What
+        # is the price of Loravex?"): at most low. Abstaining instead cost HotpotQA one answer
+        # holding the gold answer for one more abstention without the gold paragraphs.
+        confidence = min(confidence, AnswerConfidence.LOW, key=_RANK.index)
+        limitations.append(_unproven(pack, kept) or "No claim states what the question asks.")
     unproven = _unproven(pack, kept) if confidence is AnswerConfidence.HIGH else None
     if unproven is not None:
         confidence = AnswerConfidence.MEDIUM

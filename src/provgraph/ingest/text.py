@@ -139,8 +139,9 @@ def passages_in(text: str, blocks: Iterable[Block], *, paged: bool = False) -> I
 
 
 def _blocks(text: str, *, markdown: bool) -> Iterator[Block]:
-    """Paragraph-like blocks as (start, end, kind, heading text). A paragraph of field lines
-    (:func:`_fields`) is a block a line."""
+    """Paragraph-like blocks as (start, end, kind, heading text). A paragraph's first line in
+    capitals ("INDICATIONS AND USAGE") is a heading; a paragraph of field lines (:func:`_paragraph`)
+    is a block a line."""
     pos = 0
     lines: list[tuple[int, int]] = []  # the current paragraph's lines, without their margins
     in_fence = False
@@ -168,8 +169,16 @@ def _blocks(text: str, *, markdown: bool) -> Iterator[Block]:
                 yield from _paragraph(text, lines)
                 continue
         lead = len(content) - len(content.lstrip())
+        if not lines and not in_fence and _CAPITALS.fullmatch(stripped) and sum(c.isalpha() for c in stripped) > 3:
+            # "CONTRAINDICATIONS", "DOSAGE AND ADMINISTRATION": a label's heading, not its sentence's first words
+            yield line_start + lead, line_start + len(content.rstrip()), "heading", stripped
+            continue
         lines.append((line_start + lead, line_start + len(content.rstrip())))
     yield from _paragraph(text, lines)
+
+
+#: A line in capitals of a few words, no sentence: a heading in a plain text label or contract.
+_CAPITALS = re.compile(r"[A-Z][A-Z0-9&/,()'\u2019-]*(?:[ \t]+[A-Z0-9&/,()'\u2019-]+){0,9}:?")
 
 
 #: "Affected versions: 4.2.0 through 4.2.6": a line giving a field's value after its label.
