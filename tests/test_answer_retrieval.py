@@ -649,6 +649,18 @@ def test_of_passages_saying_what_is_asked_the_one_holding_more_of_the_question_i
     assert "412 million dollars" in answer.claims[0].text, answer.answer_summary
 
 
+def test_a_question_in_a_document_states_nothing(tmp_path):
+    """An FAQ's question "Can I return a gift card?" answered itself: "Yes: Can I return a gift
+    card?", high, where the source says "No, gift cards cannot be returned."."""
+    articles = {
+        "Northwind Returns FAQ": "Yes. Items bought online can be returned within 30 days of delivery.\n\n"
+        "Can I return a gift card? No, gift cards cannot be returned.\n"
+    }
+    [gift] = _ask_articles(tmp_path, articles, "Can I return a gift card?")
+    assert [c.text for c in gift.claims] == ["No: Gift cards cannot be returned."], gift.answer_summary
+    assert gift.confidence.value == "high"
+
+
 LABEL = (
     "LORAVEX (loratadine) 10 mg tablets\n\nINDICATIONS AND USAGE\nLoravex is an antihistamine indicated for "
     "the relief of seasonal allergic rhinitis.\n\nDOSAGE AND ADMINISTRATION\n"

@@ -140,6 +140,22 @@ def _item_text(item: EvidenceItem) -> str:
     return " ".join(words(" ".join(parts)))
 
 
+def _unverdicted(text: str) -> list[str]:
+    """The words of a claim without the "Yes" or "No" it opens with: "No: Gift cards cannot be
+    returned." states "No, gift cards cannot be returned." again."""
+    said = words(text)
+    return said[1:] if said[:1] in (["yes"], ["no"]) else said
+
+
+#: A sentence that asks: it opens with a question word or an auxiliary verb and ends with a
+#: question mark ('... the song "Where Are You Now?"' asks nothing).
+_QUESTION = re.compile(
+    r"^\s*(?:who|whom|whose|what|when|where|why|how|which|is|are|was|were|am|do|does|did|can|could|will|would|"
+    r"should|shall|may|might|must|has|have|had)\b[^\"\u201c]*\?\s*$",
+    re.I,
+)
+
+
 def _own_words(item: EvidenceItem) -> str:
     """A passage's own words, normalised: without its document's title, section and referent."""
     return " ".join(words(item.text))
@@ -186,7 +202,8 @@ class ExtractiveGenerator:
             c
             for c in passage_claims
             if not any(
-                v.supporting_citations == c.supporting_citations and v.text.endswith(f": {c.text}") for v in verdict
+                v.supporting_citations == c.supporting_citations and _unverdicted(v.text) == _unverdicted(c.text)
+                for v in verdict
             )
         ]
         claims = _by_subtopic([*verdict, *conflict_claims, *fact_claims, *passage_claims], by_id)
@@ -206,6 +223,8 @@ class ExtractiveGenerator:
         for item in sorted(pack.items, key=lambda i: (-i.score, i.number)):
             if item.kind is EvidenceKind.RELATION or item.redacted is not None or inspect_item(item) is not None:
                 continue
+            if item.kind is EvidenceKind.PASSAGE and _QUESTION.search(item.text):
+                continue  # "Can I return a gift card?" of an FAQ states nothing: no claim, no verdict
             text = texts[item.id]
             about_entity = item.subject in linked or (item.object or "").strip("<>") in linked
             if item.kind is EvidenceKind.CONFLICT and item.conflict is not None:
@@ -482,6 +501,8 @@ def _stated_verdict(relevant: Sequence[EvidenceItem], question: str) -> list[Dra
             if held is None or verdict == "No":
                 continue
             verdict = "Yes" if held else "No"
+        # "No, gift cards cannot be returned.": its own "No" is the verdict's
+        said = re.sub(rf"^{verdict}\b[,.:;!]?\s*(\w)", lambda m: m.group(1).upper(), said)
         return [
             DraftClaim(
                 text=f"{verdict}: {said}",
