@@ -649,6 +649,30 @@ def test_of_passages_saying_what_is_asked_the_one_holding_more_of_the_question_i
     assert "412 million dollars" in answer.claims[0].text, answer.answer_summary
 
 
+@pytest.mark.parametrize(
+    ("question", "verdict"),
+    [
+        ("Is Tallinn the capital of Latvia?", "No: Riga is the capital of Latvia."),
+        ("Is Riga the capital of Latvia?", "Yes: Riga is the capital of Latvia."),
+        ("Was Gauja the longest river in Latvia?", "No: The Daugava is the longest river in Latvia."),
+    ],
+)
+def test_another_holder_of_a_role_of_one_is_a_no(tmp_path, question, verdict):
+    """ "Is Tallinn the capital of Latvia?" had no verdict: no passage says it is or is not; one
+    says Riga is, and a country has one capital."""
+    articles = {
+        "Tallinn": "Tallinn is the capital of Estonia.\n",
+        "Riga": "Riga is the capital of Latvia.\n\nThe Daugava is the longest river in Latvia.\n",
+        "Jelgava": "Jelgava is a son of the Zemgale region.\n",
+        "Gauja": "The Gauja flows through Sigulda.\n",
+    }
+    [answer] = _ask_articles(tmp_path, articles, question)
+    assert answer.claims[0].text == verdict, answer.answer_summary
+    # a role of many is denied by nothing but a denial
+    [son] = _ask_articles(tmp_path, articles, "Is Riga a son of the Zemgale region?")
+    assert not any(c.text.startswith(("Yes", "No")) for c in son.claims)
+
+
 def test_a_question_in_a_document_states_nothing(tmp_path):
     """An FAQ's question "Can I return a gift card?" answered itself: "Yes: Can I return a gift
     card?", high, where the source says "No, gift cards cannot be returned."."""

@@ -378,6 +378,7 @@ def _verdict(relevant: Sequence[EvidenceItem], question: str) -> list[DraftClaim
             _pair_verdict(relevant, question)
             or _choice_verdict(relevant, question)
             or _stated_verdict(relevant, question)
+            or _other_holder(relevant, question)
         )
     # the evidence saying what is compared first ("employs" for "more employees"; a fact's
     # property "maximum daily dose" for "a higher maximum daily dose"): the first figure of a
@@ -506,6 +507,55 @@ def _stated_verdict(relevant: Sequence[EvidenceItem], question: str) -> list[Dra
         return [
             DraftClaim(
                 text=f"{verdict}: {said}",
+                supporting_citations=[item.id],
+                support_level=SupportLevel.DIRECT,
+                claim_class=_claim_class(said),
+            )
+        ]
+    return []
+
+
+#: "Is Tallinn the capital of Latvia?": a role of which a thing has one holder at a time.
+_ONE_HOLDER = re.compile(
+    r"^\s*(?:is|was)\s+(?P<a>.+?)\s+the\s+(?P<role>"
+    # a superlative's thing ("the largest city"), or a role of one ("the chief executive officer")
+    r"(?:largest|smallest|biggest|tallest|highest|longest|oldest|deepest|first|last|only)\s+[a-z]+"
+    r"|(?:(?:chief|prime|vice|first)\s+)?(?:capital|president|minister|executive|ceo|chairman|chair|mayor|"
+    r"governor|king|queen|monarch|head|author|director|headquarters|seat)(?:\s+officer)?"
+    r")\s+(?P<of>of|in)\s+(?P<c>[^?]+?)\s*\?\s*$",
+    re.I,
+)
+
+
+def _other_holder(relevant: Sequence[EvidenceItem], question: str) -> list[DraftClaim]:
+    """A yes/no question asking whether a thing holds a role that has one holder ("Is Tallinn the
+    capital of Latvia?"), answered "No" by a passage saying another name holds it ("Riga is the
+    capital of Latvia."), citing it. Not for roles of many ("the son of", "a member of"): another
+    son does not deny a son."""
+    asked = _ONE_HOLDER.match(question)
+    if asked is None:
+        return []
+    name = " ".join(words(asked.group("a")))
+    holder = re.compile(
+        r"^(?:The\s+)?(?P<d>(?:[A-Z][\w.'\u2019-]*\s+)*?[A-Z][\w.'\u2019-]*)\s+(?:is|was|has\s+been)\s+the\s+"
+        + r"\s+".join(map(re.escape, asked.group("role").split()))
+        + rf"\s+{asked.group('of')}\s+(?:the\s+)?"
+        + r"\W+".join(map(re.escape, asked.group("c").split())),
+        re.I,
+    )
+    for item in relevant:
+        if item.kind is not EvidenceKind.PASSAGE:
+            continue
+        said = in_context(item.text.strip(), item.title, item.referent)
+        found = holder.match(said)
+        if found is None or not found.group("d")[:1].isupper():
+            continue
+        other = " ".join(words(found.group("d")))
+        if set(other.split()) & set(name.split()) - STOP_WORDS:
+            return []  # the name itself, or one like it: the stated verdict's to say
+        return [
+            DraftClaim(
+                text=f"No: {said}",
                 supporting_citations=[item.id],
                 support_level=SupportLevel.DIRECT,
                 claim_class=_claim_class(said),
