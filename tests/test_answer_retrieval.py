@@ -673,6 +673,19 @@ def test_another_holder_of_a_role_of_one_is_a_no(tmp_path, question, verdict):
     assert not any(c.text.startswith(("Yes", "No")) for c in son.claims)
 
 
+def test_a_sentence_opening_with_a_surname_is_about_the_full_name_read_before(tmp_path):
+    """ "Who succeeded Thomas Edgecombe?" was low on "Thomas Edgecombe managed the club ...":
+    "Edgecombe was succeeded by Arthur Pell" does not say "Thomas"."""
+    articles = {
+        "Harrowgate Rovers F.C.": "Harrowgate Rovers F.C. is an English football club.\n\n"
+        "Thomas Edgecombe managed the club from 1920 to 1935. He led Harrowgate to the Northern League title "
+        "in 1928. Edgecombe was succeeded by Arthur Pell, who later became chairman.\n"
+    }
+    [succeeded] = _ask_articles(tmp_path, articles, "Who succeeded Thomas Edgecombe?")
+    assert succeeded.claims[0].text == "Edgecombe was succeeded by Arthur Pell, who later became chairman."
+    assert succeeded.confidence.value == "high", succeeded.limitations
+
+
 def test_a_question_in_a_document_states_nothing(tmp_path):
     """An FAQ's question "Can I return a gift card?" answered itself: "Yes: Can I return a gift
     card?", high, where the source says "No, gift cards cannot be returned."."""

@@ -94,7 +94,8 @@ MAX_TITLE_WORDS = 8
 #:    when its source gives it ("the Supreme Court" for "The court"); "They" after a sentence
 #:    opening with a plural is that plural ("Lactase supplements").
 #: 10: "She" stands for no names joined by "and"; a sentence opening with a word of the title's
-#:    name ("Franklin later led ..." in "Rosalind Franklin") is about the title again.
+#:    name ("Franklin later led ..." in "Rosalind Franklin") is about the title again; one opening
+#:    with the last word of a name read before ("Edgecombe was ...") stands for that name.
 VERSION = 10
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -683,7 +684,10 @@ def _subjects(texts: Sequence[str], title: str) -> list[str]:
     titled = not named or any(mentions(" ".join(words(t)), named) for t in opening) or _restated(title, opening)
     subject, since, thing = "", -REFERENT_WINDOW - 1, False
     kinds: dict[str, str] = {}  # what a name was said to be: "company" -> "Contoso Ltd"
+    surnames: dict[str, str] = {}  # the last word of a name read before: "Edgecombe" -> "Thomas Edgecombe"
     for i, text in enumerate(texts):
+        if i:
+            surnames.update((m[1].split()[-1], m[1]) for m in _FULL_NAME.finditer(texts[i - 1]))
         definite = _DEFINITE.match(text.strip())
         pronoun = _PRONOUN.match(text)
         they = i > 0 and pronoun is not None and pronoun.group() in ("They", "Their")
@@ -712,6 +716,10 @@ def _subjects(texts: Sequence[str], title: str) -> list[str]:
         elif titled and (first := _TITLE_WORD.match(text.strip())) and normalise(first[1]) in named.split():
             # "Franklin later led ..." in "Rosalind Franklin": the title's subject again, by a word of its name
             subject, since, thing = "", i, False
+        elif (first := _TITLE_WORD.match(text.strip())) and first[1] in surnames:
+            # "Edgecombe was succeeded by ..." after "Thomas Edgecombe managed the club": the full name
+            out[i] = subject = surnames[first[1]]
+            since, thing = i, False
         elif " ".join(words(text)) != named and (name := opening_name(text)) is not None:
             said = " ".join(words(name))
             # the title's own subject ("Everest is ..." in "Mount Everest") is what "It" is anyway
@@ -748,6 +756,8 @@ def _restated(title: str, opening: Sequence[str]) -> bool:
     return bool(wanted) and all(word_key(w) in said for w in wanted)
 
 
+#: A name of two to four capitalised words ("Thomas Edgecombe").
+_FULL_NAME = re.compile(r"\b([A-Z][a-z]+(?:\s+[A-Z][a-z]+){1,3})\b")
 #: The capitalised word a sentence opens with, when a verb or an adverb follows ("Franklin later led").
 _TITLE_WORD = re.compile(r"^([A-Z][\w'\u2019-]*)\s+[a-z]")
 
