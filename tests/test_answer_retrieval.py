@@ -703,6 +703,7 @@ LABEL = (
     "the relief of seasonal allergic rhinitis.\n\nDOSAGE AND ADMINISTRATION\n"
     "Adults and children 6 years and older: one 10 mg tablet once daily.\n\n"
     "CONTRAINDICATIONS\nLoravex is contraindicated in patients who are hypersensitive to loratadine.\n\n"
+    "ADVERSE REACTIONS\nThe most common adverse reactions were headache, somnolence and fatigue.\n\n"
     "STORAGE\nStore between 2 and 25 degrees Celsius.\n"
 )
 
@@ -721,6 +722,22 @@ def test_a_labels_headings_in_capitals_are_sections_and_what_it_does_not_say_is_
     assert stored.confidence.value == "high", stored.limitations
     assert price.confidence.value == "low", price.answer_summary
     assert 'No claim states what the question asks of "loravex" ("price").' in price.limitations
+
+
+def test_a_labels_words_answer_the_everyday_words_of_a_question(tmp_path):
+    """ "What is Loravex used for?" was answered with the contraindication ("indicated for" says
+    what a drug is used for), "What are the most common side effects?" was medium on "The most
+    common adverse reactions were ..."."""
+    path = tmp_path / "loravex.txt"
+    path.write_text(LABEL, encoding="utf-8")
+    with ProvGraph.memory() as pg:
+        pg.ingest(path)
+        used = pg.ask("What is Loravex used for?", record=False)
+        effects = pg.ask("What are the most common side effects of Loravex?", record=False)
+    assert used.claims[0].text.startswith("Loravex is an antihistamine indicated for"), used.answer_summary
+    assert used.confidence.value == "high", used.limitations
+    assert effects.claims[0].text.startswith("The most common adverse reactions were headache")
+    assert effects.confidence.value == "high", effects.limitations
 
 
 REPORT = (

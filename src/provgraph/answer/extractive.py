@@ -954,8 +954,16 @@ def _answering(passages: Sequence[EvidenceItem], chosen: Sequence[EvidenceItem],
     the best scored. "He died in a street accident in Paris in 1906." in "Pierre Curie", which
     scores below "Pierre Curie was a French physicist." (it does not repeat the name)."""
     terms = [t for t in salient_terms(question) if not t.replace(" ", "").isdigit()]
-    if expects(question) not in _FACTOID or not terms or any(_answers(c, question) for c in chosen):
+    expected = expects(question)
+    # "What is Loravex used for?" asks no type: the passage saying what it asks answers it
+    answers = _says_asked if expected is Expects.ANY else _answers
+    if (expected not in _FACTOID and expected is not Expects.ANY) or not terms:
         return []
+    if any(answers(c, question) for c in chosen):
+        return []
+    _, asked = _asked_of(question)
+    if expected is Expects.ANY and any(asked & word_keys(c.text, measures=True) for c in chosen):
+        return []  # a chosen passage says some of it (HotpotQA lost gold sentences to more)
 
     # a passage opening with another name, or whose "It" stands for one ("K2 is ...", "It is in
     # the Karakoram range" in "Mount Everest"), is about that name
@@ -964,8 +972,17 @@ def _answering(passages: Sequence[EvidenceItem], chosen: Sequence[EvidenceItem],
         for p in passages
         if p not in chosen and any(mentions(_item_text(p), t) and not _of_another(p, t) for t in terms)
     ]
-    best = max(about, key=lambda p: (_answers(p, question), p.score), default=None)
-    return [best] if best is not None and _answers(best, question) else []
+    best = max(about, key=lambda p: (answers(p, question), p.score), default=None)
+    return [best] if best is not None and answers(best, question) else []
+
+
+def _says_asked(item: EvidenceItem, question: str) -> int:
+    """How many of the words a question asks of its names the passage ``item`` holds, when that
+    is at least ``MIN_ANSWERING_SHARE`` of them ("indicated" for "used" of "What is Loravex used
+    for?": :func:`~provgraph.answer.text.word_keys`); else 0."""
+    _, asked = _asked_of(question)
+    held = len(asked & word_keys(item.text, measures=True))
+    return held if asked and held >= MIN_ANSWERING_SHARE * len(asked) else 0
 
 
 def _says_kind(item: EvidenceItem, question: str) -> bool:

@@ -288,10 +288,25 @@ _DIMENSIONS = {
 _NAMING = frozenset("called named known dubbed nicknamed titled".split())
 
 
+#: The words of a drug label or a guideline and the everyday words a question asks them by:
+#: "indicated for the relief of ..." says what a drug is used for, "adverse reactions" its side
+#: effects, "contraindicated in ..." who should not take it.
+_LABEL_WORDS = {
+    "indicated": "used use treat treats",
+    "indication": "used use treat treats",
+    "indications": "used use treat treats",
+    "adverse": "side effect effects",
+    "contraindicated": "take avoid",
+    "dosage": "dose",
+}
+
+
 def word_keys(text: str, *, measures: bool = False) -> set[str]:
     """The :func:`word_key` of every word of ``text``; with ``measures``, also of the adjectives
-    that ask for a measure it names ("elevation": "high", "higher", "tall" ...) and of the other
-    words of naming ("known": "called"): for what evidence answers, never for what it states.
+    that ask for a measure it names ("elevation": "high", "higher", "tall" ...), of the other
+    words of naming ("known": "called"), of the everyday words of a label's ("adverse": "side",
+    "effects") and of what its phrases say (:data:`_PHRASED`): for what evidence answers, never
+    for what it states.
 
     >>> sorted(word_keys("Its elevation is 8,849 metres", measures=True) - word_keys("Its elevation is 8,849 metres"))
     ['high', 'tall']
@@ -301,6 +316,7 @@ def word_keys(text: str, *, measures: bool = False) -> set[str]:
     if measures:
         keys |= {word_key(a) for w in said if w in _DIMENSIONS for a in _DIMENSIONS[w].split()}
         keys |= {word_key(a) for w in said if w in _NAMING for a in _NAMING}
+        keys |= {word_key(a) for w in said if w in _LABEL_WORDS for a in _LABEL_WORDS[w].split()}
         keys |= {word_key(a) for pattern, asked in _PHRASED for a in asked.split() if pattern.search(text)}
     return keys
 
