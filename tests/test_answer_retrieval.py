@@ -740,6 +740,49 @@ def test_a_labels_words_answer_the_everyday_words_of_a_question(tmp_path):
     assert effects.confidence.value == "high", effects.limitations
 
 
+@pytest.mark.parametrize(
+    ("question", "said", "confidence"),
+    [
+        # a date after what is asked of the subject, whatever names follow it (was low: "about
+        # other things that mention "metavir", "fda"")
+        ("When was Metavir approved by the FDA?", "Its lead product, Metavir, was approved by the FDA", "high"),
+        # a year that dates something counts nothing (was high on "Its main patent expires in 2031")
+        ("How many patents does Contoso hold?", "Its main patent expires in 2031.", "low"),
+        # the year asked and what is asked in no one claim (was high on "... revenue in 2025" and
+        # "... approved by the FDA in 2023")
+        ("What was Contoso's revenue in 2023?", "", "low"),
+        ("What was Contoso's revenue in 2025?", "Year: 2025 | Revenue: 2.4 billion dollars", "high"),
+        # "continues for three years" says how long ("agreement" is what the question names)
+        ("How long does the Fabrikam agreement last?", "The agreement begins on 1 April 2026 and continues", "high"),
+        ("Where is Fabrikam incorporated?", "Fabrikam Inc., a Delaware corporation", "high"),
+    ],
+)
+def test_a_filings_answers_say_what_is_asked_for_what_the_question_names(tmp_path, question, said, confidence):
+    report = (
+        "<html><body><h1>Contoso Pharmaceuticals Annual Report 2025</h1><h2>Business</h2>"
+        "<p>Contoso Pharmaceuticals develops treatments for rare metabolic diseases. Its lead product, Metavir, "
+        "was approved by the FDA in 2023.</p><h2>Risk factors</h2><p>Metavir accounted for 71 percent of the "
+        "company's revenue in 2025. Its main patent expires in 2031.</p><table><tr><th>Year</th><th>Revenue</th>"
+        "</tr><tr><td>2024</td><td>1.9 billion dollars</td></tr><tr><td>2025</td><td>2.4 billion dollars</td></tr>"
+        "</table></body></html>"
+    )
+    contract = (
+        "# Master Services Agreement between Fabrikam Inc. and Litware LLC\n\n"
+        "This Master Services Agreement is entered into on 1 March 2026 by Fabrikam Inc., a Delaware corporation, "
+        "and Litware LLC, a Texas limited liability company.\n\n## 1. Term\n\n"
+        "The agreement begins on 1 April 2026 and continues for three years.\n\n## 2. Fees\n\n"
+        "Fabrikam shall pay Litware a monthly fee of 48,000 dollars.\n"
+    )
+    (tmp_path / "report.html").write_text(report, encoding="utf-8")
+    (tmp_path / "contract.md").write_text(contract, encoding="utf-8")
+    with ProvGraph.memory() as pg:
+        pg.ingest(tmp_path / "report.html")
+        pg.ingest(tmp_path / "contract.md")
+        answer = pg.ask(question, record=False)
+    assert answer.confidence.value == confidence, (answer.answer_summary, answer.limitations)
+    assert said in answer.claims[0].text, answer.answer_summary
+
+
 REPORT = (
     "Contoso Ltd Annual Report 2024\n\n"
     "Contoso Ltd is a British software company headquartered in Reading. It was founded in 1998 by Priya Raman.\n\n"

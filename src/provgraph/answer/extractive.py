@@ -88,6 +88,7 @@ from provgraph.answer.text import (
     content_words,
     denials_of,
     mentions,
+    name_heads,
     normalise,
     opening_name,
     ranked,
@@ -339,6 +340,7 @@ def _passage_claims(
         passages,
         key=lambda p: (
             not _says_kind(p, question),
+            not _field_asked(p, of_names),
             -_answers(p, question),
             not offers(p.text, expected, question),
             # then in the passage's own words, what is asked of the names, then anything asked
@@ -592,9 +594,12 @@ def _about(relevant: Sequence[EvidenceItem], name: str) -> list[EvidenceItem]:
 def _of_another(item: EvidenceItem, name: str) -> bool:
     """Whether a passage is about another name than ``name`` (normalised): it opens with one, or
     its "It" stands for one; a name sharing a word with ``name`` is its own ("Edward Davis Wood
-    Jr." in "Ed Wood")."""
+    Jr." in "Ed Wood"), and so is one its document's title holds ("Master Services Agreement" in
+    "Master Services Agreement between Fabrikam Inc. and Litware LLC")."""
     other = item.referent or opening_name(item.text)
-    return other is not None and not set(words(other)) & set(name.split()) - STOP_WORDS
+    if other is None or mentions(" ".join(words(item.title or "")), " ".join(words(other))):
+        return False
+    return not set(words(other)) & set(name.split()) - STOP_WORDS
 
 
 def _own(relevant: Sequence[EvidenceItem], name: str) -> list[EvidenceItem]:
@@ -910,6 +915,7 @@ def _passages(relevant: Sequence[EvidenceItem], terms: Sequence[str], question: 
             if match is not None and match not in chosen:
                 chosen.append(match)
     chosen += _answering(first, chosen, question)
+    chosen += _asked_field(first, chosen, question)
     asked = set(content_words(question))
     expected = expects(question)
     chosen += _covering(first, chosen, asked)
@@ -985,6 +991,34 @@ def _says_asked(item: EvidenceItem, question: str) -> int:
     return held if asked and held >= MIN_ANSWERING_SHARE * len(asked) else 0
 
 
+#: A field of a record or a table row: its label and value ("Revenue: 2.4 billion dollars").
+_FIELD = re.compile(r"(?:^|\|\s*)([A-Z][^:|]{0,40}):\s*[^|\s]")
+
+
+def _field_asked(item: EvidenceItem, asked: frozenset[str]) -> bool:
+    """Whether a passage is a field, or a table row, labelled by what is asked of the names
+    ``asked`` ("Revenue: 2.4 billion dollars" for "What was Contoso's revenue in 2025?"): the
+    value itself, before any sentence merely holding the word."""
+    return bool(asked) and any((keys := word_keys(m.group(1))) and keys <= asked for m in _FIELD.finditer(item.text))
+
+
+def _asked_field(passages: Sequence[EvidenceItem], chosen: Sequence[EvidenceItem], question: str) -> list[EvidenceItem]:
+    """When no chosen passage is a field labelled by what is asked (:func:`_field_asked`), the
+    best scored that is and holds every number the question names: "Year: 2025 | Revenue: 2.4
+    billion dollars" for "What was Contoso's revenue in 2025?", below "Metavir accounted for 71
+    percent of the company's revenue in 2025."."""
+    _, asked = _asked_of(question)
+    if any(_field_asked(c, asked) for c in chosen):
+        return []
+    numbers = [t for t in salient_terms(question) if t.isdigit()]
+    found = [
+        p
+        for p in passages
+        if p not in chosen and _field_asked(p, asked) and all(mentions(_own_words(p), n) for n in numbers)
+    ]
+    return found[:1]
+
+
 def _says_kind(item: EvidenceItem, question: str) -> bool:
     """Whether a passage says what kind of thing the question asks about is ("Amoxicillin is a
     penicillin antibiotic." for "What kind of drug is amoxicillin?")."""
@@ -1012,7 +1046,8 @@ def _answers(item: EvidenceItem, question: str) -> int:
 def _asked_of(question: str) -> tuple[Expects, frozenset[str]]:
     """What a question expects and the keys of what it asks of its names: read once a question,
     not once a passage."""
-    named = {w for t in salient_terms(question) for w in t.split()}
+    # "agreement" of "the Fabrikam agreement" is part of what is named, not of what is asked
+    named = {w for t in salient_terms(question) for w in t.split()} | name_heads(question)
     asked = {word_key(w) for w in content_words(question) if w not in named and w not in _HOW_SAID}
     return expects(question), frozenset(asked)
 

@@ -95,7 +95,8 @@ MAX_TITLE_WORDS = 8
 #:    opening with a plural is that plural ("Lactase supplements").
 #: 10: "She" stands for no names joined by "and"; a sentence opening with a word of the title's
 #:    name ("Franklin later led ..." in "Rosalind Franklin") is about the title again; one opening
-#:    with the last word of a name read before ("Edgecombe was ...") stands for that name.
+#:    with the last word of a name read before ("Edgecombe was ...") stands for that name; a
+#:    determiner opens no name of a kind in capitals ("This Master Services Agreement").
 VERSION = 10
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -782,7 +783,12 @@ def _referent(text: str, before: Sequence[str]) -> str:
         # with the article the source gives it: "the Supreme Court", "Harvard University"
         named = re.compile(rf"(?:\b[Tt]he\s+)?(?:[A-Z][\w'\u2019-]*\s+(?:(?:of|the|de)\s+)?)+{kind}\b")
         for sentence in reversed(before):
-            found = named.findall(sentence)
+            # "This Master Services Agreement ...": a determiner opens no name ("Master Services Agreement")
+            found = [
+                re.sub(r"^(?:This|That|These|Those|Each|Every|Our|Its|Their|Any)\s+", "", f)
+                for f in named.findall(sentence)
+            ]
+            found = [f for f in found if re.match(rf"(?:[Tt]he\s+)?{kind}\b", f) is None]
             if found:
                 return re.sub(r"^The\s+", "the ", str(found[-1]))
     # "the big Transformer model ... The model was trained": a name before the kind in lower case

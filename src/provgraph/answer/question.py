@@ -47,6 +47,12 @@ _YES_NO = re.compile(r"^\s*(is|are|was|were|do|does|did|can|could|has|have|had|w
 #: "Who is older, Annie Morton or Terry Richardson?": the answer is one of the two named.
 _CHOICE = re.compile(r",[^,?]+\bor\b[^,?]+\?\s*$|:[^:?]+\bor\b[^:?]+\?\s*$", re.I)
 
+#: A year as a date: after a preposition of time or a month ("in 2031", "15 July 2024").
+_DATED_YEAR = re.compile(
+    r"\b(?:in|since|by|until|till|from|to|before|after|of|during|around|circa|c\.|january|february|march|april|"
+    r"may|june|july|august|september|october|november|december)\s+(?:\d{1,2},?\s+)?(?:1\d{3}|20\d{2})\b",
+    re.I,
+)
 #: A span of time from an event: "within one month", "after 2 weeks", "every six hours".
 _WITHIN = re.compile(
     r"\b(?:within|after|every|for|in)\s+(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|twelve|\d+)"
@@ -102,7 +108,9 @@ def offers(text: str, expected: Expects, question: str) -> bool:
             _WITHIN.search(text) is not None and _WITHIN.search(question) is None
         )
     if expected is Expects.NUMBER:
-        return any((w[0].isdigit() or w in _NUMBER_WORDS) and w not in asked for w in words(text))
+        # a year after "in", "since" ... dates, it counts nothing ("Its main patent expires in 2031")
+        counted = _DATED_YEAR.sub(" ", text) if re.search(r"\bhow many\b", question, re.I) else text
+        return any((w[0].isdigit() or w in _NUMBER_WORDS) and w not in asked for w in words(counted))
     if expected is Expects.PERSON:
         # "Who was Jim Obergefell's husband?": not Jim Obergefell
         asked |= {without_possessive(w) for w in asked}

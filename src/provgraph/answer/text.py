@@ -298,6 +298,7 @@ _LABEL_WORDS = {
     "adverse": "side effect effects",
     "contraindicated": "take avoid",
     "dosage": "dose",
+    "corporation": "incorporated",
 }
 
 
@@ -330,6 +331,15 @@ _PHRASED = [
         "far farther farthest further furthest distance",
     ),
     (re.compile(r"\((?:born\s+)?[^()]*\b\d{4}\s*[\u2013\u2014-]\s*[^()]*\b\d{4}\s*\)"), "born died"),
+    # "continues for three years", "lasts 12 months": how long
+    (
+        re.compile(
+            r"\b(?:for|lasts?|lasting|lasted)\s+(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|twelve|\d+)"
+            r"\s+(?:minute|hour|day|week|month|year)s?\b",
+            re.I,
+        ),
+        "long last lasts",
+    ),
     # "one tablet once daily", "every other day", "twice a week": how often
     (
         re.compile(

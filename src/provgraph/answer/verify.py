@@ -523,6 +523,10 @@ def verify(
         # holding the gold answer for one more abstention without the gold paragraphs.
         confidence = min(confidence, AnswerConfidence.LOW, key=_RANK.index)
         limitations.append(_unproven(pack, kept) or "No claim states what the question asks.")
+    unqualified = _unqualified(pack, kept) if confidence is not AnswerConfidence.INSUFFICIENT else None
+    if unqualified is not None:
+        confidence = min(confidence, AnswerConfidence.LOW, key=_RANK.index)
+        limitations.append(unqualified)
     unproven = _unproven(pack, kept) if confidence is AnswerConfidence.HIGH else None
     if unproven is not None:
         confidence = AnswerConfidence.MEDIUM
@@ -705,12 +709,34 @@ def _states_answer(pack: EvidencePack, kept: Sequence[_Kept]) -> bool:
         ends = [_end_of(said, n.split()) for n in names]
         if None in ends:
             continue
-        start = max(e for e in ends if e is not None)
+        # a date or a number follows what is asked of the subject, whatever names it names after
+        # ("Metavir, was approved by the FDA in 2023"); a name or a place follows every name
+        known = [e for e in ends if e is not None]
+        start = min(known) if expected in (Expects.DATE, Expects.NUMBER) else max(known)
         at = next((i for i in range(start, len(said)) if word_key(said[i]) in asked), None)
         # the value in the claim's own words after what is asked ("taken by her student Raymond Gosling")
         if at is not None and offers(claim.text[found[at][1] :], expected, pack.question):
             return True
     return False
+
+
+def _unqualified(pack: EvidencePack, kept: Sequence[_Kept]) -> str | None:
+    """Why no claim says what is asked for the numbers the question names: none holds both a
+    word of what is asked and each number (a year: "What was Contoso's revenue in 2023?" is not
+    answered by "... revenue in 2025" and "... approved in 2023", each holding half); or None.
+    A year a yes/no question bounds a date by ("released before 2024") is no such number."""
+    bound = year_bound(pack.question)
+    numbers = [t for t in salient_terms(pack.question) if t.isdigit() and not (bound and t == str(bound[1]))]
+    asked = _asked_words(pack)
+    if not numbers or not asked:
+        return None
+    for claim, cited in kept:
+        said = claim.text + " " + evidence_text(cited)
+        found = _finder(set(words(said)), inflections=True, text=said)
+        if any(map(found, asked)) and all(mentions(" ".join(words(said)), n) for n in numbers):
+            return None
+    quoted = ", ".join(f'"{w}"' for w in asked)
+    return f"No claim says what the question asks ({quoted}) for {', '.join(numbers)}."
 
 
 def _end_of(said: Sequence[str], name: Sequence[str]) -> int | None:
