@@ -506,15 +506,18 @@ def _stated_verdict(relevant: Sequence[EvidenceItem], question: str) -> list[Dra
             verdict = "Yes" if held else "No"
         # "No, gift cards cannot be returned.": its own "No" is the verdict's
         said = re.sub(rf"^{verdict}\b[,.:;!]?\s*(\w)", lambda m: m.group(1).upper(), said)
-        return [
-            DraftClaim(
-                text=f"{verdict}: {said}",
-                supporting_citations=[item.id],
-                support_level=SupportLevel.DIRECT,
-                claim_class=_claim_class(said),
-            )
-        ]
+        return [_verdict_claim(verdict, said, item)]
     return []
+
+
+def _verdict_claim(verdict: str, said: str, item: EvidenceItem) -> DraftClaim:
+    """The claim "<verdict>: <the passage as said in context>", citing the passage."""
+    return DraftClaim(
+        text=f"{verdict}: {said}",
+        supporting_citations=[item.id],
+        support_level=SupportLevel.DIRECT,
+        claim_class=_claim_class(said),
+    )
 
 
 #: "Is Tallinn the capital of Latvia?": a role of which a thing has one holder at a time.
@@ -555,14 +558,7 @@ def _other_holder(relevant: Sequence[EvidenceItem], question: str) -> list[Draft
         other = " ".join(words(found.group("d")))
         if set(other.split()) & set(name.split()) - STOP_WORDS:
             return []  # the name itself, or one like it: the stated verdict's to say
-        return [
-            DraftClaim(
-                text=f"No: {said}",
-                supporting_citations=[item.id],
-                support_level=SupportLevel.DIRECT,
-                claim_class=_claim_class(said),
-            )
-        ]
+        return [_verdict_claim("No", said, item)]
     return []
 
 
