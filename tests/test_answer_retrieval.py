@@ -629,6 +629,13 @@ def test_a_verdict_in_every_word_of_the_question_answers_it_in_a_document_about_
     assert pregnant.claims[0].text.startswith("No: Pregnant women should not take ACE inhibitors")
     assert combined.confidence.value == "high", combined.limitations
     assert pregnant.confidence.value == "high", pregnant.limitations
+    # "its longer half-life" says no half-life: a measure asks for a number (was high)
+    articles["Adult Hypertension: Clinical Practice Summary"] += (
+        "\nChlorthalidone is preferred over hydrochlorothiazide because of its longer half-life.\n"
+    )
+    [half_life] = _ask_articles(tmp_path, articles, "What is the half-life of chlorthalidone?")
+    assert half_life.confidence.value == "low", half_life.answer_summary
+    assert "The question asks for a number, and no claim states one." in half_life.limitations
 
 
 def test_of_passages_saying_what_is_asked_the_one_holding_more_of_the_question_is_stated_first(tmp_path):

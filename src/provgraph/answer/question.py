@@ -4,6 +4,8 @@ answer of that type that the question does not already hold.
 
 >>> expects("Who built the Bell Rock Lighthouse?")
 <Expects.PERSON: 'person'>
+>>> expects("What is the half-life of chlorthalidone?"), expects("What was its annual budget?")
+(<Expects.NUMBER: 'number'>, <Expects.NUMBER: 'number'>)
 >>> offers("It was built between 1807 and 1810 by Robert Stevenson.", Expects.PERSON,
 ...        "Who built the Bell Rock Lighthouse?")
 True
@@ -36,7 +38,9 @@ class Expects(enum.StrEnum):
 _DATE = re.compile(r"^\s*when\b|\b(what|which) (year|date|decade|century|month|day)\b|\bwhat time\b", re.I)
 _NUMBER = re.compile(
     r"\bhow (many|much|tall|old|long|high|large|big|far|deep|wide|heavy|fast)\b|"
-    r"\bwhat (is|was) the (population|number|area|height|length|capacity|age)\b",
+    r"\bwhat (is|was|are|were) (?:the|its|their)\s+(?:\w+\s+)?(population|number|area|height|length|capacity|age|"
+    r"half-life|weight|mass|price|cost|dose|dosage|salary|temperature|speed|depth|width|distance|radius|"
+    r"diameter|volume|budget)\b",
     re.I,
 )
 _PERSON = re.compile(
