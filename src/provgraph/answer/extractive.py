@@ -954,7 +954,9 @@ def _answering(passages: Sequence[EvidenceItem], chosen: Sequence[EvidenceItem],
     die?") and holds a value of the type asked for (a date), the passage about a name of the
     question that does: of the name's document, or naming it. Most of what is asked first, then
     the best scored. "He died in a street accident in Paris in 1906." in "Pierre Curie", which
-    scores below "Pierre Curie was a French physicist." (it does not repeat the name)."""
+    scores below "Pierre Curie was a French physicist." (it does not repeat the name). For a
+    question asking no type, when no chosen passage says a word of what it asks, the passage
+    saying most of it (:func:`_says_asked`)."""
     terms = [t for t in salient_terms(question) if not t.replace(" ", "").isdigit()]
     expected = expects(question)
     # "What is Loravex used for?" asks no type: the passage saying what it asks answers it

@@ -166,7 +166,9 @@ def _finder(evidence_words: set[str], *, inflections: bool = False, text: str | 
     evidence_words = evidence_words | {without_possessive(w) for w in evidence_words}
     prefixes = _prefixes(evidence_words)
     # and a measure for its adjective: "elevation" speaks of "How high ..."
-    keys = word_keys(text or " ".join(evidence_words), measures=True) if inflections else set()
+    keys = word_keys(" ".join(evidence_words), measures=True) if inflections else set()
+    if inflections and text:
+        keys |= word_keys(text, measures=True)
 
     def found(word: str) -> bool:
         word = without_possessive(word)
