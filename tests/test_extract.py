@@ -179,6 +179,10 @@ def test_html_ingest_reads_the_visible_text_with_its_sections_and_takes_facts(tm
         assert [r["m"].value for r in media] == ["text/html"]
 
 
+def _passage_texts(pg: ProvGraph) -> set[str]:
+    return {r["t"].value for r in pg.query("SELECT ?t WHERE { ?p a pg:Passage ; pg:text ?t }").rows()}
+
+
 def test_a_table_row_is_one_passage_and_answers_what_it_holds(tmp_path):
     page = (
         "<html><body><h1>Nimbus X2</h1><p>The Nimbus X2 is a smartphone.</p><table>"
@@ -188,7 +192,7 @@ def test_a_table_row_is_one_passage_and_answers_what_it_holds(tmp_path):
     )
     with ProvGraph.memory() as pg:
         _ingest(pg, tmp_path, "nimbus.html", page, extract=Extraction.NONE)
-        texts = {r["t"].value for r in pg.query("SELECT ?t WHERE { ?p a pg:Passage ; pg:text ?t }").rows()}
+        texts = _passage_texts(pg)
         answer = pg.ask("How much does the Nimbus X2 weigh?", record=False)
         colour = pg.ask("What colour is the Nimbus X2?", record=False)
     # a header and its value read as one: "Weight: 171 grams", not "Weight" and "171 grams"; under
@@ -211,7 +215,7 @@ def test_a_row_under_a_property_and_value_header_is_the_property_and_its_value(t
     )
     with ProvGraph.memory() as pg:
         _ingest(pg, tmp_path, "kepler.html", page, extract=Extraction.NONE)
-        texts = {r["t"].value for r in pg.query("SELECT ?t WHERE { ?p a pg:Passage ; pg:text ?t }").rows()}
+        texts = _passage_texts(pg)
         answer = pg.ask("In which constellation is Kepler-186f?", record=False)
     # was "Property: Constellation | Value: Cygnus", and the first claim the sentence about the star
     assert "Constellation: Cygnus" in texts and "Radius: 1.17 Earth radii" in texts

@@ -690,6 +690,7 @@ def _subjects(texts: Sequence[str], title: str) -> list[str]:
         if i:
             surnames.update((m[1].split()[-1], m[1]) for m in _FULL_NAME.finditer(texts[i - 1]))
         definite = _DEFINITE.match(text.strip())
+        first = _TITLE_WORD.match(text.strip())
         pronoun = _PRONOUN.match(text)
         they = i > 0 and pronoun is not None and pronoun.group() in ("They", "Their")
         if they and (plural := _PLURAL_OPENING.match(texts[i - 1].strip())):
@@ -714,10 +715,10 @@ def _subjects(texts: Sequence[str], title: str) -> list[str]:
                 out[i], subject, since, thing = found, found, i, True
         elif definite:
             subject, thing = "", False  # "The film was inspired by ...": the title's subject again
-        elif titled and (first := _TITLE_WORD.match(text.strip())) and normalise(first[1]) in named.split():
+        elif titled and first and normalise(first[1]) in named.split():
             # "Franklin later led ..." in "Rosalind Franklin": the title's subject again, by a word of its name
             subject, since, thing = "", i, False
-        elif (first := _TITLE_WORD.match(text.strip())) and first[1] in surnames:
+        elif first and first[1] in surnames:
             # "Edgecombe was succeeded by ..." after "Thomas Edgecombe managed the club": the full name
             out[i] = subject = surnames[first[1]]
             since, thing = i, False

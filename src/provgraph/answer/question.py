@@ -19,7 +19,7 @@ import enum
 import re
 from dataclasses import dataclass
 
-from provgraph.answer.text import NAME_CONNECTORS, normalise, tokens, without_possessive, words
+from provgraph.answer.text import NAME_CONNECTORS, TIME_SPAN, YEAR, normalise, tokens, without_possessive, words
 
 
 class Expects(enum.StrEnum):
@@ -58,13 +58,8 @@ _DATED_YEAR = re.compile(
     re.I,
 )
 #: A span of time from an event: "within one month", "after 2 weeks", "every six hours".
-_WITHIN = re.compile(
-    r"\b(?:within|after|every|for|in)\s+(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|twelve|\d+)"
-    r"\s+(?:minute|hour|day|week|month|year)s?\b",
-    re.I,
-)
+_WITHIN = re.compile(rf"\b(?:within|after|every|for|in)\s+{TIME_SPAN}", re.I)
 _MONTHS = "january february march april may june july august september october november december".split()
-_YEAR = re.compile(r"^(1[0-9]{3}|20[0-9]{2})s?$")
 _NUMBER_WORDS = frozenset(
     "one two three four five six seven eight nine ten eleven twelve twenty thirty forty fifty hundred thousand "
     "million billion dozen".split()
@@ -108,7 +103,7 @@ def offers(text: str, expected: Expects, question: str) -> bool:
     asked = set(words(question))
     if expected is Expects.DATE:
         # a year or a month; or a time from now ("reassessed within one month")
-        return any((_YEAR.match(w) or w in _MONTHS) and w not in asked for w in words(text)) or (
+        return any((YEAR.fullmatch(w) or w in _MONTHS) and w not in asked for w in words(text)) or (
             _WITHIN.search(text) is not None and _WITHIN.search(question) is None
         )
     if expected is Expects.NUMBER:

@@ -28,9 +28,9 @@ PRONOUNS = frozenset("It He She They Its His Her Their".split())
 NAME_CONNECTORS = frozenset("of for the de la le von van der del da du in on at to v vs".split())
 #: Capitalised words that start a question or a name without being part of it.
 _LEADING = frozenset("what which who whom whose when where why how is are was were do does did the a an in on".split())
-#: Words that start a question or a request without naming anything.
 #: Verbs a yes/no question may open with that are no part of the name after them.
 _MODALS = frozenset("can could would should shall must might has have had".split())
+#: Words that start a question or a request without naming anything.
 _SENTENCE_START = (
     STOP_WORDS
     | _LEADING
@@ -49,7 +49,12 @@ _SENTENCE_START = (
 #: Capitalised abbreviations whose period does not end a name ("St. Andre", "Dr. Who").
 _ABBREVIATIONS = frozenset("St Dr Mr Mrs Ms Jr Sr Mt Ft Gen Col Capt Lt Sgt Prof Rev".split())
 _WORD = re.compile(r"[^\W_]+(?:['\u2019][^\W_]+)*", re.UNICODE)
-_YEAR = re.compile(r"(?:1\d{3}|20\d{2})s?")
+#: A year, or a decade ("1990s").
+YEAR = re.compile(r"(?:1\d{3}|20\d{2})s?")
+#: A count of a unit of time: "three years", "2 weeks", "a month".
+TIME_SPAN = (
+    r"(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|twelve|\d+)\s+(?:minute|hour|day|week|month|year)s?\b"
+)
 _THOUSANDS = re.compile(r"(?<=\d)[,\u00a0\u202f](?=\d{3}(?!\d))")
 
 
@@ -333,11 +338,7 @@ _PHRASED = [
     (re.compile(r"\((?:born\s+)?[^()]*\b\d{4}\s*[\u2013\u2014-]\s*[^()]*\b\d{4}\s*\)"), "born died"),
     # "continues for three years", "lasts 12 months": how long
     (
-        re.compile(
-            r"\b(?:for|lasts?|lasting|lasted)\s+(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|twelve|\d+)"
-            r"\s+(?:minute|hour|day|week|month|year)s?\b",
-            re.I,
-        ),
+        re.compile(rf"\b(?:for|lasts?|lasting|lasted)\s+{TIME_SPAN}", re.I),
         "long last lasts",
     ),
     # "one tablet once daily", "every other day", "twice a week": how often
@@ -383,7 +384,7 @@ def salient_terms(question: str) -> list[str]:
         if token[0].isdigit():
             before = text[matches[i - 1].end() : matches[i].start()] if i else ""
             # "Photo 51", "Kepler-186f": a number after a name, not a year, is part of it
-            if run and (before in ("-", "\u2010", "\u2011") or (before == " " and not _YEAR.fullmatch(token))):
+            if run and (before in ("-", "\u2010", "\u2011") or (before == " " and not YEAR.fullmatch(token))):
                 run.append(token)
             else:
                 close()
@@ -502,6 +503,8 @@ __all__ = [
     "NAME_CONNECTORS",
     "NEGATIONS",
     "STOP_WORDS",
+    "TIME_SPAN",
+    "YEAR",
     "acronyms",
     "content_words",
     "denials_of",

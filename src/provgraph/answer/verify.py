@@ -511,7 +511,8 @@ def verify(
     elsewhere = _elsewhere(pack, kept) if confidence is not AnswerConfidence.INSUFFICIENT else None
     if elsewhere is not None and _states_answer(pack, kept):
         elsewhere = None
-    if elsewhere is not None and max(_property_shares(pack, kept), default=0.0) < MIN_ANSWER_COVERAGE:
+    shares = list(_property_shares(pack, kept))
+    if elsewhere is not None and max(shares, default=0.0) < MIN_ANSWER_COVERAGE:
         # a passage that only mentions what is asked, and says little of it, is no answer to it
         confidence = AnswerConfidence.INSUFFICIENT
         uncovered = elsewhere
@@ -519,7 +520,7 @@ def verify(
         confidence = min(confidence, AnswerConfidence.LOW, key=_RANK.index)
         limitations.append(f"{elsewhere[0].upper()}{elsewhere[1:]}.")
     asked = _asked_words(pack) if expects(pack.question) is not Expects.YES_NO else []
-    if confidence is not AnswerConfidence.INSUFFICIENT and asked and not any(_property_shares(pack, kept)):
+    if confidence is not AnswerConfidence.INSUFFICIENT and asked and not any(shares):
         # no claim nor its evidence says a word of what is asked of the names ("price" of "What
         # is the price of Loravex?"): at most low. Abstaining instead cost HotpotQA one answer
         # holding the gold answer for one more abstention without the gold paragraphs.
