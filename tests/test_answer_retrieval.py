@@ -641,19 +641,32 @@ def test_a_verdict_in_every_word_of_the_question_answers_it_in_a_document_about_
 def test_of_passages_saying_what_is_asked_the_one_holding_more_of_the_question_is_stated_first(tmp_path):
     """ "What was Harbor Robotics' revenue in the third quarter of 2026?" was first answered by the
     fourth quarter's forecast: the title ("... Third Quarter 2026 Results") holds "third" and
-    "2026" for every passage, and the forecast is the shorter sentence."""
+    "2026" for every passage, and the forecast is the shorter sentence. "... net loss in the
+    third quarter of 2026?" was high on the 2025 net loss."""
     path = tmp_path / "earnings.txt"
     path.write_text(
         "Harbor Robotics Reports Third Quarter 2026 Results\n\n"
         "BOSTON, 28 October 2026 - Harbor Robotics Inc. today reported revenue of 412 million dollars for the "
-        "third quarter of 2026, up 18 percent from a year earlier.\n\n"
+        "third quarter of 2026, up 18 percent from a year earlier. Net income was 37 million dollars, compared "
+        "with a net loss of 5 million dollars in the third quarter of 2025.\n\n"
         "Harbor Robotics expects fourth quarter revenue between 430 and 450 million dollars.\n",
         encoding="utf-8",
     )
     with ProvGraph.memory() as pg:
         pg.ingest(path)
         answer = pg.ask("What was Harbor Robotics' revenue in the third quarter of 2026?", record=False)
+        loss, income, last_year = (
+            pg.ask(f"What was Harbor Robotics' net {what} in the third quarter of {year}?", record=False)
+            for what, year in (("loss", 2026), ("income", 2026), ("loss", 2025))
+        )
     assert "412 million dollars" in answer.claims[0].text, answer.answer_summary
+    # the title's "2026" does not make the 2025 net loss the third quarter of 2026's (was high)
+    assert loss.confidence.value == "low", loss.answer_summary
+    assert 'The evidence says "net loss" for 2025, not for 2026.' in loss.limitations
+    # "Net income was 37 million dollars" names no year: the title's is its year
+    assert income.confidence.value == "high", income.limitations
+    assert "37 million dollars" in income.claims[0].text
+    assert last_year.confidence.value == "high", last_year.limitations
 
 
 @pytest.mark.parametrize(

@@ -129,7 +129,7 @@ def denials_of(text: str, about: Iterable[str]) -> list[str]:
     keys = {word_key(w) for w in about if w not in STOP_WORDS}
     out = []
     # a denial bears on its clause: "Globex, which is not a bank, is based in Oregon"
-    for clause in _CLAUSE.split(text):
+    for clause in clauses(text):
         said = words(clause)
         for n, word in enumerate(said):
             if not (word in NEGATIONS or word.endswith(("n't", "n\u2019t"))):
@@ -162,6 +162,15 @@ def ranked(text: str) -> set[str]:
 
 #: What ends a clause: a denial before it does not reach past it.
 _CLAUSE = re.compile(r"[,;:()\[\]\u2013\u2014]|\s-\s|(?<!\bNo)\.(?=\s|$)")
+
+
+def clauses(text: str) -> list[str]:
+    """The clauses of ``text``, split where a denial's reach or a qualifier's ends.
+
+    >>> clauses("Net income was 37 million dollars, compared with a net loss in 2025.")
+    ['Net income was 37 million dollars', ' compared with a net loss in 2025', '']
+    """
+    return _CLAUSE.split(text)
 
 
 #: Short words an acronym's letters skip ("FDA": "Food and Drug Administration").

@@ -85,7 +85,9 @@ from provgraph.answer.models import (
 )
 from provgraph.answer.question import KIND_WORDS, Expects, choices, expects, kind_asked, offers, year_bound
 from provgraph.answer.text import (
+    YEAR,
     acronyms,
+    clauses,
     denials_of,
     mentions,
     name_heads,
@@ -530,6 +532,10 @@ def verify(
     if unqualified is not None:
         confidence = min(confidence, AnswerConfidence.LOW, key=_RANK.index)
         limitations.append(unqualified)
+    other_year = _other_year(pack, kept) if confidence is not AnswerConfidence.INSUFFICIENT else None
+    if other_year is not None:
+        confidence = min(confidence, AnswerConfidence.LOW, key=_RANK.index)
+        limitations.append(other_year)
     unproven = _unproven(pack, kept) if confidence is AnswerConfidence.HIGH else None
     if unproven is not None:
         confidence = AnswerConfidence.MEDIUM
@@ -740,6 +746,45 @@ def _unqualified(pack: EvidencePack, kept: Sequence[_Kept]) -> str | None:
             return None
     quoted = ", ".join(f'"{w}"' for w in asked)
     return f"No claim says what the question asks ({quoted}) for {', '.join(numbers)}."
+
+
+#: The phrase of a question that qualifies what it asks by a year ("in the third quarter of 2026").
+_A_YEAR = re.compile(rf"\b(?:{YEAR.pattern})\b")
+_YEAR_PHRASE = re.compile(
+    rf"\b(?:in|for|during|of|at|by)\s+(?:the\s+)?(?:[^\W\d]+\s+){{0,4}}?(?:{YEAR.pattern})\b", re.I
+)
+
+
+def _other_year(pack: EvidencePack, kept: Sequence[_Kept]) -> str | None:
+    """Why the claims say what is asked for another year than the question's: every clause of
+    the cited passages' own words holding what is asked, its qualifying phrase aside ("net
+    loss" of "... net loss in the third quarter of 2026?"), names another year and not the
+    question's ("compared with a net loss of 5 million dollars in the third quarter of 2025"),
+    though the document's title holds 2026; or None. A clause naming no year is the title's."""
+    phrase = _YEAR_PHRASE.search(pack.question)
+    if phrase is None or year_bound(pack.question):
+        return None
+    asked_year = _A_YEAR.search(phrase.group(0))
+    assert asked_year is not None  # the phrase ends with one
+    qualifier = set(words(phrase.group(0)))
+    asked = [w for w in _asked_words(pack) if w not in qualifier]
+    if not asked:
+        return None
+    years: set[str] = set()
+    for _, cited in kept:
+        for item in cited:
+            for clause in clauses(item.text):
+                found = _finder(set(words(clause)), inflections=True, text=clause)
+                if not all(map(found, asked)):
+                    continue
+                said = set(_A_YEAR.findall(clause))
+                if not said or asked_year.group(0) in said:
+                    return None
+                years |= said
+    if not years:
+        return None
+    quoted = " ".join(asked)
+    return f'The evidence says "{quoted}" for {", ".join(sorted(years))}, not for {asked_year.group(0)}.'
 
 
 def _end_of(said: Sequence[str], name: Sequence[str]) -> int | None:
