@@ -311,6 +311,22 @@ def test_a_passage_stating_the_answer_of_a_name_it_mentions_in_passing_answers(t
     assert "580 light-years" in far.claims[0].text and far.confidence.value == "high", far.limitations
 
 
+def test_a_word_of_a_name_with_a_number_names_something_else(tmp_path):
+    """ "How many Earth radii is Kepler-186?" (the star) was high on the planet Kepler-186f's
+    radius: "Kepler", of "the Kepler space telescope", was linked as what the question names."""
+    articles = {
+        "Kepler-186f": "Kepler-186f is an exoplanet orbiting the red dwarf Kepler-186.\n\n"
+        "The planet was discovered by the Kepler space telescope.\n\nIt has a radius of 1.17 Earth radii.\n",
+    }
+    star, planet = _ask_articles(
+        tmp_path, articles, "How many Earth radii is Kepler-186?", "How many Earth radii is Kepler-186f?"
+    )
+    assert star.confidence.value == "low", star.answer_summary
+    assert 'The evidence found is about other things that mention "earth", "kepler 186".' in star.limitations
+    assert planet.confidence.value == "high", planet.limitations
+    assert "1.17 Earth radii" in planet.claims[0].text
+
+
 def test_a_sentence_naming_its_documents_subject_by_its_kind_is_stated_with_the_title(tmp_path):
     articles = {
         "Bell Rock Lighthouse": "The Bell Rock Lighthouse stands off Angus.\n\nThe lighthouse was automated in 1988.\n",

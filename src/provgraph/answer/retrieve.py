@@ -52,6 +52,7 @@ from provgraph.answer.models import (
 from provgraph.answer.question import expects, offers
 from provgraph.answer.text import (
     content_words,
+    salient_terms,
     singular,
     term_text,
     tokens,
@@ -181,7 +182,7 @@ class Retriever:
         question_words = content_words(question)
         question_prefixes = {word_key(w) for w in question_words}
         allowed = _Allowed(self._backend, self._index, filters, question_prefixes)
-        entities = self._link(question_words, allowed)
+        entities = self._link(question_words, allowed, _numbered_names(question))
         items: dict[str, _Draft] = {}
         _add(items, self._passage_drafts(question, question_words, allowed))
         # the relations of each document, read once for the second hop and the relation items
@@ -401,7 +402,9 @@ class Retriever:
             if relation.from_document in allowed_documents and relation.to_document in allowed_documents
         ]
 
-    def _link(self, question_words: Sequence[str], allowed: _Allowed) -> list[LinkedEntity]:
+    def _link(
+        self, question_words: Sequence[str], allowed: _Allowed, numbered: Sequence[list[str]] = ()
+    ) -> list[LinkedEntity]:
         # "which drugs" names the class labelled "drug"
         question_words = list(dict.fromkeys([*question_words, *(singular(w) for w in question_words)]))
         asked = set(question_words)
@@ -415,6 +418,9 @@ class Retriever:
                 continue
             label_words = content_words(hit.text)
             if not label_words or not all(w in asked or word_key(w) in asked_prefixes for w in label_words):
+                continue
+            # "Kepler" is not the "Kepler-186" the question names, nor "Apollo" its "Apollo 11"
+            if any(set(label_words) < set(n) and not set(label_words) & set(_numbers(n)) for n in numbered):
                 continue
             matched = " ".join(label_words)
             entity = LinkedEntity(iri=hit.iri, label=hit.text, score=round(hit.score, 6), matched=matched)
@@ -697,6 +703,16 @@ class _Draft:
                 "related": [r.id for r in self.related_drafts],
             }
         )
+
+
+def _numbers(name: Sequence[str]) -> list[str]:
+    return [w for w in name if any(c.isdigit() for c in w)]
+
+
+def _numbered_names(question: str) -> list[list[str]]:
+    """The names of ``question`` holding a number, as words ("kepler 186"): one of their words
+    alone names something else."""
+    return [said for t in salient_terms(question) if len(said := t.split()) > 1 and _numbers(said)]
 
 
 def _add(items: dict[str, _Draft], drafts: Iterable[_Draft]) -> None:
