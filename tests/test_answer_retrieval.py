@@ -625,6 +625,22 @@ def test_a_yes_no_question_about_one_thing_a_passage_answers_ends_in_its_verdict
     assert not any(c.text.startswith(("Yes", "No")) for c in silent.claims)
 
 
+def test_what_a_source_leaves_open_is_no_verdict(tmp_path):
+    """ "Did Meridian submit false claims?" was "No: It does not decide whether Meridian actually
+    submitted false claims.", high: the denial is of deciding, and "whether" leaves the rest open."""
+    articles = {
+        "Okafor v. Meridian Health Systems": "The Ninth Circuit reversed.\n\n"
+        "The decision does not decide whether Meridian actually submitted false claims.\n"
+    }
+    submitted, reversed_ = _ask_articles(
+        tmp_path, articles, "Did Meridian submit false claims?", "Did the Ninth Circuit reverse?"
+    )
+    assert not any(c.text.startswith(("Yes", "No")) for c in submitted.claims), submitted.answer_summary
+    assert submitted.confidence.value != "high"
+    assert "No claim answers yes or no." in submitted.limitations
+    assert reversed_.claims[0].text == "Yes: The Ninth Circuit reversed."
+
+
 def test_a_verdict_in_every_word_of_the_question_answers_it_in_a_document_about_more(tmp_path):
     """ "Can ACE inhibitors be combined with ...?" abstained ("Can ACE" was read as one name, which
     no passage holds); "Should pregnant women take ACE inhibitors?" was low, the guideline being

@@ -87,6 +87,7 @@ from provgraph.answer.text import (
     acronyms,
     content_words,
     denials_of,
+    leaves_open,
     mentions,
     name_heads,
     normalise,
@@ -496,6 +497,8 @@ def _stated_verdict(relevant: Sequence[EvidenceItem], question: str) -> list[Dra
         if item.kind is not EvidenceKind.PASSAGE or not about(item):
             continue
         if not keys <= word_keys(f"{item.text} {item.title or ''}") or keys & ranked(item.text) - ranked(question):
+            continue
+        if leaves_open(item.text, asked):
             continue
         said = in_context(item.text.strip(), item.title, item.referent)
         verdict = "No" if denials_of(item.text, asked) else "Yes"

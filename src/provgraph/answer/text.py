@@ -173,6 +173,26 @@ def clauses(text: str) -> list[str]:
     return _CLAUSE.split(text)
 
 
+#: What opens a clause that asks or supposes rather than states ("whether Meridian submitted ...").
+_OPEN = re.compile(r"\b(?:whether|if)\b", re.I)
+
+
+def leaves_open(text: str, about: Iterable[str]) -> bool:
+    """Whether ``text`` holds some of the words ``about`` (inflections alike) only in a clause
+    it leaves open, which says neither yes nor no.
+
+    >>> leaves_open("It does not decide whether Meridian submitted false claims.", ["submit", "false"])
+    True
+    >>> leaves_open("Meridian submitted false claims, the court found.", ["submit", "false"])
+    False
+    """
+    opened = _OPEN.search(text)
+    if opened is None:
+        return False
+    keys = {word_key(w) for w in about}
+    return bool(keys & word_keys(text[opened.end() :]) - word_keys(text[: opened.start()]))
+
+
 #: Short words an acronym's letters skip ("FDA": "Food and Drug Administration").
 _ACRONYM_SKIPS = frozenset("of and for the on in to &".split())
 
