@@ -501,6 +501,13 @@ def test_no_short_sentence_for_two_questions_in_one_nor_a_place_that_is_no_place
             "Where was Mozart born?",
             "Mozart was born in Salzburg.",
         ),
+        # the name nearest to what is asked of the names ("led"), not to a name (was "Battle on the Ice")
+        (
+            "The Battle of Lake Peipus, also known as the Battle on the Ice, was fought in 1242 between the "
+            "Teutonic Order and the forces of the Novgorod Republic, led by Prince Alexander Nevsky.",
+            "Who led the Novgorod forces at the Battle of Lake Peipus?",
+            "Prince Alexander Nevsky led the Novgorod forces at the Battle of Lake Peipus.",
+        ),
     ],
 )
 def test_a_short_sentence_keeps_the_whole_answer(sentence, question, short):

@@ -90,7 +90,11 @@ def span(sentence: str, question: str) -> str | None:
     ]
     if not found:
         return None
-    focus = [m.start() for w in content_words(question) for m in _word_at(sentence, w)]
+    # nearest to what is asked of the names ("led" of "Who led the Novgorod forces at the Battle
+    # of Lake Peipus?": "Prince Alexander Nevsky", not "the Battle on the Ice" beside its name)
+    named = set().union(*names)
+    focus = [m.start() for w in content_words(question) if w not in named for m in _word_at(sentence, w)]
+    focus = focus or [m.start() for w in content_words(question) for m in _word_at(sentence, w)]
     best = found[0] if not focus else min(found, key=lambda f: (min(abs(f[0] - at) for at in focus), f[0]))
     if expected is Expects.PLACE:  # the places listed with it follow no preposition of their own
         return _with_others(sentence, best, _name_runs(sentence))
