@@ -340,6 +340,29 @@ def test_a_sentence_naming_its_documents_subject_by_its_kind_is_stated_with_the_
     assert "Big Stone Gap was shot in Virginia." in [c.text for c in shot.claims]
 
 
+def test_a_headline_is_no_name_of_a_kind(tmp_path):
+    """ "The contamination was discovered ..." read "Brightwave Foods Recalls Almond Butter Because
+    of Possible Salmonella Contamination was discovered ...": the headline ends with the word."""
+    articles = {
+        "Brightwave Foods Recalls Almond Butter Because of Possible Salmonella Contamination": "Brightwave Foods "
+        "is recalling 12,400 jars of its Creamy Almond Butter.\n\nThe contamination was discovered during routine "
+        "testing by the California Department of Public Health.\n",
+        "Bell Rock Lighthouse": "The Bell Rock Lighthouse stands off Angus.\n\nThe lighthouse was automated in 1988.\n",
+    }
+    found, automated = _ask_articles(
+        tmp_path,
+        articles,
+        "Who discovered the contamination in Brightwave almond butter?",
+        "When was the Bell Rock Lighthouse automated?",
+    )
+    said = [c.text for c in found.claims]
+    assert (
+        "The contamination was discovered during routine testing by the California Department of Public Health." in said
+    )
+    assert not any("Contamination was discovered" in c for c in said), said
+    assert "The Bell Rock Lighthouse was automated in 1988." in [c.text for c in automated.claims]
+
+
 def test_a_definite_description_is_read_as_the_name_before_it(tmp_path):
     articles = {
         "Vermont Catamounts men's soccer": "The Vermont Catamounts men's soccer team represents the University of "

@@ -826,9 +826,21 @@ _DEFINITE_OWNER = re.compile(r"^The (?:[a-z]+ )??[a-z]{3,}(?=['\u2019]s\b)")
 _DEFINITE = re.compile(r"^The ((?:[a-z]+ )??[a-z]{3,})(?=\s+(?:is|was|are|were|has|had|[a-z]+ed)\b)")
 
 
+#: Words of a headline, which says something happened rather than naming a thing ("Brightwave
+#: Foods Recalls Almond Butter Because of Possible Salmonella Contamination").
+_HEADLINE = re.compile(
+    r"\b(?:because|after|amid|despite|following|reports|announces|recalls|launches|acquires|appoints|unveils)\b",
+    re.I,
+)
+
+
 def _is_kind(kind: str, title: str) -> bool:
     """Whether ``kind`` ("film", "conference") is what the title says its subject is: its
-    disambiguation ("Big Stone Gap (film)") or its last words ("America East Conference")."""
+    disambiguation ("Big Stone Gap (film)") or its last words ("America East Conference"); a
+    headline's last words are what it says of something else ("The contamination was discovered
+    ..." is not the recall)."""
+    if _HEADLINE.search(title):
+        return False
     said = words(title)
     kinds = words(kind)
     qualifier = re.search(r"\(([^)]*)\)\s*$", title)
