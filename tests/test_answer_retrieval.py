@@ -269,6 +269,26 @@ def test_a_records_fields_are_passages_under_its_first_field(tmp_path):
     assert severe.claims[0].text == "Severity: Critical (CVSS 9.8)", severe.answer_summary
 
 
+def test_a_markdown_records_bold_fields_are_passages_and_read_without_the_marks(tmp_path):
+    """ "**Court:** ...", "**Decided:** ...", "**Docket number:** ..." were one passage, with its
+    asterisks, the answer to each question about one of them."""
+    articles = {
+        "Okafor v. Meridian Health Systems": "**Court:** United States Court of Appeals for the Ninth Circuit\n"
+        "**Decided:** 14 March 2025\n**Docket number**: 23-55871\n\nThe Ninth Circuit reversed.\n"
+    }
+    court, decided, docket = _ask_articles(
+        tmp_path,
+        articles,
+        "Which court decided Okafor v. Meridian Health Systems?",
+        "When was Okafor v. Meridian Health Systems decided?",
+        "What is the docket number of Okafor v. Meridian Health Systems?",
+    )
+    assert court.claims[0].text == "Court: United States Court of Appeals for the Ninth Circuit", court.answer_summary
+    assert decided.claims[0].text == "Okafor v. Meridian Health Systems was decided on 14 March 2025."
+    assert docket.claims[0].text == "Docket number: 23-55871", docket.answer_summary
+    assert {a.confidence.value for a in (court, decided, docket)} == {"high"}
+
+
 def test_she_stands_for_the_title_after_a_sentence_opening_with_a_word_of_its_name(tmp_path):
     """ "How old was Rosalind Franklin when she died?" was "high" on "James Watson and Francis
     Crick died of ovarian cancer ... at the age of 37": "She" stood for the last name a sentence
@@ -338,6 +358,18 @@ def test_a_sentence_naming_its_documents_subject_by_its_kind_is_stated_with_the_
     # with the article its source gives it ("The Bell Rock Lighthouse stands off Angus.")
     assert "The Bell Rock Lighthouse was automated in 1988." in [c.text for c in automated.claims]
     assert "Big Stone Gap was shot in Virginia." in [c.text for c in shot.claims]
+
+
+def test_a_passage_saying_all_that_is_asked_comes_before_one_saying_part(tmp_path):
+    """ "What is the phone number for the Brightwave recall?" was answered, high, with the lot
+    numbers: "number" is half of what is asked, and the telephone number says neither word."""
+    articles = {
+        "Brightwave Foods recall": "The recalled almond butter was sold in glass jars with lot numbers 2607A "
+        "through 2612C.\n\nConsumers with questions may contact the company at 1-800-555-0142, Monday through "
+        "Friday.\n",
+    }
+    [phone] = _ask_articles(tmp_path, articles, "What is the phone number for the Brightwave recall?")
+    assert "1-800-555-0142" in phone.claims[0].text, phone.answer_summary
 
 
 def test_a_headline_is_no_name_of_a_kind(tmp_path):

@@ -263,6 +263,11 @@ def test_a_document_without_a_given_title_is_called_by_its_own_title(pg, tmp_pat
                 "Note: the flaw is in the IMAP\nparser of every release.",
             ],
         ),
+        # in Markdown, a field's label is often in bold
+        (
+            "**Court:** Ninth Circuit\n**Decided:** 14 March 2025\n__Docket number__: 23-55871",
+            ["**Court:** Ninth Circuit", "**Decided:** 14 March 2025", "__Docket number__: 23-55871"],
+        ),
         # a paragraph's first line in capitals is its heading, not its sentence's first words
         (
             "CONTRAINDICATIONS\nLoravex is contraindicated in patients hypersensitive to loratadine.\n\n"

@@ -337,10 +337,13 @@ def _passage_claims(
     expected = expects(question)
     _, of_names = _asked_of(question)
     asked = {word_key(w) for w in content_words(question)}
+    which = _which_thing(question)
     passages = sorted(
         passages,
         key=lambda p: (
             not _says_kind(p, question),
+            # "Which court decided ...?": the field "Court: ..." before "Decided: ..."
+            not _field_asked(p, which),
             not _field_asked(p, of_names),
             -_answers(p, question),
             not offers(p.text, expected, question),
@@ -799,7 +802,10 @@ def in_context(text: str, title: str | None, referent: str | None = None) -> str
     'It is returned within 30 days.'
     >>> in_context("The court ruled 5-4.", "Obergefell v. Hodges", "the Supreme Court")
     'The Supreme Court ruled 5-4.'
+    >>> in_context("**Decided:** 14 March 2025", "Okafor v. Meridian Health Systems")
+    'Decided: 14 March 2025'
     """
+    text = _EMPHASIS.sub(r"\2", text)  # "**Decided:** 14 March 2025": Markdown's bold is no word
     name = referent or without_disambiguation(title or "")
     # a referent that is the pronoun itself: the index read it as standing for nothing it knows
     if not name or _DUMMY_IT.match(text) or referent in PRONOUNS:
@@ -820,6 +826,8 @@ def in_context(text: str, title: str | None, referent: str | None = None) -> str
     return text
 
 
+#: Markdown's bold and strong emphasis around words.
+_EMPHASIS = re.compile(r"(\*\*|__)(\S(?:.*?\S)?)\1")
 #: "The company's largest customer ...": a kind's possessive, for a referent.
 _DEFINITE_OWNER = re.compile(r"^The (?:[a-z]+ )??[a-z]{3,}(?=['\u2019]s\b)")
 #: "The film is set in ...": a sentence naming its subject by its kind.
@@ -971,16 +979,21 @@ def _answering(passages: Sequence[EvidenceItem], chosen: Sequence[EvidenceItem],
     the best scored. "He died in a street accident in Paris in 1906." in "Pierre Curie", which
     scores below "Pierre Curie was a French physicist." (it does not repeat the name). For a
     question asking no type, when no chosen passage says a word of what it asks, the passage
-    saying most of it (:func:`_says_asked`)."""
+    saying most of it (:func:`_says_asked`). When a chosen passage says part of what a factoid
+    question asks ("lot numbers" of "What is the phone number ...?"), the passage saying all of
+    it ("1-800-555-0142")."""
     terms = [t for t in salient_terms(question) if not t.replace(" ", "").isdigit()]
     expected = expects(question)
     # "What is Loravex used for?" asks no type: the passage saying what it asks answers it
     answers = _says_asked if expected is Expects.ANY else _answers
     if (expected not in _FACTOID and expected is not Expects.ANY) or not terms:
         return []
-    if any(answers(c, question) for c in chosen):
-        return []
+    # a passage saying all of what is asked ("phone number": "1-800-555-0142") beyond one saying
+    # part of it ("lot numbers")
+    said = max((answers(c, question) for c in chosen), default=0)
     _, asked = _asked_of(question)
+    if said and (expected is Expects.ANY or said >= len(asked)):
+        return []
     if expected is Expects.ANY and any(asked & word_keys(c.text, measures=True) for c in chosen):
         return []  # a chosen passage says some of it (HotpotQA lost gold sentences to more)
 
@@ -992,7 +1005,9 @@ def _answering(passages: Sequence[EvidenceItem], chosen: Sequence[EvidenceItem],
         if p not in chosen and any(mentions(_item_text(p), t) and not _of_another(p, t) for t in terms)
     ]
     best = max(about, key=lambda p: (answers(p, question), p.score), default=None)
-    return [best] if best is not None and answers(best, question) else []
+    if best is None or not answers(best, question):
+        return []
+    return [best] if not said or answers(best, question) >= len(asked) > said else []
 
 
 def _says_asked(item: EvidenceItem, question: str) -> int:
@@ -1005,7 +1020,7 @@ def _says_asked(item: EvidenceItem, question: str) -> int:
 
 
 #: A field of a record or a table row: its label and value ("Revenue: 2.4 billion dollars").
-_FIELD = re.compile(r"(?:^|\|\s*)([A-Z][^:|]{0,40}):\s*[^|\s]")
+_FIELD = re.compile(r"(?:^|\|\s*)(?:\*\*|__)?([A-Z][^:|*_]{0,40})(?:\*\*|__)?:(?:\*\*|__)?\s*[^|\s]")
 
 
 def _field_asked(item: EvidenceItem, asked: frozenset[str]) -> bool:
@@ -1015,13 +1030,28 @@ def _field_asked(item: EvidenceItem, asked: frozenset[str]) -> bool:
     return bool(asked) and any((keys := word_keys(m.group(1))) and keys <= asked for m in _FIELD.finditer(item.text))
 
 
+#: "Which court ...", "What year ...": the thing a question asks for.
+_WHICH = re.compile(r"^\s*(?:which|what)\s+([a-z]+)\b(?!\s+(?:is|was|are|were|did|does|do)\b)", re.I)
+
+
+def _which_thing(question: str) -> frozenset[str]:
+    """The key of the thing a "which" or "what" question asks for ("court" of "Which court decided
+    ...?"), or none."""
+    found = _WHICH.match(question)
+    return frozenset({word_key(found.group(1))}) if found and found.group(1).lower() not in STOP_WORDS else frozenset()
+
+
 def _asked_field(passages: Sequence[EvidenceItem], chosen: Sequence[EvidenceItem], question: str) -> list[EvidenceItem]:
     """When no chosen passage is a field labelled by what is asked (:func:`_field_asked`), the
     best scored that is and holds every number the question names: "Year: 2025 | Revenue: 2.4
     billion dollars" for "What was Contoso's revenue in 2025?", below "Metavir accounted for 71
-    percent of the company's revenue in 2025."."""
+    percent of the company's revenue in 2025.". A field labelled by the thing a "which" question
+    asks for is such a field first: "Court: ..." for "Which court decided ...?", beside "Decided: ..."."""
     _, asked = _asked_of(question)
-    if any(_field_asked(c, asked) for c in chosen):
+    which = _which_thing(question)
+    if which and not any(_field_asked(c, which) for c in chosen):
+        asked = which
+    elif any(_field_asked(c, asked) for c in chosen):
         return []
     numbers = [t for t in salient_terms(question) if t.isdigit()]
     found = [

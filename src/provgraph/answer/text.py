@@ -358,7 +358,7 @@ def word_keys(text: str, *, measures: bool = False) -> set[str]:
 
 #: Phrases that state a measure or an event without its word: "about 580 light-years from
 #: Earth" says how far; "Rosalind Elsie Franklin (25 July 1920 - 16 April 1958)" when she was
-#: born and when she died; "once daily" how often.
+#: born and when she died; "once daily" how often; "1-800-555-0142" a phone number.
 _PHRASED = [
     (
         re.compile(r"\d\s*(?:light[\s-]years?|parsecs?|kilomet(?:re|er)s?|km|miles?)\b", re.I),
@@ -378,6 +378,11 @@ _PHRASED = [
             re.I,
         ),
         "often frequency",
+    ),
+    # "contact the company at 1-800-555-0142": a telephone number
+    (
+        re.compile(r"(?<![\w-])(?:\+?\d{1,3}[\s.-])?(?:\(\d{3}\)\s*|\d{3}[\s.-])\d{3}[\s.-]\d{4}(?![\w-])"),
+        "phone telephone number",
     ),
 ]
 

@@ -181,8 +181,11 @@ def _blocks(text: str, *, markdown: bool) -> Iterator[Block]:
 _CAPITALS = re.compile(r"[A-Z][A-Z0-9&/,()'\u2019-]*(?:[ \t]+[A-Z0-9&/,()'\u2019-]+){0,9}:?")
 
 
-#: "Affected versions: 4.2.0 through 4.2.6": a line giving a field's value after its label.
-_FIELD = re.compile(r"[A-Z][\w'\u2019()/&.-]*(?:[ \t]+[\w'\u2019()/&.-]+){0,5}:[ \t]+\S")
+#: "Affected versions: 4.2.0 through 4.2.6": a line giving a field's value after its label, in
+#: Markdown often in bold ("**Decided:** 14 March 2025", "**Decided**: ...").
+_FIELD = re.compile(
+    r"(?:\*\*|__)?[A-Z][\w'\u2019()/&.-]*(?:[ \t]+[\w'\u2019()/&.-]+){0,5}(?::(?:\*\*|__)?|(?:\*\*|__):)[ \t]+\S"
+)
 
 
 def _paragraph(text: str, lines: list[tuple[int, int]]) -> Iterator[Block]:
