@@ -812,6 +812,15 @@ def test_a_question_in_a_document_states_nothing(tmp_path):
     assert gift.confidence.value == "high"
 
 
+def test_a_sentences_own_no_is_kept_when_it_is_a_word_of_what_it_says(tmp_path):
+    """ "Have any illnesses been reported ...?" abstained: its verdict read "No: Illnesses have been
+    reported to date.", which the verifier rightly removed, the source saying "No illnesses"."""
+    articles = {"Brightwave Foods recall": "No illnesses have been reported to date.\n"}
+    [ill] = _ask_articles(tmp_path, articles, "Have any illnesses been reported from the Brightwave recall?")
+    assert [c.text for c in ill.claims] == ["No: No illnesses have been reported to date."], ill.answer_summary
+    assert ill.confidence.value == "high"
+
+
 LABEL = (
     "LORAVEX (loratadine) 10 mg tablets\n\nINDICATIONS AND USAGE\nLoravex is an antihistamine indicated for "
     "the relief of seasonal allergic rhinitis.\n\nDOSAGE AND ADMINISTRATION\n"

@@ -144,9 +144,10 @@ def _item_text(item: EvidenceItem) -> str:
 
 def _unverdicted(text: str) -> list[str]:
     """The words of a claim without the "Yes" or "No" it opens with: "No: Gift cards cannot be
-    returned." states "No, gift cards cannot be returned." again."""
-    said = words(text)
-    return said[1:] if said[:1] in (["yes"], ["no"]) else said
+    returned." states "No, gift cards cannot be returned." again, "No: No illnesses have been
+    reported." "No illnesses have been reported."."""
+    text = re.sub(r"^(?:Yes|No):\s*", "", text)  # the verdict's, then the sentence's own ("No, ...")
+    return words(re.sub(r"^(?:yes|no)[,.:;!]\s*", "", text, flags=re.I))
 
 
 #: A sentence that asks: it opens with a question word or an auxiliary verb and ends with a
@@ -510,8 +511,9 @@ def _stated_verdict(relevant: Sequence[EvidenceItem], question: str) -> list[Dra
             if held is None or verdict == "No":
                 continue
             verdict = "Yes" if held else "No"
-        # "No, gift cards cannot be returned.": its own "No" is the verdict's
-        said = re.sub(rf"^{verdict}\b[,.:;!]?\s*(\w)", lambda m: m.group(1).upper(), said)
+        # "No, gift cards cannot be returned.": its own "No" is the verdict's ("No illnesses have been
+        # reported" keeps its "No", which is a word of what it says)
+        said = re.sub(rf"^{verdict}[,.:;!]\s*(\w)", lambda m: m.group(1).upper(), said)
         return [_verdict_claim(verdict, said, item)]
     return []
 
