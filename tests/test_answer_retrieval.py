@@ -372,6 +372,52 @@ def test_a_passage_saying_all_that_is_asked_comes_before_one_saying_part(tmp_pat
     assert "1-800-555-0142" in phone.claims[0].text, phone.answer_summary
 
 
+AURORA = (
+    "<html><head><title>Aurora e-bike range</title></head><body><h1>Aurora e-bike range</h1>"
+    "<p>Aurora Cycles makes three electric bicycles.</p><table>"
+    "<tr><th>Model</th><th>Battery</th><th>Range</th><th>Weight</th><th>Price</th></tr>"
+    "<tr><td>Aurora City</td><td>400 Wh</td><td>70 km</td><td>21 kg</td><td>1,890 euros</td></tr>"
+    "<tr><td>Aurora Fold</td><td>300 Wh</td><td>50 km</td><td>17 kg</td><td>1,590 euros</td></tr>"
+    "</table><p>The Aurora Fold was named e-bike of the year in 2025.</p></body></html>"
+)
+
+
+@pytest.mark.parametrize(
+    ("question", "first", "confidence"),
+    [
+        # a row is about its first cell's value (the range was low: "about other things that mention ...")
+        ("What is the range of the Aurora City?", "Model: Aurora City | Battery: 400 Wh", "high"),
+        ("How heavy is the Aurora Fold?", "Model: Aurora Fold | Battery: 300 Wh", "high"),
+        # a price says what something costs (was low on "named e-bike of the year")
+        ("How much does the Aurora Fold cost?", "Model: Aurora Fold | Battery: 300 Wh", "high"),
+        # a comparison decided by the rows' fields saying what is compared (there was no verdict)
+        (
+            "Which is lighter, the Aurora City or the Aurora Fold?",
+            "Aurora Fold is lighter: Aurora City 21, Aurora Fold 17.",
+            "high",
+        ),
+        (
+            "Which is cheaper, the Aurora City or the Aurora Fold?",
+            "Aurora Fold is cheaper: Aurora City 1,890, Aurora Fold 1,590.",
+            "high",
+        ),
+        (
+            "Which has the longer range, the Aurora City or the Aurora Fold?",
+            "Aurora City has the longer range: Aurora City 70, Aurora Fold 50.",
+            "high",
+        ),
+    ],
+)
+def test_a_tables_rows_answer_of_their_first_cell(tmp_path, question, first, confidence):
+    path = tmp_path / "aurora.html"
+    path.write_text(AURORA, encoding="utf-8")
+    with ProvGraph.memory() as pg:
+        pg.ingest(path)
+        answer = pg.ask(question, record=False)
+    assert answer.claims[0].text.startswith(first), answer.answer_summary
+    assert answer.confidence.value == confidence, answer.limitations
+
+
 def test_a_headline_is_no_name_of_a_kind(tmp_path):
     """ "The contamination was discovered ..." read "Brightwave Foods Recalls Almond Butter Because
     of Possible Salmonella Contamination was discovered ...": the headline ends with the word."""

@@ -405,7 +405,7 @@ def _verdict(relevant: Sequence[EvidenceItem], question: str) -> list[DraftClaim
         # (25 January 1882 - 28 March 1941)" for "born earlier", though a sentence says "born")
         if not asked.dated:
             about = [i for i in about if says(i)] or about
-        hit = next(((i, f) for i in about if (f := _figure(i, dated=asked.dated)) is not None), None)
+        hit = next(((i, f) for i in about if (f := _figure(i, dated=asked.dated, compared=compared)) is not None), None)
         if hit is None:
             return []
         found.append((option, *hit))
@@ -452,6 +452,10 @@ def _settled(
     )
 
 
+#: A table's cell read as a field: its label and its value ("Weight: 17 kg").
+_CELL = re.compile(r"([A-Z][^:]{0,40}):\s*(.+)")
+
+
 def _stating(relevant: Sequence[EvidenceItem], name: str) -> list[EvidenceItem]:
     """The facts whose subject is ``name`` (by its label)."""
     name = " ".join(words(name))
@@ -462,10 +466,14 @@ def _stating(relevant: Sequence[EvidenceItem], name: str) -> list[EvidenceItem]:
     ]
 
 
-def _figure(item: EvidenceItem, *, dated: bool) -> str | None:
-    """The figure of a passage (:func:`~provgraph.answer.question.figure`), or a fact's value."""
+def _figure(item: EvidenceItem, *, dated: bool, compared: frozenset[str] | set[str] = frozenset()) -> str | None:
+    """The figure of a passage (:func:`~provgraph.answer.question.figure`), or a fact's value. Of
+    a table's row, the figure of the field saying what is ``compared`` (the keys of its words:
+    "lighter" of "Weight: 17 kg", not the battery's "300 Wh" before it), when one does."""
     if item.kind is EvidenceKind.PASSAGE:
-        return figure(item.text, dated=dated)
+        fields = [m for cell in item.text.split("|") if (m := _CELL.match(cell.strip()))]
+        said = next((m.group(2) for m in fields if compared & word_keys(m.group(1), measures=True)), None)
+        return figure(said if said is not None and len(fields) > 1 else item.text, dated=dated)
     value = _label(item, "object")
     return figure(value, dated=dated) if value.strip() == (figure(value, dated=dated) or "").strip() else None
 

@@ -160,6 +160,11 @@ _COMPARATIVES = {
     "smaller": (False, Order.LEAST),
     "shorter": (False, Order.LEAST),
     "lower": (False, Order.LEAST),
+    "heavier": (False, Order.MOST),
+    "lighter": (False, Order.LEAST),
+    "cheaper": (False, Order.LEAST),
+    "wider": (False, Order.MOST),
+    "deeper": (False, Order.MOST),
 }
 _VERB = re.compile(r"\b(is|was|are|were|has|had)\b", re.I)
 _OPTIONS = re.compile(r"[,:]\s*([^,:?]+?)\s+or\s+([^,:?]+?)\s*\?\s*$")

@@ -307,8 +307,10 @@ _DIMENSIONS = {
     "breadth": "wide wider widest",
     "age": "old older oldest",
     "distance": "far farther farthest further furthest",
-    "weight": "heavy heavier heaviest",
-    "mass": "heavy heavier heaviest",
+    "weight": "heavy heavier heaviest light lighter lightest weigh weighs",
+    "mass": "heavy heavier heaviest light lighter lightest weigh weighs",
+    "price": "cost costs expensive cheap cheaper cheapest",
+    "cost": "expensive cheap cheaper cheapest",
     "area": "large larger largest big bigger biggest",
     "size": "large larger largest big bigger biggest",
     # "It measures 207 by 209.5 centimetres": the verb of any extent

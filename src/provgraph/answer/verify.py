@@ -683,7 +683,11 @@ def _elsewhere(pack: EvidencePack, kept: Sequence[_Kept]) -> str | None:
         # "Fixed version: 4.2.7" under "Product: Quillmail Server", a paragraph under a heading naming it
         section = " ".join(words(item.section or ""))
         under = bool(section) and any(mentions(section, n) for n in names)
-        return subject or under or bool(named_by_referent) or any(opening.startswith(n + " ") for n in names)
+        # "Model: Aurora City | Battery: 400 Wh | ...": a table's row is about its first cell's value
+        row = _ROW.match(item.text)
+        first_cell = " ".join(words(row.group(1))) if row else ""
+        of_row = bool(first_cell) and any(mentions(first_cell, n) for n in names)
+        return subject or under or of_row or bool(named_by_referent) or any(opening.startswith(n + " ") for n in names)
 
     cited = [item for _, items in kept for item in items]
     if any(item.kind is not EvidenceKind.PASSAGE or own(item) for item in cited):
@@ -694,6 +698,10 @@ def _elsewhere(pack: EvidencePack, kept: Sequence[_Kept]) -> str | None:
         return None
     shown = ", ".join(f'"{n}"' for n in dict.fromkeys(names))
     return f"the evidence found is about other things that mention {shown}"
+
+
+#: A table's row read as fields: the first cell's value ("Model: Aurora City | Battery: ...").
+_ROW = re.compile(r"^\s*[A-Z][^:|]{0,40}:\s*([^|]+?)\s*\|")
 
 
 def _states_answer(pack: EvidencePack, kept: Sequence[_Kept]) -> bool:
