@@ -418,6 +418,20 @@ def test_a_tables_rows_answer_of_their_first_cell(tmp_path, question, first, con
     assert answer.confidence.value == confidence, answer.limitations
 
 
+def test_a_count_before_what_is_asked_states_it_in_a_document_about_more(tmp_path):
+    """ "How many spectators attended the match at Mill Lane?" was low ("about other things that
+    mention "mill lane""): the match report is titled by its teams, and the count comes before
+    the word it counts."""
+    articles = {
+        "Riverside United 2-1 Northgate Athletic": "Riverside United beat Northgate Athletic 2-1 at Mill Lane "
+        "on 8 November 2026, in front of 14,230 spectators.\n"
+    }
+    [crowd] = _ask_articles(tmp_path, articles, "How many spectators attended the match at Mill Lane?")
+    assert "14,230 spectators" in crowd.claims[0].text
+    assert crowd.confidence.value == "medium", crowd.limitations  # "attended", "match": not said
+    assert not any("about other things" in x for x in crowd.limitations)
+
+
 def test_a_headline_is_no_name_of_a_kind(tmp_path):
     """ "The contamination was discovered ..." read "Brightwave Foods Recalls Almond Butter Because
     of Possible Salmonella Contamination was discovered ...": the headline ends with the word."""

@@ -700,6 +700,8 @@ def _elsewhere(pack: EvidencePack, kept: Sequence[_Kept]) -> str | None:
     return f"the evidence found is about other things that mention {shown}"
 
 
+#: A count as a word reads it ("14,230" is "14230").
+_COUNT = re.compile(r"\d+(?:[.,]\d+)*")
 #: A table's row read as fields: the first cell's value ("Model: Aurora City | Battery: ...").
 _ROW = re.compile(r"^\s*[A-Z][^:|]{0,40}:\s*([^|]+?)\s*\|")
 
@@ -732,8 +734,11 @@ def _states_answer(pack: EvidencePack, kept: Sequence[_Kept]) -> bool:
         known = [e for e in ends if e is not None]
         start = min(known) if expected in (Expects.DATE, Expects.NUMBER) else max(known)
         at = next((i for i in range(start, len(said)) if word_key(said[i]) in asked), None)
-        # the value in the claim's own words after what is asked ("taken by her student Raymond Gosling")
+        # the value in the claim's own words after what is asked ("taken by her student Raymond
+        # Gosling"), or a count just before it ("in front of 14,230 spectators")
         if at is not None and offers(claim.text[found[at][1] :], expected, pack.question):
+            return True
+        if at is not None and expected is Expects.NUMBER and at > start and _COUNT.fullmatch(said[at - 1]):
             return True
     return False
 
