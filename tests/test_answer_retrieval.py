@@ -432,6 +432,23 @@ def test_a_count_before_what_is_asked_states_it_in_a_document_about_more(tmp_pat
     assert not any("about other things" in x for x in crowd.limitations)
 
 
+def test_a_count_question_is_answered_only_by_evidence_saying_its_verb(tmp_path):
+    """ "How many patients died in VERITAS-2?" was high on "Nausea (% of patients) | ... 22":
+    "patients" was half of what it asks, though nothing says anyone died."""
+    articles = {
+        "VERITAS-2 trial results": "VERITAS-2 was a 52-week trial in 1,204 adults with type 2 diabetes.\n\n"
+        "Nausea occurred in 22% of patients on tirzepatide.\n",
+        "Berlin": "Berlin is the capital of Germany. Its population was 3,769,495 in 2019.\n",
+    }
+    died, live = _ask_articles(
+        tmp_path, articles, "How many patients died in VERITAS-2?", "How many people live in Berlin?"
+    )
+    assert died.confidence.value == "low", died.answer_summary
+    assert 'No claim says what the question counts ("died").' in died.limitations
+    # a population says how many people live somewhere
+    assert "3,769,495" in live.claims[0].text and live.confidence.value == "high", live.limitations
+
+
 def test_a_headline_is_no_name_of_a_kind(tmp_path):
     """ "The contamination was discovered ..." read "Brightwave Foods Recalls Almond Butter Because
     of Possible Salmonella Contamination was discovered ...": the headline ends with the word."""

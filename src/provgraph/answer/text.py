@@ -335,6 +335,10 @@ _LABEL_WORDS = {
     "contraindicated": "take avoid",
     "dosage": "dose",
     "corporation": "incorporated",
+    # "How many people live in Berlin?": its population
+    "population": "live lives people inhabitants residents",
+    "inhabitants": "live lives people",
+    "residents": "live lives people",
 }
 
 

@@ -61,6 +61,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from itertools import pairwise
 
 from provgraph.answer.base import SupportJudge
 from provgraph.answer.models import (
@@ -85,6 +86,7 @@ from provgraph.answer.models import (
 )
 from provgraph.answer.question import KIND_WORDS, Expects, choices, expects, kind_asked, offers, year_bound
 from provgraph.answer.text import (
+    STOP_WORDS,
     YEAR,
     acronyms,
     clauses,
@@ -98,11 +100,13 @@ from provgraph.answer.text import (
     spells,
     split_camel,
     term_text,
+    tokens,
     without_disambiguation,
     without_possessive,
     word_key,
     word_keys,
     word_matches,
+    word_readings,
     words,
 )
 from provgraph.answer.untrusted import CITATION_MARK, inspect, inspect_item, strip_citation_marks
@@ -533,6 +537,10 @@ def verify(
     if unqualified is not None:
         confidence = min(confidence, AnswerConfidence.LOW, key=_RANK.index)
         limitations.append(unqualified)
+    uncounted = _uncounted(pack, kept) if confidence is not AnswerConfidence.INSUFFICIENT else None
+    if uncounted is not None:
+        confidence = min(confidence, AnswerConfidence.LOW, key=_RANK.index)
+        limitations.append(uncounted)
     other_year = _other_year(pack, kept) if confidence is not AnswerConfidence.INSUFFICIENT else None
     if other_year is not None:
         confidence = min(confidence, AnswerConfidence.LOW, key=_RANK.index)
@@ -799,6 +807,55 @@ def _other_year(pack: EvidencePack, kept: Sequence[_Kept]) -> str | None:
         return None
     quoted = " ".join(asked)
     return f'The evidence says "{quoted}" for {", ".join(sorted(years))}, not for {asked_year.group(0)}.'
+
+
+#: "How many patients died ...?": what a question counts, and how.
+_HOW_MANY = re.compile(r"^\s*how\s+many\s+(?P<rest>.+?)\s*\??\s*$", re.I)
+_SCALES = frozenset("hundred thousand million billion trillion".split())
+#: The auxiliaries before a counting question's verb ("were enrolled", "have been reported").
+_BEFORE_VERB = frozenset("is are was were have has had been be".split())
+
+
+def _counted_verb(question: str) -> tuple[str, str] | None:
+    """What a "how many" question counts and the verb it counts it by: ("patients", "died") of
+    "How many patients died in VERITAS-2?", ("jars", "recalled") of "How many jars of almond
+    butter were recalled?"; None when it has no such verb ("How many Earth radii is Kepler-186?")."""
+    found = _HOW_MANY.match(question)
+    if found is None:
+        return None
+    said = tokens(found.group("rest"))
+    if len(said) < 2:
+        return None
+    counted = normalise(said[0])
+    for n, token in enumerate(said[1:], start=1):
+        if normalise(token) in _BEFORE_VERB:
+            continue
+        after_auxiliary = normalise(said[n - 1]) in _BEFORE_VERB
+        if n == 1 or after_auxiliary:
+            if token.islower() and token not in STOP_WORDS and "VERB" in word_readings(token):
+                return counted, token
+            if after_auxiliary:
+                return None
+    return None
+
+
+def _uncounted(pack: EvidencePack, kept: Sequence[_Kept]) -> str | None:
+    """Why no claim says what a "how many" question counts: none holds its verb (inflections
+    alike), nor a count just before the thing counted ("14,230 spectators"); or None. "How many
+    patients died in VERITAS-2?" is not answered by "Nausea (% of patients) ... 22"."""
+    asked = _counted_verb(pack.question)
+    if asked is None:
+        return None
+    counted, verb = asked
+    for claim, cited in kept:
+        said = claim.text + " " + evidence_text(cited)
+        if _finder(set(words(said)), inflections=True, text=said)(verb):
+            return None
+        # "14,230 spectators", "3.7 million people"
+        own = [w for w in words(claim.text) if w not in _SCALES]
+        if any(_COUNT.fullmatch(a) and without_possessive(b) == counted for a, b in pairwise(own)):
+            return None
+    return f'No claim says what the question counts ("{verb}").'
 
 
 def _end_of(said: Sequence[str], name: Sequence[str]) -> int | None:
