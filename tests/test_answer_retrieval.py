@@ -449,6 +449,37 @@ def test_a_count_question_is_answered_only_by_evidence_saying_its_verb(tmp_path)
     assert "3,769,495" in live.claims[0].text and live.confidence.value == "high", live.limitations
 
 
+def test_a_trial_reports_verdict_and_what_it_does_not_report(tmp_path):
+    """ "Were new safety signals identified in VERITAS-2?" was low ("No claim speaks of
+    "VERITAS-2"", which only the title names); "What was the cost of tirzepatide in VERITAS-2?"
+    was high on the outcome rows, "tirzepatide" counted as half of what is asked."""
+    articles = {
+        "VERITAS-2: tirzepatide versus semaglutide": "VERITAS-2 was a 52-week trial in 1,204 adults.\n\n"
+        "| Outcome | Tirzepatide 15 mg | Semaglutide 1 mg |\n|---|---|---|\n"
+        "| Change in body weight (kg) | -11.2 | -5.7 |\n\nNo new safety signals were identified.\n",
+    }
+    signals, cost = _ask_articles(
+        tmp_path,
+        articles,
+        "Were new safety signals identified in VERITAS-2?",
+        "What was the cost of tirzepatide in VERITAS-2?",
+    )
+    assert signals.claims[0].text == "No: No new safety signals were identified.", signals.answer_summary
+    assert signals.confidence.value == "high", signals.limitations
+    assert cost.confidence.value == "low", cost.answer_summary
+
+
+def test_a_markdown_tables_rows_read_with_their_headers_labels(tmp_path):
+    """A Markdown table was one passage of pipes and dashes, cited whole for every question."""
+    articles = {
+        "VERITAS-2 results": "VERITAS-2 was a 52-week trial.\n\n| Outcome | Tirzepatide 15 mg | Semaglutide 1 mg |\n"
+        "|---|---|---|\n| Change in HbA1c (%) | -2.30 | -1.86 |\n| Nausea (% of patients) | 22 | 18 |\n",
+    }
+    [nausea] = _ask_articles(tmp_path, articles, "What percentage of patients had nausea on semaglutide?")
+    assert nausea.claims[0].text == "Outcome: Nausea (% of patients) | Tirzepatide 15 mg: 22 | Semaglutide 1 mg: 18"
+    assert nausea.confidence.value == "high", nausea.limitations
+
+
 def test_a_headline_is_no_name_of_a_kind(tmp_path):
     """ "The contamination was discovered ..." read "Brightwave Foods Recalls Almond Butter Because
     of Possible Salmonella Contamination was discovered ...": the headline ends with the word."""

@@ -268,6 +268,12 @@ def test_a_document_without_a_given_title_is_called_by_its_own_title(pg, tmp_pat
             "**Court:** Ninth Circuit\n**Decided:** 14 March 2025\n__Docket number__: 23-55871",
             ["**Court:** Ninth Circuit", "**Decided:** 14 March 2025", "__Docket number__: 23-55871"],
         ),
+        # a Markdown table is a passage a row, its separator none
+        (
+            "| Outcome | Tirzepatide | Semaglutide |\n|---|:---:|---|\n"
+            "| Nausea (%) | 22 | 18 |\n| Weight (kg) | -11.2 | -5.7 |",
+            ["| Nausea (%) | 22 | 18 |", "| Weight (kg) | -11.2 | -5.7 |"],
+        ),
         # a paragraph's first line in capitals is its heading, not its sentence's first words
         (
             "CONTRAINDICATIONS\nLoravex is contraindicated in patients hypersensitive to loratadine.\n\n"

@@ -54,6 +54,7 @@ from provgraph.answer.text import (
     content_words,
     salient_terms,
     singular,
+    table_row,
     term_text,
     tokens,
     verbal,
@@ -677,6 +678,14 @@ class _Draft:
         self.fields = fields
         self.related_drafts: list[_Draft] = []
 
+    def _read(self) -> str:
+        """The text as read: a Markdown table's row with its header's labels ("Outcome: Change in
+        body weight (kg) | Tirzepatide 15 mg: -11.2"), as an HTML table's row reads."""
+        section = self.fields.get("section")
+        if self.kind is EvidenceKind.PASSAGE and isinstance(section, str):
+            return table_row(self.text, section) or self.text
+        return self.text
+
     def build(self, number: int) -> EvidenceItem:
         source = {}
         if self.source is not None:
@@ -696,7 +705,7 @@ class _Draft:
                 "number": number,
                 "kind": self.kind,
                 "score": self.score,
-                "text": self.text,
+                "text": self._read(),
                 "hop": self.hop,
                 **source,
                 **self.fields,

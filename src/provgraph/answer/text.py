@@ -464,6 +464,8 @@ def name_heads(question: str) -> frozenset[str]:
 
     >>> sorted(name_heads("What is excluded from the Greenline policy?")), name_heads("When was the Bell Rock built?")
     (['policy'], frozenset())
+    >>> sorted(name_heads("What was the cost of tirzepatide in VERITAS-2?"))
+    ['tirzepatide']
     """
     heads: set[str] = set()
     verb_after = re.search(r"\b(?:do|does|did|can|could|will|would|shall|should|may|might|must)\b", question, re.I)
@@ -474,7 +476,15 @@ def name_heads(question: str) -> frozenset[str]:
             readings = word_readings(word)
             if word not in STOP_WORDS and (readings == {"NOUN"} or (last and not verb_after and "NOUN" in readings)):
                 heads.add(word)
+    # "What was the cost of tirzepatide in VERITAS-2?": a word no lexicon holds, after "of", names
+    # the thing (a drug, a compound) whose cost is asked
+    for found in _OF_UNKNOWN.finditer(question):
+        if not word_readings(found.group(1)):
+            heads.add(found.group(1))
     return frozenset(heads)
+
+
+_OF_UNKNOWN = re.compile(r"\bof\s+([a-z][a-z-]{3,})(?=\s+(?:in|at|on|for|with|during)\b|\s*\?\s*$)")
 
 
 #: An acronym before "of" names something of its own ("CEO of Acme Corporation", "FDA of the
@@ -533,6 +543,25 @@ def content_words(text: str) -> list[str]:
     return [w for w in words(text) if w not in STOP_WORDS]
 
 
+def table_row(row: str, header: str) -> str | None:
+    """A Markdown table's ``row`` read with its ``header``'s labels, or None when they are no
+    table's row and header.
+
+    >>> table_row("| Change in body weight (kg) | -11.2 | -5.7 |", "| Outcome | Tirzepatide | Semaglutide |")
+    'Outcome: Change in body weight (kg) | Tirzepatide: -11.2 | Semaglutide: -5.7'
+    """
+    if not (_PIPED.fullmatch(row.strip()) and _PIPED.fullmatch(header.strip())):
+        return None
+    cells = [c.strip() for c in row.strip()[1:-1].split("|")]
+    labels = [c.strip() for c in header.strip()[1:-1].split("|")]
+    if len(cells) != len(labels):
+        return None
+    return " | ".join(f"{label}: {cell}" if label else cell for label, cell in zip(labels, cells, strict=True) if cell)
+
+
+_PIPED = re.compile(r"\|.*\|")
+
+
 def tokens(text: str) -> list[str]:
     """The words of ``text`` as written (not normalised)."""
     return _WORD.findall(text)
@@ -556,6 +585,7 @@ __all__ = [
     "singular",
     "spells",
     "split_camel",
+    "table_row",
     "term_text",
     "tokens",
     "verbal",

@@ -636,7 +636,10 @@ def _untyped(pack: EvidencePack, kept: Sequence[_Kept]) -> str | None:
     question = pack.question
     expected = expects(question)
     if expected is Expects.YES_NO:
-        said = " ".join(words(" ".join(claim.text for claim, _ in kept)))
+        # a claim speaks of its document's subject ("No new safety signals were identified." in
+        # "VERITAS-2: tirzepatide versus semaglutide")
+        titles = [i.title or "" for _, cited in kept for i in cited if i.kind is EvidenceKind.PASSAGE]
+        said = " ".join(words(" ".join([*(claim.text for claim, _ in kept), *titles])))
         absent = [e.label for e in pack.entities if not mentions(said, " ".join(words(e.label)))]
         return "No claim speaks of " + ", ".join(f'"{a}"' for a in absent) + "." if absent else None
     if any(offers(claim.text, expected, question) for claim, _ in kept):

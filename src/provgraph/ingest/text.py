@@ -188,6 +188,11 @@ _FIELD = re.compile(
 )
 
 
+#: A Markdown table's row ("| Change in body weight (kg) | -11.2 | -5.7 |") and its header's separator.
+_ROW = re.compile(r"\|.*\|")
+_SEPARATOR = re.compile(r"\|(?:\s*:?-{3,}:?\s*\|)+")
+
+
 def _paragraph(text: str, lines: list[tuple[int, int]]) -> Iterator[Block]:
     """The block of a paragraph's ``lines`` (emptied), or a block a line when every line is a
     field ("Product: Quillmail Server", "Fixed version: 4.2.7"): each field is a passage of its
@@ -195,7 +200,13 @@ def _paragraph(text: str, lines: list[tuple[int, int]]) -> Iterator[Block]:
     first are of kind "field", the first's text their heading."""
     if not lines:
         return
-    if len(lines) > 1 and all(_FIELD.match(text, s, e) for s, e in lines):
+    if len(lines) > 2 and _SEPARATOR.fullmatch(text, *lines[1]) and all(_ROW.fullmatch(text, s, e) for s, e in lines):
+        # a Markdown table: each row a passage, its header row its section (as an HTML table's
+        # header names its cells), the separator none
+        header = text[lines[0][0] : lines[0][1]]
+        for s, e in lines[2:]:
+            yield s, e, "field", header
+    elif len(lines) > 1 and all(_FIELD.match(text, s, e) for s, e in lines):
         # a record's first field names what the others are about ("Product: Quillmail Server"):
         # it is their section
         first = text[lines[0][0] : lines[0][1]]
