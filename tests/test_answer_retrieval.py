@@ -480,6 +480,28 @@ def test_a_markdown_tables_rows_read_with_their_headers_labels(tmp_path):
     assert nausea.confidence.value == "high", nausea.limitations
 
 
+def test_what_a_party_must_do_is_stated_before_what_another_must(tmp_path):
+    """ "How much notice must a landlord give to end a tenancy?" was answered first, high, with the
+    tenant's 28 days: that sentence holds more of the question's words."""
+    articles = {
+        "Residential Tenancies Act 2024": "## Section 12. Security deposits\n\n"
+        "1. The landlord must return the deposit within 21 days after the tenancy ends.\n\n"
+        "## Section 13. Notice to end a tenancy\n\n"
+        "1. A tenant may end a periodic tenancy by giving at least 28 days' written notice.\n"
+        "2. A landlord must give at least 90 days' written notice, unless the tenant has seriously breached the "
+        "agreement.\n\n## Section 14. Rent increases\n\n"
+        "The landlord must give at least 60 days' written notice of an increase.\n"
+    }
+    landlord, tenant = _ask_articles(
+        tmp_path,
+        articles,
+        "How much notice must a landlord give to end a tenancy?",
+        "How much notice must a tenant give to end a periodic tenancy?",
+    )
+    assert landlord.claims[0].text.startswith("A landlord must give at least 90 days"), landlord.answer_summary
+    assert tenant.claims[0].text.startswith("A tenant may end a periodic tenancy"), tenant.answer_summary
+
+
 def test_a_headline_is_no_name_of_a_kind(tmp_path):
     """ "The contamination was discovered ..." read "Brightwave Foods Recalls Almond Butter Because
     of Possible Salmonella Contamination was discovered ...": the headline ends with the word."""

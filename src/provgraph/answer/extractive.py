@@ -339,6 +339,7 @@ def _passage_claims(
     _, of_names = _asked_of(question)
     asked = {word_key(w) for w in content_words(question)}
     which = _which_thing(question)
+    doer = _doer(question)
     passages = sorted(
         passages,
         key=lambda p: (
@@ -346,6 +347,8 @@ def _passage_claims(
             # "Which court decided ...?": the field "Court: ..." before "Decided: ..."
             not _field_asked(p, which),
             not _field_asked(p, of_names),
+            # "How much notice must a landlord give ...?": what a landlord must, not a tenant
+            bool(doer) and not doer <= word_keys(p.text),
             -_answers(p, question),
             not offers(p.text, expected, question),
             # then in the passage's own words, what is asked of the names, then anything asked
@@ -1038,6 +1041,17 @@ def _field_asked(item: EvidenceItem, asked: frozenset[str]) -> bool:
     ``asked`` ("Revenue: 2.4 billion dollars" for "What was Contoso's revenue in 2025?"): the
     value itself, before any sentence merely holding the word."""
     return bool(asked) and any((keys := word_keys(m.group(1))) and keys <= asked for m in _FIELD.finditer(item.text))
+
+
+#: "... must a landlord give ...": who a question asks what of, after its modal verb.
+_DOER = re.compile(r"\b(?:must|should|can|could|may|might|shall)\s+(?:a|an|the)\s+([a-z]+)\s+[a-z]+", re.I)
+
+
+def _doer(question: str) -> frozenset[str]:
+    """The key of whom a question asks what they must or may do ("landlord" of "How much notice
+    must a landlord give to end a tenancy?"), or none."""
+    found = _DOER.search(question)
+    return frozenset({word_key(found.group(1))}) if found else frozenset()
 
 
 #: "Which court ...", "What year ...": the thing a question asks for.
