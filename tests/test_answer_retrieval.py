@@ -502,6 +502,58 @@ def test_what_a_party_must_do_is_stated_before_what_another_must(tmp_path):
     assert tenant.claims[0].text.startswith("A tenant may end a periodic tenancy"), tenant.answer_summary
 
 
+POLICY = (
+    "# Evergreen Home Insurance Policy\n\n**Policy number:** EHI-5520-3381\n"
+    "**Insurer:** Evergreen Mutual Insurance Company\n**Policy period:** 1 January 2026 to 31 December 2026\n\n"
+    "## Coverage\n\nThe policy covers damage to the insured home caused by fire, lightning, windstorm, hail and "
+    "burst pipes. Personal belongings are covered up to 50,000 euros.\n\n## Exclusions\n\n"
+    "The policy does not cover damage caused by flooding from rivers or the sea. Damage caused by gradual wear and "
+    "tear is not covered.\n\n## Deductible\n\nA deductible of 500 euros applies to each claim. For windstorm claims "
+    "the deductible is 1,000 euros.\n\n## Claims\n\nClaims must be reported within 30 days of the damage. Claims "
+    "can be filed online or by calling 0800-555-0199.\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("question", "first"),
+    [
+        # a section "Claims" is no name the evidence must speak of (was low, "about other things
+        # that mention "claims"")
+        ("What is the deductible for windstorm claims?", "For windstorm claims the deductible is 1,000 euros."),
+        # another case of what the question qualifies ("windstorm claims" for "a fire claim") after
+        ("What is the deductible for a fire claim?", "A deductible of 500 euros applies to each claim."),
+        # a passage sharing a word with a question naming nothing, inflections alike (was not
+        # drawn: "Claims ... reported" holds neither "claim" nor "report"; the deductible was stated)
+        ("How long do I have to report a claim?", "Claims must be reported within 30 days of the damage."),
+    ],
+)
+def test_an_insurance_policys_answers(tmp_path, question, first):
+    path = tmp_path / "policy.md"
+    path.write_text(POLICY, encoding="utf-8")
+    with ProvGraph.memory() as pg:
+        pg.ingest(path)
+        answer = pg.ask(question, record=False)
+    assert answer.claims[0].text == first, answer.answer_summary
+    assert answer.confidence.value == "high", answer.limitations
+
+
+def test_what_a_drug_is_used_for_is_said_of_the_drug(tmp_path):
+    """ "What is Nephralin used for?" was "Avoid use with rifampin, which decreases exposure.",
+    high: it says "use", of no drug the question names, and the indication was never drawn. It is
+    drawn now, and stated first: its heading ("INDICATIONS AND USAGE") says what is asked."""
+    path = tmp_path / "label.txt"
+    path.write_text(
+        "NEPHRALIN (apixostat) 5 mg tablets\n\nINDICATIONS AND USAGE\nNephralin is an anticoagulant indicated "
+        "to reduce the risk of stroke in adults with atrial fibrillation.\n\nDRUG INTERACTIONS\n"
+        "Avoid use with rifampin, which decreases exposure.\n",
+        encoding="utf-8",
+    )
+    with ProvGraph.memory() as pg:
+        pg.ingest(path)
+        answer = pg.ask("What is Nephralin used for?", record=False)
+    assert answer.claims[0].text.startswith("Nephralin is an anticoagulant indicated"), answer.answer_summary
+
+
 def test_a_headline_is_no_name_of_a_kind(tmp_path):
     """ "The contamination was discovered ..." read "Brightwave Foods Recalls Almond Butter Because
     of Possible Salmonella Contamination was discovered ...": the headline ends with the word."""

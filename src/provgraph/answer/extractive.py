@@ -54,6 +54,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
+from itertools import pairwise
 
 from provgraph.answer.models import (
     Citation,
@@ -97,6 +98,7 @@ from provgraph.answer.text import (
     spells,
     split_camel,
     term_text,
+    tokens,
     verbal,
     without_disambiguation,
     without_possessive,
@@ -218,6 +220,7 @@ class ExtractiveGenerator:
         terms = salient_terms(pack.question)
         linked = {e.iri for e in pack.entities}
         question_words = {w for w in words(pack.question) if w not in STOP_WORDS}
+        question_keys = {word_key(w) for w in question_words}
         # "Contoso's largest customer", when no item says "Contoso's": an item about Contoso may
         # say it ("Bill Cosby's third album" is not any item naming Bill Cosby, when one says it)
         texts = {i.id: _item_text(i) for i in pack.items}
@@ -240,8 +243,10 @@ class ExtractiveGenerator:
             elif terms:
                 keep = about_entity or any(_says_name(text, t, pack.question, possessive=t in bare) for t in terms)
             else:
-                # no names in the question: the item must share a content word with it
-                keep = about_entity or bool(question_words & set(text.split()))
+                # no names in the question: the item must share a content word with it,
+                # inflections alike ("Claims must be reported ..." for "How long do I have to
+                # report a claim?")
+                keep = about_entity or bool(question_keys & {word_key(w) for w in text.split()})
             if keep:
                 out.append(item)
         return out
@@ -340,6 +345,7 @@ def _passage_claims(
     asked = {word_key(w) for w in content_words(question)}
     which = _which_thing(question)
     doer = _doer(question)
+    compounds = _compounds(question)
     passages = sorted(
         passages,
         key=lambda p: (
@@ -349,8 +355,13 @@ def _passage_claims(
             not _field_asked(p, of_names),
             # "How much notice must a landlord give ...?": what a landlord must, not a tenant
             bool(doer) and not doer <= word_keys(p.text),
+            # under a heading saying what is asked ("What is Nephralin used for?": "INDICATIONS AND
+            # USAGE"), before "Avoid use with rifampin" under "DRUG INTERACTIONS"
+            not of_names & word_keys(p.section or "", measures=True),
             -_answers(p, question),
             not offers(p.text, expected, question),
+            # "For windstorm claims the deductible is 1,000 euros" is another case than "a fire claim"'s
+            _other_case(p, compounds),
             # then in the passage's own words, what is asked of the names, then anything asked
             -len(of_names & word_keys(p.text, measures=True)),
             -len(asked & word_keys(p.text)),
@@ -1003,12 +1014,19 @@ def _answering(passages: Sequence[EvidenceItem], chosen: Sequence[EvidenceItem],
         return []
     # a passage saying all of what is asked ("phone number": "1-800-555-0142") beyond one saying
     # part of it ("lot numbers")
-    said = max((answers(c, question) for c in chosen), default=0)
+    said = max(
+        (answers(c, question) for c in chosen if expected is not Expects.ANY or _names_own(c, terms, question)),
+        default=0,
+    )
     _, asked = _asked_of(question)
     if said and (expected is Expects.ANY or said >= len(asked)):
         return []
-    if expected is Expects.ANY and any(asked & word_keys(c.text, measures=True) for c in chosen):
-        return []  # a chosen passage says some of it (HotpotQA lost gold sentences to more)
+    if expected is Expects.ANY and any(
+        asked & word_keys(c.text, measures=True) and _names_own(c, terms, question) for c in chosen
+    ):
+        # a chosen passage says some of it of a name of the question (HotpotQA lost gold
+        # sentences to more); "Avoid use with rifampin" says "use" of no name
+        return []
 
     # a passage opening with another name, or whose "It" stands for one ("K2 is ...", "It is in
     # the Karakoram range" in "Mount Everest"), is about that name
@@ -1021,6 +1039,14 @@ def _answering(passages: Sequence[EvidenceItem], chosen: Sequence[EvidenceItem],
     if best is None or not answers(best, question):
         return []
     return [best] if not said or answers(best, question) >= len(asked) > said else []
+
+
+def _names_own(item: EvidenceItem, terms: Sequence[str], question: str) -> bool:
+    """Whether a passage names one of the ``terms`` in its own words, or by the referent of its
+    pronoun: not only by its document's title (reading its "It" as the title, as
+    :func:`in_context` does, cost HotpotQA's development half 2.5 precision: the passages that
+    answer were then not drawn)."""
+    return any(_says_name(f"{_own_words(item)} {item.referent or ''}", t, question) for t in terms)
 
 
 def _says_asked(item: EvidenceItem, question: str) -> int:
@@ -1041,6 +1067,30 @@ def _field_asked(item: EvidenceItem, asked: frozenset[str]) -> bool:
     ``asked`` ("Revenue: 2.4 billion dollars" for "What was Contoso's revenue in 2025?"): the
     value itself, before any sentence merely holding the word."""
     return bool(asked) and any((keys := word_keys(m.group(1))) and keys <= asked for m in _FIELD.finditer(item.text))
+
+
+def _compounds(question: str) -> list[tuple[str, str]]:
+    """The keys of a question's nouns qualified by a common word before them ("fire", "claim" of
+    "What is the deductible for a fire claim?")."""
+    said = tokens(question)
+    return [
+        (word_key(a.lower()), word_key(b.lower()))
+        for a, b in pairwise(said)
+        if a.islower() and b.islower() and a not in STOP_WORDS and b not in STOP_WORDS and not a.isdigit()
+    ]
+
+
+def _other_case(item: EvidenceItem, compounds: Sequence[tuple[str, str]]) -> bool:
+    """Whether a passage qualifies a noun the question qualifies by another word, and never by the
+    question's ("windstorm claims" for "a fire claim"): it says what holds in another case."""
+    said = [word_key(w) for w in words(item.text)]
+    return any(
+        qualifier not in said and any(b == noun and a != qualifier and a not in _STOP_KEYS for a, b in pairwise(said))
+        for qualifier, noun in compounds
+    )
+
+
+_STOP_KEYS = frozenset(word_key(w) for w in STOP_WORDS)
 
 
 #: "... must a landlord give ...": who a question asks what of, after its modal verb.

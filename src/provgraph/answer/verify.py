@@ -640,7 +640,11 @@ def _untyped(pack: EvidencePack, kept: Sequence[_Kept]) -> str | None:
         # "VERITAS-2: tirzepatide versus semaglutide")
         titles = [i.title or "" for _, cited in kept for i in cited if i.kind is EvidenceKind.PASSAGE]
         said = " ".join(words(" ".join([*(claim.text for claim, _ in kept), *titles])))
-        absent = [e.label for e in pack.entities if not mentions(said, " ".join(words(e.label)))]
+        absent = [
+            e.label
+            for e in pack.entities
+            if not mentions(said, " ".join(words(e.label))) and not _common(e.label, pack.question)
+        ]
         return "No claim speaks of " + ", ".join(f'"{a}"' for a in absent) + "." if absent else None
     if any(offers(claim.text, expected, question) for claim, _ in kept):
         return None
@@ -652,6 +656,15 @@ _TYPED = (Expects.DATE, Expects.NUMBER, Expects.PERSON, Expects.PLACE)
 _VERDICT = re.compile(r"^(Yes|No)\b")
 
 
+def _common(label: str, question: str) -> bool:
+    """Whether an entity's ``label`` is common words the question writes in lower case, each
+    one the lexicon knows, inflections alike ("Claims", a section's, for "... a fire claim?"): no name
+    the evidence must speak of. "warfarin", which the lexicon does not hold, is a name."""
+    said = words(label)
+    lower = {word_key(t) for t in tokens(question) if t.islower()}
+    return bool(said) and all(word_readings(w) and word_key(w) in lower for w in said)
+
+
 def _elsewhere(pack: EvidencePack, kept: Sequence[_Kept]) -> str | None:
     """Why the claims only mention what the question names: every passage they cite comes from a
     document about something else (its title neither named by the question nor naming one of
@@ -661,7 +674,7 @@ def _elsewhere(pack: EvidencePack, kept: Sequence[_Kept]) -> str | None:
     None. Facts are about the linked entities."""
     asked = " ".join(words(pack.question))
     names = [t for t in salient_terms(pack.question) if not t.replace(" ", "").isdigit()]
-    names += [n for e in pack.entities if (n := " ".join(words(e.label)))]
+    names += [n for e in pack.entities if (n := " ".join(words(e.label))) and not _common(e.label, pack.question)]
     if not names:
         return None
     # "Contoso's revenue": a document whose title opens with "Contoso" is about it, when no item
