@@ -406,6 +406,9 @@ AURORA = (
             "Aurora City has the longer range: Aurora City 70, Aurora Fold 50.",
             "high",
         ),
+        # a superlative over the rows (was the row scoring best: the City's, for the largest battery)
+        ("Which Aurora model has the largest battery?", "Aurora City has the largest battery: ", "high"),
+        ("Which Aurora model is the lightest?", "Aurora Fold is the lightest: ", "high"),
     ],
 )
 def test_a_tables_rows_answer_of_their_first_cell(tmp_path, question, first, confidence):

@@ -396,7 +396,8 @@ def _verdict(relevant: Sequence[EvidenceItem], question: str) -> list[DraftClaim
     asked = comparison(question)
     if asked is None:
         return (
-            _pair_verdict(relevant, question)
+            _rows_superlative(relevant, question)
+            or _pair_verdict(relevant, question)
             or _choice_verdict(relevant, question)
             or _stated_verdict(relevant, question)
             or _other_holder(relevant, question)
@@ -436,6 +437,55 @@ def _verdict(relevant: Sequence[EvidenceItem], question: str) -> list[DraftClaim
         DraftClaim(
             text=text,
             supporting_citations=[i.id for _, i, _ in found],
+            support_level=SupportLevel.DIRECT,
+            claim_class=ClaimClass.COMPARATIVE,
+        )
+    ]
+
+
+#: "Which Aurora model has the largest battery?", "Which model is the lightest?": a superlative
+#: over things, and what it measures.
+_SUPERLATIVE = re.compile(
+    r"^\s*(?:which|what)\b.*?\b(?:has|have|had|is|was|are|were|offers?|gives?)\s+the\s+"
+    r"(?P<word>largest|biggest|highest|longest|most|greatest|smallest|lowest|shortest|least|fewest|lightest|"
+    r"heaviest|cheapest|widest|deepest)\b(?:\s+(?P<what>[^?]+?))?\s*\?\s*$",
+    re.I,
+)
+_LEAST = frozenset("smallest lowest shortest least fewest lightest cheapest".split())
+
+
+def _rows_superlative(relevant: Sequence[EvidenceItem], question: str) -> list[DraftClaim]:
+    """A superlative over a table's rows, decided by the field saying what it measures: "Aurora
+    Trek has the largest battery: Aurora City 400, Aurora Trek 625, Aurora Fold 300.", citing
+    every row. Nothing when fewer than two rows give it, or the best is tied."""
+    found = _SUPERLATIVE.match(question)
+    if found is None:
+        return []
+    word = found.group("word").lower()
+    measured = content_words(found.group("what") or "")
+    compared = {word_key(w) for w in measured} or {word_key(word)}
+    rows: list[tuple[str, float, str, EvidenceItem]] = []
+    for item in relevant:
+        if item.kind is not EvidenceKind.PASSAGE or item.text.count("|") < 1:
+            continue
+        cells = [m for cell in item.text.split("|") if (m := _CELL.match(cell.strip()))]
+        value = next((m.group(2) for m in cells[1:] if compared & word_keys(m.group(1), measures=True)), None)
+        said = figure(value, dated=False) if value is not None else None
+        if cells and said is not None and all(r[0] != cells[0].group(2).strip() for r in rows):
+            rows.append((cells[0].group(2).strip(), figure_value(said), said, item))
+    if len(rows) < 2:
+        return []
+    values = [r[1] for r in rows]
+    best = (min if word in _LEAST else max)(values)
+    if values.count(best) > 1:
+        return []
+    name = next(r[0] for r in rows if r[1] == best)
+    said = f"the {word} {' '.join(measured)}".strip() if measured else f"the {word}"
+    verb = "is" if not measured else "has"
+    return [
+        DraftClaim(
+            text=f"{name} {verb} {said}: " + ", ".join(f"{n} {f}" for n, _, f, _ in rows) + ".",
+            supporting_citations=[r[3].id for r in rows],
             support_level=SupportLevel.DIRECT,
             claim_class=ClaimClass.COMPARATIVE,
         )
