@@ -557,6 +557,17 @@ def test_what_a_drug_is_used_for_is_said_of_the_drug(tmp_path):
     assert answer.claims[0].text.startswith("Nephralin is an anticoagulant indicated"), answer.answer_summary
 
 
+def test_a_chief_executive_is_who_leads(tmp_path):
+    """ "Who leads Harbor Robotics?" was low on the revenue sentence: nothing said "leads"."""
+    articles = {
+        "Harbor Robotics Reports Third Quarter 2026 Results": "Harbor Robotics Inc. reported revenue of 412 "
+        "million dollars.\n\nChief executive officer Dana Okafor said the growth came from European customers.\n"
+    }
+    [leads] = _ask_articles(tmp_path, articles, "Who leads Harbor Robotics?")
+    assert leads.claims[0].text.startswith("Chief executive officer Dana Okafor"), leads.answer_summary
+    assert leads.confidence.value == "high", leads.limitations
+
+
 def test_a_headline_is_no_name_of_a_kind(tmp_path):
     """ "The contamination was discovered ..." read "Brightwave Foods Recalls Almond Butter Because
     of Possible Salmonella Contamination was discovered ...": the headline ends with the word."""

@@ -335,6 +335,9 @@ _LABEL_WORDS = {
     "contraindicated": "take avoid",
     "dosage": "dose",
     "corporation": "incorporated",
+    # "Who leads Harbor Robotics?": its chief executive
+    "executive": "leads lead heads head runs",
+    "ceo": "leads lead heads head runs",
     # "How many people live in Berlin?": its population
     "population": "live lives people inhabitants residents",
     "inhabitants": "live lives people",
