@@ -180,6 +180,16 @@ def _ask_articles(directory, articles: dict[str, str], *questions: str) -> list[
         return [pg.ask(q, record=False) for q in questions]
 
 
+def _ask_file(directory, name: str, text: str, *questions: str) -> list[GroundedAnswer]:
+    """The answers to ``questions`` from a store of one file ``name`` holding ``text`` (its format
+    by its extension, its title its own), alone."""
+    path = directory / name
+    path.write_text(text, encoding="utf-8")
+    with ProvGraph.memory() as pg:
+        pg.ingest(path)
+        return [pg.ask(q, record=False) for q in questions]
+
+
 LIGHTHOUSES = {
     "Bell Rock Lighthouse": "The Bell Rock Lighthouse stands on the Bell Rock off Angus, Scotland.\n\n"
     "It was built between 1807 and 1810 by Robert Stevenson.\n\nThe tower is 35 metres tall.\n",
@@ -412,11 +422,7 @@ AURORA = (
     ],
 )
 def test_a_tables_rows_answer_of_their_first_cell(tmp_path, question, first, confidence):
-    path = tmp_path / "aurora.html"
-    path.write_text(AURORA, encoding="utf-8")
-    with ProvGraph.memory() as pg:
-        pg.ingest(path)
-        answer = pg.ask(question, record=False)
+    [answer] = _ask_file(tmp_path, "aurora.html", AURORA, question)
     assert answer.claims[0].text.startswith(first), answer.answer_summary
     assert answer.confidence.value == confidence, answer.limitations
 
@@ -531,11 +537,7 @@ POLICY = (
     ],
 )
 def test_an_insurance_policys_answers(tmp_path, question, first):
-    path = tmp_path / "policy.md"
-    path.write_text(POLICY, encoding="utf-8")
-    with ProvGraph.memory() as pg:
-        pg.ingest(path)
-        answer = pg.ask(question, record=False)
+    [answer] = _ask_file(tmp_path, "policy.md", POLICY, question)
     assert answer.claims[0].text == first, answer.answer_summary
     assert answer.confidence.value == "high", answer.limitations
 
@@ -544,16 +546,14 @@ def test_what_a_drug_is_used_for_is_said_of_the_drug(tmp_path):
     """ "What is Nephralin used for?" was "Avoid use with rifampin, which decreases exposure.",
     high: it says "use", of no drug the question names, and the indication was never drawn. It is
     drawn now, and stated first: its heading ("INDICATIONS AND USAGE") says what is asked."""
-    path = tmp_path / "label.txt"
-    path.write_text(
+    [answer] = _ask_file(
+        tmp_path,
+        "label.txt",
         "NEPHRALIN (apixostat) 5 mg tablets\n\nINDICATIONS AND USAGE\nNephralin is an anticoagulant indicated "
         "to reduce the risk of stroke in adults with atrial fibrillation.\n\nDRUG INTERACTIONS\n"
         "Avoid use with rifampin, which decreases exposure.\n",
-        encoding="utf-8",
+        "What is Nephralin used for?",
     )
-    with ProvGraph.memory() as pg:
-        pg.ingest(path)
-        answer = pg.ask("What is Nephralin used for?", record=False)
     assert answer.claims[0].text.startswith("Nephralin is an anticoagulant indicated"), answer.answer_summary
 
 
@@ -933,22 +933,20 @@ def test_of_passages_saying_what_is_asked_the_one_holding_more_of_the_question_i
     fourth quarter's forecast: the title ("... Third Quarter 2026 Results") holds "third" and
     "2026" for every passage, and the forecast is the shorter sentence. "... net loss in the
     third quarter of 2026?" was high on the 2025 net loss."""
-    path = tmp_path / "earnings.txt"
-    path.write_text(
+    answer, loss, income, last_year = _ask_file(
+        tmp_path,
+        "earnings.txt",
         "Harbor Robotics Reports Third Quarter 2026 Results\n\n"
         "BOSTON, 28 October 2026 - Harbor Robotics Inc. today reported revenue of 412 million dollars for the "
         "third quarter of 2026, up 18 percent from a year earlier. Net income was 37 million dollars, compared "
         "with a net loss of 5 million dollars in the third quarter of 2025.\n\n"
         "Harbor Robotics expects fourth quarter revenue between 430 and 450 million dollars.\n",
-        encoding="utf-8",
-    )
-    with ProvGraph.memory() as pg:
-        pg.ingest(path)
-        answer = pg.ask("What was Harbor Robotics' revenue in the third quarter of 2026?", record=False)
-        loss, income, last_year = (
-            pg.ask(f"What was Harbor Robotics' net {what} in the third quarter of {year}?", record=False)
+        "What was Harbor Robotics' revenue in the third quarter of 2026?",
+        *(
+            f"What was Harbor Robotics' net {what} in the third quarter of {year}?"
             for what, year in (("loss", 2026), ("income", 2026), ("loss", 2025))
-        )
+        ),
+    )
     assert "412 million dollars" in answer.claims[0].text, answer.answer_summary
     # the title's "2026" does not make the 2025 net loss the third quarter of 2026's (was high)
     assert loss.confidence.value == "low", loss.answer_summary
@@ -1031,12 +1029,9 @@ def test_a_labels_headings_in_capitals_are_sections_and_what_it_does_not_say_is_
     """A plain text drug label's headings ("STORAGE") were read as the first words of the
     sentence after them ("STORAGE\nStore between ..."), and "What is the price of Loravex?" was
     medium on the contraindication, which says nothing of a price."""
-    path = tmp_path / "loravex.txt"
-    path.write_text(LABEL, encoding="utf-8")
-    with ProvGraph.memory() as pg:
-        pg.ingest(path)
-        stored = pg.ask("How should Loravex be stored?", record=False)
-        price = pg.ask("What is the price of Loravex?", record=False)
+    stored, price = _ask_file(
+        tmp_path, "loravex.txt", LABEL, "How should Loravex be stored?", "What is the price of Loravex?"
+    )
     assert stored.claims[0].text == "Store between 2 and 25 degrees Celsius.", stored.answer_summary
     assert stored.confidence.value == "high", stored.limitations
     assert price.confidence.value == "low", price.answer_summary
@@ -1047,12 +1042,9 @@ def test_a_labels_words_answer_the_everyday_words_of_a_question(tmp_path):
     """ "What is Loravex used for?" was answered with the contraindication ("indicated for" says
     what a drug is used for), "What are the most common side effects?" was medium on "The most
     common adverse reactions were ..."."""
-    path = tmp_path / "loravex.txt"
-    path.write_text(LABEL, encoding="utf-8")
-    with ProvGraph.memory() as pg:
-        pg.ingest(path)
-        used = pg.ask("What is Loravex used for?", record=False)
-        effects = pg.ask("What are the most common side effects of Loravex?", record=False)
+    used, effects = _ask_file(
+        tmp_path, "loravex.txt", LABEL, "What is Loravex used for?", "What are the most common side effects of Loravex?"
+    )
     assert used.claims[0].text.startswith("Loravex is an antihistamine indicated for"), used.answer_summary
     assert used.confidence.value == "high", used.limitations
     assert effects.claims[0].text.startswith("The most common adverse reactions were headache")
@@ -1122,11 +1114,7 @@ REPORT = (
 )
 def test_it_and_the_company_stand_for_the_name_before_them_when_the_title_is_no_name(tmp_path, question, claim):
     # a report's title names no subject: "It", "She", "The company" are what the sentences before them named
-    path = tmp_path / "contoso-annual-report.txt"
-    path.write_text(REPORT, encoding="utf-8")
-    with ProvGraph.memory() as pg:
-        pg.ingest(path)
-        answer = pg.ask(question, record=False)
+    [answer] = _ask_file(tmp_path, "contoso-annual-report.txt", REPORT, question)
     assert not answer.abstained and answer.confidence.value == "high", (answer.answer_summary, answer.limitations)
     assert claim in [c.text for c in answer.claims]
     assert all(c.verified for c in answer.claims)
@@ -1258,12 +1246,13 @@ TRIAL = (
 
 
 def test_a_common_word_opening_a_sentence_is_no_name_a_pronoun_stands_for(tmp_path):
-    path = tmp_path / "jupiter.txt"
-    path.write_text(TRIAL, encoding="utf-8")
-    with ProvGraph.memory() as pg:
-        pg.ingest(path)
-        investigator = pg.ask("Who was the principal investigator of JUPITER?", record=False)
-        enrolled = pg.ask("How many participants did the JUPITER trial enroll?", record=False)
+    investigator, enrolled = _ask_file(
+        tmp_path,
+        "jupiter.txt",
+        TRIAL,
+        "Who was the principal investigator of JUPITER?",
+        "How many participants did the JUPITER trial enroll?",
+    )
     assert "The JUPITER trial's principal investigator was Paul Ridker." in [c.text for c in investigator.claims]
     assert not any("Physician-reported's" in c.text for c in investigator.claims)
     assert "The JUPITER trial enrolled 17,802 participants." in [c.text for c in enrolled.claims]

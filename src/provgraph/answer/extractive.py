@@ -94,6 +94,8 @@ from provgraph.answer.text import (
     normalise,
     opening_name,
     ranked,
+    row_fields,
+    salient_names,
     salient_terms,
     spells,
     split_camel,
@@ -466,13 +468,11 @@ def _rows_superlative(relevant: Sequence[EvidenceItem], question: str) -> list[D
     compared = {word_key(w) for w in measured} or {word_key(word)}
     rows: list[tuple[str, float, str, EvidenceItem]] = []
     for item in relevant:
-        if item.kind is not EvidenceKind.PASSAGE or item.text.count("|") < 1:
-            continue
-        cells = [m for cell in item.text.split("|") if (m := _CELL.match(cell.strip()))]
-        value = next((m.group(2) for m in cells[1:] if compared & word_keys(m.group(1), measures=True)), None)
+        fields = row_fields(item.text) if item.kind is EvidenceKind.PASSAGE else []
+        value = _compared_value(fields[1:], compared)
         said = figure(value, dated=False) if value is not None else None
-        if cells and said is not None and all(r[0] != cells[0].group(2).strip() for r in rows):
-            rows.append((cells[0].group(2).strip(), figure_value(said), said, item))
+        if said is not None and all(r[0] != fields[0][1] for r in rows):
+            rows.append((fields[0][1], figure_value(said), said, item))
     if len(rows) < 2:
         return []
     values = [r[1] for r in rows]
@@ -516,8 +516,11 @@ def _settled(
     )
 
 
-#: A table's cell read as a field: its label and its value ("Weight: 17 kg").
-_CELL = re.compile(r"([A-Z][^:]{0,40}):\s*(.+)")
+def _compared_value(fields: Sequence[tuple[str, str]], compared: Iterable[str]) -> str | None:
+    """The value of the first of a row's ``fields`` whose label says what is ``compared`` (the
+    keys of its words: "lighter" of "Weight: 17 kg"), or None."""
+    keys = set(compared)
+    return next((value for label, value in fields if keys & word_keys(label, measures=True)), None)
 
 
 def _stating(relevant: Sequence[EvidenceItem], name: str) -> list[EvidenceItem]:
@@ -535,9 +538,8 @@ def _figure(item: EvidenceItem, *, dated: bool, compared: frozenset[str] | set[s
     a table's row, the figure of the field saying what is ``compared`` (the keys of its words:
     "lighter" of "Weight: 17 kg", not the battery's "300 Wh" before it), when one does."""
     if item.kind is EvidenceKind.PASSAGE:
-        fields = [m for cell in item.text.split("|") if (m := _CELL.match(cell.strip()))]
-        said = next((m.group(2) for m in fields if compared & word_keys(m.group(1), measures=True)), None)
-        return figure(said if said is not None and len(fields) > 1 else item.text, dated=dated)
+        said = _compared_value(row_fields(item.text), compared)
+        return figure(said if said is not None else item.text, dated=dated)
     value = _label(item, "object")
     return figure(value, dated=dated) if value.strip() == (figure(value, dated=dated) or "").strip() else None
 
@@ -555,7 +557,7 @@ def _stated_verdict(relevant: Sequence[EvidenceItem], question: str) -> list[Dra
     asked = content_words(question)
     if not asked or denials_of(question, asked):
         return []
-    terms = [t for t in salient_terms(question) if not t.replace(" ", "").isdigit()]
+    terms = salient_names(question)
     said_in_question = " ".join(words(question))
 
     def about(item: EvidenceItem) -> bool:
@@ -1056,7 +1058,7 @@ def _answering(passages: Sequence[EvidenceItem], chosen: Sequence[EvidenceItem],
     saying most of it (:func:`_says_asked`). When a chosen passage says part of what a factoid
     question asks ("lot numbers" of "What is the phone number ...?"), the passage saying all of
     it ("1-800-555-0142")."""
-    terms = [t for t in salient_terms(question) if not t.replace(" ", "").isdigit()]
+    terms = salient_names(question)
     expected = expects(question)
     # "What is Loravex used for?" asks no type: the passage saying what it asks answers it
     answers = _says_asked if expected is Expects.ANY else _answers

@@ -31,6 +31,7 @@ from provgraph.answer.text import (
     STOP_WORDS,
     content_words,
     normalise,
+    salient_names,
     salient_terms,
     without_disambiguation,
     word_key,
@@ -266,7 +267,7 @@ def _about_asked(sentence: str, question: str, title: str | None) -> bool:
     if first and word_key(first[0]) in {word_key(w) for w in content_words(question)}:
         return True
     opening = " ".join(words(re.sub(r"^(?:the|a|an)\s+", "", sentence.strip(), flags=re.I))) + " "
-    names = [t for t in salient_terms(question) if not t.replace(" ", "").isdigit()]
+    names = salient_names(question)
     subject = " ".join(words(without_disambiguation(title or "")))
     about = bool(subject) and any(n == subject or n in subject.split(" ") or subject in n for n in names)
     return about and (

@@ -457,6 +457,15 @@ def salient_terms(question: str) -> list[str]:
 
 
 @lru_cache(maxsize=256)
+def salient_names(question: str) -> list[str]:
+    """The :func:`salient_terms` of ``question`` that are no number: the things it names.
+
+    >>> salient_names("What was Contoso's revenue in 2025?")
+    ["contoso's"]
+    """
+    return [t for t in salient_terms(question) if not t.replace(" ", "").isdigit()]
+
+
 def name_heads(question: str) -> frozenset[str]:
     """The nouns a question names a thing's kind by, after its name: "policy" in "What is
     excluded from the Greenline policy?", "release" in "Who coordinated the Helix release?". Part
@@ -565,6 +574,21 @@ def table_row(row: str, header: str) -> str | None:
 _PIPED = re.compile(r"\|.*\|")
 
 
+def row_fields(text: str) -> list[tuple[str, str]]:
+    """A table's row read as fields, each its label and value, or none when ``text`` is no row
+    of two fields or more.
+
+    >>> row_fields("Model: Aurora City | Battery: 400 Wh")
+    [('Model', 'Aurora City'), ('Battery', '400 Wh')]
+    """
+    fields = [(m.group(1).strip(), m.group(2).strip()) for cell in text.split("|") if (m := _CELL.match(cell.strip()))]
+    return fields if len(fields) > 1 else []
+
+
+#: A table's cell read as a field: its label and its value ("Weight: 17 kg").
+_CELL = re.compile(r"([A-Z][^:]{0,40}):\s*(.+)")
+
+
 def tokens(text: str) -> list[str]:
     """The words of ``text`` as written (not normalised)."""
     return _WORD.findall(text)
@@ -584,6 +608,8 @@ __all__ = [
     "name_heads",
     "normalise",
     "opening_name",
+    "row_fields",
+    "salient_names",
     "salient_terms",
     "singular",
     "spells",

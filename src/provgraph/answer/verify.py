@@ -95,6 +95,8 @@ from provgraph.answer.text import (
     mentions,
     name_heads,
     normalise,
+    row_fields,
+    salient_names,
     salient_terms,
     singular,
     spells,
@@ -673,7 +675,7 @@ def _elsewhere(pack: EvidencePack, kept: Sequence[_Kept]) -> str | None:
     as the director's article is by the film's) and none opens with one of those names; or
     None. Facts are about the linked entities."""
     asked = " ".join(words(pack.question))
-    names = [t for t in salient_terms(pack.question) if not t.replace(" ", "").isdigit()]
+    names = salient_names(pack.question)
     names += [n for e in pack.entities if (n := " ".join(words(e.label))) and not _common(e.label, pack.question)]
     if not names:
         return None
@@ -708,8 +710,8 @@ def _elsewhere(pack: EvidencePack, kept: Sequence[_Kept]) -> str | None:
         section = " ".join(words(item.section or ""))
         under = bool(section) and any(mentions(section, n) for n in names)
         # "Model: Aurora City | Battery: 400 Wh | ...": a table's row is about its first cell's value
-        row = _ROW.match(item.text)
-        first_cell = " ".join(words(row.group(1))) if row else ""
+        fields = row_fields(item.text)
+        first_cell = " ".join(words(fields[0][1])) if fields else ""
         of_row = bool(first_cell) and any(mentions(first_cell, n) for n in names)
         return subject or under or of_row or bool(named_by_referent) or any(opening.startswith(n + " ") for n in names)
 
@@ -726,8 +728,6 @@ def _elsewhere(pack: EvidencePack, kept: Sequence[_Kept]) -> str | None:
 
 #: A count as a word reads it ("14,230" is "14230").
 _COUNT = re.compile(r"\d+(?:[.,]\d+)*")
-#: A table's row read as fields: the first cell's value ("Model: Aurora City | Battery: ...").
-_ROW = re.compile(r"^\s*[A-Z][^:|]{0,40}:\s*([^|]+?)\s*\|")
 
 
 def _states_answer(pack: EvidencePack, kept: Sequence[_Kept]) -> bool:
@@ -743,7 +743,7 @@ def _states_answer(pack: EvidencePack, kept: Sequence[_Kept]) -> bool:
         # inhibitors" for "Should pregnant women take ACE inhibitors?")
         every = {word_key(w) for w in _content(pack.question)}
         return bool(every) and any(_VERDICT.match(claim.text) and every <= word_keys(claim.text) for claim, _ in kept)
-    names = [t for t in salient_terms(pack.question) if not t.replace(" ", "").isdigit()]
+    names = salient_names(pack.question)
     asked = {word_key(w) for w in _asked_words(pack)}
     if expected not in _TYPED or not names or not asked:
         return False
