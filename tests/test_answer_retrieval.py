@@ -489,6 +489,41 @@ def test_a_markdown_tables_rows_read_with_their_headers_labels(tmp_path):
     assert nausea.confidence.value == "high", nausea.limitations
 
 
+CHANGELOG = (
+    "All notable changes to Driftwood are documented in this file.\n\n"
+    "## [1.4.0] - 2025-06-02\n\n### Added\n\n- A `--dry-run` flag for the `sync` command.\n\n"
+    "### Fixed\n\n- Timezone offsets were dropped when parsing ISO 8601 timestamps.\n\n"
+    "## [1.3.2] - 2025-03-18\n\n### Security\n\n- Upgraded the bundled OpenSSL to 3.0.16.\n\n"
+    "## 1.3.0 (9 January 2025)\n\n- Python 3.9 is no longer supported.\n"
+)
+
+
+def test_a_release_note_is_read_with_its_release(tmp_path):
+    """Release notes: "When was Driftwood 1.4.0 released?" was low, its date only in the version's
+    heading, and "1.4.0" read as the name "Driftwood 1"; "Which version of Driftwood upgraded
+    OpenSSL?" was answered, high, with the note alone, no version."""
+    released, added, openssl, python, unreleased = _ask_articles(
+        tmp_path,
+        {"Driftwood changelog": CHANGELOG},
+        "When was Driftwood 1.4.0 released?",
+        "Which version of Driftwood added the --dry-run flag?",
+        "Which version of Driftwood upgraded OpenSSL?",
+        "Does Driftwood 1.3.0 support Python 3.9?",
+        "When was Driftwood 2.0.0 released?",
+    )
+    assert released.claims[0].text == "Version 1.4.0 was released on 2025-06-02.", released.answer_summary
+    assert added.claims[0].text == "Version 1.4.0 (2025-06-02), Added: A `--dry-run` flag for the `sync` command."
+    assert openssl.claims[0].text.startswith("Version 1.3.2 (2025-03-18), Security: Upgraded the bundled OpenSSL")
+    assert python.claims[0].text == "No: Version 1.3.0 (9 January 2025): Python 3.9 is no longer supported."
+    assert [a.confidence.value for a in (released, added, openssl, python)] == ["high"] * 4
+    # the citation reads as the claim does, and its passage is the note's own line
+    (cited,) = [c for c in added.citations if c.id == added.claims[0].supporting_citations[0]]
+    assert cited.text == added.claims[0].text and cited.passage is not None
+    # no release is 2.0.0: a version is a number, not the name "Driftwood 2"
+    assert unreleased.abstained, unreleased.answer_summary
+    assert unreleased.answer_summary.endswith('does not mention "2.0.0".')
+
+
 def test_what_a_party_must_do_is_stated_before_what_another_must(tmp_path):
     """ "How much notice must a landlord give to end a tenancy?" was answered first, high, with the
     tenant's 28 days: that sentence holds more of the question's words."""

@@ -185,6 +185,42 @@ def test_markdown_becomes_sentence_passages_with_exact_offsets(pg):
     assert rows[0]["t"].value.endswith("tension headache.")  # "e.g." does not end a sentence
 
 
+def _sections(pg: ProvGraph, graph: str) -> list[tuple[str, str | None]]:
+    rows = pg.query(f"""SELECT ?t ?section WHERE {{ GRAPH <{graph}> {{
+        ?p a pg:Passage ; pg:text ?t ; pg:startOffset ?s OPTIONAL {{ ?p pg:section ?section }} }} }}
+        ORDER BY ?s""").rows()
+    return [(r["t"].value, r["section"].value if r.get("section") else None) for r in rows]
+
+
+def test_a_passage_s_section_is_its_heading_after_the_headings_it_is_under(pg, tmp_path):
+    # release notes: "Fixes" of which release; a release's heading with its date is the only
+    # sentence saying when it was made, so it is a passage too (with the section above it)
+    (tmp_path / "notes.md").write_text(
+        "# Tidepool release notes\n\nTidepool is a database.\n\n## 3.0.0 (2 November 2026)\n\n"
+        "### Fixes\n\n- Fixed a crash.\n\n## [2.9.4] - 2026-08-15\n\n- Fixed a leak.\n\n"
+        "## Support\n\nAsk on the forum.\n"
+    )
+    (tmp_path / "page.html").write_text(
+        "<body><h1>Aurora</h1><p>A bicycle.</p><h2>Specifications</h2><h3>Battery</h3><p>It holds 400 Wh.</p>"
+        "<h2>Warranty</h2><p>Two years.</p></body>"
+    )
+    notes = pg.ingest(tmp_path / "notes.md").documents[0].graph
+    page = pg.ingest(tmp_path / "page.html").documents[0].graph
+    assert _sections(pg, notes) == [
+        ("Tidepool is a database.", "Tidepool release notes"),
+        ("3.0.0 (2 November 2026)", "Tidepool release notes"),
+        ("Fixed a crash.", "3.0.0 (2 November 2026) > Fixes"),
+        ("[2.9.4] - 2026-08-15", "Tidepool release notes"),
+        ("Fixed a leak.", "[2.9.4] - 2026-08-15"),
+        ("Ask on the forum.", "Support"),
+    ]
+    assert _sections(pg, page) == [
+        ("A bicycle.", "Aurora"),
+        ("It holds 400 Wh.", "Specifications > Battery"),
+        ("Two years.", "Warranty"),
+    ]
+
+
 def test_a_document_without_a_given_title_is_called_by_its_own_title(pg, tmp_path):
     # Markdown: its first level-1 heading; HTML: its first <h1>, else its <title>; else the file name
     (tmp_path / "golden-gate.md").write_text(

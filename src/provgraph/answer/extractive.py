@@ -84,6 +84,7 @@ from provgraph.answer.question import (
 from provgraph.answer.span import short_answer, span
 from provgraph.answer.text import (
     PRONOUNS,
+    RELEASE_PREFIX,
     STOP_WORDS,
     acronyms,
     content_words,
@@ -92,6 +93,7 @@ from provgraph.answer.text import (
     mentions,
     name_heads,
     normalise,
+    number_text,
     opening_name,
     ranked,
     row_fields,
@@ -882,6 +884,8 @@ def in_context(text: str, title: str | None, referent: str | None = None) -> str
     'Decided: 14 March 2025'
     """
     text = _EMPHASIS.sub(r"\2", text)  # "**Decided:** 14 March 2025": Markdown's bold is no word
+    if release := RELEASE_PREFIX.match(text):  # "Version 1.4.0 (2025-06-02), Deprecated: It will be removed ..."
+        return release.group() + in_context(text[release.end() :], title, referent)
     name = referent or without_disambiguation(title or "")
     # a referent that is the pronoun itself: the index read it as standing for nothing it knows
     if not name or _DUMMY_IT.match(text) or referent in PRONOUNS:
@@ -978,7 +982,10 @@ def _draft(
         if not any(_says_name(_item_text(i), t, question, possessive=True) for i in relevant)
     ]
     if missing and claims:
-        limitations = [*limitations, "No evidence found about " + ", ".join(f'"{t}"' for t in missing) + "."]
+        limitations = [
+            *limitations,
+            "No evidence found about " + ", ".join(f'"{number_text(t)}"' for t in missing) + ".",
+        ]
     summary = _summary(claims, by_id) if claims else "No evidence in the store answers this question."
     refinements = [] if claims else _refinements(pack, missing)
     return DraftAnswer(answer_summary=summary, claims=claims, limitations=limitations, query_refinements=refinements)
@@ -1179,7 +1186,7 @@ def _asked_field(passages: Sequence[EvidenceItem], chosen: Sequence[EvidenceItem
         asked = which
     elif any(_field_asked(c, asked) for c in chosen):
         return []
-    numbers = [t for t in salient_terms(question) if t.isdigit()]
+    numbers = [t for t in salient_terms(question) if t.replace(" ", "").isdigit()]
     found = [
         p
         for p in passages

@@ -52,6 +52,7 @@ from provgraph.answer.models import (
 from provgraph.answer.question import expects, offers
 from provgraph.answer.text import (
     content_words,
+    release_note,
     salient_terms,
     singular,
     table_row,
@@ -680,10 +681,15 @@ class _Draft:
 
     def _read(self) -> str:
         """The text as read: a Markdown table's row with its header's labels ("Outcome: Change in
-        body weight (kg) | Tirzepatide 15 mg: -11.2"), as an HTML table's row reads."""
+        body weight (kg) | Tirzepatide 15 mg: -11.2"), as an HTML table's row reads; a note of a
+        release with its version ("Version 2.9.4 (15 August 2026): Fixed a memory leak.")."""
         section = self.fields.get("section")
-        if self.kind is EvidenceKind.PASSAGE and isinstance(section, str):
-            return table_row(self.text, section) or self.text
+        if self.kind is EvidenceKind.PASSAGE:
+            return (
+                (isinstance(section, str) and table_row(self.text, section))
+                or release_note(self.text, section if isinstance(section, str) else None)
+                or self.text
+            )
         return self.text
 
     def build(self, number: int) -> EvidenceItem:

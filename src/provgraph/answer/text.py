@@ -13,6 +13,8 @@ from itertools import pairwise
 
 import snowballstemmer
 
+from provgraph.ingest.text import SECTION_SEPARATOR, release_heading
+
 STOP_WORDS = frozenset(
     """a an the of in on at to for from by with and or but is are was were be been being do does did
     what which who whom whose when where why how that this these those it its as than then there their
@@ -396,6 +398,10 @@ _PHRASED = [
 ]
 
 
+#: "1.4.0", "3.9": a number of dotted parts, a version or a decimal.
+_DOTTED = re.compile(r"(?<![\w.])\d+(?:\.\d+)+(?![\w])")
+
+
 def salient_terms(question: str) -> list[str]:
     """Names, numbers and quoted phrases of a question, normalised: the things an answer must be
     about. A name is a run of capitalised words (joined by "of", "for", "the" ...: "First for
@@ -403,10 +409,12 @@ def salient_terms(question: str) -> list[str]:
     unless it is a question or request word ("Aspirin treats ...", not "Tell me ..."). Punctuation ends a name
     ("England, Henry Roth" is two), except the period of an initial or title ("Robert C. Seger",
     "St. Andre"); a number is a term of its own ("In 1991 Euromarché"), but after a name, unless
-    a year, it is part of it ("Photo 51", "Kepler-186f").
+    a year or a dotted number, it is part of it ("Photo 51", "Kepler-186f"; not "Driftwood 1.4.0").
 
     >>> salient_terms("Who took Photo 51 in 1952?"), salient_terms("How far is Kepler-186f from Earth?")
     (['photo 51', '1952'], ['kepler 186f', 'earth'])
+    >>> salient_terms("When was Driftwood 1.4.0 released?")
+    ['driftwood', '1 4 0']
     """
     terms: list[str] = []
     for quoted in re.findall(r"[\"“]([^\"”]+)[\"”]", question):
@@ -423,7 +431,18 @@ def salient_terms(question: str) -> list[str]:
             terms.append(" ".join(words(" ".join(run))))
         run.clear()
 
+    dotted = {m.start(): m.end() for m in _DOTTED.finditer(text)}
+    skip_to = 0
     for i, token in enumerate(tokens):
+        if matches[i].start() < skip_to:
+            continue
+        if matches[i].start() in dotted:
+            # "Driftwood 1.4.0", "Python 3.9": a version, or a decimal, is a number of its own,
+            # not a name's word ("Driftwood 1")
+            close()
+            skip_to = dotted[matches[i].start()]
+            terms.append(" ".join(words(text[matches[i].start() : skip_to])))
+            continue
         if token[0].isdigit():
             before = text[matches[i - 1].end() : matches[i].start()] if i else ""
             # "Photo 51", "Kepler-186f": a number after a name, not a year, is part of it
@@ -454,6 +473,15 @@ def salient_terms(question: str) -> list[str]:
             close()
     close()
     return [t for t in dict.fromkeys(terms) if t]
+
+
+def number_text(term: str) -> str:
+    """A term of :func:`salient_terms` as written: a dotted number's parts joined by dots.
+
+    >>> number_text("2 0 0"), number_text("2026"), number_text("photo 51")
+    ('2.0.0', '2026', 'photo 51')
+    """
+    return term.replace(" ", ".") if term.replace(" ", "").isdigit() else term
 
 
 @lru_cache(maxsize=256)
@@ -574,6 +602,36 @@ def table_row(row: str, header: str) -> str | None:
 _PIPED = re.compile(r"\|.*\|")
 
 
+def release_note(text: str, section: str | None) -> str | None:
+    """A passage of release notes read with its release, or None when it is none: a release's
+    heading as when it was released, a note under one with the version it is of.
+
+    >>> release_note("3.0.0 (2 November 2026)", None)
+    'Version 3.0.0 was released on 2 November 2026.'
+    >>> release_note("Fixed a memory leak.", "2.9.4 (15 August 2026) > Fixes")
+    'Version 2.9.4 (15 August 2026), Fixes: Fixed a memory leak.'
+    """
+    own = release_heading(text)
+    if own is not None and (released := own[1]):
+        return f"Version {own[0]} was released {'in' if _MONTH_YEAR.fullmatch(released) else 'on'} {released}."
+    path = (section or "").split(SECTION_SEPARATOR)
+    for n, heading in enumerate(path):
+        if release := release_heading(heading):
+            version, date = release
+            # the headings under the release say what kind of change it is ("Fixed", "Deprecated")
+            kinds = "".join(f", {h}" for h in path[n + 1 :])
+            return f"Version {version}{f' ({date})' if date else ''}{kinds}: {text}"
+    return None
+
+
+#: The release a note is read with (:func:`release_note`), before the note's own words.
+RELEASE_PREFIX = re.compile(r"Version \d[^:]{0,120}: (?=\S)")
+
+
+#: "March 2024", "2024": a date of no day.
+_MONTH_YEAR = re.compile(r"(?:[A-Z][a-z]+\s+)?\d{4}")
+
+
 def row_fields(text: str) -> list[tuple[str, str]]:
     """A table's row read as fields, each its label and value, or none when ``text`` is no row
     of two fields or more.
@@ -598,6 +656,7 @@ __all__ = [
     "DENIAL_REACH",
     "NAME_CONNECTORS",
     "NEGATIONS",
+    "RELEASE_PREFIX",
     "STOP_WORDS",
     "TIME_SPAN",
     "YEAR",
@@ -607,7 +666,9 @@ __all__ = [
     "mentions",
     "name_heads",
     "normalise",
+    "number_text",
     "opening_name",
+    "release_note",
     "row_fields",
     "salient_names",
     "salient_terms",

@@ -95,6 +95,7 @@ from provgraph.answer.text import (
     mentions,
     name_heads,
     normalise,
+    number_text,
     row_fields,
     salient_names,
     salient_terms,
@@ -773,7 +774,9 @@ def _unqualified(pack: EvidencePack, kept: Sequence[_Kept]) -> str | None:
     answered by "... revenue in 2025" and "... approved in 2023", each holding half); or None.
     A year a yes/no question bounds a date by ("released before 2024") is no such number."""
     bound = year_bound(pack.question)
-    numbers = [t for t in salient_terms(pack.question) if t.isdigit() and not (bound and t == str(bound[1]))]
+    numbers = [
+        t for t in salient_terms(pack.question) if t.replace(" ", "").isdigit() and not (bound and t == str(bound[1]))
+    ]
     asked = _asked_words(pack)
     if not numbers or not asked:
         return None
@@ -783,7 +786,7 @@ def _unqualified(pack: EvidencePack, kept: Sequence[_Kept]) -> str | None:
         if any(map(found, asked)) and all(mentions(" ".join(words(said)), n) for n in numbers):
             return None
     quoted = ", ".join(f'"{w}"' for w in asked)
-    return f"No claim says what the question asks ({quoted}) for {', '.join(numbers)}."
+    return f"No claim says what the question asks ({quoted}) for {', '.join(map(number_text, numbers))}."
 
 
 #: The phrase of a question that qualifies what it asks by a year ("in the third quarter of 2026").
@@ -1083,7 +1086,7 @@ def _uncovered(question: str, cited: Sequence[EvidenceItem]) -> str | None:
         and not (t in short and spells(t, evidence))
     ]
     if names:
-        return "the evidence found does not mention " + ", ".join(f'"{n}"' for n in names)
+        return "the evidence found does not mention " + ", ".join(f'"{number_text(n)}"' for n in names)
     # "What kind of drug is amoxicillin?": "Amoxicillin is a penicillin antibiotic." says its kind
     # (nor the kind it asks for, "drug")
     kind = kind_asked(question)

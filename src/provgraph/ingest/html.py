@@ -39,7 +39,7 @@ _SPACE = re.compile(r"\s+")
 def html_text(raw: bytes) -> tuple[str, list[Block]]:
     """The document's text and its blocks (paragraphs and headings, in reading order)."""
     soup = BeautifulSoup(raw, "html.parser")
-    pieces: list[tuple[str, str]] = []  # (kind, text) of each block
+    pieces: list[tuple[str, str]] = []  # (kind, text) of each block; a heading's kind is its tag ("h2")
     current: list[str] = []
     headers: list[list[str] | None] = []  # of each table being read: its header row's cells, once read
 
@@ -62,7 +62,7 @@ def html_text(raw: bytes) -> tuple[str, list[Block]]:
                 if name in _HEADINGS:
                     close()
                     walk(child)
-                    close("heading")
+                    close(name)
                 elif name == "tr":
                     row(child)
                 elif name == "table":
@@ -136,7 +136,10 @@ def _laid_out(pieces: list[tuple[str, str]]) -> tuple[str, list[Block]]:
         if parts:
             parts.append("\n\n")
             pos += 2
-        blocks.append((pos, pos + len(words), kind, words if kind == "heading" else None))
+        if kind in _HEADINGS:
+            blocks.append(Block(pos, pos + len(words), "heading", words, int(kind[1])))
+        else:
+            blocks.append(Block(pos, pos + len(words), kind, None))
         parts.append(words)
         pos += len(words)
     return "".join(parts), blocks

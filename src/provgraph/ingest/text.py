@@ -1,7 +1,8 @@
 """Plain text and Markdown documents become passages: one per sentence, each the exact span of
 the original text with its character offsets (Unicode code points, end exclusive), its section
-(the nearest Markdown heading above it) and its page (form feeds separate pages, as pdftotext
-writes them; pages are only recorded when the text has any).
+(the nearest Markdown heading above it, after the headings it is under: "3.0.0 > Fixes") and its
+page (form feeds separate pages, as pdftotext writes them; pages are only recorded when the text
+has any).
 
 Sentence boundaries: ``.``, ``!`` or ``?`` (optionally followed by closing quotes or brackets),
 then whitespace, then something that can start a sentence; known abbreviations (``e.g.``,
@@ -17,7 +18,8 @@ line stands alone and does not read as a sentence: :func:`text_title`.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
+from typing import NamedTuple
 
 from provgraph.ingest.records import PassageSpec
 
@@ -99,9 +101,16 @@ def text_title(text: str) -> str | None:
     return first
 
 
-#: A block of a document's text: (start, end, kind, heading text); kind is "text", "heading" or
-#: "field" (a record's field after its first, which is its heading: :func:`_paragraph`).
-Block = tuple[int, int, str, str | None]
+class Block(NamedTuple):
+    """A block of a document's text; ``kind`` is "text", "heading" or "field" (a record's field
+    after its first, which is its heading: :func:`_paragraph`)."""
+
+    start: int
+    end: int
+    kind: str
+    heading: str | None
+    #: a heading's level ("## Fixes" is 2), 0 when the text marks none (a line in capitals)
+    level: int = 0
 
 
 def split_passages(text: str, *, markdown: bool, paged: bool = False, titled: bool = False) -> Iterator[PassageSpec]:
@@ -114,8 +123,12 @@ def split_passages(text: str, *, markdown: bool, paged: bool = False, titled: bo
 
 
 def _titled(blocks: Iterator[Block], text: str, title: str) -> Iterator[Block]:
-    for n, (start, end, kind, heading) in enumerate(blocks):
-        yield (start, end, "heading", title) if n == 0 and text[start:end] == title else (start, end, kind, heading)
+    for n, block in enumerate(blocks):
+        yield (
+            Block(block.start, block.end, "heading", title, 1)
+            if n == 0 and text[block.start : block.end] == title
+            else block
+        )
 
 
 def passages_in(text: str, blocks: Iterable[Block], *, paged: bool = False) -> Iterator[PassageSpec]:
@@ -123,9 +136,23 @@ def passages_in(text: str, blocks: Iterable[Block], *, paged: bool = False) -> I
     HTML reader gives its own blocks. Pages are recorded when ``paged`` or the text has any."""
     has_pages = paged or "\f" in text
     section: str | None = None
-    for start, end, kind, heading in blocks:
+    headings: list[Block] = []  # the headings the block is under, outermost first
+    for start, end, kind, heading, level in blocks:
         if kind == "heading":
-            section = heading
+            while headings and (not level or headings[-1].level >= level):
+                headings.pop()
+            if (
+                heading
+                and (release := release_heading(heading))
+                and release[1]
+                and (at := text.find(heading, start, end)) >= 0
+            ):
+                # "3.0.0 (2 November 2026)": the only sentence saying when the release was made
+                within = _section_path(headings) if headings else None
+                page = text.count("\f", 0, at) + 1 if has_pages else None
+                yield PassageSpec(text=heading, page=page, section=within, start=at, end=at + len(heading))
+            headings.append(Block(start, end, kind, heading, level))
+            section = _section_path(headings)
             continue
         within = heading if kind == "field" else section
         if clause := _CLAUSE.match(text, start, end):
@@ -136,6 +163,48 @@ def passages_in(text: str, blocks: Iterable[Block], *, paged: bool = False) -> I
         for s, e in _sentences(text, start, end):
             page = text.count("\f", 0, s) + 1 if has_pages else None
             yield PassageSpec(text=text[s:e], page=page, section=within, start=s, end=e)
+
+
+#: A release's heading in release notes or a changelog: "3.0.0 (2 November 2026)", "[1.1.0] -
+#: 2019-02-15" (Keep a Changelog), "v2.4 — March 2024", "Version 2.1".
+_RELEASE = re.compile(
+    r"(?P<lead>\[|(?:version|release|v)\s?)?(?P<version>\d+(?:\.\d+)+(?:-[0-9A-Za-z.]+)?)\]?"
+    r"(?:\s*(?:\((?P<paren>[^()]+)\)|[-\u2013\u2014:]\s*(?P<after>.+)))?",
+    re.I,
+)
+_YEAR = re.compile(r"\b(?:1[89]|20)\d{2}\b")
+#: Between the headings of a section's path.
+SECTION_SEPARATOR = " > "
+
+
+def release_heading(heading: str) -> tuple[str, str | None] | None:
+    """The version a heading of release notes names and the date it gives (None when none), or
+    None when it is no release's heading. A bare "2.1" is a numbered section's, not a release's.
+
+    >>> release_heading("[1.1.0] - 2019-02-15")
+    ('1.1.0', '2019-02-15')
+    >>> release_heading("2.9.4 (15 August 2026)")
+    ('2.9.4', '15 August 2026')
+    >>> release_heading("2.1 Results") is None, release_heading("2.1") is None
+    (True, True)
+    """
+    found = _RELEASE.fullmatch(heading.strip())
+    if found is None:
+        return None
+    date = found.group("paren") or found.group("after")
+    if date is not None and not _YEAR.search(date):
+        date = None  # "(yanked)", "- beta"
+    if not (date or found.group("lead") or found.group("version").count(".") > 1):
+        return None
+    return found.group("version"), date
+
+
+def _section_path(headings: Sequence[Block]) -> str | None:
+    """The section of what is under ``headings``: the nearest heading, after the headings it is
+    under ("3.0.0 (2 November 2026) > Fixes"), but for a document's title (a level-1 heading)
+    above them, which every passage carries already."""
+    inner = [h.heading for h in headings if h.heading and h.level != 1] or [headings[-1].heading or ""]
+    return SECTION_SEPARATOR.join(h for h in inner if h) or None
 
 
 def _blocks(text: str, *, markdown: bool) -> Iterator[Block]:
@@ -158,7 +227,7 @@ def _blocks(text: str, *, markdown: bool) -> Iterator[Block]:
             heading = _HEADING.match(content)
             if heading:
                 yield from _paragraph(text, lines)
-                yield line_start, line_start + len(content), "heading", heading.group(2)
+                yield Block(line_start, line_start + len(content), "heading", heading.group(2), len(heading.group(1)))
                 continue
             item = _LIST_ITEM.match(content)
             if item:
@@ -171,7 +240,7 @@ def _blocks(text: str, *, markdown: bool) -> Iterator[Block]:
         lead = len(content) - len(content.lstrip())
         if not lines and not in_fence and _CAPITALS.fullmatch(stripped) and sum(c.isalpha() for c in stripped) > 3:
             # "CONTRAINDICATIONS", "DOSAGE AND ADMINISTRATION": a label's heading, not its sentence's first words
-            yield line_start + lead, line_start + len(content.rstrip()), "heading", stripped
+            yield Block(line_start + lead, line_start + len(content.rstrip()), "heading", stripped)
             continue
         lines.append((line_start + lead, line_start + len(content.rstrip())))
     yield from _paragraph(text, lines)
@@ -205,16 +274,16 @@ def _paragraph(text: str, lines: list[tuple[int, int]]) -> Iterator[Block]:
         # header names its cells), the separator none
         header = text[lines[0][0] : lines[0][1]]
         for s, e in lines[2:]:
-            yield s, e, "field", header
+            yield Block(s, e, "field", header)
     elif len(lines) > 1 and all(_FIELD.match(text, s, e) for s, e in lines):
         # a record's first field names what the others are about ("Product: Quillmail Server"):
         # it is their section
         first = text[lines[0][0] : lines[0][1]]
-        yield lines[0][0], lines[0][1], "text", None
+        yield Block(lines[0][0], lines[0][1], "text", None)
         for s, e in lines[1:]:
-            yield s, e, "field", first
+            yield Block(s, e, "field", first)
     else:
-        yield lines[0][0], lines[-1][1], "text", None
+        yield Block(lines[0][0], lines[-1][1], "text", None)
     lines.clear()
 
 
@@ -262,4 +331,12 @@ def _trimmed(text: str, s: int, e: int) -> Iterator[tuple[int, int]]:
         yield s, e
 
 
-__all__ = ["Block", "markdown_title", "passages_in", "split_passages", "text_title"]
+__all__ = [
+    "SECTION_SEPARATOR",
+    "Block",
+    "markdown_title",
+    "passages_in",
+    "release_heading",
+    "split_passages",
+    "text_title",
+]
