@@ -524,6 +524,35 @@ def test_a_release_note_is_read_with_its_release(tmp_path):
     assert unreleased.answer_summary.endswith('does not mention "2.0.0".')
 
 
+def test_an_outcome_another_verb_states_is_a_verdict(tmp_path):
+    """ "Did Northgate Athletic win?" was medium, "No claim answers yes or no.", on "Riverside United
+    came from behind to beat Northgate Athletic"; "Did the Ninth Circuit affirm the district
+    court?" got no verdict from "The Ninth Circuit reversed.". Reading "beat" as "won" alone had
+    made the first high with no verdict."""
+    articles = {
+        "Riverside United 2-1 Northgate Athletic": "Riverside United came from behind to beat Northgate "
+        "Athletic 2-1 at Mill Lane on Saturday.\n\nNorthgate took the lead in the 23rd minute.\n",
+        "Okafor v. Meridian Health Systems": "The district court granted summary judgment to Meridian.\n\n"
+        "The Ninth Circuit reversed. The court remanded the case for trial.\n",
+    }
+    lost, won, lose, cup, affirmed = _ask_articles(
+        tmp_path,
+        articles,
+        "Did Northgate Athletic win?",
+        "Did Riverside United win the match?",
+        "Did Riverside United lose?",
+        "Did Northgate Athletic win the cup?",
+        "Did the Ninth Circuit affirm the district court?",
+    )
+    beat = "Riverside United came from behind to beat Northgate Athletic 2-1 at Mill Lane on Saturday."
+    assert [a.claims[0].text for a in (lost, won, lose)] == [f"No: {beat}", f"Yes: {beat}", f"No: {beat}"]
+    assert [a.confidence.value for a in (lost, won, lose)] == ["high"] * 3, lost.limitations
+    # the report says nothing of a cup: no verdict, and so no high answer
+    assert not cup.claims or not cup.claims[0].text.startswith(("Yes", "No")), cup.answer_summary
+    assert cup.confidence.value != "high"
+    assert affirmed.claims[0].text == "No: The Ninth Circuit reversed.", affirmed.answer_summary
+
+
 def test_what_a_party_must_do_is_stated_before_what_another_must(tmp_path):
     """ "How much notice must a landlord give to end a tenancy?" was answered first, high, with the
     tenant's 28 days: that sentence holds more of the question's words."""

@@ -83,10 +83,12 @@ from provgraph.answer.question import (
 )
 from provgraph.answer.span import short_answer, span
 from provgraph.answer.text import (
+    OUTCOMES,
     PRONOUNS,
     RELEASE_PREFIX,
     STOP_WORDS,
     acronyms,
+    clauses,
     content_words,
     denials_of,
     leaves_open,
@@ -404,6 +406,7 @@ def _verdict(relevant: Sequence[EvidenceItem], question: str) -> list[DraftClaim
             or _pair_verdict(relevant, question)
             or _choice_verdict(relevant, question)
             or _stated_verdict(relevant, question)
+            or _outcome_verdict(relevant, question)
             or _other_holder(relevant, question)
         )
     # the evidence saying what is compared first ("employs" for "more employees"; a fact's
@@ -592,6 +595,70 @@ def _stated_verdict(relevant: Sequence[EvidenceItem], question: str) -> list[Dra
         said = re.sub(rf"^{verdict}[,.:;!]\s*(\w)", lambda m: m.group(1).upper(), said)
         return [_verdict_claim(verdict, said, item)]
     return []
+
+
+#: Verbs of an outcome whose object has the opposite one: "A beat B" says B lost.
+_OVER = frozenset("beat defea overc".split())
+#: What a question asking whether a thing won or was affirmed names besides ("the match"): the
+#: contest itself, which a report of its outcome need not repeat.
+_CONTEST = frozenset("match game fixture case appeal".split())
+
+
+def _outcome_verdict(relevant: Sequence[EvidenceItem], question: str) -> list[DraftClaim]:
+    """A yes/no question whether a named thing had an outcome ("Did Northgate Athletic win?",
+    "Did the Ninth Circuit affirm the district court?"), answered by a passage about it whose
+    clause says the outcome or its opposite with another verb: "No: Riverside United came from
+    behind to beat Northgate Athletic 2-1 ...", "No: The Ninth Circuit reversed.". Who did it is
+    read from the order of the clause's words (the name before the verb did it; after "beat", was
+    beaten); a denial of the verb ("did not win") decides nothing here. The question's other
+    words must be in the passage, unless the verb ends its clause (what it reversed is what the
+    document is about)."""
+    if expects(question) is not Expects.YES_NO or pair(question) is not None or denials_of(question, words(question)):
+        return []
+    names = salient_names(question)
+    if len(names) != 1:
+        return []
+    name = names[0].split()
+    asked = [w for w in content_words(question) if w not in name and w not in _CONTEST]
+    verbs = [w for w in asked if word_key(w) in OUTCOMES]
+    if len(verbs) != 1:
+        return []
+    same, opposite = OUTCOMES[word_key(verbs[0])]
+    rest = {word_key(w) for w in asked if w != verbs[0]}
+    for item in relevant:
+        if item.kind is not EvidenceKind.PASSAGE:
+            continue
+        said = in_context(item.text.strip(), item.title, item.referent)
+        for clause in clauses(said):
+            clause_words = words(clause)
+            found = _outcome_in(clause_words, name, same, opposite)
+            if found is None or denials_of(clause, [clause_words[found[1]]]):
+                continue
+            verdict, at = found
+            ends = all(w in STOP_WORDS for w in clause_words[at + 1 :])
+            if not ends and not rest <= word_keys(f"{said} {item.title or ''}"):
+                continue
+            return [_verdict_claim(verdict, said, item)]
+    return []
+
+
+def _outcome_in(
+    said: Sequence[str], name: Sequence[str], same: frozenset[str], opposite: frozenset[str]
+) -> tuple[str, int] | None:
+    """The verdict a clause's words give for whether ``name`` had the outcome ``same`` says, and
+    where the verb giving it is; None when they give none."""
+    at = next((i for i in range(len(said) - len(name) + 1) if list(said[i : i + len(name)]) == list(name)), None)
+    if at is None:
+        return None
+    for i, word in enumerate(said):
+        key = word_key(word)
+        if key not in same and key not in opposite:
+            continue
+        if at + len(name) <= i:  # the name before the verb: it did it
+            return ("Yes" if key in same else "No"), i
+        if at > i and key in _OVER:  # "beat Northgate Athletic": it was beaten
+            return ("No" if key in same else "Yes"), i
+    return None
 
 
 def _verdict_claim(verdict: str, said: str, item: EvidenceItem) -> DraftClaim:

@@ -347,11 +347,26 @@ _LABEL_WORDS = {
 }
 
 
+#: Outcomes that other verbs state, by the key of a verb saying it: the keys of the verbs saying
+#: it, and of those saying its opposite. "Riverside United beat Northgate Athletic" says who won
+#: and who lost; "The Ninth Circuit reversed" that it did not affirm.
+OUTCOMES: dict[str, tuple[frozenset[str], frozenset[str]]] = {}
+for _one, _other in (
+    ("win beat defea overc", "lose"),
+    ("affir uphol", "rever vacat overt overr"),
+    ("appro accep grant", "rejec deni refus decli"),
+):
+    for _said, _opposite in ((_one, _other), (_other, _one)):
+        for _key in _said.split():
+            OUTCOMES[_key] = (frozenset(_said.split()), frozenset(_opposite.split()))
+
+
 def word_keys(text: str, *, measures: bool = False) -> set[str]:
     """The :func:`word_key` of every word of ``text``; with ``measures``, also of the adjectives
     that ask for a measure it names ("elevation": "high", "higher", "tall" ...), of the other
     words of naming ("known": "called"), of the everyday words of a label's ("adverse": "side",
-    "effects") and of what its phrases say (:data:`_PHRASED`): for what evidence answers, never
+    "effects"), of what its phrases say (:data:`_PHRASED`) and of the outcomes its verbs state
+    (:data:`OUTCOMES`: "beat" speaks of who won): for what evidence answers, never
     for what it states.
 
     >>> sorted(word_keys("Its elevation is 8,849 metres", measures=True) - word_keys("Its elevation is 8,849 metres"))
@@ -364,6 +379,8 @@ def word_keys(text: str, *, measures: bool = False) -> set[str]:
         keys |= {word_key(a) for w in said if w in _NAMING for a in _NAMING}
         keys |= {word_key(a) for w in said if w in _LABEL_WORDS for a in _LABEL_WORDS[w].split()}
         keys |= {word_key(a) for pattern, asked in _PHRASED for a in asked.split() if pattern.search(text)}
+        # "beat" speaks of who won, "reversed" of whether a court affirmed
+        keys |= {k for key in list(keys) if key in OUTCOMES for k in OUTCOMES[key][0] | OUTCOMES[key][1]}
     return keys
 
 
@@ -656,6 +673,7 @@ __all__ = [
     "DENIAL_REACH",
     "NAME_CONNECTORS",
     "NEGATIONS",
+    "OUTCOMES",
     "RELEASE_PREFIX",
     "STOP_WORDS",
     "TIME_SPAN",

@@ -86,6 +86,7 @@ from provgraph.answer.models import (
 )
 from provgraph.answer.question import KIND_WORDS, Expects, choices, expects, kind_asked, offers, year_bound
 from provgraph.answer.text import (
+    OUTCOMES,
     STOP_WORDS,
     YEAR,
     acronyms,
@@ -927,7 +928,7 @@ def _unproven(pack: EvidencePack, kept: Sequence[_Kept]) -> str | None:
         return None if verdict else "No claim decides between the options the question names."
     asked_words = _asked_words(pack)
     terms = salient_terms(question)
-    for (claim, _), share in zip(kept, _property_shares(pack, kept), strict=True):
+    for (claim, cited), share in zip(kept, _property_shares(pack, kept), strict=True):
         if expected is Expects.YES_NO:
             # a verdict, or a claim about everything the question names ("You should not give
             # aspirin to children under 16")
@@ -937,6 +938,10 @@ def _unproven(pack: EvidencePack, kept: Sequence[_Kept]) -> str | None:
                 continue
             # "It does not decide whether Meridian submitted false claims" answers neither way
             if not _VERDICT.match(claim.text) and leaves_open(claim.text, asked_words):
+                continue
+            # "Riverside United beat Northgate Athletic" for "Did Northgate Athletic win the cup?":
+            # an outcome another verb states answers in a verdict only (drawn when it decides)
+            if not _VERDICT.match(claim.text) and _outcome_only(claim.text + " " + evidence_text(cited), asked_words):
                 continue
         elif not offers(claim.text, expected, question):
             continue
@@ -950,6 +955,13 @@ def _unproven(pack: EvidencePack, kept: Sequence[_Kept]) -> str | None:
         + (" (" + ", ".join(f'"{w}"' for w in asked_words) + ")" if asked_words else "")
         + "."
     )
+
+
+def _outcome_only(said: str, asked: Sequence[str]) -> bool:
+    """Whether an outcome asked of ("win", "affirm") is said only by another verb ("beat",
+    "reversed": :data:`~provgraph.answer.text.OUTCOMES`)."""
+    keys = word_keys(said)
+    return any(word_key(w) in OUTCOMES and word_key(w) not in keys for w in asked)
 
 
 def _confidence(draft: DraftAnswer, kept: Sequence[_Kept]) -> AnswerConfidence:
