@@ -553,6 +553,84 @@ def test_an_outcome_another_verb_states_is_a_verdict(tmp_path):
     assert affirmed.claims[0].text == "No: The Ninth Circuit reversed.", affirmed.answer_summary
 
 
+ABSTRACT = (
+    "Effect of Intermittent Fasting on Weight Loss in Adults with Obesity: A Randomized Clinical Trial\n\n"
+    "METHODS\nWe randomly assigned 312 adults with obesity to time-restricted eating or to daily calorie "
+    "restriction for 12 months. The trial was conducted at three centers in Guangzhou, China, and was funded "
+    "by the National Natural Science Foundation of China.\n\n"
+    "RESULTS\nA total of 281 participants (90.1%) completed the 12-month follow-up.\n"
+)
+
+
+def test_a_papers_abstract_answers_from_its_sentences_not_its_title(tmp_path):
+    """A paper's title of 15 words was a passage, not the title, and every capitalised word of it
+    a name: "Where was ... conducted?" and "Who funded ...?" were answered, high, with the title.
+    "How many participants died?" was high on "281 participants (90.1%) completed ..."."""
+    where, funded, died = _ask_file(
+        tmp_path,
+        "abstract.txt",
+        ABSTRACT,
+        "Where was the intermittent fasting trial conducted?",
+        "Who funded the intermittent fasting trial?",
+        "How many participants died in the trial?",
+    )
+    assert where.claims[0].text == "The intermittent fasting trial was conducted in Guangzhou.", where.answer_summary
+    # "The trial", not the title of 15 words in its place
+    assert where.claims[1].text.startswith("The trial was conducted at three centers")
+    assert funded.claims[0].text == "National Natural Science Foundation of China funded the intermittent fasting trial."
+    assert where.confidence.value == funded.confidence.value == "high"
+    assert died.confidence.value == "low", died.answer_summary
+    assert 'No claim says what the question counts ("died").' in died.limitations
+
+
+def test_a_guideline_answers_for_the_case_asked(tmp_path):
+    """ "When was the pneumonia guideline issued?" was "... issued in 2019", the year of the guideline
+    it replaces, beside the word "guideline"; "What should outpatients with comorbidities be
+    prescribed?" was answered first with what those without them should be."""
+    text = (
+        "This guideline was issued by the Northern Thoracic Society on 3 March 2026 and replaces the 2019 "
+        "guideline.\n\n## Treatment of outpatients\n\n**Recommendation 3.** For healthy outpatients without "
+        "comorbidities, prescribe amoxicillin 1 g three times daily.\n\n**Recommendation 4.** For outpatients "
+        "with comorbidities, prescribe amoxicillin-clavulanate combined with a macrolide.\n"
+    )
+    issued, comorbid = _ask_articles(
+        tmp_path,
+        {"Community-acquired pneumonia guideline": text},
+        "When was the pneumonia guideline issued?",
+        "What should outpatients with comorbidities be prescribed?",
+    )
+    assert issued.claims[0].text == "The pneumonia guideline was issued on 3 March 2026.", issued.answer_summary
+    assert comorbid.claims[0].text.startswith("Recommendation 4. For outpatients with comorbidities"), (
+        comorbid.answer_summary
+    )
+
+
+def test_a_functions_reference_answers_of_its_parameters_and_versions(tmp_path):
+    """An API reference in Markdown: "Defaults to 30.0." was a passage of its own, saying of no
+    parameter; "How long are results cached?" read "Results cached are 5 minutes long."; "When
+    was get_records removed?" was low ("removed in version 3.0" no date), its first claim about
+    fetch_records."""
+    text = (
+        "# fetch_records\n\n`fetch_records(source, *, limit=100, timeout=30.0)` reads records from a source.\n\n"
+        "## Parameters\n\n- `limit` (int): the maximum number of records returned. Defaults to 100.\n"
+        "- `timeout` (float): seconds to wait for a remote source. Defaults to 30.0.\n\n"
+        "## Notes\n\nResults are cached for 5 minutes.\n\n"
+        "This function replaces `get_records`, which was removed in version 3.0.\n"
+    )
+    timeout, cached, removed = _ask_file(
+        tmp_path,
+        "fetch_records.md",
+        text,
+        "What is the default timeout of fetch_records?",
+        "How long are results cached?",
+        "When was get_records removed?",
+    )
+    assert timeout.claims[0].text == "`timeout` (float): seconds to wait for a remote source. Defaults to 30.0."
+    assert cached.claims[0].text == "Results are cached for 5 minutes.", cached.answer_summary
+    assert removed.claims[0].text.endswith("which was removed in version 3.0."), removed.answer_summary
+    assert [a.confidence.value for a in (timeout, cached, removed)] == ["high"] * 3
+
+
 def test_what_a_party_must_do_is_stated_before_what_another_must(tmp_path):
     """ "How much notice must a landlord give to end a tenancy?" was answered first, high, with the
     tenant's 28 days: that sentence holds more of the question's words."""

@@ -361,6 +361,8 @@ def _passage_claims(
             not _field_asked(p, of_names),
             # "How much notice must a landlord give ...?": what a landlord must, not a tenant
             bool(doer) and not doer <= word_keys(p.text),
+            # "... outpatients with comorbidities ...?": not what holds for those without them
+            _without(p, question),
             # under a heading saying what is asked ("What is Nephralin used for?": "INDICATIONS AND
             # USAGE"), before "Avoid use with rifampin" under "DRUG INTERACTIONS"
             not of_names & word_keys(p.section or "", measures=True),
@@ -968,9 +970,17 @@ def in_context(text: str, title: str | None, referent: str | None = None) -> str
         return named + "'s" + text[match.end() :]
     if referent and (match := _DEFINITE_OWNER.match(text)):
         return named + text[match.end() :]
-    if (match := _DEFINITE.match(text)) and (referent or _is_kind(match.group(1), title or "")):
+    if (match := _DEFINITE.match(text)) and (
+        referent or (_is_kind(match.group(1), title or "") and len(name.split()) <= _KIND_TITLE_WORDS)
+    ):
         return named + text[match.end() :]
     return text
+
+
+#: Longest title (in words) that stands in for "The <kind>": "The trial was conducted ..." says
+#: no less than a paper's whole title would ("Effect of Intermittent Fasting on ...: A Randomized
+#: Clinical Trial was conducted ...").
+_KIND_TITLE_WORDS = 8
 
 
 #: Markdown's bold and strong emphasis around words.
@@ -1217,6 +1227,20 @@ def _other_case(item: EvidenceItem, compounds: Sequence[tuple[str, str]]) -> boo
 
 
 _STOP_KEYS = frozenset(word_key(w) for w in STOP_WORDS)
+
+
+def _without(item: EvidenceItem, question: str) -> bool:
+    """Whether a passage says "without" what the question says "with", or the reverse, and never
+    as the question does ("For healthy outpatients without comorbidities" for "What should
+    outpatients with comorbidities be prescribed?")."""
+
+    def qualified(text: str) -> set[tuple[str, str]]:
+        said = words(text)
+        return {(a, word_key(b)) for a, b in pairwise(said) if a in ("with", "without")}
+
+    asked, said = qualified(question), qualified(item.text)
+    other = {"with": "without", "without": "with"}
+    return any((other[a], b) in said and (a, b) not in said for a, b in asked)
 
 
 #: "... must a landlord give ...": who a question asks what of, after its modal verb.

@@ -59,6 +59,8 @@ _DATED_YEAR = re.compile(
 )
 #: A span of time from an event: "within one month", "after 2 weeks", "every six hours".
 _WITHIN = re.compile(rf"\b(?:within|after|every|for|in)\s+{TIME_SPAN}", re.I)
+#: "added in version 2.3", "removed in 3.0": when, in software's own reckoning.
+_IN_VERSION = re.compile(r"\b(?:in|since|until|from)\s+(?:(?:version|release)\s+|v)?\d+\.\d+(?:\.\d+)*\b", re.I)
 _MONTHS = "january february march april may june july august september october november december".split()
 _NUMBER_WORDS = frozenset(
     "one two three four five six seven eight nine ten eleven twelve twenty thirty forty fifty hundred thousand "
@@ -91,7 +93,7 @@ def expects(question: str) -> Expects:
 
 def offers(text: str, expected: Expects, question: str) -> bool:
     """Whether ``text`` holds an answer of the ``expected`` type that ``question`` does not:
-    a year, a month or a span of time from an event (date), a number, a name of capitalised
+    a year, a month, a span of time from an event or a version (date), a number, a name of capitalised
     words (person, place). Yes/no, choices and other questions: any text may answer them.
 
     >>> when = "When should patients starting a new drug be reassessed?"
@@ -99,12 +101,16 @@ def offers(text: str, expected: Expects, question: str) -> bool:
     True
     >>> offers("They should be reassessed by a nurse.", Expects.DATE, when)
     False
+    >>> offers("It was added in version 2.3.", Expects.DATE, "When was fetch_records added?")
+    True
     """
     asked = set(words(question))
     if expected is Expects.DATE:
         # a year or a month; or a time from now ("reassessed within one month")
-        return any((YEAR.fullmatch(w) or w in _MONTHS) and w not in asked for w in words(text)) or (
-            _WITHIN.search(text) is not None and _WITHIN.search(question) is None
+        return (
+            any((YEAR.fullmatch(w) or w in _MONTHS) and w not in asked for w in words(text))
+            or (_WITHIN.search(text) is not None and _WITHIN.search(question) is None)
+            or (_IN_VERSION.search(text) is not None and _IN_VERSION.search(question) is None)
         )
     if expected is Expects.NUMBER:
         # a year after "in", "since" ... dates, it counts nothing ("Its main patent expires in 2031")

@@ -94,7 +94,12 @@ def span(sentence: str, question: str) -> str | None:
     # nearest to what is asked of the names ("led" of "Who led the Novgorod forces at the Battle
     # of Lake Peipus?": "Prince Alexander Nevsky", not "the Battle on the Ice" beside its name)
     named = set().union(*names)
-    focus = [m.start() for w in content_words(question) if w not in named for m in _word_at(sentence, w)]
+    unnamed = [w for w in content_words(question) if w not in named]
+    # the verb asked of, when the sentence says it: "issued" of "When was the pneumonia guideline
+    # issued?" ("issued ... on 3 March 2026", not "the 2019 guideline" beside the noun)
+    verbs = [w for w in unnamed if _participle(w) and "NOUN" not in word_readings(w)]
+    focus = [m.start() for w in verbs for m in _word_at(sentence, w)]
+    focus = focus or [m.start() for w in unnamed for m in _word_at(sentence, w)]
     focus = focus or [m.start() for w in content_words(question) for m in _word_at(sentence, w)]
     best = found[0] if not focus else min(found, key=lambda f: (min(abs(f[0] - at) for at in focus), f[0]))
     if expected is Expects.PLACE:  # the places listed with it follow no preposition of their own
@@ -249,6 +254,10 @@ def short_answer(sentence: str, question: str, title: str | None = None) -> str 
         before = _PLACE_PREPOSITION.search(sentence[: sentence.find(answer)]) if answer in sentence else None
         # with its article: "at the Conference on ...", "in the United States"
         answer = f"{before.group().strip() if before else 'in'} {answer}"
+    if parts.get("adj", "").lower() == "long" and (
+        re.search(r"\b(?:second|minute|hour|day|week|month|year)s?\b", answer) or _participle(parts["x"].split()[-1])
+    ):
+        return None  # "How long are results cached?": a time, not a length ("... are 5 minutes long")
     if parts.get("adj", "").lower() == "old" and not re.search(r"\byears?\b", answer):
         parts["adj"] = ""  # "was 37", not "was 37 old"
     text = template.format(a=answer, **{k: parts.get(k, "") for k in ("x", "v", "p", "rest", "adj", "clause")})

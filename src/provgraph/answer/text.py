@@ -415,6 +415,8 @@ _PHRASED = [
 ]
 
 
+#: A name in code: in backticks, or of words joined by underscores ("get_records").
+_CODE_NAME = re.compile(r"`([^`\s]{1,60})`|(?<![\w`])([A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+)(?![\w`])")
 #: "1.4.0", "3.9": a number of dotted parts, a version or a decimal.
 _DOTTED = re.compile(r"(?<![\w.])\d+(?:\.\d+)+(?![\w])")
 
@@ -430,12 +432,14 @@ def salient_terms(question: str) -> list[str]:
 
     >>> salient_terms("Who took Photo 51 in 1952?"), salient_terms("How far is Kepler-186f from Earth?")
     (['photo 51', '1952'], ['kepler 186f', 'earth'])
-    >>> salient_terms("When was Driftwood 1.4.0 released?")
-    ['driftwood', '1 4 0']
+    >>> salient_terms("When was Driftwood 1.4.0 released?"), salient_terms("What does get_records return?")
+    (['driftwood', '1 4 0'], ['get records'])
     """
     terms: list[str] = []
     for quoted in re.findall(r"[\"“]([^\"”]+)[\"”]", question):
         terms.append(" ".join(words(quoted)))
+    # "get_records", `fetch`: a name in code, in lower case as code writes it
+    terms += [" ".join(words(m.group(1) or m.group(2))) for m in _CODE_NAME.finditer(question)]
     text = _THOUSANDS.sub("", _without_marks(question))
     matches = list(_WORD.finditer(text))
     tokens = [m.group() for m in matches]

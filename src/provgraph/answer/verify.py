@@ -871,11 +871,19 @@ def _uncounted(pack: EvidencePack, kept: Sequence[_Kept]) -> str | None:
         said = claim.text + " " + evidence_text(cited)
         if _finder(set(words(said)), inflections=True, text=said)(verb):
             return None
-        # "14,230 spectators", "3.7 million people"
+        # "14,230 spectators", "3.7 million people"; not "281 participants (90.1%) completed the
+        # follow-up" for "How many participants died?": what they did is said, and it is not that
         own = [w for w in words(claim.text) if w not in _SCALES]
-        if any(_COUNT.fullmatch(a) and without_possessive(b) == counted for a, b in pairwise(own)):
-            return None
+        for i, (a, b) in enumerate(pairwise(own)):
+            if _COUNT.fullmatch(a) and without_possessive(b) == counted and not _done(own[i + 2 :]):
+                return None
     return f'No claim says what the question counts ("{verb}").'
+
+
+def _done(after: Sequence[str]) -> bool:
+    """Whether the words after a count's noun say what the counted did: a verb, past numbers."""
+    verb = next((w for w in after if not _COUNT.fullmatch(w)), None)
+    return verb is not None and "VERB" in word_readings(verb) and "AUX" not in word_readings(verb)
 
 
 def _end_of(said: Sequence[str], name: Sequence[str]) -> int | None:
