@@ -263,7 +263,8 @@ def short_answer(sentence: str, question: str, title: str | None = None) -> str 
     text = template.format(a=answer, **{k: parts.get(k, "") for k in ("x", "v", "p", "rest", "adj", "clause")})
     text = re.sub(r"\s+", " ", text).strip()
     text = text[:1].upper() + text[1:] + "."
-    held = word_keys(f"{sentence} {title or ''}", measures=True)  # "8,849 metres high": its elevation
+    # "8,849 metres high": its elevation; but "won" is said by no "defeat" ("The defeat of Smith")
+    held = word_keys(f"{sentence} {title or ''}", measures=True, outcomes=False)
     return text if all(word_key(w) in held for w in content_words(text)) else None
 
 

@@ -361,7 +361,7 @@ for _one, _other in (
             OUTCOMES[_key] = (frozenset(_said.split()), frozenset(_opposite.split()))
 
 
-def word_keys(text: str, *, measures: bool = False) -> set[str]:
+def word_keys(text: str, *, measures: bool = False, outcomes: bool = True) -> set[str]:
     """The :func:`word_key` of every word of ``text``; with ``measures``, also of the adjectives
     that ask for a measure it names ("elevation": "high", "higher", "tall" ...), of the other
     words of naming ("known": "called"), of the everyday words of a label's ("adverse": "side",
@@ -379,8 +379,10 @@ def word_keys(text: str, *, measures: bool = False) -> set[str]:
         keys |= {word_key(a) for w in said if w in _NAMING for a in _NAMING}
         keys |= {word_key(a) for w in said if w in _LABEL_WORDS for a in _LABEL_WORDS[w].split()}
         keys |= {word_key(a) for pattern, asked in _PHRASED for a in asked.split() if pattern.search(text)}
-        # "beat" speaks of who won, "reversed" of whether a court affirmed
-        keys |= {k for key in list(keys) if key in OUTCOMES for k in OUTCOMES[key][0] | OUTCOMES[key][1]}
+        # "beat" speaks of who won, "reversed" of whether a court affirmed (but says neither of a
+        # name: "The defeat of Smith" is no "Smith won"; without ``outcomes``, for what is stated)
+        if outcomes:
+            keys |= {k for key in list(keys) if key in OUTCOMES for k in OUTCOMES[key][0] | OUTCOMES[key][1]}
     return keys
 
 
