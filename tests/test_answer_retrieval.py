@@ -632,6 +632,76 @@ def test_a_functions_reference_answers_of_its_parameters_and_versions(tmp_path):
     assert [a.confidence.value for a in (timeout, cached, removed)] == ["high"] * 3
 
 
+def test_a_deal_report_answers_with_money_and_with_which_way_a_figure_went(tmp_path):
+    """ "How much is Halvorsen paying ...?" was high on "60 percent of the price in cash"; "Did
+    Halvorsen shares rise ...?" was high on "Halvorsen shares fell 4.2 percent" with no verdict;
+    "Did Contoso's operating profit grow?" was "Yes" on "revenue grew ..., while its operating
+    profit fell"."""
+    articles = {
+        "Halvorsen Shipping to Acquire Baltic Freight Lines": "Halvorsen Shipping ASA said it had agreed to "
+        "buy Baltic Freight Lines for 2.1 billion euros, including debt.\n\nHalvorsen will pay 60 percent of the "
+        "price in cash and the rest in new shares.\n\nHalvorsen shares fell 4.2 percent after the announcement.\n",
+        "Contoso results": "Contoso's revenue grew 8 percent in 2025, while its operating profit fell 3 percent.\n",
+    }
+    paying, rise, revenue, profit = _ask_articles(
+        tmp_path,
+        articles,
+        "How much is Halvorsen paying for Baltic Freight Lines?",
+        "Did Halvorsen shares rise after the announcement?",
+        "Did Contoso's revenue grow in 2025?",
+        "Did Contoso's operating profit grow in 2025?",
+    )
+    # "buy ... for 2.1 billion euros" says what is paid
+    assert "2.1 billion euros" in paying.claims[0].text, paying.answer_summary
+    assert rise.claims[0].text == "No: Halvorsen shares fell 4.2 percent after the announcement."
+    contoso = "Contoso's revenue grew 8 percent in 2025, while its operating profit fell 3 percent."
+    assert [revenue.claims[0].text, profit.claims[0].text] == [f"Yes: {contoso}", f"No: {contoso}"]
+    assert [a.confidence.value for a in (paying, rise, revenue, profit)] == ["high"] * 4
+
+
+LEAFLET = (
+    "# Cardenol 5 mg tablets\n\n## What Cardenol is used for\n\n"
+    "Cardenol is used to treat high blood pressure.\n\n## Do not take Cardenol\n\n"
+    "- if you are allergic to bisoprolol\n- if you have severe asthma\n- if you have a very slow heart rate\n\n"
+    "## How to take Cardenol\n\nThe recommended starting dose is 5 mg once a day. "
+    "Swallow the tablet with water in the morning.\n"
+)
+
+
+def test_a_patient_leaflet_reads_its_lists_with_their_heading(tmp_path):
+    """ "Who should not take Cardenol?" was low on "if you have severe asthma" (a name expected,
+    one item of three stated); "Can I take Cardenol if I have severe asthma?" got no verdict (its
+    "if" read as leaving the question open); "When should Cardenol be taken?" was low ("in the
+    morning" no time, "taken" said by the heading only)."""
+    who, asthma, when = _ask_file(
+        tmp_path,
+        "cardenol.md",
+        LEAFLET,
+        "Who should not take Cardenol?",
+        "Can I take Cardenol if I have severe asthma?",
+        "When should Cardenol be taken?",
+    )
+    assert [c.text for c in who.claims[:3]] == [
+        "Do not take Cardenol if you have severe asthma",
+        "Do not take Cardenol if you are allergic to bisoprolol",
+        "Do not take Cardenol if you have a very slow heart rate",
+    ], who.answer_summary
+    assert asthma.claims[0].text == "No: Do not take Cardenol if you have severe asthma", asthma.answer_summary
+    assert when.claims[0].text == "Swallow the tablet with water in the morning.", when.answer_summary
+    assert [a.confidence.value for a in (who, asthma, when)] == ["high"] * 3
+
+
+def test_who_should_not_take_a_drug_is_answered_by_what_says_not(tmp_path):
+    """ "Who should not take Nephralin?" was answered first, high, with "Patients aged 80 years or
+    older should take 2.5 mg twice daily.", which says who should take it."""
+    label = (
+        "DOSAGE AND ADMINISTRATION\nPatients aged 80 years or older should take 2.5 mg twice daily.\n\n"
+        "CONTRAINDICATIONS\nNephralin is contraindicated in patients with active pathological bleeding.\n"
+    )
+    [who] = _ask_articles(tmp_path, {"Nephralin prescribing information": label}, "Who should not take Nephralin?")
+    assert who.claims[0].text == "Nephralin is contraindicated in patients with active pathological bleeding."
+
+
 def test_what_a_party_must_do_is_stated_before_what_another_must(tmp_path):
     """ "How much notice must a landlord give to end a tenancy?" was answered first, high, with the
     tenant's 28 days: that sentence holds more of the question's words."""

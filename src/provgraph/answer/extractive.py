@@ -52,7 +52,7 @@ documents are grouped by subtopic (the subject's label, or the passage's documen
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from functools import lru_cache
 from itertools import pairwise
 
@@ -86,6 +86,7 @@ from provgraph.answer.text import (
     OUTCOMES,
     PRONOUNS,
     RELEASE_PREFIX,
+    SECTION_SEPARATOR,
     STOP_WORDS,
     acronyms,
     clauses,
@@ -105,6 +106,7 @@ from provgraph.answer.text import (
     split_camel,
     term_text,
     tokens,
+    under_heading,
     verbal,
     without_disambiguation,
     without_possessive,
@@ -352,6 +354,7 @@ def _passage_claims(
     which = _which_thing(question)
     doer = _doer(question)
     compounds = _compounds(question)
+    negated = _NEGATIVE.search(question) is not None
     passages = sorted(
         passages,
         key=lambda p: (
@@ -363,6 +366,9 @@ def _passage_claims(
             bool(doer) and not doer <= word_keys(p.text),
             # "... outpatients with comorbidities ...?": not what holds for those without them
             _without(p, question),
+            # "Who should not take Nephralin?": what says who not, before "Patients aged 80 years or
+            # older should take 2.5 mg"
+            negated and not _NEGATIVE.search(p.text),
             # under a heading saying what is asked ("What is Nephralin used for?": "INDICATIONS AND
             # USAGE"), before "Avoid use with rifampin" under "DRUG INTERACTIONS"
             not of_names & word_keys(p.section or "", measures=True),
@@ -407,8 +413,8 @@ def _verdict(relevant: Sequence[EvidenceItem], question: str) -> list[DraftClaim
             _rows_superlative(relevant, question)
             or _pair_verdict(relevant, question)
             or _choice_verdict(relevant, question)
-            or _stated_verdict(relevant, question)
             or _outcome_verdict(relevant, question)
+            or _stated_verdict(relevant, question)
             or _other_holder(relevant, question)
         )
     # the evidence saying what is compared first ("employs" for "more employees"; a fact's
@@ -574,6 +580,12 @@ def _stated_verdict(relevant: Sequence[EvidenceItem], question: str) -> list[Dra
         return any(mentions(_item_text(item), t) for t in terms) or bool(named and mentions(said_in_question, named))
 
     keys = {word_key(w) for w in asked}
+    # "Can I take Cardenol if I have severe asthma?": the passage's own "if you have severe
+    # asthma" is the question's condition, not a clause it leaves open
+    condition = re.search(r"\b(?:if|whether)\b(.*)", question, re.I)
+    unconditioned = [w for w in asked if not condition or w not in words(condition.group(1))]
+    # the opposites of an outcome asked of ("fell" for "grow"): :func:`_outcome_verdict`'s to read
+    outcomes = frozenset().union(*(OUTCOMES[k][1] for k in keys if k in OUTCOMES))
     # "Was Helix 24.07 released before 2024?": the year the passage gives decides, not its words
     dated = year_bound(question)
     if dated:
@@ -583,8 +595,10 @@ def _stated_verdict(relevant: Sequence[EvidenceItem], question: str) -> list[Dra
             continue
         if not keys <= word_keys(f"{item.text} {item.title or ''}") or keys & ranked(item.text) - ranked(question):
             continue
-        if leaves_open(item.text, asked):
+        if leaves_open(item.text, unconditioned):
             continue
+        if outcomes and outcomes & word_keys(item.text):
+            continue  # "revenue grew, while operating profit fell": which said of what, word order tells
         said = in_context(item.text.strip(), item.title, item.referent)
         verdict = "No" if denials_of(item.text, asked) else "Yes"
         if dated:
@@ -631,36 +645,49 @@ def _outcome_verdict(relevant: Sequence[EvidenceItem], question: str) -> list[Dr
         if item.kind is not EvidenceKind.PASSAGE:
             continue
         said = in_context(item.text.strip(), item.title, item.referent)
+        named = False  # whether a clause before named it: "its" stands for it in those after
         for clause in clauses(said):
             clause_words = words(clause)
-            found = _outcome_in(clause_words, name, same, opposite)
-            if found is None or denials_of(clause, [clause_words[found[1]]]):
-                continue
-            verdict, at = found
-            ends = all(w in STOP_WORDS for w in clause_words[at + 1 :])
-            if not ends and not rest <= word_keys(f"{said} {item.title or ''}"):
-                continue
-            return [_verdict_claim(verdict, said, item)]
+            for verdict, at in _outcomes_in(clause_words, name, same, opposite, named=named):
+                if denials_of(clause, [clause_words[at]]):
+                    continue
+                ends = all(w in STOP_WORDS for w in clause_words[at + 1 :])
+                if not ends and not rest <= word_keys(f"{said} {item.title or ''}"):
+                    continue
+                # "Did Contoso's profit grow?": the outcome of what is asked ("... revenue grew,
+                # while its operating profit fell"), the word before the verb its thing or the name
+                before = [w for w in clause_words[:at] if w not in STOP_WORDS][-1:]
+                if rest and before and word_key(before[0]) not in rest and before[0] != name[-1]:
+                    continue
+                return [_verdict_claim(verdict, said, item)]
+            named = named or _position(clause_words, name) is not None
     return []
 
 
-def _outcome_in(
-    said: Sequence[str], name: Sequence[str], same: frozenset[str], opposite: frozenset[str]
-) -> tuple[str, int] | None:
-    """The verdict a clause's words give for whether ``name`` had the outcome ``same`` says, and
-    where the verb giving it is; None when they give none."""
-    at = next((i for i in range(len(said) - len(name) + 1) if list(said[i : i + len(name)]) == list(name)), None)
+def _position(said: Sequence[str], name: Sequence[str]) -> int | None:
+    """Where the words ``name`` first stand in the words ``said``, or None."""
+    return next((i for i in range(len(said) - len(name) + 1) if list(said[i : i + len(name)]) == list(name)), None)
+
+
+def _outcomes_in(
+    said: Sequence[str], name: Sequence[str], same: frozenset[str], opposite: frozenset[str], *, named: bool
+) -> Iterator[tuple[str, int]]:
+    """The verdicts a clause's words give for whether ``name`` had the outcome ``same`` says,
+    each with where the verb giving it is. With ``named`` (an earlier clause named it), "its" or
+    "their" stands for the name."""
+    at, size = _position(said, name), len(name)
+    if at is None and named:
+        at, size = next((i for i, w in enumerate(said) if w in ("its", "their")), None), 1
     if at is None:
-        return None
+        return
     for i, word in enumerate(said):
         key = word_key(word)
         if key not in same and key not in opposite:
             continue
-        if at + len(name) <= i:  # the name before the verb: it did it
-            return ("Yes" if key in same else "No"), i
-        if at > i and key in _OVER:  # "beat Northgate Athletic": it was beaten
-            return ("No" if key in same else "Yes"), i
-    return None
+        if at + size <= i:  # the name before the verb: it did it
+            yield ("Yes" if key in same else "No"), i
+        elif at > i and key in _OVER:  # "beat Northgate Athletic": it was beaten
+            yield ("No" if key in same else "Yes"), i
 
 
 def _verdict_claim(verdict: str, said: str, item: EvidenceItem) -> DraftClaim:
@@ -1095,6 +1122,7 @@ def _passages(relevant: Sequence[EvidenceItem], terms: Sequence[str], question: 
                 chosen.append(match)
     chosen += _answering(first, chosen, question)
     chosen += _asked_field(first, chosen, question)
+    chosen += _listed(first, chosen)
     asked = set(content_words(question))
     expected = expects(question)
     chosen += _covering(first, chosen, asked)
@@ -1125,6 +1153,27 @@ def _passages(relevant: Sequence[EvidenceItem], terms: Sequence[str], question: 
     chosen += [p for p in first if p.score >= PASSAGE_RATIO * first[0].score and p not in chosen]
     chosen = chosen[:MAX_PASSAGES]
     return sorted(chosen + _defining(chosen, relevant), key=lambda i: (-i.score, i.number))
+
+
+def _listed(passages: Sequence[EvidenceItem], chosen: Sequence[EvidenceItem]) -> list[EvidenceItem]:
+    """The other items of the list the first chosen passage is an item of, when each completes
+    their heading ("Do not take Cardenol if you have severe asthma", "... if you are allergic to
+    bisoprolol"): the list is the answer, not its best item alone."""
+    top = chosen[0]
+    if not _completes(top):
+        return []
+    return [
+        p
+        for p in passages
+        if p not in chosen and p.document == top.document and p.section == top.section and _completes(p)
+    ]
+
+
+def _completes(item: EvidenceItem) -> bool:
+    """Whether a passage is read as completing its heading (a list item: "if you have severe asthma")."""
+    heading = (item.section or "").split(SECTION_SEPARATOR)[-1].rstrip(" :")
+    rest = item.text[len(heading) + 1 :]
+    return bool(heading) and item.text.startswith(heading + " ") and under_heading(rest, item.section) == item.text
 
 
 #: The questions whose answer is a value of a type :func:`~provgraph.answer.question.offers` knows.
@@ -1229,6 +1278,10 @@ def _other_case(item: EvidenceItem, compounds: Sequence[tuple[str, str]]) -> boo
 _STOP_KEYS = frozenset(word_key(w) for w in STOP_WORDS)
 
 
+#: What says that something is not done or must not be: a denial, or a label's warning words.
+_NEGATIVE = re.compile(r"\b(?:not|never|no|cannot|avoid|contraindicated)\b|n['\u2019]t\b", re.I)
+
+
 def _without(item: EvidenceItem, question: str) -> bool:
     """Whether a passage says "without" what the question says "with", or the reverse, and never
     as the question does ("For healthy outpatients without comorbidities" for "What should
@@ -1305,7 +1358,8 @@ def _answers(item: EvidenceItem, question: str) -> int:
         return 0
     if not asked:  # "Where is Mount Everest?": a place ("in the Mahalangur Himal") is all it asks
         return int(span(in_context(item.text.strip(), item.title, item.referent), question) is not None)
-    held = len(asked & word_keys(item.text, measures=True))
+    # its heading says it of it too ("Swallow the tablet ... in the morning" under "How to take Cardenol")
+    held = len(asked & word_keys(f"{item.text} {item.section or ''}", measures=True))
     return held if held and held >= MIN_ANSWERING_SHARE * len(asked) else 0
 
 

@@ -44,7 +44,10 @@ _NUMBER = re.compile(
     re.I,
 )
 _PERSON = re.compile(
-    r"^\s*(who|whom|whose)\b|\b(which|what) (person|man|woman|actor|actress|singer|author|writer|director)\b", re.I
+    # "Who should not take Cardenol?" asks for whom it does not suit (those with severe asthma ...)
+    r"^\s*(who|whom|whose)\b(?!\s+(?:should|must|can|may|cannot)\s+(?:not\s+)?(?:take|use|receive|get|be given)\b)"
+    r"|\b(which|what) (person|man|woman|actor|actress|singer|author|writer|director)\b",
+    re.I,
 )
 _PLACE = re.compile(r"^\s*where\b|\b(which|what) (city|country|state|town|county|region|place)\b", re.I)
 _YES_NO = re.compile(r"^\s*(is|are|was|were|do|does|did|can|could|has|have|had|will|would|should)\b", re.I)
@@ -61,6 +64,26 @@ _DATED_YEAR = re.compile(
 _WITHIN = re.compile(rf"\b(?:within|after|every|for|in)\s+{TIME_SPAN}", re.I)
 #: "added in version 2.3", "removed in 3.0": when, in software's own reckoning.
 _IN_VERSION = re.compile(r"\b(?:in|since|until|from)\s+(?:(?:version|release)\s+|v)?\d+\.\d+(?:\.\d+)*\b", re.I)
+#: "How much is Halvorsen paying ...?", "How much did it cost?": an amount of money.
+_MONEY_ASKED = re.compile(
+    r"\bhow much\b(?:\s+\w+){0,6}?\s+(?:pay|pays|paid|paying|cost|costs|costing|spend|spends|spent|spending|"
+    r"charge|charges|charged|earn|earns|earned|raise|raised|worth)\b",
+    re.I,
+)
+#: An amount of money: a currency's sign or name with a number ("2.1 billion euros", "$40 million"),
+#: or a price's field ("Price: 799").
+_MONEY = re.compile(
+    r"[$\u20ac\u00a3\u00a5]\s?\d|\d\s*(?:(?:thousand|million|billion|trillion|bn|m|k)\s+)?"
+    r"(?:euros?|dollars?|pounds?|yen|yuan|francs?|kron[aeo]r?|rupees?|pesos?|usd|eur|gbp|chf|nok|sek|dkk)\b"
+    r"|\b(?:price|cost|fee)s?:\s*\d",
+    re.I,
+)
+#: "in the morning", "at bedtime", "before meals": when in a day something is done.
+_TIME_OF_DAY = re.compile(
+    r"\b(?:in the (?:morning|afternoon|evening)|at (?:night|bedtime|noon|midnight)|"
+    r"(?:before|after|with) (?:breakfast|lunch|dinner|meals?|food|going to bed))\b",
+    re.I,
+)
 _MONTHS = "january february march april may june july august september october november december".split()
 _NUMBER_WORDS = frozenset(
     "one two three four five six seven eight nine ten eleven twelve twenty thirty forty fifty hundred thousand "
@@ -93,7 +116,7 @@ def expects(question: str) -> Expects:
 
 def offers(text: str, expected: Expects, question: str) -> bool:
     """Whether ``text`` holds an answer of the ``expected`` type that ``question`` does not:
-    a year, a month, a span of time from an event or a version (date), a number, a name of capitalised
+    a year, a month, a span of time from an event, a version or a time of day (date), a number, a name of capitalised
     words (person, place). Yes/no, choices and other questions: any text may answer them.
 
     >>> when = "When should patients starting a new drug be reassessed?"
@@ -103,6 +126,8 @@ def offers(text: str, expected: Expects, question: str) -> bool:
     False
     >>> offers("It was added in version 2.3.", Expects.DATE, "When was fetch_records added?")
     True
+    >>> offers("It will pay 60 percent in cash.", Expects.NUMBER, "How much is Halvorsen paying?")
+    False
     """
     asked = set(words(question))
     if expected is Expects.DATE:
@@ -111,8 +136,11 @@ def offers(text: str, expected: Expects, question: str) -> bool:
             any((YEAR.fullmatch(w) or w in _MONTHS) and w not in asked for w in words(text))
             or (_WITHIN.search(text) is not None and _WITHIN.search(question) is None)
             or (_IN_VERSION.search(text) is not None and _IN_VERSION.search(question) is None)
+            or (_TIME_OF_DAY.search(text) is not None and _TIME_OF_DAY.search(question) is None)
         )
     if expected is Expects.NUMBER:
+        if _MONEY_ASKED.search(question) and not _MONEY.search(text):
+            return False  # "How much is Halvorsen paying ...?": an amount of money, not "60 percent"
         # a year after "in", "since" ... dates, it counts nothing ("Its main patent expires in 2031")
         counted = _DATED_YEAR.sub(" ", text) if re.search(r"\bhow many\b", question, re.I) else text
         return any((w[0].isdigit() or w in _NUMBER_WORDS) and w not in asked for w in words(counted))

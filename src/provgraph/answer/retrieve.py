@@ -58,6 +58,7 @@ from provgraph.answer.text import (
     table_row,
     term_text,
     tokens,
+    under_heading,
     verbal,
     without_possessive,
     word_key,
@@ -682,12 +683,14 @@ class _Draft:
     def _read(self) -> str:
         """The text as read: a Markdown table's row with its header's labels ("Outcome: Change in
         body weight (kg) | Tirzepatide 15 mg: -11.2"), as an HTML table's row reads; a note of a
-        release with its version ("Version 2.9.4 (15 August 2026): Fixed a memory leak.")."""
+        release with its version ("Version 2.9.4 (15 August 2026): Fixed a memory leak."); a list
+        item completing its heading with it ("Do not take Cardenol if you have severe asthma")."""
         section = self.fields.get("section")
         if self.kind is EvidenceKind.PASSAGE:
             return (
                 (isinstance(section, str) and table_row(self.text, section))
                 or release_note(self.text, section if isinstance(section, str) else None)
+                or under_heading(self.text, section if isinstance(section, str) else None)
                 or self.text
             )
         return self.text

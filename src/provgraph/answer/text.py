@@ -355,6 +355,7 @@ for _one, _other in (
     ("win beat defea overc", "lose"),
     ("affir uphol", "rever vacat overt overr"),
     ("appro accep grant", "rejec deni refus decli"),
+    ("rise rose climb gain grow incre", "fall fell falle drop decre slump"),
 ):
     for _said, _opposite in ((_one, _other), (_other, _one)):
         for _key in _said.split():
@@ -408,6 +409,15 @@ _PHRASED = [
             re.I,
         ),
         "often frequency",
+    ),
+    # "agreed to buy Baltic Freight Lines for 2.1 billion euros": what was paid, its price
+    (
+        re.compile(
+            r"\bfor\s+(?:about\s+|around\s+|some\s+)?(?:[$\u20ac\u00a3\u00a5]\s?\d|\d[\d.,]*\s*"
+            r"(?:(?:thousand|million|billion)\s+)?(?:euros?|dollars?|pounds?|yen|yuan|francs?)\b)",
+            re.I,
+        ),
+        "pay paid paying cost price",
     ),
     # "contact the company at 1-800-555-0142": a telephone number
     (
@@ -647,6 +657,28 @@ def release_note(text: str, section: str | None) -> str | None:
     return None
 
 
+def under_heading(text: str, section: str | None) -> str | None:
+    """A list item that is no sentence of its own, read with the heading it completes, or None
+    when it is none: "if you have severe asthma" under "Do not take Cardenol" is "Do not take
+    Cardenol if you have severe asthma".
+
+    >>> under_heading("if you have severe asthma", "Do not take Cardenol")
+    'Do not take Cardenol if you have severe asthma'
+    >>> under_heading("tiredness and dizziness", "Side effects") is None
+    True
+    """
+    first = text.split(maxsplit=1)[:1]
+    if not section or not first or first[0] not in _CONTINUING:
+        return None
+    heading = section.split(SECTION_SEPARATOR)[-1].rstrip(" :")
+    return f"{heading} {text}"
+
+
+#: Words that open the rest of a sentence its heading began ("Do not take Cardenol" ... "if you
+#: have severe asthma").
+_CONTINUING = frozenset("if when unless while because to with without after before during until".split())
+
+
 #: The release a note is read with (:func:`release_note`), before the note's own words.
 RELEASE_PREFIX = re.compile(r"Version \d[^:]{0,120}: (?=\S)")
 
@@ -681,6 +713,7 @@ __all__ = [
     "NEGATIONS",
     "OUTCOMES",
     "RELEASE_PREFIX",
+    "SECTION_SEPARATOR",
     "STOP_WORDS",
     "TIME_SPAN",
     "YEAR",
@@ -702,6 +735,7 @@ __all__ = [
     "table_row",
     "term_text",
     "tokens",
+    "under_heading",
     "verbal",
     "without_disambiguation",
     "without_possessive",
