@@ -702,6 +702,27 @@ def test_who_should_not_take_a_drug_is_answered_by_what_says_not(tmp_path):
     assert who.claims[0].text == "Nephralin is contraindicated in patients with active pathological bleeding."
 
 
+def test_a_choice_between_two_columns_is_decided_by_the_row_saying_what_is_compared(tmp_path):
+    """ "Which drug reduced body weight more, tirzepatide or semaglutide?" got no verdict: the two
+    sides are columns of one row. A reduction is the more the more negative the change."""
+    articles = {
+        "VERITAS-2 results": "VERITAS-2 was a 52-week trial.\n\n| Outcome | Tirzepatide 15 mg | Semaglutide 1 mg |\n"
+        "|---|---|---|\n| Change in body weight (kg) | -11.2 | -5.7 |\n| Nausea (% of patients) | 22 | 18 |\n",
+    }
+    weight, nausea = _ask_articles(
+        tmp_path,
+        articles,
+        "Which drug reduced body weight more, tirzepatide or semaglutide?",
+        "Which drug had less nausea, tirzepatide or semaglutide?",
+    )
+    assert (
+        weight.claims[0].text == "Tirzepatide reduced body weight more: Tirzepatide 15 mg -11.2, Semaglutide 1 mg -5.7."
+    )
+    assert nausea.claims[0].text == "Semaglutide had less nausea: Tirzepatide 15 mg 22, Semaglutide 1 mg 18."
+    # both sides are in the one row cited
+    assert [a.confidence.value for a in (weight, nausea)] == ["high"] * 2, weight.limitations
+
+
 def test_what_a_party_must_do_is_stated_before_what_another_must(tmp_path):
     """ "How much notice must a landlord give to end a tenancy?" was answered first, high, with the
     tenant's 28 days: that sentence holds more of the question's words."""

@@ -417,6 +417,8 @@ def _verdict(relevant: Sequence[EvidenceItem], question: str) -> list[DraftClaim
             or _stated_verdict(relevant, question)
             or _other_holder(relevant, question)
         )
+    if columns := _columns_verdict(relevant, question, asked):
+        return columns
     # the evidence saying what is compared first ("employs" for "more employees"; a fact's
     # property "maximum daily dose" for "a higher maximum daily dose"): the first figure of a
     # passage about something else (the year a company was founded) compares nothing
@@ -452,6 +454,69 @@ def _verdict(relevant: Sequence[EvidenceItem], question: str) -> list[DraftClaim
         DraftClaim(
             text=text,
             supporting_citations=[i.id for _, i, _ in found],
+            support_level=SupportLevel.DIRECT,
+            claim_class=ClaimClass.COMPARATIVE,
+        )
+    ]
+
+
+#: Keys of verbs whose "more" is the more negative change ("reduced body weight more": -11.2 kg).
+_LESSENING = frozenset(word_key(w) for w in "reduced lowered decreased cut lost".split())
+
+
+def _columns_verdict(relevant: Sequence[EvidenceItem], question: str, asked: Comparison) -> list[DraftClaim]:
+    """A choice between two columns of a table ("Which drug reduced body weight more, tirzepatide
+    or semaglutide?"), decided by the row saying most of what is compared ("Outcome: Change in
+    body weight (kg) | Tirzepatide 15 mg: -11.2 | Semaglutide 1 mg: -5.7"), citing it; a change
+    that lessens ("reduced") is more the more negative it is. Nothing when no row has a column
+    of each option and a figure in each."""
+    if asked.dated:
+        return []
+    named = {w for o in asked.options for w in words(o)}
+    compared = {word_key(w) for w in content_words(question) if w not in named}
+    best: tuple[int, EvidenceItem, list[tuple[str, str]]] | None = None
+    for item in relevant:
+        fields = row_fields(item.text) if item.kind is EvidenceKind.PASSAGE else []
+        if len(fields) < 3:
+            continue
+        found = [
+            next(((label, value) for label, value in fields[1:] if set(words(o)) <= set(words(label))), None)
+            for o in asked.options
+        ]
+        held = len(compared & word_keys(" ".join(fields[0]), measures=True))
+        if held and (best is None or held > best[0]) and all(found):
+            best = (held, item, [c for c in found if c is not None])
+    if best is None:
+        return []
+    _, item, cells = best
+    figures = [figure(value, dated=False) for _, value in cells]
+    if any(f is None for f in figures):
+        return []
+    # a change keeps its sign ("-11.2"), which the figure does not
+    signed = [re.match(r"\s*[-\u2212]", value) is not None for _, value in cells]
+    values = [-figure_value(f) if minus else figure_value(f) for f, minus in zip(figures, signed, strict=True) if f]
+    if len(set(values)) < len(values):
+        return []
+    least = asked.order is Order.LEAST
+    if compared & _LESSENING and all(v < 0 for v in values):
+        least = not least  # "reduced ... more": -11.2 is more of a reduction than -5.7
+    chosen = (min if least else max)(range(len(values)), key=values.__getitem__)
+    phrase = re.sub(
+        r"^\s*(?:which|what|who)(?:\s+[a-z]+)??\s+(?=[a-z]+ed\b|had\b|has\b|was\b|is\b)",
+        "",
+        question.split(",")[0],
+        flags=re.I,
+    )
+    option = asked.options[chosen]
+    text = (
+        f"{option[:1].upper()}{option[1:]} {phrase.strip()}: "
+        + ", ".join(f"{label} {value}" for label, value in cells)
+        + "."
+    )
+    return [
+        DraftClaim(
+            text=text,
+            supporting_citations=[item.id],
             support_level=SupportLevel.DIRECT,
             claim_class=ClaimClass.COMPARATIVE,
         )

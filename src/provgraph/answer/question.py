@@ -191,6 +191,7 @@ _COMPARATIVES = {
     "taller": (False, Order.MOST),
     "longer": (False, Order.MOST),
     "fewer": (False, Order.LEAST),
+    "less": (False, Order.LEAST),
     "smaller": (False, Order.LEAST),
     "shorter": (False, Order.LEAST),
     "lower": (False, Order.LEAST),
