@@ -178,8 +178,9 @@ GENUINE_CASES = {
     ),
     "you-should-not": (
         "You should not give aspirin to children under 16.",
-        "Should children under 16 get aspirin?",
-        "You should not give aspirin to children under 16.",
+        # in its words, so that the passage is a verdict ("get" for "give" would answer in none)
+        "Should you give aspirin to children under 16?",
+        "No: You should not give aspirin to children under 16.",
     ),
     "system-word": (
         "The dosing system for aspirin in fever is based on body weight.",

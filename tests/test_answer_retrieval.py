@@ -723,6 +723,71 @@ def test_a_choice_between_two_columns_is_decided_by_the_row_saying_what_is_compa
     assert [a.confidence.value for a in (weight, nausea)] == ["high"] * 2, weight.limitations
 
 
+INTERACTIONS = (
+    "<html><body><h1>Warfarin drug interactions</h1><p>Warfarin is an oral anticoagulant.</p><table>"
+    "<tr><th>Drug</th><th>Effect on INR</th><th>Recommendation</th></tr>"
+    "<tr><td>Amiodarone</td><td>Increases</td><td>Reduce the warfarin dose by 30 to 50 percent</td></tr>"
+    "<tr><td>Rifampicin</td><td>Decreases</td><td>Avoid the combination</td></tr>"
+    "<tr><td>Fluconazole</td><td>Increases</td><td>Monitor INR closely</td></tr></table>"
+    "<p>The target INR for most indications is 2.0 to 3.0. INR should be checked within 3 to 5 days after "
+    "starting or stopping an interacting drug.</p></body></html>"
+)
+
+
+def test_an_interaction_table_answers_which_drugs_and_warns_in_its_verdicts(tmp_path):
+    """ "Should rifampicin be combined with warfarin?" was "Yes: ... Avoid the combination", high;
+    "Does fluconazole decrease the INR?" was high, no verdict, on rifampicin's row; "Which drugs
+    increase the INR?" and "What is the target INR?" were low, "about other things"; "When should
+    INR be checked ...?" was low ("within 3 to 5 days" no span of time)."""
+    combined, decrease, which, target, checked = _ask_file(
+        tmp_path,
+        "warfarin.html",
+        INTERACTIONS,
+        "Should rifampicin be combined with warfarin?",
+        "Does fluconazole decrease the INR?",
+        "Which drugs increase the INR with warfarin?",
+        "What is the target INR for warfarin?",
+        "When should INR be checked after starting an interacting drug?",
+    )
+    assert (
+        combined.claims[0].text
+        == "No: Drug: Rifampicin | Effect on INR: Decreases | Recommendation: Avoid the combination"
+    )
+    assert decrease.confidence.value != "high", decrease.answer_summary
+    assert {c.text.split(" | ")[0] for c in which.claims[:2]} == {"Drug: Amiodarone", "Drug: Fluconazole"}
+    assert target.claims[0].text == "The target INR for most indications is 2.0 to 3.0."
+    assert checked.claims[0].text.startswith("INR should be checked within 3 to 5 days")
+    assert [a.confidence.value for a in (combined, which, target, checked)] == ["high"] * 4, which.limitations
+
+
+def test_a_dataset_card_and_board_minutes(tmp_path):
+    """ "How many images are in CoastWatch-2?" was answered first, high, with the training split's
+    row; "In which countries were the images taken?" asked for no place (a plural); "Did the board
+    approve the tariff increase?" got no verdict from "The board rejected a proposal to raise ..."."""
+    articles = {
+        "CoastWatch-2 dataset": "CoastWatch-2 is a dataset of 48,210 annotated aerial images.\n\n"
+        "## Contents\n\nThe images were taken by drones at 36 sites in Portugal, Spain and France.\n\n"
+        "## Splits\n\n| Split | Images | Sites |\n|---|---|---|\n| Train | 38,560 | 28 |\n| Test | 4,830 | 4 |\n",
+        "Board minutes": "The board rejected a proposal to raise household tariffs by 9 percent.\n\n"
+        "The board approved the 2027 capital budget of 142 million pounds.\n",
+    }
+    images, test, countries, tariff = _ask_articles(
+        tmp_path,
+        articles,
+        "How many images are in CoastWatch-2?",
+        "How many images are in the test split?",
+        "In which countries were the images taken?",
+        "Did the board approve the tariff increase?",
+    )
+    assert images.claims[0].text == "CoastWatch-2 is a dataset of 48,210 annotated aerial images.", (
+        images.answer_summary
+    )
+    assert test.claims[0].text == "Split: Test | Images: 4,830 | Sites: 4"
+    assert countries.claims[0].text.startswith("The images were taken by drones"), countries.answer_summary
+    assert tariff.claims[0].text == "No: The board rejected a proposal to raise household tariffs by 9 percent."
+    assert [a.confidence.value for a in (images, test, countries, tariff)] == ["high"] * 4
+
+
 def test_what_a_party_must_do_is_stated_before_what_another_must(tmp_path):
     """ "How much notice must a landlord give to end a tenancy?" was answered first, high, with the
     tenant's 28 days: that sentence holds more of the question's words."""

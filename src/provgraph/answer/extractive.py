@@ -360,8 +360,8 @@ def _passage_claims(
         key=lambda p: (
             not _says_kind(p, question),
             # "Which court decided ...?": the field "Court: ..." before "Decided: ..."
-            not _field_asked(p, which),
-            not _field_asked(p, of_names),
+            not _field_asked(p, which, question),
+            not _field_asked(p, of_names, question),
             # "How much notice must a landlord give ...?": what a landlord must, not a tenant
             bool(doer) and not doer <= word_keys(p.text),
             # "... outpatients with comorbidities ...?": not what holds for those without them
@@ -665,7 +665,7 @@ def _stated_verdict(relevant: Sequence[EvidenceItem], question: str) -> list[Dra
         if outcomes and outcomes & word_keys(item.text):
             continue  # "revenue grew, while operating profit fell": which said of what, word order tells
         said = in_context(item.text.strip(), item.title, item.referent)
-        verdict = "No" if denials_of(item.text, asked) else "Yes"
+        verdict = "No" if denials_of(item.text, asked) or _avoided(item.text, question) else "Yes"
         if dated:
             held = _year_held(item.text, keys, *dated)
             if held is None or verdict == "No":
@@ -678,6 +678,8 @@ def _stated_verdict(relevant: Sequence[EvidenceItem], question: str) -> list[Dra
     return []
 
 
+#: The subject of a yes/no question naming nothing: "board" of "Did the board approve ...?".
+_COMMON_SUBJECT = re.compile(r"^\s*(?:did|does|do|has|have|had|will|would)\s+the\s+([a-z]+)\s+[a-z]+\b", re.I)
 #: Verbs of an outcome whose object has the opposite one: "A beat B" says B lost.
 _OVER = frozenset("beat defea overc".split())
 #: What a question asking whether a thing won or was affirmed names besides ("the match"): the
@@ -697,12 +699,17 @@ def _outcome_verdict(relevant: Sequence[EvidenceItem], question: str) -> list[Dr
     if expects(question) is not Expects.YES_NO or pair(question) is not None or denials_of(question, words(question)):
         return []
     names = salient_names(question)
+    # "Did the board approve the tariff increase?": a question naming nothing asks of its subject
+    subject = _COMMON_SUBJECT.match(question) if not names else None
+    if subject is not None:
+        names = [" ".join(words(subject.group(1)))]
     if len(names) != 1:
         return []
     name = names[0].split()
     asked = [w for w in content_words(question) if w not in name and w not in _CONTEST]
-    verbs = [w for w in asked if word_key(w) in OUTCOMES]
-    if len(verbs) != 1:
+    # the first is the question's verb ("approve"; "the tariff increase" is what was approved)
+    verbs = [w for w in asked if word_key(w) in OUTCOMES][:1]
+    if not verbs:
         return []
     same, opposite = OUTCOMES[word_key(verbs[0])]
     rest = {word_key(w) for w in asked if w != verbs[0]}
@@ -717,7 +724,7 @@ def _outcome_verdict(relevant: Sequence[EvidenceItem], question: str) -> list[Dr
                 if denials_of(clause, [clause_words[at]]):
                     continue
                 ends = all(w in STOP_WORDS for w in clause_words[at + 1 :])
-                if not ends and not rest <= word_keys(f"{said} {item.title or ''}"):
+                if not ends and not rest <= word_keys(f"{said} {item.title or ''}", measures=True):
                     continue
                 # "Did Contoso's profit grow?": the outcome of what is asked ("... revenue grew,
                 # while its operating profit fell"), the word before the verb its thing or the name
@@ -753,6 +760,21 @@ def _outcomes_in(
             yield ("Yes" if key in same else "No"), i
         elif at > i and key in _OVER:  # "beat Northgate Athletic": it was beaten
             yield ("No" if key in same else "Yes"), i
+
+
+#: Words that warn against what they speak of ("Avoid the combination").
+_AVOIDED = re.compile(r"\b(?:avoid|avoided|contraindicated|prohibited|forbidden|not recommended)\b", re.I)
+
+
+def _avoided(text: str, question: str) -> bool:
+    """Whether ``text`` warns against what the question asks of ("Recommendation: Avoid the
+    combination" for "Should rifampicin be combined with warfarin?"): a clause holding a warning
+    and a word of what is asked, the question itself warning of nothing."""
+    if _AVOIDED.search(question):
+        return False
+    names = {w for t in salient_terms(question) for w in t.split()}
+    asked = {word_key(w) for w in content_words(question) if w not in names}
+    return any(_AVOIDED.search(c) and asked & word_keys(c) for c in clauses(text))
 
 
 def _verdict_claim(verdict: str, said: str, item: EvidenceItem) -> DraftClaim:
@@ -1312,11 +1334,21 @@ def _says_asked(item: EvidenceItem, question: str) -> int:
 _FIELD = re.compile(r"(?:^|\|\s*)(?:\*\*|__)?([A-Z][^:|*_]{0,40})(?:\*\*|__)?:(?:\*\*|__)?\s*[^|\s]")
 
 
-def _field_asked(item: EvidenceItem, asked: frozenset[str]) -> bool:
+def _field_asked(item: EvidenceItem, asked: frozenset[str], question: str) -> bool:
     """Whether a passage is a field, or a table row, labelled by what is asked of the names
     ``asked`` ("Revenue: 2.4 billion dollars" for "What was Contoso's revenue in 2025?"): the
-    value itself, before any sentence merely holding the word."""
-    return bool(asked) and any((keys := word_keys(m.group(1))) and keys <= asked for m in _FIELD.finditer(item.text))
+    value itself, before any sentence merely holding the word. A row about another thing than
+    the question names is none: "Split: Train | Images: 38,560" for "How many images are in
+    CoastWatch-2?" counts the training split's."""
+    expected = expects(question)
+    labelled = [m for m in _FIELD.finditer(item.text) if (keys := word_keys(m.group(1))) and keys <= asked]
+    # its value of the type asked for: "Images: 38,560" is no answer to "In which countries ...?"
+    if not asked or not any(offers(item.text[m.end() - 1 :].split("|")[0], expected, question) for m in labelled):
+        return False
+    fields = row_fields(item.text)
+    if len(fields) < 2 or not salient_names(question):
+        return True
+    return set(words(fields[0][1])) <= set(words(question)) | STOP_WORDS
 
 
 def _compounds(question: str) -> list[tuple[str, str]]:
@@ -1391,15 +1423,15 @@ def _asked_field(passages: Sequence[EvidenceItem], chosen: Sequence[EvidenceItem
     asks for is such a field first: "Court: ..." for "Which court decided ...?", beside "Decided: ..."."""
     _, asked = _asked_of(question)
     which = _which_thing(question)
-    if which and not any(_field_asked(c, which) for c in chosen):
+    if which and not any(_field_asked(c, which, question) for c in chosen):
         asked = which
-    elif any(_field_asked(c, asked) for c in chosen):
+    elif any(_field_asked(c, asked, question) for c in chosen):
         return []
     numbers = [t for t in salient_terms(question) if t.replace(" ", "").isdigit()]
     found = [
         p
         for p in passages
-        if p not in chosen and _field_asked(p, asked) and all(mentions(_own_words(p), n) for n in numbers)
+        if p not in chosen and _field_asked(p, asked, question) and all(mentions(_own_words(p), n) for n in numbers)
     ]
     return found[:1]
 

@@ -49,7 +49,11 @@ _PERSON = re.compile(
     r"|\b(which|what) (person|man|woman|actor|actress|singer|author|writer|director)\b",
     re.I,
 )
-_PLACE = re.compile(r"^\s*where\b|\b(which|what) (city|country|state|town|county|region|place)\b", re.I)
+_PLACE = re.compile(
+    r"^\s*where\b|\b(which|what) (city|cities|country|countries|state|states|town|towns|county|counties|region|"
+    r"regions|place|places)\b",
+    re.I,
+)
 _YES_NO = re.compile(r"^\s*(is|are|was|were|do|does|did|can|could|has|have|had|will|would|should)\b", re.I)
 #: "Who is older, Annie Morton or Terry Richardson?": the answer is one of the two named.
 _CHOICE = re.compile(r",[^,?]+\bor\b[^,?]+\?\s*$|:[^:?]+\bor\b[^:?]+\?\s*$", re.I)

@@ -55,7 +55,10 @@ _WORD = re.compile(r"[^\W_]+(?:['\u2019][^\W_]+)*", re.UNICODE)
 YEAR = re.compile(r"(?:1\d{3}|20\d{2})s?")
 #: A count of a unit of time: "three years", "2 weeks", "a month".
 TIME_SPAN = (
-    r"(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|twelve|\d+)\s+(?:minute|hour|day|week|month|year)s?\b"
+    r"(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|twelve|\d+)"
+    # a range: "3 to 5 days", "2-4 weeks"
+    r"(?:\s*(?:to|-|\u2013|or)\s*(?:two|three|four|five|six|seven|eight|nine|ten|twelve|\d+))?"
+    r"\s+(?:minute|hour|day|week|month|year)s?\b"
 )
 _THOUSANDS = re.compile(r"(?<=\d)[,\u00a0\u202f](?=\d{3}(?!\d))")
 
@@ -355,7 +358,7 @@ for _one, _other in (
     ("win beat defea overc", "lose"),
     ("affir uphol", "rever vacat overt overr"),
     ("appro accep grant", "rejec deni refus decli"),
-    ("rise rose climb gain grow incre", "fall fell falle drop decre slump"),
+    ("rise rose rais climb gain grow incre", "fall fell falle drop decre slump"),
 ):
     for _said, _opposite in ((_one, _other), (_other, _one)):
         for _key in _said.split():

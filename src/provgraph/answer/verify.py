@@ -723,7 +723,20 @@ def _elsewhere(pack: EvidencePack, kept: Sequence[_Kept]) -> str | None:
         fields = row_fields(item.text)
         first_cell = " ".join(words(fields[0][1])) if fields else ""
         of_row = bool(first_cell) and any(mentions(first_cell, n) for n in names)
-        return subject or under or of_row or bool(named_by_referent) or any(opening.startswith(n + " ") for n in names)
+        # "Drug: Amiodarone | Effect on INR: Increases": the row gives its first cell's value of what a label names
+        of_row = of_row or any(mentions(" ".join(words(label)), n) for label, _ in fields[1:] for n in names)
+        # "The target INR for most indications is 2.0 to 3.0": a name in what the sentence is about
+        subject_of = _SUBJECT.match(item.text.strip())
+        about = " ".join(words(subject_of.group(1))) if subject_of else ""
+        in_subject = bool(about) and any(mentions(about, n) for n in names)
+        return (
+            subject
+            or under
+            or of_row
+            or in_subject
+            or bool(named_by_referent)
+            or any(opening.startswith(n + " ") for n in names)
+        )
 
     cited = [item for _, items in kept for item in items]
     if any(item.kind is not EvidenceKind.PASSAGE or own(item) for item in cited):
@@ -734,6 +747,11 @@ def _elsewhere(pack: EvidencePack, kept: Sequence[_Kept]) -> str | None:
         return None
     shown = ", ".join(f'"{n}"' for n in dict.fromkeys(names))
     return f"the evidence found is about other things that mention {shown}"
+
+
+#: What a sentence opening with "The" is about: its words before its verb ("The target INR for
+#: most indications" of "... is 2.0 to 3.0"), at most six.
+_SUBJECT = re.compile(r"(The\s+(?:[\w'\u2019-]+\s+){1,5}?)(?:is|are|was|were|has|have|had|will|should|must|can|may)\b")
 
 
 #: A count as a word reads it ("14,230" is "14230").
@@ -958,6 +976,11 @@ def _unproven(pack: EvidencePack, kept: Sequence[_Kept]) -> str | None:
             # "Riverside United beat Northgate Athletic" for "Did Northgate Athletic win the cup?":
             # an outcome another verb states answers in a verdict only (drawn when it decides)
             if not _VERDICT.match(claim.text) and _outcome_only(claim.text + " " + evidence_text(cited), asked_words):
+                continue
+            # no verdict: it answers only in every word of the question ("Does fluconazole decrease
+            # the INR?" is not answered by "Drug: Rifampicin | Effect on INR: Decreases")
+            every = {word_key(w) for w in _content(question)}
+            if not _VERDICT.match(claim.text) and not every <= word_keys(claim.text + " " + evidence_text(cited)):
                 continue
         elif not offers(claim.text, expected, question):
             continue
