@@ -788,6 +788,27 @@ def test_a_dataset_card_and_board_minutes(tmp_path):
     assert [a.confidence.value for a in (images, test, countries, tariff)] == ["high"] * 4
 
 
+def test_a_court_opinion_summary_answers_its_verdict_and_its_reasons(tmp_path):
+    """ "Did the Supreme Court affirm the trial court?" abstained: "reversed and held ..." has no
+    object, which the verdict needed to hold "trial court"; "Why did the trial court dismiss the
+    suit?" was answered first with the field "Court: ..." (a label of the question's words)."""
+    text = (
+        "# Reyes v. Coastal Transit Authority\n\n**Court:** Supreme Court of the State of Marin\n"
+        "**Decided:** 22 May 2026\n\n## Summary\n\nThe trial court dismissed the suit, holding that the "
+        "authority was immune under the State Tort Claims Act.\n\nThe Supreme Court reversed and held that "
+        "the immunity does not extend to the routine operation of vehicles.\n"
+    )
+    affirm, why = _ask_file(
+        tmp_path,
+        "reyes.md",
+        text,
+        "Did the Supreme Court affirm the trial court?",
+        "Why did the trial court dismiss the suit?",
+    )
+    assert affirm.claims[0].text.startswith("No: The Supreme Court reversed and held"), affirm.answer_summary
+    assert why.claims[0].text.startswith("The trial court dismissed the suit, holding"), why.answer_summary
+
+
 def test_what_a_party_must_do_is_stated_before_what_another_must(tmp_path):
     """ "How much notice must a landlord give to end a tenancy?" was answered first, high, with the
     tenant's 28 days: that sentence holds more of the question's words."""

@@ -355,13 +355,18 @@ def _passage_claims(
     doer = _doer(question)
     compounds = _compounds(question)
     negated = _NEGATIVE.search(question) is not None
+    # "Why did ...?", "How was ... injured?": a reason or a way ("How severe ...?" asks a degree)
+    reasoned = (
+        re.match(r"\s*(?:why\b|how\s+(?:is|are|was|were|do|does|did|can|could|should)\b)", question, re.I) is not None
+    )
     passages = sorted(
         passages,
         key=lambda p: (
             not _says_kind(p, question),
-            # "Which court decided ...?": the field "Court: ..." before "Decided: ..."
+            # "Which court decided ...?": the field "Court: ..." before "Decided: ..." (a reason or a
+            # way, "why" or "how", is no field's value: "Court: ..." for "Why did the trial court ...?")
             not _field_asked(p, which, question),
-            not _field_asked(p, of_names, question),
+            reasoned or not _field_asked(p, of_names, question),
             # "How much notice must a landlord give ...?": what a landlord must, not a tenant
             bool(doer) and not doer <= word_keys(p.text),
             # "... outpatients with comorbidities ...?": not what holds for those without them
@@ -723,7 +728,8 @@ def _outcome_verdict(relevant: Sequence[EvidenceItem], question: str) -> list[Dr
             for verdict, at in _outcomes_in(clause_words, name, same, opposite, named=named):
                 if denials_of(clause, [clause_words[at]]):
                     continue
-                ends = all(w in STOP_WORDS for w in clause_words[at + 1 :])
+                # "The Ninth Circuit reversed.", "The Supreme Court reversed and held ...": no object
+                ends = all(w in STOP_WORDS for w in clause_words[at + 1 :]) or clause_words[at + 1 : at + 2] == ["and"]
                 if not ends and not rest <= word_keys(f"{said} {item.title or ''}", measures=True):
                     continue
                 # "Did Contoso's profit grow?": the outcome of what is asked ("... revenue grew,
