@@ -98,6 +98,7 @@ from provgraph.answer.text import (
     normalise,
     number_text,
     opening_name,
+    position,
     ranked,
     row_fields,
     salient_names,
@@ -698,9 +699,12 @@ def _outcome_verdict(relevant: Sequence[EvidenceItem], question: str) -> list[Dr
     clause says the outcome or its opposite with another verb: "No: Riverside United came from
     behind to beat Northgate Athletic 2-1 ...", "No: The Ninth Circuit reversed.". Who did it is
     read from the order of the clause's words (the name before the verb did it; after "beat", was
-    beaten); a denial of the verb ("did not win") decides nothing here. The question's other
-    words must be in the passage, unless the verb ends its clause (what it reversed is what the
-    document is about)."""
+    beaten; "its" in a later clause is the name); a denial of the verb ("did not win") decides
+    nothing here. A question naming nothing asks of its subject ("Did the board approve ...?").
+    The question's other words must be in the passage (as what they speak of: "raise" of
+    "increase"), unless the verb has no object ("reversed.", "reversed and held ...": what it
+    reversed is what the document is about), and the word before the verb must be one of them or
+    the name ("Did Contoso's profit grow?" is not answered by "revenue grew")."""
     if expects(question) is not Expects.YES_NO or pair(question) is not None or denials_of(question, words(question)):
         return []
     names = salient_names(question)
@@ -738,13 +742,8 @@ def _outcome_verdict(relevant: Sequence[EvidenceItem], question: str) -> list[Dr
                 if rest and before and word_key(before[0]) not in rest and before[0] != name[-1]:
                     continue
                 return [_verdict_claim(verdict, said, item)]
-            named = named or _position(clause_words, name) is not None
+            named = named or position(clause_words, name) is not None
     return []
-
-
-def _position(said: Sequence[str], name: Sequence[str]) -> int | None:
-    """Where the words ``name`` first stand in the words ``said``, or None."""
-    return next((i for i in range(len(said) - len(name) + 1) if list(said[i : i + len(name)]) == list(name)), None)
 
 
 def _outcomes_in(
@@ -753,7 +752,7 @@ def _outcomes_in(
     """The verdicts a clause's words give for whether ``name`` had the outcome ``same`` says,
     each with where the verb giving it is. With ``named`` (an earlier clause named it), "its" or
     "their" stands for the name."""
-    at, size = _position(said, name), len(name)
+    at, size = position(said, name), len(name)
     if at is None and named:
         at, size = next((i for i, w in enumerate(said) if w in ("its", "their")), None), 1
     if at is None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from functools import lru_cache
 from itertools import pairwise
 
@@ -511,6 +511,16 @@ def salient_terms(question: str) -> list[str]:
     return [t for t in dict.fromkeys(terms) if t]
 
 
+def position(said: Sequence[str], name: Sequence[str]) -> int | None:
+    """Where the words ``name`` first stand in the words ``said``, or None.
+
+    >>> position(["the", "ninth", "circuit", "reversed"], ["ninth", "circuit"])
+    1
+    """
+    size = len(name)
+    return next((i for i in range(len(said) - size + 1) if list(said[i : i + size]) == list(name)), None)
+
+
 def number_text(term: str) -> str:
     """A term of :func:`salient_terms` as written: a dotted number's parts joined by dots.
 
@@ -728,6 +738,7 @@ __all__ = [
     "normalise",
     "number_text",
     "opening_name",
+    "position",
     "release_note",
     "row_fields",
     "salient_names",

@@ -97,6 +97,7 @@ from provgraph.answer.text import (
     name_heads,
     normalise,
     number_text,
+    position,
     row_fields,
     salient_names,
     salient_terms,
@@ -914,8 +915,8 @@ def _done(after: Sequence[str]) -> bool:
 
 def _end_of(said: Sequence[str], name: Sequence[str]) -> int | None:
     """Where the first occurrence of the words ``name`` in the words ``said`` ends, or None."""
-    size = len(name)
-    return next((i + size for i in range(len(said) - size + 1) if list(said[i : i + size]) == list(name)), None)
+    at = position(said, name)
+    return None if at is None else at + len(name)
 
 
 #: Share of what the question asks of its entities (its content words, names aside) that one
