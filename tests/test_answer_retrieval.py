@@ -659,6 +659,22 @@ def test_a_deal_report_answers_with_money_and_with_which_way_a_figure_went(tmp_p
     assert [a.confidence.value for a in (paying, rise, revenue, profit)] == ["high"] * 4
 
 
+def test_a_headline_says_what_is_asked_of_none_of_its_passages(tmp_path):
+    """ "Who is acquiring Baltic Freight Lines?" was answered, high, with "Baltic Freight Lines, based
+    in Gdansk, reported revenue ...": the headline title "... to Acquire ..." said "acquiring" for
+    every passage. "agreed to buy" says it."""
+    text = (
+        "Halvorsen Shipping to Acquire Baltic Freight Lines\n\n"
+        "Halvorsen Shipping ASA said it had agreed to buy Baltic Freight Lines from Nordkapp Partners.\n\n"
+        "Baltic Freight Lines, based in Gdansk, Poland, reported revenue of 780 million euros in 2025.\n"
+    )
+    [acquiring] = _ask_file(tmp_path, "deal.txt", text, "Who is acquiring Baltic Freight Lines?")
+    assert acquiring.claims[0].text.startswith("Halvorsen Shipping ASA said it had agreed to buy"), (
+        acquiring.answer_summary
+    )
+    assert acquiring.confidence.value == "high", acquiring.limitations
+
+
 LEAFLET = (
     "# Cardenol 5 mg tablets\n\n## What Cardenol is used for\n\n"
     "Cardenol is used to treat high blood pressure.\n\n## Do not take Cardenol\n\n"

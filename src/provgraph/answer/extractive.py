@@ -92,6 +92,7 @@ from provgraph.answer.text import (
     clauses,
     content_words,
     denials_of,
+    is_headline,
     leaves_open,
     mentions,
     name_heads,
@@ -1110,20 +1111,12 @@ _DEFINITE_OWNER = re.compile(r"^The (?:[a-z]+ )??[a-z]{3,}(?=['\u2019]s\b)")
 _DEFINITE = re.compile(r"^The ((?:[a-z]+ )??[a-z]{3,})(?=\s+(?:is|was|are|were|has|had|[a-z]+ed)\b)")
 
 
-#: Words of a headline, which says something happened rather than naming a thing ("Brightwave
-#: Foods Recalls Almond Butter Because of Possible Salmonella Contamination").
-_HEADLINE = re.compile(
-    r"\b(?:because|after|amid|despite|following|reports|announces|recalls|launches|acquires|appoints|unveils)\b",
-    re.I,
-)
-
-
 def _is_kind(kind: str, title: str) -> bool:
     """Whether ``kind`` ("film", "conference") is what the title says its subject is: its
     disambiguation ("Big Stone Gap (film)") or its last words ("America East Conference"); a
     headline's last words are what it says of something else ("The contamination was discovered
     ..." is not the recall)."""
-    if _HEADLINE.search(title):
+    if is_headline(title):
         return False
     said = words(title)
     kinds = words(kind)
@@ -1461,7 +1454,8 @@ def _answers(item: EvidenceItem, question: str) -> int:
     if not asked:  # "Where is Mount Everest?": a place ("in the Mahalangur Himal") is all it asks
         return int(span(in_context(item.text.strip(), item.title, item.referent), question) is not None)
     # its heading says it of it too ("Swallow the tablet ... in the morning" under "How to take Cardenol")
-    held = len(asked & word_keys(f"{item.text} {item.section or ''}", measures=True))
+    heading = item.section if item.section and not is_headline(item.section) else ""  # a plain text's title line
+    held = len(asked & word_keys(f"{item.text} {heading}", measures=True))
     return held if held and held >= MIN_ANSWERING_SHARE * len(asked) else 0
 
 

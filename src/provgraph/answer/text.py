@@ -343,6 +343,12 @@ _LABEL_WORDS = {
     # "Who leads Harbor Robotics?": its chief executive
     "executive": "leads lead heads head runs",
     "ceo": "leads lead heads head runs",
+    # "Who is acquiring Baltic Freight Lines?": who agreed to buy it
+    "buy": "acquire acquiring acquisition purchase",
+    "bought": "acquire acquired acquisition purchase",
+    "purchase": "acquire acquisition buy",
+    "acquire": "buy purchase",
+    "acquisition": "acquire buy purchase",
     # "How many people live in Berlin?": its population
     "population": "live lives people inhabitants residents",
     "inhabitants": "live lives people",
@@ -509,6 +515,24 @@ def salient_terms(question: str) -> list[str]:
             close()
     close()
     return [t for t in dict.fromkeys(terms) if t]
+
+
+def is_headline(title: str) -> bool:
+    """Whether a title is a headline, saying something happened rather than naming a thing
+    ("Brightwave Foods Recalls Almond Butter Because of Possible Salmonella Contamination",
+    "Halvorsen Shipping to Acquire Baltic Freight Lines").
+
+    >>> is_headline("Halvorsen Shipping to Acquire Baltic Freight Lines"), is_headline("Bell Rock Lighthouse")
+    (True, False)
+    """
+    return _HEADLINE.search(title) is not None
+
+
+_HEADLINE = re.compile(
+    r"\b(?:because|after|amid|despite|following|reports|announces|recalls|launches|acquires|appoints|unveils)\b"
+    r"|\bto\s+(?:acquire|buy|sell|merge|cut|raise|close|open|launch|hire|pay|build|expand|exit|end)\b",
+    re.I,
+)
 
 
 def position(said: Sequence[str], name: Sequence[str]) -> int | None:
@@ -733,6 +757,7 @@ __all__ = [
     "acronyms",
     "content_words",
     "denials_of",
+    "is_headline",
     "mentions",
     "name_heads",
     "normalise",

@@ -92,6 +92,7 @@ from provgraph.answer.text import (
     acronyms,
     clauses,
     denials_of,
+    is_headline,
     leaves_open,
     mentions,
     name_heads,
@@ -205,15 +206,19 @@ def _number_supported(claimed: str, evidence: Sequence[float]) -> bool:
     return any(math.isclose(value, e, rel_tol=1e-9) or abs(value - e) <= half + 1e-12 for e in evidence)
 
 
-def evidence_text(items: Sequence[EvidenceItem], *, locators: bool = True) -> str:
+def evidence_text(items: Sequence[EvidenceItem], *, locators: bool = True, headlines: bool = True) -> str:
     """Everything the cited items state: text, labels, the source's name, every side of a
     conflict; with ``locators``, also where the source is (its key, often a file's path, and its
     URL), which names it but states no number: "12" in ".../pytest-12/bell-rock.md" supports
-    nothing."""
+    nothing. Without ``headlines``, a title that is a headline is left out: "Halvorsen Shipping
+    to Acquire Baltic Freight Lines" says what is asked ("acquiring") of none of its passages."""
     parts: list[str] = []
     for item in items:
-        parts += [item.text, item.passage_text or "", item.title or "", item.section or ""]
-        parts.append(item.referent or "")  # what the passage's "It" stands for
+        # (a plain text's title line is its passages' section too)
+        parts += [item.text, item.passage_text or ""]
+        parts += [t for t in (item.title or "", item.section or "") if headlines or not is_headline(t)]
+        referent = item.referent or ""  # what the passage's "It" stands for
+        parts.append(referent if headlines or not is_headline(referent) else "")
         if locators:
             parts += [item.document_key or "", item.url or ""]
         parts += [item.subject_label or "", item.predicate_label or "", item.object_label or ""]
@@ -942,7 +947,7 @@ def _property_shares(pack: EvidencePack, kept: Sequence[_Kept]) -> Iterator[floa
     the evidence it cites speak of; 1.0 when the question asks nothing beyond its names."""
     asked = _asked_words(pack)
     for claim, cited in kept:
-        said = claim.text + " " + evidence_text(cited)
+        said = claim.text + " " + evidence_text(cited, headlines=False)
         found = _finder(set(words(said)), inflections=True, text=said)
         yield sum(map(found, asked)) / len(asked) if asked else 1.0
 
