@@ -498,6 +498,16 @@ CHANGELOG = (
 )
 
 
+def test_a_when_question_is_high_only_on_a_claim_saying_its_verb(tmp_path):
+    """ "When will the Stratus option be removed?" was high on "Version 1.4.0 (2025-06-02),
+    Deprecated: The Stratus option is deprecated.": the release's date, and three of the four words
+    asked, but not "removed"."""
+    notes = "## [1.4.0] - 2025-06-02\n\n### Deprecated\n\n- The Stratus option is deprecated.\n"
+    [removed] = _ask_articles(tmp_path, {"Driftwood changelog": notes}, "When will the Stratus option be removed?")
+    assert removed.confidence.value != "high", removed.answer_summary
+    assert 'No claim says when it was "removed".' in removed.limitations
+
+
 def test_a_release_note_is_read_with_its_release(tmp_path):
     """Release notes: "When was Driftwood 1.4.0 released?" was low, its date only in the version's
     heading, and "1.4.0" read as the name "Driftwood 1"; "Which version of Driftwood upgraded

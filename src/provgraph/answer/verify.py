@@ -87,6 +87,7 @@ from provgraph.answer.models import (
 from provgraph.answer.question import KIND_WORDS, Expects, choices, expects, kind_asked, offers, year_bound
 from provgraph.answer.text import (
     OUTCOMES,
+    RELEASE_PREFIX,
     STOP_WORDS,
     YEAR,
     acronyms,
@@ -563,6 +564,10 @@ def verify(
     if other_year is not None:
         confidence = min(confidence, AnswerConfidence.LOW, key=_RANK.index)
         limitations.append(other_year)
+    unsaid = _unsaid_verb(pack, kept) if confidence is AnswerConfidence.HIGH else None
+    if unsaid is not None:
+        confidence = AnswerConfidence.MEDIUM
+        limitations.append(unsaid)
     unproven = _unproven(pack, kept) if confidence is AnswerConfidence.HIGH else None
     if unproven is not None:
         confidence = AnswerConfidence.MEDIUM
@@ -713,8 +718,10 @@ def _elsewhere(pack: EvidencePack, kept: Sequence[_Kept]) -> str | None:
             or any(f"{named} ".startswith(f"{n} ") for n in owners)
         ):
             return True
-        # a sentence whose subject is a name of the question ("Marie Curie was born ...")
-        opening = " ".join(words(re.sub(r"^(the|a|an)\s+", "", item.text.strip(), flags=re.I))) + " "
+        # a sentence whose subject is a name of the question ("Marie Curie was born ..."), after the
+        # release a note is read with ("Version 1.4.0 (2025-06-02), Deprecated: The Stratus option ...")
+        own_text = RELEASE_PREFIX.sub("", item.text.strip(), count=1)
+        opening = " ".join(words(re.sub(r"^(the|a|an)\s+", "", own_text, flags=re.I))) + " "
         # "Who was known as Aladin?": the answer is the subject of a document saying so
         subject = bool(who and named and opening.startswith(named + " "))
         # "It was founded in 1998", where "It" is the "Contoso Ltd" the question names
@@ -732,7 +739,7 @@ def _elsewhere(pack: EvidencePack, kept: Sequence[_Kept]) -> str | None:
         # "Drug: Amiodarone | Effect on INR: Increases": the row gives its first cell's value of what a label names
         of_row = of_row or any(mentions(" ".join(words(label)), n) for label, _ in fields[1:] for n in names)
         # "The target INR for most indications is 2.0 to 3.0": a name in what the sentence is about
-        subject_of = _SUBJECT.match(item.text.strip())
+        subject_of = _SUBJECT.match(own_text)
         about = " ".join(words(subject_of.group(1))) if subject_of else ""
         in_subject = bool(about) and any(mentions(about, n) for n in names)
         return (
@@ -910,6 +917,28 @@ def _uncounted(pack: EvidencePack, kept: Sequence[_Kept]) -> str | None:
             if _COUNT.fullmatch(a) and without_possessive(b) == counted and not _done(own[i + 2 :]):
                 return None
     return f'No claim says what the question counts ("{verb}").'
+
+
+#: "When was the legacy_auth option removed?", "When will it be removed?": the verb a "when"
+#: question asks of, last.
+_WHEN_VERB = re.compile(r"^\s*when\s+(?:was|were|is|are|will|did|does|do|has|have|had)\b.*\s([a-z]+)\s*\?\s*$", re.I)
+
+
+def _unsaid_verb(pack: EvidencePack, kept: Sequence[_Kept]) -> str | None:
+    """Why no claim says when what is asked happened: none holds the verb a "when" question asks
+    of (inflections alike: "removed" of "When will the legacy_auth option be removed?"), though
+    one gives a date; or None."""
+    found = _WHEN_VERB.match(pack.question)
+    if found is None or not found.group(1).islower() or found.group(1) in STOP_WORDS:
+        return None
+    if "VERB" not in word_readings(found.group(1)):
+        return None
+    verb = found.group(1)
+    for claim, cited in kept:
+        said = claim.text + " " + evidence_text(cited, headlines=False)
+        if _finder(set(words(said)), inflections=True, text=said)(verb):
+            return None
+    return f'No claim says when it was "{verb}".'
 
 
 def _done(after: Sequence[str]) -> bool:
