@@ -812,6 +812,17 @@ def test_a_dataset_card_and_board_minutes(tmp_path):
     assert countries.claims[0].text.startswith("The images were taken by drones"), countries.answer_summary
     assert tariff.claims[0].text == "No: The board rejected a proposal to raise household tariffs by 9 percent."
     assert [a.confidence.value for a in (images, test, countries, tariff)] == ["high"] * 4
+    # a field (or a table's header) labelled by what is asked of is no answer: "Images: 38,560"
+    (tmp_path / "resolution").mkdir()
+    [resolution] = _ask_articles(
+        tmp_path / "resolution",
+        {
+            **articles,
+            "CoastWatch-2 dataset": articles["CoastWatch-2 dataset"] + "\nEach image is 4096 by 3072 pixels.\n",
+        },
+        "What resolution are the images?",
+    )
+    assert resolution.claims[0].text == "Each image is 4096 by 3072 pixels.", resolution.answer_summary
 
 
 def test_a_court_opinion_summary_answers_its_verdict_and_its_reasons(tmp_path):

@@ -357,6 +357,10 @@ def _passage_claims(
     doer = _doer(question)
     compounds = _compounds(question)
     negated = _NEGATIVE.search(question) is not None
+    # "What resolution are the images?": a field labelled by what it asks of ("Images: 38,560") is
+    # no answer; one labelled by what it asks is
+    subject = _COPULA_SUBJECT.match(question)
+    labels = of_names - {word_key(w) for w in words(subject.group(1))} if subject else of_names
     # "Why did ...?", "How was ... injured?": a reason or a way ("How severe ...?" asks a degree)
     reasoned = (
         re.match(r"\s*(?:why\b|how\s+(?:is|are|was|were|do|does|did|can|could|should)\b)", question, re.I) is not None
@@ -368,7 +372,7 @@ def _passage_claims(
             # "Which court decided ...?": the field "Court: ..." before "Decided: ..." (a reason or a
             # way, "why" or "how", is no field's value: "Court: ..." for "Why did the trial court ...?")
             not _field_asked(p, which, question),
-            reasoned or not _field_asked(p, of_names, question),
+            reasoned or not _field_asked(p, labels, question),
             # "How much notice must a landlord give ...?": what a landlord must, not a tenant
             bool(doer) and not doer <= word_keys(p.text),
             # "... outpatients with comorbidities ...?": not what holds for those without them
@@ -378,7 +382,7 @@ def _passage_claims(
             negated and not _NEGATIVE.search(p.text),
             # under a heading saying what is asked ("What is Nephralin used for?": "INDICATIONS AND
             # USAGE"), before "Avoid use with rifampin" under "DRUG INTERACTIONS"
-            not of_names & word_keys(p.section or "", measures=True),
+            not labels & word_keys(p.section or "", measures=True),
             -_answers(p, question),
             not offers(p.text, expected, question),
             # "For windstorm claims the deductible is 1,000 euros" is another case than "a fire claim"'s
@@ -1373,6 +1377,8 @@ def _other_case(item: EvidenceItem, compounds: Sequence[tuple[str, str]]) -> boo
 _STOP_KEYS = frozenset(word_key(w) for w in STOP_WORDS)
 
 
+#: "What resolution are the images?": what a question asks of, after its copula.
+_COPULA_SUBJECT = re.compile(r"^\s*(?:what|which)\s+[a-z]+\s+(?:is|are|was|were)\s+the\s+([a-z ]+?)\s*\?\s*$", re.I)
 #: What says that something is not done or must not be: a denial, or a label's warning words.
 _NEGATIVE = re.compile(r"\b(?:not|never|no|cannot|avoid|contraindicated)\b|n['\u2019]t\b", re.I)
 

@@ -343,6 +343,9 @@ _LABEL_WORDS = {
     # "Who leads Harbor Robotics?": its chief executive
     "executive": "leads lead heads head runs",
     "ceo": "leads lead heads head runs",
+    # "What resolution are the images?": "4096 by 3072 pixels"
+    "pixels": "resolution",
+    "megapixels": "resolution",
     # "Who is acquiring Baltic Freight Lines?": who agreed to buy it
     "buy": "acquire acquiring acquisition purchase",
     "bought": "acquire acquired acquisition purchase",
