@@ -574,7 +574,10 @@ def cluster(claims_: Sequence[ValueClaim], policy: Policy, predicate: str) -> li
     values does not hide a large difference). Everything else: by normalised key."""
     tol = policy.tolerances.get(predicate)
     clusters: list[Cluster] = []
-    numbers = sorted((c for c in claims_ if c.number is not None), key=lambda c: (c.number, c.object))
+    # in the statements' order, not the order a store returned them in (Virtuoso's varies under
+    # load): a conflict's record is the same however it was read
+    claims_ = sorted(claims_, key=lambda c: c.statement)
+    numbers = sorted((c for c in claims_ if c.number is not None), key=lambda c: (c.number, c.object, c.statement))
     others = [c for c in claims_ if c.number is None]
     if tol is not None:
         anchor: float | None = None
