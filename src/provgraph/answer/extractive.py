@@ -86,7 +86,6 @@ from provgraph.answer.text import (
     OUTCOMES,
     PRONOUNS,
     RELEASE_PREFIX,
-    SECTION_SEPARATOR,
     STOP_WORDS,
     acronyms,
     clauses,
@@ -96,6 +95,7 @@ from provgraph.answer.text import (
     leaves_open,
     mentions,
     name_heads,
+    nearest_heading,
     normalise,
     number_text,
     opening_name,
@@ -659,7 +659,8 @@ def _stated_verdict(relevant: Sequence[EvidenceItem], question: str) -> list[Dra
     # "Can I take Cardenol if I have severe asthma?": the passage's own "if you have severe
     # asthma" is the question's condition, not a clause it leaves open
     condition = re.search(r"\b(?:if|whether)\b(.*)", question, re.I)
-    unconditioned = [w for w in asked if not condition or w not in words(condition.group(1))]
+    conditioned = set(words(condition.group(1))) if condition else set()
+    unconditioned = [w for w in asked if w not in conditioned]
     # the opposites of an outcome asked of ("fell" for "grow"): :func:`_outcome_verdict`'s to read
     outcomes = frozenset().union(*(OUTCOMES[k][1] for k in keys if k in OUTCOMES))
     # "Was Helix 24.07 released before 2024?": the year the passage gives decides, not its words
@@ -731,6 +732,7 @@ def _outcome_verdict(relevant: Sequence[EvidenceItem], question: str) -> list[Dr
         if item.kind is not EvidenceKind.PASSAGE:
             continue
         said = in_context(item.text.strip(), item.title, item.referent)
+        holds_rest = rest <= word_keys(f"{said} {item.title or ''}", measures=True)
         named = False  # whether a clause before named it: "its" stands for it in those after
         for clause in clauses(said):
             clause_words = words(clause)
@@ -739,7 +741,7 @@ def _outcome_verdict(relevant: Sequence[EvidenceItem], question: str) -> list[Dr
                     continue
                 # "The Ninth Circuit reversed.", "The Supreme Court reversed and held ...": no object
                 ends = all(w in STOP_WORDS for w in clause_words[at + 1 :]) or clause_words[at + 1 : at + 2] == ["and"]
-                if not ends and not rest <= word_keys(f"{said} {item.title or ''}", measures=True):
+                if not ends and not holds_rest:
                     continue
                 # "Did Contoso's profit grow?": the outcome of what is asked ("... revenue grew,
                 # while its operating profit fell"), the word before the verb its thing or the name
@@ -1260,9 +1262,9 @@ def _listed(passages: Sequence[EvidenceItem], chosen: Sequence[EvidenceItem]) ->
 
 def _completes(item: EvidenceItem) -> bool:
     """Whether a passage is read as completing its heading (a list item: "if you have severe asthma")."""
-    heading = (item.section or "").split(SECTION_SEPARATOR)[-1].rstrip(" :")
-    rest = item.text[len(heading) + 1 :]
-    return bool(heading) and item.text.startswith(heading + " ") and under_heading(rest, item.section) == item.text
+    heading = nearest_heading(item.section)
+    own = item.text[len(heading) + 1 :] if heading and item.text.startswith(heading + " ") else ""
+    return bool(own) and under_heading(own, item.section) == item.text
 
 
 #: The questions whose answer is a value of a type :func:`~provgraph.answer.question.offers` knows.

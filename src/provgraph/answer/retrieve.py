@@ -685,15 +685,17 @@ class _Draft:
         body weight (kg) | Tirzepatide 15 mg: -11.2"), as an HTML table's row reads; a note of a
         release with its version ("Version 2.9.4 (15 August 2026): Fixed a memory leak."); a list
         item completing its heading with it ("Do not take Cardenol if you have severe asthma")."""
+        if self.kind is not EvidenceKind.PASSAGE:
+            return self.text
         section = self.fields.get("section")
-        if self.kind is EvidenceKind.PASSAGE:
-            return (
-                (isinstance(section, str) and table_row(self.text, section))
-                or release_note(self.text, section if isinstance(section, str) else None)
-                or under_heading(self.text, section if isinstance(section, str) else None)
-                or self.text
-            )
-        return self.text
+        if not isinstance(section, str):
+            return release_note(self.text, None) or self.text  # a release's own heading needs no section
+        return (
+            table_row(self.text, section)
+            or release_note(self.text, section)
+            or under_heading(self.text, section)
+            or self.text
+        )
 
     def build(self, number: int) -> EvidenceItem:
         source = {}

@@ -710,8 +710,16 @@ def under_heading(text: str, section: str | None) -> str | None:
     first = text.split(maxsplit=1)[:1]
     if not section or not first or first[0] not in _CONTINUING:
         return None
-    heading = section.split(SECTION_SEPARATOR)[-1].rstrip(" :")
-    return f"{heading} {text}"
+    return f"{nearest_heading(section)} {text}"
+
+
+def nearest_heading(section: str | None) -> str:
+    """The last heading of a section's path, without a closing colon: the one a passage is under.
+
+    >>> nearest_heading("Cardenol > Do not take Cardenol:")
+    'Do not take Cardenol'
+    """
+    return (section or "").split(SECTION_SEPARATOR)[-1].rstrip(" :")
 
 
 #: Words that open the rest of a sentence its heading began ("Do not take Cardenol" ... "if you
@@ -763,6 +771,7 @@ __all__ = [
     "is_headline",
     "mentions",
     "name_heads",
+    "nearest_heading",
     "normalise",
     "number_text",
     "opening_name",

@@ -906,10 +906,9 @@ def _uncounted(pack: EvidencePack, kept: Sequence[_Kept]) -> str | None:
     if asked is None:
         return None
     counted, verb = asked
-    for claim, cited in kept:
-        said = claim.text + " " + evidence_text(cited)
-        if _finder(set(words(said)), inflections=True, text=said)(verb):
-            return None
+    if _said_by_any(kept, verb):
+        return None
+    for claim, _ in kept:
         # "14,230 spectators", "3.7 million people"; not "281 participants (90.1%) completed the
         # follow-up" for "How many participants died?": what they did is said, and it is not that
         own = [w for w in words(claim.text) if w not in _SCALES]
@@ -929,16 +928,20 @@ def _unsaid_verb(pack: EvidencePack, kept: Sequence[_Kept]) -> str | None:
     of (inflections alike: "removed" of "When will the legacy_auth option be removed?"), though
     one gives a date; or None."""
     found = _WHEN_VERB.match(pack.question)
-    if found is None or not found.group(1).islower() or found.group(1) in STOP_WORDS:
+    verb = found.group(1) if found else ""
+    if not verb.islower() or verb in STOP_WORDS or "VERB" not in word_readings(verb):
         return None
-    if "VERB" not in word_readings(found.group(1)):
-        return None
-    verb = found.group(1)
+    return None if _said_by_any(kept, verb, headlines=False) else f'No claim says when it was "{verb}".'
+
+
+def _said_by_any(kept: Sequence[_Kept], word: str, *, headlines: bool = True) -> bool:
+    """Whether a kept claim or the evidence it cites says ``word``, inflections alike (see
+    :func:`evidence_text` for ``headlines``)."""
     for claim, cited in kept:
-        said = claim.text + " " + evidence_text(cited, headlines=False)
-        if _finder(set(words(said)), inflections=True, text=said)(verb):
-            return None
-    return f'No claim says when it was "{verb}".'
+        said = claim.text + " " + evidence_text(cited, headlines=headlines)
+        if _finder(set(words(said)), inflections=True, text=said)(word):
+            return True
+    return False
 
 
 def _done(after: Sequence[str]) -> bool:
