@@ -100,6 +100,7 @@ from provgraph.answer.text import (
     number_text,
     opening_name,
     position,
+    possessed,
     ranked,
     row_fields,
     salient_names,
@@ -108,6 +109,7 @@ from provgraph.answer.text import (
     split_camel,
     term_text,
     tokens,
+    unbracketed,
     under_heading,
     verbal,
     without_disambiguation,
@@ -150,6 +152,8 @@ MAX_DEFINING = 2
 
 def _item_text(item: EvidenceItem) -> str:
     parts = [item.text, item.title or "", item.section or "", item.subject_label or "", item.object_label or ""]
+    if item.title and "(" in item.title:
+        parts.append(unbracketed(item.title))
     parts += [item.passage_text or "", item.referent or ""]
     return " ".join(words(" ".join(parts)))
 
@@ -235,6 +239,9 @@ class ExtractiveGenerator:
         # say it ("Bill Cosby's third album" is not any item naming Bill Cosby, when one says it)
         texts = {i.id: _item_text(i) for i in pack.items}
         bare = {t for t in terms if not any(_says_name(x, t, pack.question) for x in texts.values())}
+        # "Fernwood's revenue": an item naming Fernwood that says "revenue" is about it, though
+        # another says "Fernwood's shares"
+        owned = {t: has for t in terms if (has := possessed(pack.question, t))}
         out = []
         for item in sorted(pack.items, key=lambda i: (-i.score, i.number)):
             if item.kind is EvidenceKind.RELATION or item.redacted is not None or inspect_item(item) is not None:
@@ -251,7 +258,15 @@ class ExtractiveGenerator:
                 # relevance of its parent is checked on selection)
                 keep = bool(question_words & set(text.split()))
             elif terms:
-                keep = about_entity or any(_says_name(text, t, pack.question, possessive=t in bare) for t in terms)
+                keep = about_entity or any(
+                    _says_name(text, t, pack.question, possessive=t in bare)
+                    or (
+                        t in owned
+                        and _says_name(text, t, pack.question, possessive=True)
+                        and owned[t] <= set(text.split())
+                    )
+                    for t in terms
+                )
             else:
                 # no names in the question: the item must share a content word with it,
                 # inflections alike ("Claims must be reported ..." for "How long do I have to
@@ -1207,7 +1222,12 @@ def _passages(relevant: Sequence[EvidenceItem], terms: Sequence[str], question: 
         # a number the question names ("the third quarter of 2026") in the passage's own words:
         # a title holding it ("... Third Quarter 2026 Results") says it of every passage
         said = _own_words if term.replace(" ", "").isdigit() else _item_text
-        if not any(_says_name(said(c), term, question) for c in chosen):
+        has = possessed(question, term)
+        if not any(
+            _says_name(said(c), term, question)
+            or (has and _says_name(said(c), term, question, possessive=True) and has <= set(said(c).split()))
+            for c in chosen
+        ):
             match = next((p for p in first if _says_name(said(p), term, question)), None)
             if match is not None and match not in chosen:
                 chosen.append(match)

@@ -19,7 +19,16 @@ import enum
 import re
 from dataclasses import dataclass
 
-from provgraph.answer.text import NAME_CONNECTORS, TIME_SPAN, YEAR, normalise, tokens, without_possessive, words
+from provgraph.answer.text import (
+    NAME_CONNECTORS,
+    STOP_WORDS,
+    TIME_SPAN,
+    YEAR,
+    normalise,
+    tokens,
+    without_possessive,
+    words,
+)
 
 
 class Expects(enum.StrEnum):
@@ -443,3 +452,42 @@ __all__ = [
     "pair",
     "year_bound",
 ]
+
+
+#: "How much butter ...", "How many aftershocks ...": what is measured or counted.
+#: ("How many museums and canals ...": one of them is still an answer)
+_MEASURED = re.compile(r"^\s*how\s+(?:much|many)\s+([a-z][a-z-]+)\b(?!\s+(?:and|or)\b)", re.I)
+#: "Who discovered germanium?", "What causes scurvy?", "Who pays shipping costs?": what the
+#: question's verb acts on, when the question ends with it.
+_ACTED_ON = re.compile(
+    r"^\s*(?:who|what)\s+[a-z]+(?:ed|es|s)\s+(?:the\s+|an?\s+)?(?:[a-z]+\s+)?([a-z][a-z-]+)\s*\?*\s*$", re.I
+)
+#: "Is vancomycin recommended ...?", "Does gallium expand ...?": what a yes/no question is about.
+_ASKED_OF = re.compile(
+    r"^\s*(?:is|are|was|were|do|does|did|can|could|should|will|would|has|have)\s+(?:the\s+|an?\s+)?"
+    r"([a-z][a-z-]+)\s+[a-z]",
+    re.I,
+)
+
+
+def topics(question: str) -> list[str]:
+    """The lower-case words that say what ``question`` is about by where they stand (what is
+    measured or counted, what its verb acts on, what a yes/no question asks of): evidence that
+    never says them is about something else, however many of the question's other words it
+    holds ("Who discovered germanium?" is not answered by who discovered gallium). Names are
+    :func:`~provgraph.answer.text.salient_terms`' to check.
+
+    >>> topics("Who discovered germanium?"), topics("How much butter is in the cake?")
+    (['germanium'], ['butter'])
+    >>> topics("Is vancomycin recommended for outpatients?"), topics("Who built the Bell Rock Lighthouse?")
+    (['vancomycin'], [])
+    """
+    found = [pattern.match(question) for pattern in (_MEASURED, _ACTED_ON, _ASKED_OF)]
+    said = [m.group(1) for m in found if m is not None and m.group(1).islower()]
+    # "time-restricted" is said as its words; "How many people does it serve?" asks a count
+    # that "Serves: 8" gives without saying whom
+    return [w for t in said for w in t.split("-") if w not in STOP_WORDS and w not in _COUNTED]
+
+
+#: What "how many" counts without the answer having to say it: people, and spans of time.
+_COUNTED = frozenset("people persons individuals times years months weeks days hours minutes seconds".split())

@@ -9,7 +9,7 @@ import re
 import unicodedata
 from collections.abc import Iterable, Iterator, Sequence
 from functools import lru_cache
-from itertools import pairwise
+from itertools import pairwise, takewhile
 
 import snowballstemmer
 
@@ -609,6 +609,26 @@ def without_disambiguation(title: str) -> str:
     """A title without its trailing disambiguation: what the document is about ("Big Stone Gap
     (film)" -> "Big Stone Gap")."""
     return re.sub(r"\s*\([^)]*\)\s*$", "", title).strip()
+
+
+def unbracketed(title: str) -> str:
+    """A title without what it says in brackets, which a short mention of it leaves out ("the
+    Tenancy Act" names "Tenancy (Deposits) Act 2024")."""
+    return re.sub(r"\s*\([^)]*\)", "", title).strip()
+
+
+def possessed(question: str, term: str) -> set[str]:
+    """The words of what the question says a possessive ``term`` has, up to a stop word
+    ("revenue" of "Fernwood's revenue in the third quarter"); empty when ``term`` is no
+    possessive."""
+    if without_possessive(term) == term:
+        return set()
+    said = words(question)
+    last = term.split()[-1]
+    if last not in said:
+        return set()
+    after = said[said.index(last) + 1 :]
+    return set(takewhile(lambda w: w not in STOP_WORDS, after))
 
 
 def singular(word: str) -> str:

@@ -84,7 +84,7 @@ from provgraph.answer.models import (
     SupportLevel,
     VerificationIssue,
 )
-from provgraph.answer.question import KIND_WORDS, Expects, choices, expects, kind_asked, offers, year_bound
+from provgraph.answer.question import KIND_WORDS, Expects, choices, expects, kind_asked, offers, topics, year_bound
 from provgraph.answer.text import (
     OUTCOMES,
     RELEASE_PREFIX,
@@ -100,6 +100,7 @@ from provgraph.answer.text import (
     normalise,
     number_text,
     position,
+    possessed,
     row_fields,
     salient_names,
     salient_terms,
@@ -108,6 +109,7 @@ from provgraph.answer.text import (
     split_camel,
     term_text,
     tokens,
+    unbracketed,
     without_disambiguation,
     without_possessive,
     word_key,
@@ -703,7 +705,13 @@ def _elsewhere(pack: EvidencePack, kept: Sequence[_Kept]) -> str | None:
     # "Contoso's revenue": a document whose title opens with "Contoso" is about it, when no item
     # says "Contoso's" ("Bill Cosby's third album" is not what "At Last Bill Cosby Really Sings" is about)
     said = " ".join(" ".join(words(i.text)) for i in pack.items)
-    owners = [bare for n in names if (bare := without_possessive(n)) != n and not mentions(said, n)]
+    # ... nor when one says "Contoso's" of another thing than the question does ("Contoso's
+    # shares" for "Contoso's revenue")
+    owners = {
+        bare: set() if not mentions(said, n) else possessed(pack.question, n) or {""}
+        for n in names
+        if (bare := without_possessive(n)) != n
+    }
     who = expects(pack.question) is Expects.PERSON and words(pack.question)[:1] == ["who"]
     short = acronyms(pack.question)  # "GDPR": "The regulation was adopted ..." names it spelt out
 
@@ -714,8 +722,8 @@ def _elsewhere(pack: EvidencePack, kept: Sequence[_Kept]) -> str | None:
         named = title(item)
         if named and (
             mentions(asked, named)
-            or any(mentions(named, n) for n in names)
-            or any(f"{named} ".startswith(f"{n} ") for n in owners)
+            or any(mentions(named, n) or mentions(" ".join(words(unbracketed(item.title or ""))), n) for n in names)
+            or any(f"{named} ".startswith(f"{n} ") and has <= set(words(item.text)) for n, has in owners.items())
         ):
             return True
         # a sentence whose subject is a name of the question ("Marie Curie was born ..."), after the
@@ -1176,6 +1184,10 @@ def _uncovered(question: str, cited: Sequence[EvidenceItem]) -> str | None:
     ]
     if names:
         return "the evidence found does not mention " + ", ".join(f'"{number_text(n)}"' for n in names)
+    said = _finder(set(evidence.split()), inflections=True)
+    unsaid = [t for t in topics(question) if not said(t) and not said(singular(t))]
+    if unsaid:
+        return "the evidence found does not mention " + ", ".join(f'"{t}"' for t in unsaid)
     # "What kind of drug is amoxicillin?": "Amoxicillin is a penicillin antibiotic." says its kind
     # (nor the kind it asks for, "drug")
     kind = kind_asked(question)
@@ -1337,9 +1349,9 @@ def _uses(kept: Sequence[_Kept]) -> list[SourceUse]:
                 if topic not in claims[item.document]:
                     claims[item.document].append(topic)
     out = []
-    for document, topics in claims.items():
+    for document, subtopics in claims.items():
         n = sum(1 for claim, items in kept if any(i.document == document for i in items))
-        reason = f"cited by {n} claim{'s' if n != 1 else ''}: " + "; ".join(topics[:3])
+        reason = f"cited by {n} claim{'s' if n != 1 else ''}: " + "; ".join(subtopics[:3])
         out.append(SourceUse(document=document, title=titles[document], reason=reason))
     return out
 
