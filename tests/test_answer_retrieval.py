@@ -2068,3 +2068,30 @@ def test_a_possessive_is_what_names_it_and_says_what_it_has(tmp_path):
         "Fernwood Robotics reported third-quarter revenue of $412 million, up 18 percent from a year earlier."
     ]
     assert answer.confidence.value == "high", answer.limitations
+
+
+WARRANTY = (
+    "# Limited warranty\n\n## What is not covered\n\nThe warranty does not cover:\n\n"
+    "- damage caused by limescale,\n- gaskets, filters and other wear parts,\n- machines used commercially.\n\n"
+    "## How to make a claim\n\nContact support with your proof of purchase.\n"
+)
+
+
+def test_a_list_item_is_read_with_the_sentence_it_completes(tmp_path):
+    # "Is limescale damage covered by the warranty?" was medium, no verdict, on
+    # "damage caused by limescale,"; "What does the warranty not cover?" stated the sentence
+    # "The warranty does not cover:" alone
+    limescale, excluded = _ask_file(
+        tmp_path,
+        "warranty.md",
+        WARRANTY,
+        "Is limescale damage covered by the warranty?",
+        "What does the warranty not cover?",
+    )
+    assert limescale.claims[0].text == "No: The warranty does not cover damage caused by limescale."
+    assert limescale.confidence.value == "high", limescale.limitations
+    assert sorted(c.text for c in excluded.claims) == [
+        "The warranty does not cover damage caused by limescale.",
+        "The warranty does not cover gaskets, filters and other wear parts.",
+        "The warranty does not cover machines used commercially.",
+    ]

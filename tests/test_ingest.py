@@ -221,6 +221,32 @@ def test_a_passage_s_section_is_its_heading_after_the_headings_it_is_under(pg, t
     ]
 
 
+def test_a_lists_items_after_a_sentence_ending_with_a_colon_are_under_it(pg, tmp_path):
+    # "The warranty does not cover:" is what each item completes, in Markdown and in HTML; a
+    # paragraph after the list is under its heading again
+    (tmp_path / "warranty.md").write_text(
+        "# Warranty\n\n## Exclusions\n\nThe warranty does not cover:\n\n- damage caused by limescale,\n"
+        "- wear parts.\n\nClaims go to support.\n"
+    )
+    (tmp_path / "page.html").write_text(
+        "<body><h1>Cake</h1><p>You will need:</p><ul><li>3 eggs</li><li>200 g sugar</li></ul><p>Serve cold.</p></body>"
+    )
+    notes = pg.ingest(tmp_path / "warranty.md").documents[0].graph
+    page = pg.ingest(tmp_path / "page.html").documents[0].graph
+    assert _sections(pg, notes) == [
+        ("The warranty does not cover:", "Exclusions"),
+        ("damage caused by limescale,", "Exclusions > The warranty does not cover:"),
+        ("wear parts.", "Exclusions > The warranty does not cover:"),
+        ("Claims go to support.", "Exclusions"),
+    ]
+    assert _sections(pg, page) == [
+        ("You will need:", "Cake"),
+        ("3 eggs", "Cake > You will need:"),
+        ("200 g sugar", "Cake > You will need:"),
+        ("Serve cold.", "Cake"),
+    ]
+
+
 def test_a_document_without_a_given_title_is_called_by_its_own_title(pg, tmp_path):
     # Markdown: its first level-1 heading; HTML: its first <h1>, else its <title>; else the file name
     (tmp_path / "golden-gate.md").write_text(

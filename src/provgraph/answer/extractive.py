@@ -120,6 +120,7 @@ from provgraph.answer.text import (
     words,
 )
 from provgraph.answer.untrusted import inspect_item, strip_citation_marks
+from provgraph.ingest.text import SECTION_SEPARATOR
 from provgraph.trust.models import Conflict, ConflictKind, FactStatus, ValueOutcome
 
 #: Passages scoring below this share of the best relevant passage are left out, unless they cover
@@ -1262,15 +1263,27 @@ def _passages(relevant: Sequence[EvidenceItem], terms: Sequence[str], question: 
                 chosen.append(best)
     chosen += _naming(first, chosen, asked)
     chosen += [p for p in first if p.score >= PASSAGE_RATIO * first[0].score and p not in chosen]
-    chosen = chosen[:MAX_PASSAGES]
+    # "The warranty does not cover:" says nothing its items do not
+    sections = {p.section for p in chosen}
+    chosen = [c for c in chosen if (lead := _lead_of(c)) is None or lead not in sections][:MAX_PASSAGES]
     return sorted(chosen + _defining(chosen, relevant), key=lambda i: (-i.score, i.number))
+
+
+def _lead_of(item: EvidenceItem) -> str | None:
+    """The section of the items of a list that ``item`` is the sentence they complete, or None."""
+    if not item.text.endswith(":"):
+        return None
+    return SECTION_SEPARATOR.join(h for h in (item.section, item.text) if h)
 
 
 def _listed(passages: Sequence[EvidenceItem], chosen: Sequence[EvidenceItem]) -> list[EvidenceItem]:
     """The other items of the list the first chosen passage is an item of, when each completes
     their heading ("Do not take Cardenol if you have severe asthma", "... if you are allergic to
-    bisoprolol"): the list is the answer, not its best item alone."""
+    bisoprolol"): the list is the answer, not its best item alone. When the passage is the
+    sentence a list's items complete ("The warranty does not cover:"), its items."""
     top = chosen[0]
+    if (lead := _lead_of(top)) is not None:
+        return [p for p in passages if p not in chosen and p.document == top.document and p.section == lead]
     if not _completes(top):
         return []
     return [

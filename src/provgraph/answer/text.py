@@ -726,9 +726,25 @@ def under_heading(text: str, section: str | None) -> str | None:
     'Do not take Cardenol if you have severe asthma'
     >>> under_heading("tiredness and dizziness", "Side effects") is None
     True
+
+    An item of a list after a sentence ending with a colon completes that sentence, when it is no
+    sentence of its own:
+
+    >>> under_heading("Gaskets, filters and other wear parts,", "Warranty > The warranty does not cover:")
+    'The warranty does not cover gaskets, filters and other wear parts.'
     """
     first = text.split(maxsplit=1)[:1]
-    if not section or not first or first[0] not in _CONTINUING:
+    if not section or not first:
+        return None
+    if section.endswith(":"):
+        if text.rstrip().endswith((".", "!", "?")) and text[:1].isupper():
+            return None  # "Unplug the machine.": a sentence of its own
+        item = re.sub(r"(?:[,;]|\s+(?:and|or))+\s*$", "", text.strip())
+        opening = first[0].strip(",;")
+        if opening[1:].islower() and opening[:1].isupper() and word_readings(opening.lower()):
+            item = item[:1].lower() + item[1:]  # "Damage caused by limescale": no name
+        return f"{nearest_heading(section)} {item}{'' if item.endswith(('.', '!', '?')) else '.'}"
+    if first[0] not in _CONTINUING:
         return None
     return f"{nearest_heading(section)} {text}"
 

@@ -74,7 +74,7 @@ def html_text(raw: bytes) -> tuple[str, list[Block]]:
                 elif name in _BLOCK:
                     close()
                     walk(child)
-                    close()
+                    close("item" if name == "li" else "text")
                 else:
                     walk(child)
 

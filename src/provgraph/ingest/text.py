@@ -104,9 +104,9 @@ def text_title(text: str) -> str | None:
 
 
 class Block(NamedTuple):
-    """A block of a document's text; ``kind`` is "text", "heading", "field" (a record's field
-    after its first, which is its heading: :func:`_paragraph`) or "term" (a list item defining a
-    term, one passage however many sentences it has)."""
+    """A block of a document's text; ``kind`` is "text", "heading", "item" (a list's item),
+    "field" (a record's field after its first, which is its heading: :func:`_paragraph`) or
+    "term" (a list item defining a term, one passage however many sentences it has)."""
 
     start: int
     end: int
@@ -140,7 +140,11 @@ def passages_in(text: str, blocks: Iterable[Block], *, paged: bool = False) -> I
     has_pages = paged or "\f" in text
     section: str | None = None
     headings: list[Block] = []  # the headings the block is under, outermost first
+    # "The warranty does not cover:": what the items of the list after it complete
+    lead: str | None = None
     for start, end, kind, heading, level in blocks:
+        if kind not in ("item", "term"):
+            lead = None
         if kind == "heading":
             while headings and (not level or headings[-1].level >= level):
                 headings.pop()
@@ -158,6 +162,10 @@ def passages_in(text: str, blocks: Iterable[Block], *, paged: bool = False) -> I
             section = _section_path(headings)
             continue
         within = heading if kind == "field" else section
+        if kind == "item" and lead is not None:
+            # its section is the sentence it completes, after the headings: each item is read
+            # with it ("The warranty does not cover damage caused by limescale.")
+            within = SECTION_SEPARATOR.join(h for h in (section, lead) if h)
         if kind == "term":
             page = text.count("\f", 0, start) + 1 if has_pages else None
             yield PassageSpec(text=text[start:end], page=page, section=within, start=start, end=end)
@@ -165,11 +173,15 @@ def passages_in(text: str, blocks: Iterable[Block], *, paged: bool = False) -> I
         if clause := _CLAUSE.match(text, start, end):
             # "2. Deductible. Each claim carries ...": the clause's number is no sentence, and its
             # heading is the section of the paragraph (not of the next: a list ends, the section goes on)
-            within = clause.group(1) or section
+            within = clause.group(1) or within
             start = clause.end()
+        last = None
         for s, e in _sentences(text, start, end):
             page = text.count("\f", 0, s) + 1 if has_pages else None
-            yield PassageSpec(text=text[s:e], page=page, section=within, start=s, end=e)
+            last = text[s:e]
+            yield PassageSpec(text=last, page=page, section=within, start=s, end=e)
+        if kind == "text" and last is not None and last.endswith(":"):
+            lead = last
 
 
 #: A release's heading in release notes or a changelog: "3.0.0 (2 November 2026)", "[1.1.0] -
@@ -246,8 +258,7 @@ def _blocks(text: str, *, markdown: bool) -> Iterator[Block]:
                     # definition, its sentences one passage (the second says nothing alone)
                     yield Block(line_start + len(item.group(1)), line_start + len(content.rstrip()), "term", None)
                     continue
-                lines.append((start, line_start + len(content.rstrip())))
-                yield from _paragraph(text, lines)
+                yield Block(start, line_start + len(content.rstrip()), "item", None)
                 continue
         lead = len(content) - len(content.lstrip())
         if not lines and not in_fence and _CAPITALS.fullmatch(stripped) and sum(c.isalpha() for c in stripped) > 3:
