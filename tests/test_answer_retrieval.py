@@ -2095,3 +2095,30 @@ def test_a_list_item_is_read_with_the_sentence_it_completes(tmp_path):
         "The warranty does not cover gaskets, filters and other wear parts.",
         "The warranty does not cover machines used commercially.",
     ]
+
+
+def test_a_measure_is_answered_by_the_passage_saying_it_not_by_the_titles_opening(tmp_path):
+    # "What is the melting point of gallium?" led with "Gallium is a chemical element ...": its
+    # section, the title, said "gallium"; "At what temperature ...?" with "... at standard
+    # temperature"; "It melts at ..." says "gallium" by "It", and a degree Celsius a temperature
+    point, temperature = _ask_articles(
+        tmp_path,
+        {"Gallium": GALLIUM},
+        "What is the melting point of gallium?",
+        "At what temperature does gallium melt?",
+    )
+    assert point.claims[0].text == "Gallium melts at 29.76 degrees Celsius.", point.claims
+    assert temperature.claims[0].text == "Gallium melts at 29.76 degrees Celsius.", temperature.claims
+
+
+def test_a_headline_says_which_event_a_report_is_of(tmp_path):
+    report = (
+        "M6.4 earthquake strikes off the coast of Valdoria\n\n"
+        "A magnitude 6.4 earthquake struck off the southern coast of Valdoria at 03:12 local time on Tuesday, "
+        "14 October 2026, the National Seismological Service said. The epicentre was 42 kilometres south-west of "
+        "the port city of Marenza, at a depth of 18 kilometres.\n\nThe last earthquake of similar size in the region was in 1987, when a magnitude 6.6 "
+        "quake destroyed much of the old town of Sella.\n\nThe service recorded more than 120 aftershocks in the first "
+        "24 hours, the largest of magnitude 5.1.\n"
+    )
+    [answer] = _ask_file(tmp_path, "quake.txt", report, "What was the magnitude of the earthquake?")
+    assert answer.claims[0].text.startswith("A magnitude 6.4 earthquake struck"), answer.claims

@@ -398,14 +398,19 @@ def _passage_claims(
             negated and not _NEGATIVE.search(p.text),
             # under a heading saying what is asked ("What is Nephralin used for?": "INDICATIONS AND
             # USAGE"), before "Avoid use with rifampin" under "DRUG INTERACTIONS"
-            not labels & word_keys(p.section or "", measures=True),
+            # (the document's title, over its opening passages, says what every passage is about)
+            not labels & word_keys((p.section or "") if p.section != p.title else "", measures=True),
             -_answers(p, question),
             not offers(p.text, expected, question),
             # "For windstorm claims the deductible is 1,000 euros" is another case than "a fire claim"'s
             _other_case(p, compounds),
             # then in the passage's own words, what is asked of the names, then anything asked
-            -len(of_names & word_keys(p.text, measures=True)),
-            -len(asked & word_keys(p.text)),
+            # ("It melts at 29.76 \u00b0C" says "gallium" by "It")
+            -len(of_names & word_keys(_pronoun_read(p), measures=True)),
+            -len(asked & word_keys(_pronoun_read(p))),
+            # a headline says which event a report is of: "A magnitude 6.4 earthquake struck ..."
+            # under "M6.4 earthquake strikes ...", not "The last earthquake of similar size ..."
+            is_headline(p.title or "") and -len(word_keys(p.title or "") & word_keys(p.text)),
         ),
     )
     claims = [
@@ -423,6 +428,12 @@ def _passage_claims(
     if short is not None:
         claims.insert(0, claims[0].model_copy(update={"text": short, "claim_class": _claim_class(short)}))
     return claims
+
+
+def _pronoun_read(item: EvidenceItem) -> str:
+    """A passage opening with a pronoun read with what it stands for, else as it is."""
+    opening = item.text.split(maxsplit=1)[:1]
+    return in_context(item.text, item.title, item.referent) if opening and opening[0] in PRONOUNS else item.text
 
 
 #: How a comparative of the question reads in a verdict.

@@ -408,6 +408,11 @@ _PHRASED = [
         "far farther farthest further furthest distance",
     ),
     (re.compile(r"\((?:born\s+)?[^()]*\b\d{4}\s*[\u2013\u2014-]\s*[^()]*\b\d{4}\s*\)"), "born died"),
+    # "melts at 29.76 \u00b0C", "98.6 degrees Fahrenheit": a temperature
+    (
+        re.compile(r"\d\s*(?:\u00b0\s*[CF]\b|degrees?\s+(?:Celsius|Fahrenheit|centigrade)\b|kelvins?\b)", re.I),
+        "temperature hot hotter hottest cold colder coldest warm",
+    ),
     # "continues for three years", "lasts 12 months": how long
     (
         re.compile(rf"\b(?:for|lasts?|lasting|lasted)\s+{TIME_SPAN}", re.I),
@@ -532,7 +537,8 @@ def is_headline(title: str) -> bool:
 
 
 _HEADLINE = re.compile(
-    r"\b(?:because|after|amid|despite|following|reports|announces|recalls|launches|acquires|appoints|unveils)\b"
+    r"\b(?:because|after|amid|despite|following|reports|announces|recalls|launches|acquires|appoints|unveils|"
+    r"strikes|hits|kills|warns|agrees|approves|rejects)\b"
     r"|\bto\s+(?:acquire|buy|sell|merge|cut|raise|close|open|launch|hire|pay|build|expand|exit|end)\b",
     re.I,
 )
