@@ -2116,9 +2116,23 @@ def test_a_headline_says_which_event_a_report_is_of(tmp_path):
         "M6.4 earthquake strikes off the coast of Valdoria\n\n"
         "A magnitude 6.4 earthquake struck off the southern coast of Valdoria at 03:12 local time on Tuesday, "
         "14 October 2026, the National Seismological Service said. The epicentre was 42 kilometres south-west of "
-        "the port city of Marenza, at a depth of 18 kilometres.\n\nThe last earthquake of similar size in the region was in 1987, when a magnitude 6.6 "
+        "the port city of Marenza, at a depth of 18 kilometres.\n\n"
+        "The last earthquake of similar size in the region was in 1987, when a magnitude 6.6 "
         "quake destroyed much of the old town of Sella.\n\nThe service recorded more than 120 aftershocks in the first "
         "24 hours, the largest of magnitude 5.1.\n"
     )
     [answer] = _ask_file(tmp_path, "quake.txt", report, "What was the magnitude of the earthquake?")
     assert answer.claims[0].text.startswith("A magnitude 6.4 earthquake struck"), answer.claims
+
+
+def test_an_outcome_of_a_thing_named_by_common_words_is_a_verdict(tmp_path):
+    # "Did gross margin rise?" was medium, no verdict: only "Did the <one word> ...?" was read as
+    # asking of its subject
+    call = (
+        "# Fernwood Robotics earnings call\n\n"
+        "Chief financial officer Tomas Lindqvist said gross margin fell to 38 percent from 41 percent.\n"
+    )
+    rose, fell = _ask_file(tmp_path, "call.md", call, "Did gross margin rise?", "Did the gross margin fall?")
+    assert rose.claims[0].text.startswith("No: Chief financial officer"), rose.claims
+    assert fell.claims[0].text.startswith("Yes: Chief financial officer"), fell.claims
+    assert rose.confidence.value == fell.confidence.value == "high"

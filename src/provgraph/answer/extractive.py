@@ -718,7 +718,9 @@ def _stated_verdict(relevant: Sequence[EvidenceItem], question: str) -> list[Dra
 
 
 #: The subject of a yes/no question naming nothing: "board" of "Did the board approve ...?".
-_COMMON_SUBJECT = re.compile(r"^\s*(?:did|does|do|has|have|had|will|would)\s+the\s+([a-z]+)\s+[a-z]+\b", re.I)
+_COMMON_SUBJECT = re.compile(
+    r"^\s*(?:did|does|do|has|have|had|will|would)\s+(?:the\s+)?([a-z]+(?:\s+[a-z]+){1,3})\b", re.I
+)
 #: Verbs of an outcome whose object has the opposite one: "A beat B" says B lost.
 _OVER = frozenset("beat defea overc".split())
 #: What a question asking whether a thing won or was affirmed names besides ("the match"): the
@@ -744,7 +746,10 @@ def _outcome_verdict(relevant: Sequence[EvidenceItem], question: str) -> list[Dr
     # "Did the board approve the tariff increase?": a question naming nothing asks of its subject
     subject = _COMMON_SUBJECT.match(question) if not names else None
     if subject is not None:
-        names = [" ".join(words(subject.group(1)))]
+        # the words before the outcome's verb ("Did gross margin rise?": "gross margin")
+        opening = words(subject.group(1))
+        verb = next((i for i, w in enumerate(opening) if i and word_key(w) in OUTCOMES), None)
+        names = [" ".join(opening[: verb if verb is not None else 1])]
     if len(names) != 1:
         return []
     name = names[0].split()
