@@ -2136,3 +2136,22 @@ def test_an_outcome_of_a_thing_named_by_common_words_is_a_verdict(tmp_path):
     assert rose.claims[0].text.startswith("No: Chief financial officer"), rose.claims
     assert fell.claims[0].text.startswith("Yes: Chief financial officer"), fell.claims
     assert rose.confidence.value == fell.confidence.value == "high"
+
+
+def test_how_much_of_a_thing_asks_an_amount_not_a_share(tmp_path):
+    # "How much gallium was produced in 2022?" was high on "China produced about 98 percent of
+    # the world's primary gallium"
+    production = (
+        "# Gallium\n\nGallium is a chemical element.\n\n## Production\n\n"
+        "In 2022, China produced about 98 percent of the world's primary gallium. "
+        "World production was estimated at 550 tonnes in 2022.\n"
+    )
+    amount, share = _ask_file(
+        tmp_path,
+        "gallium.md",
+        production,
+        "How much gallium was produced in 2022?",
+        "How much of the world's gallium did China produce in 2022?",
+    )
+    assert amount.claims[0].text == "World production was estimated at 550 tonnes in 2022.", amount.claims
+    assert share.claims[0].text.startswith("In 2022, China produced about 98 percent"), share.claims

@@ -79,6 +79,7 @@ from provgraph.answer.question import (
     kind_asked,
     offers,
     pair,
+    topics,
     year_bound,
 )
 from provgraph.answer.span import short_answer, span
@@ -1331,7 +1332,8 @@ def _answering(passages: Sequence[EvidenceItem], chosen: Sequence[EvidenceItem],
     saying most of it (:func:`_says_asked`). When a chosen passage says part of what a factoid
     question asks ("lot numbers" of "What is the phone number ...?"), the passage saying all of
     it ("1-800-555-0142")."""
-    terms = salient_names(question)
+    # a question naming nothing is about its topic ("How much gallium was produced in 2022?")
+    terms = salient_names(question) or topics(question)
     expected = expects(question)
     # "What is Loravex used for?" asks no type: the passage saying what it asks answers it
     answers = _says_asked if expected is Expects.ANY else _answers

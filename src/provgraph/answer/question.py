@@ -127,6 +127,16 @@ def expects(question: str) -> Expects:
     return Expects.ANY
 
 
+#: "How much gallium was produced ...?": an amount of a thing ("How much of ..." asks a share).
+_AMOUNT_OF = re.compile(
+    r"^\s*how\s+much\s+(?!(?:of|more|less|longer|is|was|are|were|did|does|do|has|have|will|can)\b)[a-z]+\s+"
+    r"(?:is|was|are|were|has|have|had|did|does|do|will|can)\b",
+    re.I,
+)
+#: A share, which is no amount: "98 percent", "12.5%".
+_PERCENT = re.compile(r"\d[\d.,]*\s*(?:%|per\s?cent\b)", re.I)
+
+
 def offers(text: str, expected: Expects, question: str) -> bool:
     """Whether ``text`` holds an answer of the ``expected`` type that ``question`` does not:
     a year, a month, a span of time from an event, a version or a time of day (date), a number, a name of capitalised
@@ -154,6 +164,8 @@ def offers(text: str, expected: Expects, question: str) -> bool:
     if expected is Expects.NUMBER:
         if _MONEY_ASKED.search(question) and not _MONEY.search(text):
             return False  # "How much is Halvorsen paying ...?": an amount of money, not "60 percent"
+        if _AMOUNT_OF.search(question):
+            text = _PERCENT.sub(" ", text)  # "How much gallium was produced?": an amount, not "98 percent" of it
         # a year after "in", "since" ... dates, it counts nothing ("Its main patent expires in 2031")
         counted = _DATED_YEAR.sub(" ", text) if re.search(r"\bhow many\b", question, re.I) else text
         return any((w[0].isdigit() or w in _NUMBER_WORDS) and w not in asked for w in words(counted))
