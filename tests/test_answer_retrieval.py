@@ -2155,3 +2155,23 @@ def test_how_much_of_a_thing_asks_an_amount_not_a_share(tmp_path):
     )
     assert amount.claims[0].text == "World production was estimated at 550 tonnes in 2022.", amount.claims
     assert share.claims[0].text.startswith("In 2022, China produced about 98 percent"), share.claims
+
+
+SEASON = (
+    "# Coastal League season\n\nHarbour City won the title for the third time, finishing four points ahead of "
+    "Eastport Rovers.\n\n| Position | Club | Played | Won | Lost | Points |\n|---|---|---|---|---|---|\n"
+    "| 1 | Harbour City | 30 | 21 | 4 | 68 |\n| 2 | Eastport Rovers | 30 | 19 | 4 | 64 |\n"
+)
+
+
+def test_an_outcome_another_had_is_no_yes(tmp_path):
+    # "Did Eastport Rovers win the league?" was "Yes: Harbour City won the title ..., ahead of
+    # Eastport Rovers": every word of the question is in the passage, but another won
+    [answer] = _ask_file(tmp_path, "season.md", SEASON, "Did Eastport Rovers win the league?")
+    assert not any(c.text.startswith("Yes") for c in answer.claims), answer.claims
+
+
+def test_a_tables_count_answers_how_many_a_club_won(tmp_path):
+    # "games" is what "Played" and "Won" count: no table says it
+    [answer] = _ask_file(tmp_path, "season.md", SEASON, "How many games did Eastport Rovers win?")
+    assert answer.claims[0].text.startswith("Position: 2 | Club: Eastport Rovers"), answer.answer_summary

@@ -691,6 +691,7 @@ def _stated_verdict(relevant: Sequence[EvidenceItem], question: str) -> list[Dra
     unconditioned = [w for w in asked if w not in conditioned]
     # the opposites of an outcome asked of ("fell" for "grow"): :func:`_outcome_verdict`'s to read
     outcomes = frozenset().union(*(OUTCOMES[k][1] for k in keys if k in OUTCOMES))
+    won = frozenset().union(*(OUTCOMES[k][0] for k in keys if k in OUTCOMES))
     # "Was Helix 24.07 released before 2024?": the year the passage gives decides, not its words
     dated = year_bound(question)
     if dated:
@@ -704,6 +705,8 @@ def _stated_verdict(relevant: Sequence[EvidenceItem], question: str) -> list[Dra
             continue
         if outcomes and outcomes & word_keys(item.text):
             continue  # "revenue grew, while operating profit fell": which said of what, word order tells
+        if won and terms and _done_by_another(item.text, won, terms):
+            continue  # "Harbour City won the title ..., ahead of Eastport Rovers": not Eastport Rovers
         said = in_context(item.text.strip(), item.title, item.referent)
         verdict = "No" if denials_of(item.text, asked) or _avoided(item.text, question) else "Yes"
         if dated:
@@ -716,6 +719,26 @@ def _stated_verdict(relevant: Sequence[EvidenceItem], question: str) -> list[Dra
         said = re.sub(rf"^{verdict}[,.:;!]\s*(\w)", lambda m: m.group(1).upper(), said)
         return [_verdict_claim(verdict, said, item)]
     return []
+
+
+def _done_by_another(text: str, verbs: frozenset[str], names: Sequence[str]) -> bool:
+    """Whether a clause of ``text`` says one of ``verbs`` (by key) of a name before it that is
+    none of ``names`` ("Harbour City won the title" for "Did Eastport Rovers win ...?")."""
+    for clause in clauses(text):
+        if any(position(words(clause), n.split()) is not None for n in names):
+            continue
+        said = clause.split()
+        at = next((i for i, t in enumerate(said) if (w := words(t)) and word_key(w[0]) in verbs), None)
+        before = said[:at] if at is not None else []
+        if any(t[:1].isupper() for t in before[1:]) or (
+            before and before[0][:1].isupper() and before[0] not in _OPENERS
+        ):
+            return True
+    return False
+
+
+#: Capitalised words a sentence opens with that name nothing.
+_OPENERS = frozenset("The A An This That These Those It Its Their They He She In On At For".split())
 
 
 #: The subject of a yes/no question naming nothing: "board" of "Did the board approve ...?".

@@ -501,5 +501,8 @@ def topics(question: str) -> list[str]:
     return [w for t in said for w in t.split("-") if w not in STOP_WORDS and w not in _COUNTED]
 
 
-#: What "how many" counts without the answer having to say it: people, and spans of time.
-_COUNTED = frozenset("people persons individuals times years months weeks days hours minutes seconds".split())
+#: What "how many" counts without the answer having to say it: people, spans of time, and a
+#: table's games ("Won: 19").
+_COUNTED = frozenset(
+    "people persons individuals times years months weeks days hours minutes seconds games matches".split()
+)

@@ -1184,7 +1184,8 @@ def _uncovered(question: str, cited: Sequence[EvidenceItem]) -> str | None:
     ]
     if names:
         return "the evidence found does not mention " + ", ".join(f'"{number_text(n)}"' for n in names)
-    said = _finder(set(evidence.split()), inflections=True)
+    # (what the evidence says: "games" in a file's path ".../games/season.md" says nothing)
+    said = _finder(set(words(evidence_text(cited, locators=False))), inflections=True)
     unsaid = [t for t in topics(question) if not said(t) and not said(singular(t))]
     if unsaid:
         return "the evidence found does not mention " + ", ".join(f'"{t}"' for t in unsaid)
