@@ -2175,3 +2175,31 @@ def test_a_tables_count_answers_how_many_a_club_won(tmp_path):
     # "games" is what "Played" and "Won" count: no table says it
     [answer] = _ask_file(tmp_path, "season.md", SEASON, "How many games did Eastport Rovers win?")
     assert answer.claims[0].text.startswith("Position: 2 | Club: Eastport Rovers"), answer.answer_summary
+
+
+def test_what_a_thing_is_answers_what_is_it(tmp_path):
+    # "What is Lumenflow?" was answered with where it reads its settings: the sentence saying
+    # what it is scored below the ones repeating its name in code
+    readme = (
+        "# Lumenflow\n\nLumenflow is a command-line tool for converting Markdown notes into static websites.\n\n"
+        "## Installation\n\n```\ngo install example.org/lumenflow@latest\n```\n\n"
+        "On macOS you can also use Homebrew: `brew install lumenflow`.\n\n## Configuration\n\n"
+        "Lumenflow reads its settings from `lumenflow.toml` in the project root.\n\n## Requirements\n\n"
+        "- Git, for the `lumenflow publish` command\n"
+    )
+    [answer] = _ask_file(tmp_path, "README.md", readme, "What is Lumenflow?")
+    assert answer.claims[0].text.startswith("Lumenflow is a command-line tool"), answer.claims
+
+
+def test_an_ordinal_asks_for_the_row_at_that_place(tmp_path):
+    # "Which club finished third?" was answered with the second's row
+    table = (
+        "# Coastal League season\n\nHarbour City won the title for the third time, finishing four points ahead "
+        "of Eastport Rovers.\n\n| Position | Club | Played | Won | Drawn | Lost | Points |\n"
+        "|---|---|---|---|---|---|---|\n"
+        "| 1 | Harbour City | 30 | 21 | 5 | 4 | 68 |\n| 2 | Eastport Rovers | 30 | 19 | 7 | 4 | 64 |\n"
+        "| 3 | Millbrook Town | 30 | 16 | 6 | 8 | 54 |\n| 16 | Southgate United | 30 | 4 | 6 | 20 | 18 |\n\n"
+        "Southgate United were relegated after finishing bottom.\n"
+    )
+    [answer] = _ask_file(tmp_path, "season.md", table, "Which club finished third?")
+    assert answer.claims[0].text.startswith("Position: 3 | Club: Millbrook Town"), answer.claims

@@ -382,10 +382,13 @@ def _passage_claims(
     reasoned = (
         re.match(r"\s*(?:why\b|how\s+(?:is|are|was|were|do|does|did|can|could|should)\b)", question, re.I) is not None
     )
+    place = _PLACES.get(next((w for w in words(question) if w in _PLACES), ""))
     passages = sorted(
         passages,
         key=lambda p: (
             not _says_kind(p, question),
+            # "Which club finished third?": the row "Position: 3"
+            place is not None and not _at_place(p, place),
             # "Which court decided ...?": the field "Court: ..." before "Decided: ..." (a reason or a
             # way, "why" or "how", is no field's value: "Court: ..." for "Why did the trial court ...?")
             not _field_asked(p, which, question),
@@ -1259,6 +1262,11 @@ def _passages(relevant: Sequence[EvidenceItem], terms: Sequence[str], question: 
     if not first:
         return []
     chosen = [first[0]]
+    # "What is Lumenflow?": the passage saying what it is, however it scores
+    chosen += [p for p in first if p not in chosen and _says_kind(p, question)][:1]
+    # "Which club finished third?": the table's row at that place
+    place = _PLACES.get(next((w for w in words(question) if w in _PLACES), ""))
+    chosen += [p for p in first if place and p not in chosen and _at_place(p, place)][:1]
     for term in terms:
         # a number the question names ("the third quarter of 2026") in the passage's own words:
         # a title holding it ("... Third Quarter 2026 Results") says it of every passage
@@ -1519,11 +1527,34 @@ def _asked_field(passages: Sequence[EvidenceItem], chosen: Sequence[EvidenceItem
 def _says_kind(item: EvidenceItem, question: str) -> bool:
     """Whether a passage says what kind of thing the question asks about is ("Amoxicillin is a
     penicillin antibiotic." for "What kind of drug is amoxicillin?")."""
+    if item.kind is not EvidenceKind.PASSAGE:
+        return False
     asked = kind_asked(question)
-    if asked is None or not asked.thing or item.kind is not EvidenceKind.PASSAGE:
+    # "What is Lumenflow?": what it is ("Lumenflow is a command-line tool ...")
+    defined = _DEFINED.match(question)
+    thing = (asked.thing if asked is not None else None) or (" ".join(words(defined.group(1))) if defined else "")
+    if not thing:
         return False
     said = " ".join(words(in_context(item.text.strip(), item.title, item.referent)))
-    return re.match(rf"{re.escape(asked.thing)} (?:is|are|was|were) (?:a|an|the) ", said) is not None
+    return re.match(rf"{re.escape(thing)} (?:is|are|was|were) (?:a|an|the) ", said) is not None
+
+
+#: The places a question asks for by an ordinal, and the labels of a table's column giving them.
+_PLACES = {
+    w: str(n) for n, w in enumerate("first second third fourth fifth sixth seventh eighth ninth tenth".split(), 1)
+}
+_PLACE_LABELS = frozenset("position pos place rank ranking".split())
+
+
+def _at_place(item: EvidenceItem, place: str) -> bool:
+    """Whether a table's row gives ``place`` under a label of places ("Position: 3")."""
+    return any(
+        label.strip().lower() in _PLACE_LABELS and value.strip() == place for label, value in row_fields(item.text)
+    )
+
+
+#: A question asking only what a named thing is.
+_DEFINED = re.compile(r"^\s*(?i:what|who)\s+(?i:is|are|was|were)\s+([A-Z][^?]*?)\s*\?\s*$")
 
 
 def _answers(item: EvidenceItem, question: str) -> int:
