@@ -2203,3 +2203,15 @@ def test_an_ordinal_asks_for_the_row_at_that_place(tmp_path):
     )
     [answer] = _ask_file(tmp_path, "season.md", table, "Which club finished third?")
     assert answer.claims[0].text.startswith("Position: 3 | Club: Millbrook Town"), answer.claims
+
+
+def test_a_row_about_another_case_is_no_field_asked(tmp_path):
+    # "How much is an adult ticket?" led with "Ticket: Child under 12 | Price: Free": its
+    # "Ticket" held a number ("12")
+    page = (
+        "<html><body><h1>Harbour Museum</h1><h2>Admission</h2><table><tr><th>Ticket</th><th>Price</th></tr>"
+        "<tr><td>Adult</td><td>14 euros</td></tr><tr><td>Student</td><td>9 euros</td></tr>"
+        "<tr><td>Child under 12</td><td>Free</td></tr></table></body></html>"
+    )
+    [answer] = _ask_file(tmp_path, "museum.html", page, "How much is an adult ticket?")
+    assert answer.claims[0].text == "Ticket: Adult | Price: 14 euros", answer.claims

@@ -1432,8 +1432,11 @@ def _field_asked(item: EvidenceItem, asked: frozenset[str], question: str) -> bo
     if not asked or not any(offers(item.text[m.end() - 1 :].split("|")[0], expected, question) for m in labelled):
         return False
     fields = row_fields(item.text)
-    if len(fields) < 2 or not salient_names(question):
+    if len(fields) < 2:
         return True
+    if not salient_names(question):
+        # "Ticket: Child under 12 | Price: Free" is no answer to "How much is an adult ticket?"
+        return word_keys(fields[0][1]) <= word_keys(question) | {word_key(w) for w in STOP_WORDS}
     return set(words(fields[0][1])) <= set(words(question)) | STOP_WORDS
 
 

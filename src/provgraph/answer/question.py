@@ -472,7 +472,8 @@ _MEASURED = re.compile(r"^\s*how\s+(?:much|many)\s+([a-z][a-z-]+)\b(?!\s+(?:and|
 #: "Who discovered germanium?", "What causes scurvy?", "Who pays shipping costs?": what the
 #: question's verb acts on, when the question ends with it.
 _ACTED_ON = re.compile(
-    r"^\s*(?:who|what)\s+[a-z]+(?:ed|es|s)\s+(?:the\s+|an?\s+)?(?:[a-z]+\s+)?([a-z][a-z-]+)\s*\?*\s*$", re.I
+    r"^\s*(?:who|what)\s+(?!(?:does|is|was|has|says)\b)[a-z]+(?:ed|es|s)\s+(?:the\s+|an?\s+)?(?:[a-z]+\s+)?([a-z][a-z-]+)\s*\?*\s*$",
+    re.I,
 )
 #: "Is vancomycin recommended ...?", "Does gallium expand ...?": what a yes/no question is about.
 _ASKED_OF = re.compile(
@@ -493,6 +494,8 @@ def topics(question: str) -> list[str]:
     (['germanium'], ['butter'])
     >>> topics("Is vancomycin recommended for outpatients?"), topics("Who built the Bell Rock Lighthouse?")
     (['vancomycin'], [])
+    >>> topics("What does aspirin reduce?")  # "does" is no verb acting on "aspirin"
+    []
     """
     found = [pattern.match(question) for pattern in (_MEASURED, _ACTED_ON, _ASKED_OF)]
     said = [m.group(1) for m in found if m is not None and m.group(1).islower()]
