@@ -247,6 +247,19 @@ def test_a_lists_items_after_a_sentence_ending_with_a_colon_are_under_it(pg, tmp
     ]
 
 
+def test_a_fenced_code_blocks_passage_is_its_code_without_the_fences(pg, tmp_path):
+    # "How do I install Lumenflow?" was answered "```\ngo install example.org/lumenflow@latest\n```"
+    (tmp_path / "README.md").write_text(
+        "# Lumenflow\n\nInstall it with:\n\n```\ngo install example.org/lumenflow@latest\n```\n\nThat is all.\n"
+    )
+    graph = pg.ingest(tmp_path / "README.md").documents[0].graph
+    assert [t for t, _ in _sections(pg, graph)] == [
+        "Install it with:",
+        "go install example.org/lumenflow@latest",
+        "That is all.",
+    ]
+
+
 def test_a_document_without_a_given_title_is_called_by_its_own_title(pg, tmp_path):
     # Markdown: its first level-1 heading; HTML: its first <h1>, else its <title>; else the file name
     (tmp_path / "golden-gate.md").write_text(

@@ -238,7 +238,10 @@ def _blocks(text: str, *, markdown: bool) -> Iterator[Block]:
         content = line.rstrip("\r\n\f")
         stripped = content.strip()
         if markdown and _FENCE.match(content):
+            # a fence's marks ("```") are no text: the code between them is a block of its own
             in_fence = not in_fence
+            yield from _paragraph(text, lines)
+            continue
         if not stripped or ("\f" in line and not stripped):
             yield from _paragraph(text, lines)
             continue
