@@ -2159,8 +2159,10 @@ def test_how_much_of_a_thing_asks_an_amount_not_a_share(tmp_path):
 
 SEASON = (
     "# Coastal League season\n\nHarbour City won the title for the third time, finishing four points ahead of "
-    "Eastport Rovers.\n\n| Position | Club | Played | Won | Lost | Points |\n|---|---|---|---|---|---|\n"
-    "| 1 | Harbour City | 30 | 21 | 4 | 68 |\n| 2 | Eastport Rovers | 30 | 19 | 4 | 64 |\n"
+    "Eastport Rovers.\n\n| Position | Club | Played | Won | Drawn | Lost | Points |\n|---|---|---|---|---|---|---|\n"
+    "| 1 | Harbour City | 30 | 21 | 5 | 4 | 68 |\n| 2 | Eastport Rovers | 30 | 19 | 7 | 4 | 64 |\n"
+    "| 3 | Millbrook Town | 30 | 16 | 6 | 8 | 54 |\n| 16 | Southgate United | 30 | 4 | 6 | 20 | 18 |\n\n"
+    "Southgate United were relegated after finishing bottom.\n"
 )
 
 
@@ -2193,15 +2195,7 @@ def test_what_a_thing_is_answers_what_is_it(tmp_path):
 
 def test_an_ordinal_asks_for_the_row_at_that_place(tmp_path):
     # "Which club finished third?" was answered with the second's row
-    table = (
-        "# Coastal League season\n\nHarbour City won the title for the third time, finishing four points ahead "
-        "of Eastport Rovers.\n\n| Position | Club | Played | Won | Drawn | Lost | Points |\n"
-        "|---|---|---|---|---|---|---|\n"
-        "| 1 | Harbour City | 30 | 21 | 5 | 4 | 68 |\n| 2 | Eastport Rovers | 30 | 19 | 7 | 4 | 64 |\n"
-        "| 3 | Millbrook Town | 30 | 16 | 6 | 8 | 54 |\n| 16 | Southgate United | 30 | 4 | 6 | 20 | 18 |\n\n"
-        "Southgate United were relegated after finishing bottom.\n"
-    )
-    [answer] = _ask_file(tmp_path, "season.md", table, "Which club finished third?")
+    [answer] = _ask_file(tmp_path, "season.md", SEASON, "Which club finished third?")
     assert answer.claims[0].text.startswith("Position: 3 | Club: Millbrook Town"), answer.claims
 
 

@@ -87,6 +87,7 @@ from provgraph.answer.text import (
     OUTCOMES,
     PRONOUNS,
     RELEASE_PREFIX,
+    SECTION_SEPARATOR,
     STOP_WORDS,
     acronyms,
     clauses,
@@ -121,7 +122,6 @@ from provgraph.answer.text import (
     words,
 )
 from provgraph.answer.untrusted import inspect_item, strip_citation_marks
-from provgraph.ingest.text import SECTION_SEPARATOR
 from provgraph.trust.models import Conflict, ConflictKind, FactStatus, ValueOutcome
 
 #: Passages scoring below this share of the best relevant passage are left out, unless they cover
@@ -262,11 +262,7 @@ class ExtractiveGenerator:
             elif terms:
                 keep = about_entity or any(
                     _says_name(text, t, pack.question, possessive=t in bare)
-                    or (
-                        t in owned
-                        and _says_name(text, t, pack.question, possessive=True)
-                        and owned[t] <= set(text.split())
-                    )
+                    or _says_possessed(text, t, pack.question, owned.get(t, set()))
                     for t in terms
                 )
             else:
@@ -382,7 +378,7 @@ def _passage_claims(
     reasoned = (
         re.match(r"\s*(?:why\b|how\s+(?:is|are|was|were|do|does|did|can|could|should)\b)", question, re.I) is not None
     )
-    place = _PLACES.get(next((w for w in words(question) if w in _PLACES), ""))
+    place = _place_asked(question)
     passages = sorted(
         passages,
         key=lambda p: (
@@ -733,15 +729,12 @@ def _done_by_another(text: str, verbs: frozenset[str], names: Sequence[str]) -> 
         said = clause.split()
         at = next((i for i, t in enumerate(said) if (w := words(t)) and word_key(w[0]) in verbs), None)
         before = said[:at] if at is not None else []
+        # (a clause's first word is a name only when it is no common word: "The", "It", "In")
         if any(t[:1].isupper() for t in before[1:]) or (
-            before and before[0][:1].isupper() and before[0] not in _OPENERS
+            before and before[0][:1].isupper() and before[0].lower() not in STOP_WORDS
         ):
             return True
     return False
-
-
-#: Capitalised words a sentence opens with that name nothing.
-_OPENERS = frozenset("The A An This That These Those It Its Their They He She In On At For".split())
 
 
 #: The subject of a yes/no question naming nothing: "board" of "Did the board approve ...?".
@@ -1218,6 +1211,13 @@ def _says_name(text: str, term: str, question: str, *, possessive: bool = False)
     )
 
 
+def _says_possessed(text: str, term: str, question: str, has: set[str]) -> bool:
+    """Whether normalised ``text`` names a possessive ``term`` without its possessive and says
+    what the question says it has (:func:`~provgraph.answer.text.possessed`): "Fernwood Robotics
+    reported third-quarter revenue" of "Fernwood's revenue"."""
+    return bool(has) and _says_name(text, term, question, possessive=True) and has <= set(text.split())
+
+
 def _draft(
     pack: EvidencePack,
     relevant: Sequence[EvidenceItem],
@@ -1265,7 +1265,7 @@ def _passages(relevant: Sequence[EvidenceItem], terms: Sequence[str], question: 
     # "What is Lumenflow?": the passage saying what it is, however it scores
     chosen += [p for p in first if p not in chosen and _says_kind(p, question)][:1]
     # "Which club finished third?": the table's row at that place
-    place = _PLACES.get(next((w for w in words(question) if w in _PLACES), ""))
+    place = _place_asked(question)
     chosen += [p for p in first if place and p not in chosen and _at_place(p, place)][:1]
     for term in terms:
         # a number the question names ("the third quarter of 2026") in the passage's own words:
@@ -1273,9 +1273,7 @@ def _passages(relevant: Sequence[EvidenceItem], terms: Sequence[str], question: 
         said = _own_words if term.replace(" ", "").isdigit() else _item_text
         has = possessed(question, term)
         if not any(
-            _says_name(said(c), term, question)
-            or (has and _says_name(said(c), term, question, possessive=True) and has <= set(said(c).split()))
-            for c in chosen
+            _says_name(said(c), term, question) or _says_possessed(said(c), term, question, has) for c in chosen
         ):
             match = next((p for p in first if _says_name(said(p), term, question)), None)
             if match is not None and match not in chosen:
@@ -1547,6 +1545,11 @@ _PLACES = {
     w: str(n) for n, w in enumerate("first second third fourth fifth sixth seventh eighth ninth tenth".split(), 1)
 }
 _PLACE_LABELS = frozenset("position pos place rank ranking".split())
+
+
+def _place_asked(question: str) -> str | None:
+    """The place an ordinal of ``question`` asks for ("3" of "Which club finished third?"), or None."""
+    return next((_PLACES[w] for w in words(question) if w in _PLACES), None)
 
 
 def _at_place(item: EvidenceItem, place: str) -> bool:

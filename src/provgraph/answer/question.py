@@ -448,31 +448,15 @@ def _names(text: str, *, people: bool = False) -> list[str]:
 _PLACE_BEFORE = frozenset("in of at near from to into across".split())
 
 
-__all__ = [
-    "KIND_WORDS",
-    "Comparison",
-    "Expects",
-    "KindAsked",
-    "Order",
-    "Pair",
-    "choices",
-    "comparison",
-    "expects",
-    "figure",
-    "kind_asked",
-    "offers",
-    "pair",
-    "year_bound",
-]
-
-
 #: "How much butter ...", "How many aftershocks ...": what is measured or counted.
 #: ("How many museums and canals ...": one of them is still an answer)
 _MEASURED = re.compile(r"^\s*how\s+(?:much|many)\s+([a-z][a-z-]+)\b(?!\s+(?:and|or)\b)", re.I)
 #: "Who discovered germanium?", "What causes scurvy?", "Who pays shipping costs?": what the
 #: question's verb acts on, when the question ends with it.
 _ACTED_ON = re.compile(
-    r"^\s*(?:who|what)\s+(?!(?:does|is|was|has|says)\b)[a-z]+(?:ed|es|s)\s+(?:the\s+|an?\s+)?(?:[a-z]+\s+)?([a-z][a-z-]+)\s*\?*\s*$",
+    # (an auxiliary acts on nothing: "What does aspirin reduce?")
+    r"^\s*(?:who|what)\s+(?!(?:does|is|was|has|says)\b)[a-z]+(?:ed|es|s)\s+"
+    r"(?:the\s+|an?\s+)?(?:[a-z]+\s+)?([a-z][a-z-]+)\s*\?*\s*$",
     re.I,
 )
 #: "Is vancomycin recommended ...?", "Does gallium expand ...?": what a yes/no question is about.
@@ -509,3 +493,22 @@ def topics(question: str) -> list[str]:
 _COUNTED = frozenset(
     "people persons individuals times years months weeks days hours minutes seconds games matches".split()
 )
+
+
+__all__ = [
+    "KIND_WORDS",
+    "Comparison",
+    "Expects",
+    "KindAsked",
+    "Order",
+    "Pair",
+    "choices",
+    "comparison",
+    "expects",
+    "figure",
+    "kind_asked",
+    "offers",
+    "pair",
+    "topics",
+    "year_bound",
+]

@@ -720,9 +720,10 @@ def _elsewhere(pack: EvidencePack, kept: Sequence[_Kept]) -> str | None:
 
     def own(item: EvidenceItem) -> bool:
         named = title(item)
+        short_title = " ".join(words(unbracketed(item.title or "")))  # "Tenancy (Deposits) Act 2024"
         if named and (
             mentions(asked, named)
-            or any(mentions(named, n) or mentions(" ".join(words(unbracketed(item.title or ""))), n) for n in names)
+            or any(mentions(named, n) or mentions(short_title, n) for n in names)
             or any(f"{named} ".startswith(f"{n} ") and has <= set(words(item.text)) for n, has in owners.items())
         ):
             return True
