@@ -373,8 +373,38 @@ def test_the_command_line_evidence_lists_the_names_an_entity_was_merged_by(tmp_p
             [("Lionel TrainMaster", "designed by", "Lionel"), ("Lionel TrainMaster", "developed by", "Neil Young")],
         ),
         (["Here the line was opened by the railway company."], []),
+        # an opening phrase is no name: "she" after it is the subject named before
+        (
+            [
+                "Ingrid Solvang was a Norwegian composer.",
+                "Born in Stavanger, she was trained by Arild Sandvold.",
+                "In 1975 she was awarded by the Lindeman Foundation.",
+                "She died in Bergen in 1987.",
+            ],
+            [
+                ("Ingrid Solvang", "trained by", "Arild Sandvold"),
+                ("Ingrid Solvang", "awarded by", "Lindeman Foundation"),
+                ("Ingrid Solvang", "died in", "Bergen"),
+            ],
+        ),
+        # what "Her" has was performed, not she
+        (["Ingrid Solvang was a composer.", "Her best-known work was first performed in Oslo in 1952."], []),
+        # a plural, an adjective, "The" alone: no names
+        (
+            [
+                "Sites restored by blocking drains retained more nitrogen.",
+                "Serious adverse events were reported in 28% of patients.",
+                "The next meeting will be held on 1 December 2026.",
+            ],
+            [],
+        ),
+        # a sentence naming no subject still says whose a parenthesis is
+        (
+            ["The series follows Finn (voiced by Jeremy Shada), a human boy."],
+            [("Finn", "voiced by", "Jeremy Shada")],
+        ),
     ],
-    ids=["hyphen-born", "adult", "initial", "adverb", "here"],
+    ids=["hyphen-born", "adult", "initial", "adverb", "here", "opening-phrase", "possessive", "no-names", "owner"],
 )
 def test_rules_leave_out_what_only_looks_like_a_fact(sentences, expected):
     found = [
@@ -383,3 +413,18 @@ def test_rules_leave_out_what_only_looks_like_a_fact(sentences, expected):
         for f in facts
     ]
     assert found == expected
+
+
+def test_the_kind_a_sentence_names_is_no_subject_of_another_section():
+    passages = [
+        PassageSpec("We sampled drainage water at 24 sites.", section="Abstract"),
+        PassageSpec("Retention rose within two years.", section="Abstract"),
+        PassageSpec("Nitrate was measured by Highland Labs.", section="Methods"),
+        PassageSpec("The study was funded by the Natural Environment Research Council.", section="Funding"),
+    ]
+    found = [
+        (f.subject, f.predicate.label, f.object.name)
+        for _, facts in RuleExtractor().extract(passages, title="Peatlands")
+        for f in facts
+    ]
+    assert found == [("Nitrate", "measured by", "Highland Labs")]

@@ -46,6 +46,8 @@ RULES_VERSION = "1"
 NAMED_CONFIDENCE = 0.8
 RESOLVED_CONFIDENCE = 0.7
 ALIAS = Property(PG_NS + "alias", "alias", literal=True)
+#: The sentences of a document's opening: a subject named there is what the document is about.
+_OPENING_SENTENCES = 2
 
 _CAP = r"(?:[A-Z\u00C0-\u00DE][\w'\u2019\-.]*|\d[\w\-]*)"
 _LINK = r"(?:of|the|de|la|le|von|van|der|du|da|del|and|&)"
@@ -129,6 +131,9 @@ class _Subject:
     start: int
     end: int
     resolved: bool  # named before, not in this sentence
+    #: "Her best-known work was first performed in 1952": the sentence is about what the name
+    #: has, whose own properties only "Her <property> is <value>" says
+    possessive: bool = False
 
 
 class RuleExtractor:
@@ -166,37 +171,57 @@ class RuleExtractor:
         *,
         title: str,  # noqa: ARG002 - for extractors that read whole documents (a model)
     ) -> Iterator[tuple[PassageSpec, list[Fact]]]:
-        topic: str | None = None  # the document's first subject
+        topic: str | None = None  # the section's first subject
         last: str | None = None  # the last subject named
         section: str | None = None
-        for passage in passages:
+        last_section: str | None = None  # the section ``last`` was named in
+        opening: str | None = None  # the subject the document's opening sentences name
+        for n, passage in enumerate(passages):
             if passage.section != section:
                 section, topic = passage.section, None
             text = passage.text
-            subject = self._subject(text, topic=topic, last=last)
+            # "The tower" is the section's subject, or the document's ("The Bell Rock Lighthouse
+            # is ... ## Construction ... The tower is 35 metres tall."); "The study was funded
+            # by ..." under "Funding" is no name another section read
+            described = last if last_section == section else opening
+            subject = self._subject(text, topic=topic, last=last, described=described)
             facts = list(self._facts(text, subject))
             if subject is not None and not subject.resolved:
-                last = subject.name
+                last, last_section = subject.name, section
                 topic = topic or subject.name
+                if n < _OPENING_SENTENCES and _introduced(subject.name, text):
+                    opening = opening or subject.name
             yield passage, _unique(facts)
 
     # ------------------------------------------------------------------ subjects
 
-    def _subject(self, text: str, *, topic: str | None, last: str | None) -> _Subject | None:
+    def _subject(
+        self, text: str, *, topic: str | None, last: str | None, described: str | None = None
+    ) -> _Subject | None:
         pronoun = _PRONOUN.match(text)
         if pronoun:
-            return _Subject(last or topic or "", 0, pronoun.end(), True) if (last or topic) else None
+            if not (last or topic):
+                return None
+            possessive = pronoun.group() in ("Its", "His", "Her", "Their")
+            return _Subject(last or topic or "", 0, pronoun.end(), True, possessive)
         description = _DESCRIPTION.match(text)
         if description:
-            return _Subject(topic or last or "", 0, description.end(), True) if (topic or last) else None
+            named = topic or described
+            return _Subject(named, 0, description.end(), True) if named else None
         lead = re.match(r"(?:The\s+)?(" + _NAME + ")", text)
         if lead is None:
             return None
         name = _clean_name(lead.group(1))
-        if name and " " not in name and (name.lower() in _NOT_NAMES or name.endswith("ly")):
-            # "Here it ...", "Conceptually it is ...", "About a Boy" cut at "a": not a name; a
-            # pronoun after it is the subject named before
-            after = re.match(r",?\s+(?:it|he|she|they)\b", text[lead.end(1) :])
+        opener = name.split()[0] if name else ""
+        if name and (
+            (" " not in name and (name.lower() in _NOT_NAMES or name.endswith("ly")))
+            or opener.lower() in _NOT_NAMES
+            or (" " not in name and _no_name(name) and not self.vocabulary.is_name(name))
+        ):
+            # "Here it ...", "Conceptually it is ...", "About a Boy" cut at "a", "In 1975 she
+            # became ...", "Born in Stavanger, she studied ...", "Sites restored by ...": not a
+            # name; a pronoun after it (or after the phrase it opens) is the subject named before
+            after = re.match(r"(?:[^,;.]{0,60},)?\s+(?:it|he|she|they)\b", text[lead.end(1) :])
             if after and (last or topic):
                 return _Subject(last or topic or "", 0, lead.end(1) + after.end(), True)
             return None
@@ -217,6 +242,11 @@ class RuleExtractor:
         yield from self._of_patterns(text)
         yield from self._roles(text)
         if subject is None or not subject.name:
+            # "The series follows Finn (voiced by Jeremy Shada)": a parenthesis names its owner
+            yield from self._phrases_of(text, None)
+            return
+        if subject.possessive:
+            yield from self._possessed(text, subject)
             return
         yield from self._measures(text, subject)
         yield from self._phrases_of(text, subject)
@@ -282,11 +312,7 @@ class RuleExtractor:
                 continue
             prop = prop or self.vocabulary.mint_property(m.group("phrase"))
             yield self._fact(subject, prop, value[0], text, m.start(), value[1])
-        for m in _POSSESSIVE.finditer(text):
-            prop = self.vocabulary.property(m.group("phrase"))
-            value = self._value(text, m.end(), prop)
-            if prop is not None and value is not None:
-                yield self._fact(subject, prop, value[0], text, m.start(), value[1])
+        yield from self._possessed(text, subject)
         for m in _COUNTED.finditer(text):
             number = _quantity_at(text, m.end())
             if number is None or number.unit is not None:
@@ -311,9 +337,18 @@ class RuleExtractor:
                     subject, prop, number_value(number, prop), text, m.start(), number.end + adjective.end()
                 )
 
-    def _phrases_of(self, text: str, subject: _Subject) -> Iterator[Fact]:
+    def _possessed(self, text: str, subject: _Subject) -> Iterator[Fact]:
+        """``X's P is V``, ``Its P is V``."""
+        for m in _POSSESSIVE.finditer(text):
+            prop = self.vocabulary.property(m.group("phrase"))
+            value = self._value(text, m.end(), prop)
+            if prop is not None and value is not None:
+                yield self._fact(subject, prop, value[0], text, m.start(), value[1])
+
+    def _phrases_of(self, text: str, subject: _Subject | None) -> Iterator[Fact]:
         """A property phrase, then its object; the subject is the sentence's, or the name just
-        before a parenthesis holding the phrase ("Masakazu Katsura (born ...)")."""
+        before a parenthesis holding the phrase ("Masakazu Katsura (born ...)"); with no
+        ``subject``, only the latter."""
         taken: list[tuple[int, int]] = []
         matches = [(m, key, prop) for pattern, key, prop in self._phrases for m in pattern.finditer(text)]
         # a phrase as written before one split by other words ("founded in 1847 by"), longest first
@@ -324,10 +359,10 @@ class RuleExtractor:
             if prop.literal is not True and _is_role(text, m.start()):
                 continue  # "X is the capital of Y" is read by _roles
             found = self._value(text, m.end(), prop)
-            if found is None:
+            owner = _parenthesised_owner(text, m.start()) or subject
+            if found is None or owner is None:
                 continue
             taken.append((m.start(), m.end()))
-            owner = _parenthesised_owner(text, m.start()) or subject
             for value, end in self._values(text, m.end(), prop, found):
                 yield self._fact(owner, prop, value, text, m.start(), end)
         for generic in (_PASSIVE, _LIVES):
@@ -346,9 +381,11 @@ class RuleExtractor:
                     and m.group("verb") not in ("born", "located", "based", "headquartered", "died")
                 ):
                     continue
+                owner = _parenthesised_owner(text, m.start()) or subject
+                if owner is None:
+                    continue
                 taken.append((m.start(), m.end()))
                 prop = self.vocabulary.mint_property(phrase)
-                owner = _parenthesised_owner(text, m.start()) or subject
                 for value, end in self._values(text, m.end(), prop, found):
                     yield self._fact(owner, prop, value, text, m.start(), end)
 
@@ -467,10 +504,43 @@ def _object_name(item: str, *, named: bool) -> str | None:
     return item
 
 
+def _no_name(word: str) -> bool:
+    """Whether a capitalised word opening a sentence is English, not a name: a plural ("Sites",
+    "Patients") or a word that is no noun ("Serious", "Born", "Located"). A singular noun may be
+    a name ("Aspirin", "Nitrate"); lemminflect's lexicon holds few names ("Paris", "Bergen")."""
+    from lemminflect import getAllLemmas  # loads its lexicon on first use
+
+    readings = getAllLemmas(word.lower())
+    if not readings:
+        return False
+    nouns = readings.get("NOUN")
+    return nouns is None or word.lower() not in nouns
+
+
+def _introduced(name: str, text: str) -> bool:
+    """Whether a sentence opening with ``name`` reads as introducing what its document is
+    about: the name is no English word ("Bell Rock Lighthouse", "Lyon"), or the sentence says
+    what it is ("Aspirin is a painkiller"); not "Retention rose within two years"."""
+    if " " in name or not _english(name):
+        return True
+    return re.search(rf"\b{re.escape(name)}\s+{_BE}\s+(?:a|an|the)\b", text) is not None
+
+
+def _english(word: str) -> bool:
+    from lemminflect import getAllLemmas
+
+    return bool(getAllLemmas(word.lower()))
+
+
 def _clean_name(name: str) -> str:
     name = re.sub(r"^(?:The|the)\s+", "", name.strip())
     name = re.sub(r"[\s,.'\u2019]+$", "", name)
-    return "" if name in ("", "It", "He", "She", "They", "This", "These", "In", "On", "At", "A", "An") else name
+    return (
+        ""
+        if name
+        in ("", "The", "It", "He", "She", "They", "We", "You", "I", "This", "These", "In", "On", "At", "A", "An")
+        else name
+    )
 
 
 def _initials(name: str) -> str:
