@@ -2209,3 +2209,111 @@ def test_a_row_about_another_case_is_no_field_asked(tmp_path):
     )
     [answer] = _ask_file(tmp_path, "museum.html", page, "How much is an adult ticket?")
     assert answer.claims[0].text == "Ticket: Adult | Price: 14 euros", answer.claims
+
+
+def test_life_dates_say_when_someone_lived_not_in_what_place(tmp_path):
+    # "Ingrid Solvang (1911-1987) was a Norwegian composer" was a "high" answer to where she
+    # was born: the dates were read as saying "born"
+    text = (
+        "Ingrid Solvang\n\nIngrid Solvang (1911-1987) was a Norwegian composer and organist.\n\n"
+        "She was organist of Bergen Cathedral from 1946 until 1979.\n"
+    )
+    [answer] = _ask_file(tmp_path, "solvang.txt", text, "Where was Ingrid Solvang born?")
+    assert answer.confidence.value != "high", answer.answer_summary
+
+
+SHRIKE = (
+    "# Red-backed shrike\n\nThe red-backed shrike (Lanius collurio) is a carnivorous passerine bird.\n\n"
+    "## Description\n\nThe red-backed shrike is 16 to 18 centimetres long and weighs between 23 and 34 grams.\n"
+)
+MINUTES = (
+    "# Brackenfield Town Council: minutes of 3 November 2026\n\nPresent: Cllr J. Haworth, Cllr S. Iqbal.\n\n"
+    "Apologies: Cllr D. Fenn.\n\n## Date of next meeting\n\n"
+    "The next meeting will be held on 1 December 2026 at 7 pm in the Town Hall.\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "question"),
+    [
+        ("shrike.md", SHRIKE, "What does the red-backed shrike eat?"),
+        ("minutes.md", MINUTES, "Who was absent from the council meeting?"),
+    ],
+    ids=["verb", "state"],
+)
+def test_evidence_never_saying_the_verb_or_state_asked_is_no_high_answer(tmp_path, name, text, question):
+    # both were "high", with the bird's size and the next meeting's date
+    [answer] = _ask_file(tmp_path, name, text, question)
+    assert answer.confidence.value != "high", answer.answer_summary
+
+
+def _ask_titled(directory, name: str, text: str, title: str, *questions: str) -> list[GroundedAnswer]:
+    """As :func:`_ask_file`, the document titled ``title`` by its caller."""
+    path = directory / name
+    path.write_text(text, encoding="utf-8")
+    with ProvGraph.memory() as pg:
+        pg.ingest(path, IngestOptions(title=title))
+        return [pg.ask(q, record=False) for q in questions]
+
+
+FACTSHEET = (
+    "<html><body><h1>Northgate Global Bond Fund</h1><p>The fund aims to provide income and growth.</p>"
+    "<h2>Key facts</h2><table><tr><th>Fund manager</th><td>Priya Raman</td></tr>"
+    "<tr><th>Ongoing charges</th><td>0.45%</td></tr></table></body></html>"
+)
+
+
+def test_a_documents_own_heading_is_the_section_its_passages_are_under_when_titled_otherwise(tmp_path):
+    # titled "Fund factsheet", the fund's name was in no passage's context: the manager's row
+    # lost to a sentence saying what the fund aims at, and trial figures were "not mentioned"
+    manager, charges = _ask_titled(
+        tmp_path,
+        "factsheet.html",
+        FACTSHEET,
+        "Fund factsheet",
+        "Who manages the Northgate Global Bond Fund?",
+        "What are the ongoing charges of the Northgate Global Bond Fund?",
+    )
+    assert manager.claims[0].text == "Fund manager: Priya Raman", manager.claims
+    assert charges.claims[0].text == "Ongoing charges: 0.45%", charges.claims
+    trial = (
+        "# VERDANT-2\n\n## Summary\n\nVERDANT-2 was a randomised trial of tezacorin. It was sponsored by "
+        "Halvorsen Therapeutics.\n\n## Participants\n\nA total of 4,812 patients were enrolled.\n"
+    )
+    enrolled, sponsor = _ask_titled(
+        tmp_path,
+        "trial.md",
+        trial,
+        "Clinical trial report",
+        "How many patients were enrolled in VERDANT-2?",
+        "Who sponsored the VERDANT-2 trial?",
+    )
+    assert enrolled.claims[0].text == "A total of 4,812 patients were enrolled.", enrolled.answer_summary
+    # "VERDANT-2", in capitals with a digit, is a name though "verdant" is English
+    assert "Halvorsen Therapeutics" in sponsor.claims[0].text and sponsor.confidence.value == "high", sponsor.claims
+
+
+def test_a_plain_texts_title_line_is_the_heading_of_the_rest_when_titled_otherwise(tmp_path):
+    judgment = (
+        "Marlow v Quayside Developments Ltd [2025] EWHC 1187 (TCC)\n\n"
+        "The claimant bought a flat in 2019.\n\nThe case was heard by Mrs Justice Okafor in February 2025.\n"
+    )
+    [answer] = _ask_titled(tmp_path, "judgment.txt", judgment, "Court judgment", "Who heard the Marlow case?")
+    assert "Mrs Justice Okafor" in answer.claims[0].text, answer.answer_summary
+
+
+def test_it_stands_for_the_documents_own_heading_as_its_text_says_it(tmp_path):
+    shrike = SHRIKE + "\nIt breeds in most of Europe and winters in tropical Africa.\n"
+    [answer] = _ask_titled(tmp_path, "shrike.md", shrike, "Bird", "Where does the red-backed shrike winter?")
+    # was "Bird breeds in ...": the caller's title for "It"
+    assert answer.claims[0].text.startswith("The red-backed shrike breeds in"), answer.claims
+
+
+def test_a_name_before_a_parenthesis_is_what_her_stands_for(tmp_path):
+    text = (
+        "Ingrid Solvang (1911-1987) was a Norwegian composer and organist.\n\n"
+        "She was organist of Bergen Cathedral from 1946.\n\n"
+        "Her best-known work is the choral cycle Havets salmer, first performed in 1952.\n"
+    )
+    [answer] = _ask_titled(tmp_path, "solvang.txt", text, "Composer", "What is Ingrid Solvang's best-known work?")
+    assert answer.claims[0].text.startswith("Ingrid Solvang's best-known work is"), answer.answer_summary

@@ -179,7 +179,8 @@ def test_markdown_becomes_sentence_passages_with_exact_offsets(pg):
     rows = pg.query(f"""SELECT ?t ?s ?e ?section WHERE {{ GRAPH <{report.documents[0].graph}> {{
         ?p a pg:Passage ; pg:text ?t ; pg:startOffset ?s ; pg:endOffset ?e ; pg:section ?section }} }}
         ORDER BY ?s""").rows()
-    assert [r["section"].value for r in rows] == ["Aspirin", "Aspirin", "Safety", "Safety"]
+    # titled "Note", the document's own title "Aspirin" is the section its sections are under
+    assert [r["section"].value for r in rows] == ["Aspirin", "Aspirin", "Aspirin > Safety", "Aspirin > Safety"]
     for r in rows:
         assert text[int(r["s"].value) : int(r["e"].value)] == r["t"].value
     assert rows[0]["t"].value.endswith("tension headache.")  # "e.g." does not end a sentence
@@ -575,3 +576,14 @@ def test_split_graphs_in_any_order_each_document_gets_its_own_facts_and_the_rest
         # the same file again: every document is unchanged (same content hashes)
         again = pg.ingest(source, IngestOptions(split=GraphSplit(pattern=rf"^(?P<document>{EX}doc/\w+)$"), id="mixed"))
         assert {d.outcome for d in again.documents} == {DocumentOutcome.UNCHANGED}
+
+
+def test_a_plain_texts_own_title_line_titled_otherwise_is_a_passage_and_the_heading_of_the_rest(pg, tmp_path):
+    path = tmp_path / "judgment.txt"
+    path.write_text("Marlow v Quayside Developments Ltd\n\nThe case was heard in 2025.\n\nIt was won.\n")
+    report = pg.ingest(path, IngestOptions(title="Court judgment"))
+    assert _sections(pg, report.documents[0].graph) == [
+        ("Marlow v Quayside Developments Ltd", None),
+        ("The case was heard in 2025.", "Marlow v Quayside Developments Ltd"),
+        ("It was won.", "Marlow v Quayside Developments Ltd"),
+    ]

@@ -1141,7 +1141,7 @@ def in_context(text: str, title: str | None, referent: str | None = None) -> str
     # (a plural needs none: "Lactase supplements are taken ...")
     named = f"The {name}" if referent and name.split()[-1].islower() and not name.endswith("s") else name
     # "the Supreme Court" (its source's article) for "The court" at a sentence's start
-    named = "The " + named[4:] if named.startswith("the ") else named
+    named = "The " + name[4:] if name.startswith("the ") else named
     if match := _PRONOUN.match(text):
         return named + text[match.end() :]
     if match := _POSSESSIVE.match(text):

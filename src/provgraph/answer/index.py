@@ -48,6 +48,7 @@ from provgraph.answer.models import AskFilters, ReasonCode, UntrustedText
 from provgraph.answer.text import (
     NAME_CONNECTORS,
     PRONOUNS,
+    SECTION_SEPARATOR,
     STOP_WORDS,
     mentions,
     normalise,
@@ -652,12 +653,31 @@ def _contexts(entries: Iterable[_Entry], titles: dict[str, str]) -> dict[str, tu
         found.sort()
         title = titles.get(graph, "")
         texts = [t for _, _, t, _ in found]
-        subjects = _subjects(texts, title)
+        own = _own_heading([section for *_, section in found], title)
+        subjects = _subjects(texts, own or title)
+        if own:
+            # "It breeds in ..." in a document the caller titled "Bird", headed "Red-backed shrike":
+            # the shrike, as the text calls it ("The red-backed shrike (Lanius collurio) is ...")
+            said = next((m for t in texts[:3] if (m := re.search(rf"(?i)\b(?:the\s+)?{re.escape(own)}\b", t))), None)
+            called = re.sub(r"^The\b", "the", said.group()) if said else own
+            subjects = [s or (called if _PRONOUN.match(t) else "") for s, t in zip(subjects, texts, strict=True)]
         for i, (_, iri, text, section) in enumerate(found):
             referent = _referent(text, texts[max(0, i - REFERENT_WINDOW) : i])
             parts = [title, section, referent, subjects[i] if subjects[i] not in PRONOUNS else ""]
             out[iri] = (" ".join(dict.fromkeys(p for p in parts if p)), subjects[i] or referent)
     return out
+
+
+def _own_heading(sections: Sequence[str], title: str) -> str:
+    """The heading a document gives itself when the caller titled it otherwise: the outermost
+    heading of its first passage's section, when at least half of its passages are under it
+    ("Red-backed shrike" of "Red-backed shrike > Description" in a document titled "Bird"), or "".
+    """
+    head = (sections[0] or "").split(SECTION_SEPARATOR)[0].strip() if sections else ""
+    if not head or " ".join(head.casefold().split()) == " ".join(title.casefold().split()):
+        return ""
+    under = sum(1 for s in sections if s == head or (s or "").startswith(head + SECTION_SEPARATOR))
+    return head if 2 * under >= len(sections) else ""
 
 
 #: "It was founded ...", "Her father was ...": a sentence naming its subject by a pronoun.
@@ -725,7 +745,10 @@ def _subjects(texts: Sequence[str], title: str) -> list[str]:
         elif " ".join(words(text)) != named and (name := opening_name(text)) is not None:
             said = " ".join(words(name))
             # the title's own subject ("Everest is ..." in "Mount Everest") is what "It" is anyway
-            subject = "" if titled and (mentions(named, said) or mentions(said, named)) else name
+            # (in full too: "Nelson Aldrich Rockefeller (July 8, 1908 - ...) was" in "Nelson Rockefeller")
+            in_full = bool(named) and set(named.split()) <= set(said.split())
+            own_name = mentions(named, said) or mentions(said, named) or in_full
+            subject = "" if titled and own_name else name
             since = i
             if name.split()[-1].islower():  # "The JUPITER trial": a trial
                 kinds[name.split()[-1]] = name

@@ -259,6 +259,8 @@ _VERB_AFTER_NAME = (
 #: "Contoso Ltd is ...", "Priya Raman stepped down ...": a sentence opening with a name, then a verb.
 _OPENING_NAME = re.compile(
     r"^(?:The\s+)?([A-Z][\w'\u2019&-]*(?:\s+(?:(?:of|on|for|and|de|the)\s+){0,2}[A-Z0-9][\w'\u2019&.-]*)*)"
+    # "Ingrid Solvang (1911-1987) was ...": a parenthesis between the name and its verb
+    + r"(?:\s*\([^()]{1,80}\))?"
     + _VERB_AFTER_NAME
 )
 #: "The JUPITER trial tested ...": a name and the kind of thing it is.
@@ -280,6 +282,8 @@ def opening_name(sentence: str) -> str | None:
     >>> opening_name("In 2023 Priya Raman stepped down."), opening_name("Take the capsules with water.")
     (None, None)
     >>> opening_name("Physician-reported diabetes was more common.")
+    >>> opening_name("VERDANT-2 was a randomised trial.")
+    'VERDANT-2'
     """
     found = _OPENING_NAME.match(sentence.strip()) or _OPENING_KIND.match(sentence.strip())
     if found is None or normalise(found.group(1).split()[0]) in _SENTENCE_START:
@@ -288,8 +292,10 @@ def opening_name(sentence: str) -> str | None:
     if re.search(r"['\u2019]s?$", name):  # "Dr de Gay's works ...": the works are the subject
         return None
     first = normalise(name.split()[0]).split("-")[0]
-    if (" " not in name and word_readings(first)) or word_readings(first) == {"ADV"}:  # "Additionally Modifications"
-        return None
+    # (a word in capitals, or with a digit, is a name whatever English has: "VERDANT-2", "NASA")
+    coined = bool(re.fullmatch(r"[A-Z][A-Z0-9]+(?:-[A-Z0-9]+)*|[A-Za-z]+-?\d[\w-]*", name))
+    if not coined and ((" " not in name and word_readings(first)) or word_readings(first) == {"ADV"}):
+        return None  # "Participants", "Additionally Modifications"
     return name
 
 
@@ -399,6 +405,9 @@ def word_keys(text: str, *, measures: bool = False, outcomes: bool = True) -> se
     return keys
 
 
+#: "(25 July 1920 - 16 April 1958)": when someone was born and died (not where).
+LIFE_DATES = re.compile(r"\((?:born\s+)?[^()]*\b\d{4}\s*[\u2013\u2014-]\s*[^()]*\b\d{4}\s*\)")
+
 #: Phrases that state a measure or an event without its word: "about 580 light-years from
 #: Earth" says how far; "Rosalind Elsie Franklin (25 July 1920 - 16 April 1958)" when she was
 #: born and when she died; "once daily" how often; "1-800-555-0142" a phone number.
@@ -407,7 +416,7 @@ _PHRASED = [
         re.compile(r"\d\s*(?:light[\s-]years?|parsecs?|kilomet(?:re|er)s?|km|miles?)\b", re.I),
         "far farther farthest further furthest distance",
     ),
-    (re.compile(r"\((?:born\s+)?[^()]*\b\d{4}\s*[\u2013\u2014-]\s*[^()]*\b\d{4}\s*\)"), "born died"),
+    (LIFE_DATES, "born died"),
     # "melts at 29.76 \u00b0C", "98.6 degrees Fahrenheit": a temperature
     (
         re.compile(r"\d\s*(?:\u00b0\s*[CF]\b|degrees?\s+(?:Celsius|Fahrenheit|centigrade)\b|kelvins?\b)", re.I),
@@ -799,6 +808,7 @@ def tokens(text: str) -> list[str]:
 
 __all__ = [
     "DENIAL_REACH",
+    "LIFE_DATES",
     "NAME_CONNECTORS",
     "NEGATIONS",
     "OUTCOMES",

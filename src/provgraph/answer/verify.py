@@ -86,6 +86,7 @@ from provgraph.answer.models import (
 )
 from provgraph.answer.question import KIND_WORDS, Expects, choices, expects, kind_asked, offers, topics, year_bound
 from provgraph.answer.text import (
+    LIFE_DATES,
     OUTCOMES,
     RELEASE_PREFIX,
     STOP_WORDS,
@@ -932,15 +933,28 @@ def _uncounted(pack: EvidencePack, kept: Sequence[_Kept]) -> str | None:
 _WHEN_VERB = re.compile(r"^\s*when\s+(?:was|were|is|are|will|did|does|do|has|have|had)\b.*\s([a-z]+)\s*\?\s*$", re.I)
 
 
+#: "What does the red-backed shrike eat?": the verb a question ends with after "do" and its subject.
+_DONE_VERB = re.compile(r"^\s*(?:what|who|whom|where|which\s+\w+)\s+(?:do|does|did)\s+.+\s([a-z]+)\s*\?\s*$", re.I)
+#: "Who was absent from the meeting?": the state a "who" question asks of.
+_BEING = re.compile(r"^\s*who\s+(?:is|was|are|were)\s+([a-z]+)\s+(?:from|in|at|for|of|to|on|with)\b", re.I)
+
+
 def _unsaid_verb(pack: EvidencePack, kept: Sequence[_Kept]) -> str | None:
-    """Why no claim says when what is asked happened: none holds the verb a "when" question asks
-    of (inflections alike: "removed" of "When will the legacy_auth option be removed?"), though
-    one gives a date; or None."""
+    """Why no claim says what is asked: none holds the verb a "when" question asks of
+    (inflections alike: "removed" of "When will the legacy_auth option be removed?"), though one
+    gives a date, or the verb a "what does X do" question ends with, or the state a "who was"
+    question asks of; or None."""
     found = _WHEN_VERB.match(pack.question)
     verb = found.group(1) if found else ""
-    if not verb.islower() or verb in STOP_WORDS or "VERB" not in word_readings(verb):
+    if verb.islower() and verb not in STOP_WORDS and "VERB" in word_readings(verb):
+        return None if _said_by_any(kept, verb, headlines=False) else f'No claim says when it was "{verb}".'
+    # "What does the red-backed shrike eat?", "Who was absent from the meeting?": what the
+    # question asks is that verb, or that state, whatever else of it a claim says
+    found = _DONE_VERB.match(pack.question) or _BEING.match(pack.question)
+    verb = found.group(1) if found else ""
+    if not verb.islower() or verb in STOP_WORDS or not {"VERB", "ADJ"} & set(word_readings(verb)):
         return None
-    return None if _said_by_any(kept, verb, headlines=False) else f'No claim says when it was "{verb}".'
+    return None if _said_by_any(kept, verb, headlines=False) else f'No claim says what is "{verb}".'
 
 
 def _said_by_any(kept: Sequence[_Kept], word: str, *, headlines: bool = True) -> bool:
@@ -987,8 +1001,11 @@ def _property_shares(pack: EvidencePack, kept: Sequence[_Kept]) -> Iterator[floa
     """For each claim, the share of the asked words (:func:`_asked_words`) that the claim and
     the evidence it cites speak of; 1.0 when the question asks nothing beyond its names."""
     asked = _asked_words(pack)
+    # "(1911-1987)" says when she was born, not where
+    placed = expects(pack.question) is Expects.PLACE
     for claim, cited in kept:
         said = claim.text + " " + evidence_text(cited, headlines=False)
+        said = LIFE_DATES.sub(" ", said) if placed else said
         found = _finder(set(words(said)), inflections=True, text=said)
         yield sum(map(found, asked)) / len(asked) if asked else 1.0
 

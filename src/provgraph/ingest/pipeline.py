@@ -447,7 +447,7 @@ def _read(
         for assertion in read_jsonl(reader, file=file, base=base, guard=guard):
             yield assertion, None, None
     else:
-        text, found = _passages(stream.read(), fmt, file=file, titled=titled)
+        text, found = _passages(stream.read(), fmt, file=file, titled=titled, title=None if titled else title)
         passages = _checked_passages(found, text, guard)
         if extraction is None:
             for passage in passages:
@@ -478,14 +478,17 @@ def _own_title(source: Path, fmt: InputFormat) -> str | None:
     return markdown_title(text) if fmt is InputFormat.MARKDOWN else text_title(text)
 
 
-def _passages(raw: bytes, fmt: InputFormat, *, file: str, titled: bool = False) -> tuple[str, Iterator[PassageSpec]]:
-    """A prose document's text, as provgraph stores it, and its sentences."""
+def _passages(
+    raw: bytes, fmt: InputFormat, *, file: str, titled: bool = False, title: str | None = None
+) -> tuple[str, Iterator[PassageSpec]]:
+    """A prose document's text, as provgraph stores it, and its sentences; ``title``, the one the
+    caller gave it (:func:`provgraph.ingest.text.passages_in`)."""
     # Beautiful Soup and pypdf are loaded by the documents that need them, not by every command
     if fmt is InputFormat.HTML:
         from provgraph.ingest.html import html_text
 
         text, blocks = html_text(raw)
-        return text, passages_in(text, blocks)
+        return text, passages_in(text, blocks, title=title)
     if fmt is InputFormat.PDF:
         from provgraph.ingest.pdf import pdf_text
 
@@ -496,7 +499,9 @@ def _passages(raw: bytes, fmt: InputFormat, *, file: str, titled: bool = False) 
     except UnicodeDecodeError as exc:
         line = raw.count(b"\n", 0, exc.start) + 1
         raise InputError("not UTF-8: text documents must be UTF-8 encoded", file=file, line=line) from exc
-    return text, split_passages(text, markdown=fmt is InputFormat.MARKDOWN, titled=titled and fmt is InputFormat.TEXT)
+    return text, split_passages(
+        text, markdown=fmt is InputFormat.MARKDOWN, titled=titled and fmt is InputFormat.TEXT, title=title
+    )
 
 
 def _checked_passages(passages: Iterable[PassageSpec], text: str, guard: InputGuard) -> Iterator[PassageSpec]:

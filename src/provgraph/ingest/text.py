@@ -116,27 +116,42 @@ class Block(NamedTuple):
     level: int = 0
 
 
-def split_passages(text: str, *, markdown: bool, paged: bool = False, titled: bool = False) -> Iterator[PassageSpec]:
+def split_passages(
+    text: str, *, markdown: bool, paged: bool = False, titled: bool = False, title: str | None = None
+) -> Iterator[PassageSpec]:
     """Yield the sentences of ``text`` as passages with exact offsets. With ``titled``, a plain
-    text's title line (:func:`text_title`) is its heading, as a Markdown document's is."""
+    text's title line (:func:`text_title`) is its heading, as a Markdown document's is; given
+    another ``title`` (the caller's), that line is a passage and still the heading of the rest.
+    See :func:`passages_in` for ``title``."""
     blocks = _blocks(text, markdown=markdown)
-    if titled and not markdown and (title := text_title(text)) is not None:
-        blocks = _titled(blocks, text, title)
-    return passages_in(text, blocks, paged=paged)
+    if not markdown and (own := text_title(text)) is not None and (titled or not _is_title(own, title)):
+        blocks = _titled(blocks, text, own, "heading" if titled else "title")
+    return passages_in(text, blocks, paged=paged, title=title)
 
 
-def _titled(blocks: Iterator[Block], text: str, title: str) -> Iterator[Block]:
+def _titled(blocks: Iterator[Block], text: str, title: str, kind: str) -> Iterator[Block]:
     for n, block in enumerate(blocks):
         yield (
-            Block(block.start, block.end, "heading", title, 1)
+            Block(block.start, block.end, kind, title, 1)
             if n == 0 and text[block.start : block.end] == title
             else block
         )
 
 
-def passages_in(text: str, blocks: Iterable[Block], *, paged: bool = False) -> Iterator[PassageSpec]:
+def _is_title(heading: str, title: str | None) -> bool:
+    """Whether a level-1 heading is the document's title: there is no other (``title`` None: the
+    heading became it), or it reads the same."""
+    return title is None or " ".join(heading.casefold().split()) == " ".join(title.casefold().split())
+
+
+def passages_in(
+    text: str, blocks: Iterable[Block], *, paged: bool = False, title: str | None = None
+) -> Iterator[PassageSpec]:
     """The sentences of ``text``'s blocks (paragraphs and headings, in order) as passages; the
-    HTML reader gives its own blocks. Pages are recorded when ``paged`` or the text has any."""
+    HTML reader gives its own blocks. Pages are recorded when ``paged`` or the text has any.
+    ``title`` is the title the caller gave the document: a level-1 heading other than it is a
+    section like any other ("Northgate Global Bond Fund > Key facts" in "Fund factsheet"); with
+    none, the first level-1 heading is the title, which every passage carries already."""
     has_pages = paged or "\f" in text
     section: str | None = None
     headings: list[Block] = []  # the headings the block is under, outermost first
@@ -145,6 +160,12 @@ def passages_in(text: str, blocks: Iterable[Block], *, paged: bool = False) -> I
     for start, end, kind, heading, level in blocks:
         if kind not in ("item", "term"):
             lead = None
+        if kind == "title":
+            # a plain text's title line, given another title: a sentence, and the heading of the rest
+            for s, e in _sentences(text, start, end):
+                page = text.count("\f", 0, s) + 1 if has_pages else None
+                yield PassageSpec(text=text[s:e], page=page, section=None, start=s, end=e)
+            kind = "heading"
         if kind == "heading":
             while headings and (not level or headings[-1].level >= level):
                 headings.pop()
@@ -155,11 +176,11 @@ def passages_in(text: str, blocks: Iterable[Block], *, paged: bool = False) -> I
                 and (at := text.find(heading, start, end)) >= 0
             ):
                 # "3.0.0 (2 November 2026)": the only sentence saying when the release was made
-                within = _section_path(headings) if headings else None
+                within = _section_path(headings, title) if headings else None
                 page = text.count("\f", 0, at) + 1 if has_pages else None
                 yield PassageSpec(text=heading, page=page, section=within, start=at, end=at + len(heading))
             headings.append(Block(start, end, kind, heading, level))
-            section = _section_path(headings)
+            section = _section_path(headings, title)
             continue
         within = heading if kind == "field" else section
         if kind == "item" and lead is not None:
@@ -218,11 +239,13 @@ def release_heading(heading: str) -> tuple[str, str | None] | None:
     return found.group("version"), date
 
 
-def _section_path(headings: Sequence[Block]) -> str | None:
+def _section_path(headings: Sequence[Block], title: str | None = None) -> str | None:
     """The section of what is under ``headings``: the nearest heading, after the headings it is
-    under ("3.0.0 (2 November 2026) > Fixes"), but for a document's title (a level-1 heading)
-    above them, which every passage carries already."""
-    inner = [h.heading for h in headings if h.heading and h.level != 1] or [headings[-1].heading or ""]
+    under ("3.0.0 (2 November 2026) > Fixes"), but for a document's title (a level-1 heading that
+    is ``title``, or any with no ``title``: :func:`_is_title`) above them, which every passage
+    carries already."""
+    inner = [h.heading for h in headings if h.heading and not (h.level == 1 and _is_title(h.heading, title))]
+    inner = inner or [headings[-1].heading or ""]
     return SECTION_SEPARATOR.join(h for h in inner if h) or None
 
 
