@@ -345,6 +345,9 @@ def test_only_a_summary_the_verifier_can_check_is_kept(summary: str, kept: bool)
             "Aspirin reduces fever (by 1.5 degrees) [citation needed].",
             "Aspirin reduces fever (by 1.5 degrees) [citation needed].",
         ),
+        # a law report's year is no mark; "[1, 2025]" still is
+        ("Marlow v Quayside Ltd [2025] EWHC 1187 (TCC)", "Marlow v Quayside Ltd [2025] EWHC 1187 (TCC)"),
+        ("Aspirin cures cancer [1, 2025].", "Aspirin cures cancer."),
     ],
 )
 def test_quoted_evidence_loses_its_citation_marks(text: str, quoted: str) -> None:

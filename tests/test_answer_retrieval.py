@@ -2317,3 +2317,13 @@ def test_a_name_before_a_parenthesis_is_what_her_stands_for(tmp_path):
     )
     [answer] = _ask_titled(tmp_path, "solvang.txt", text, "Composer", "What is Ingrid Solvang's best-known work?")
     assert answer.claims[0].text.startswith("Ingrid Solvang's best-known work is"), answer.answer_summary
+
+
+def test_the_kind_a_name_was_called_in_apposition_stands_for_it(tmp_path):
+    judgment = (
+        "The claimant, Ms Ellen Marlow, bought a flat from the defendant in 2019.\n\n"
+        "The case was heard in February 2025.\n\nThe claimant was awarded damages of 86,500 pounds.\n"
+    )
+    [answer] = _ask_titled(tmp_path, "judgment.txt", judgment, "Court judgment", "How much was Ellen Marlow awarded?")
+    # abstained: "the evidence found is about other things that mention Ellen Marlow"
+    assert answer.claims[0].text == "Ms Ellen Marlow was awarded damages of 86,500 pounds.", answer.answer_summary

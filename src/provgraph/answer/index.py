@@ -756,6 +756,8 @@ def _subjects(texts: Sequence[str], title: str) -> list[str]:
             thing = is_a is not None or name.split()[-1].islower()
             if is_a:
                 kinds.update((w, name) for w in words(is_a.group(1)) if w not in STOP_WORDS)
+        # "The claimant, Ms Ellen Marlow, bought ...": from now on "The claimant" is she
+        kinds.update((m[1].split()[-1], m[2]) for m in _APPOSITIVE.finditer(text))
     if not titled:
         # "It" of a document whose title names no subject, standing for no name read here, stands
         # for nothing known, not for the title ("It is returned within 30 days" in "Residential
@@ -781,6 +783,11 @@ def _restated(title: str, opening: Sequence[str]) -> bool:
     return bool(wanted) and all(word_key(w) in said for w in wanted)
 
 
+#: "The claimant, Ms Ellen Marlow, ...": a kind and the name it stands for.
+_APPOSITIVE = re.compile(
+    r"\b[Tt]he ((?:[a-z]{3,} )?[a-z]{3,}), ((?:(?:Mr|Mrs|Ms|Miss|Dr|Sir|Dame)\.? )?[A-Z][\w'\u2019-]+"
+    r"(?: (?:of |de |the )?[A-Z][\w'\u2019&-]+){0,4}),"
+)
 #: A name of two to four capitalised words ("Thomas Edgecombe").
 _FULL_NAME = re.compile(r"\b([A-Z][a-z]+(?:\s+[A-Z][a-z]+){1,3})\b")
 #: The capitalised word a sentence opens with, when a verb or an adverb follows ("Franklin later led").

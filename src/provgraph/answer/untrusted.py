@@ -53,7 +53,8 @@ _MARK_NUMBERS = r"\d+(?:\s*[-\u2013\u2014,;\u3001]\s*\d+)*"
 _MARK_NAMES = r"(?:source|src|ref|reference|citation|cite|evidence|item|passage|doc|document|note|fn)s?"
 #: Marks that look like citations, whatever wrote them.
 CITATION_MARK = re.compile(
-    r"\[\s*\^?\s*" + _MARK_NUMBERS + r"\s*\]"  # [1] [3-5] [1, 2] [^1]
+    # (a year alone is a law report's, no evidence pack's number: "Marlow v Quayside [2025] EWHC 1187")
+    r"\[\s*\^?\s*(?!(?:1[5-9]|20)\d\d\s*\])" + _MARK_NUMBERS + r"\s*\]"  # [1] [3-5] [1, 2] [^1]
     r"|[\u3010\uff3b\u3014\u3016\u301a]\s*\^?\s*"
     + _MARK_NUMBERS
     + r"\s*[\u3011\uff3d\u3015\u3017\u301b]"  # lenticular and full-width brackets
