@@ -2327,3 +2327,25 @@ def test_the_kind_a_name_was_called_in_apposition_stands_for_it(tmp_path):
     [answer] = _ask_titled(tmp_path, "judgment.txt", judgment, "Court judgment", "How much was Ellen Marlow awarded?")
     # abstained: "the evidence found is about other things that mention Ellen Marlow"
     assert answer.claims[0].text == "Ms Ellen Marlow was awarded damages of 86,500 pounds.", answer.answer_summary
+
+
+def test_a_span_speed_and_an_events_date_answer_how_long_how_strong_and_when_it_happened(tmp_path):
+    articles = {
+        "MSc Data Science": "The MSc Data Science is a one-year full-time programme taught at the Westbrook campus.\n",
+        "Wind warning": "A yellow warning for wind is in force for the coast of Cornwall.\n\n"
+        "Gusts of 50 to 60 mph are expected along exposed coasts.\n",
+        "Great Fire of Kelby": "The Great Fire of Kelby destroyed much of the old town of Kelby between 4 and "
+        "6 September 1722.\n\nStrong easterly winds spread it across the timber-framed houses.\n",
+    }
+    long, strong, happened = _ask_articles(
+        tmp_path,
+        articles,
+        "How long is the MSc Data Science?",
+        "How strong will the gusts be?",
+        "When did the Great Fire of Kelby happen?",
+    )
+    # "one-year" says how long, and "mph" how strong: each was "low", or another document's "Strong
+    # easterly winds"; an event's date is all "when did it happen" asks
+    assert long.confidence.value == "high", long.limitations
+    assert strong.claims[0].text.startswith("Gusts of 50 to 60 mph"), strong.claims
+    assert happened.confidence.value == "high", happened.limitations

@@ -467,6 +467,13 @@ _ASKED_OF = re.compile(
 )
 
 
+#: "How strong will the gusts be?", "How old is the building?": what a measure is asked of.
+_MEASURE_OF = re.compile(
+    r"^\s*how\s+(?!much\b|many\b)[a-z]+\s+(?:is|are|was|were|will|would)\s+(?:the\s+|an?\s+)?([a-z][a-z-]+)\s*(?:be\s*)?\?*\s*$",
+    re.I,
+)
+
+
 def topics(question: str) -> list[str]:
     """The lower-case words that say what ``question`` is about by where they stand (what is
     measured or counted, what its verb acts on, what a yes/no question asks of): evidence that
@@ -480,14 +487,20 @@ def topics(question: str) -> list[str]:
     (['vancomycin'], [])
     >>> topics("What does aspirin reduce?")  # "does" is no verb acting on "aspirin"
     []
+    >>> topics("How strong will the gusts be?"), topics("Has anyone been injured?")
+    (['gusts'], [])
     """
-    found = [pattern.match(question) for pattern in (_MEASURED, _ACTED_ON, _ASKED_OF)]
+    found = [pattern.match(question) for pattern in (_MEASURED, _ACTED_ON, _ASKED_OF, _MEASURE_OF)]
     said = [m.group(1) for m in found if m is not None and m.group(1).islower()]
     # "time-restricted" is said as its words; "How many people does it serve?" asks a count
     # that "Serves: 8" gives without saying whom
-    return [w for t in said for w in t.split("-") if w not in STOP_WORDS and w not in _COUNTED]
+    return [w for t in said for w in t.split("-") if w not in STOP_WORDS and w not in _COUNTED | _INDEFINITE]
 
 
+#: "Has anyone been injured?": who is asked of is anyone at all.
+_INDEFINITE = frozenset(
+    "anyone anybody anything someone somebody something everyone everybody everything nobody nothing".split()
+)
 #: What "how many" counts without the answer having to say it: people, spans of time, and a
 #: table's games ("Won: 19").
 _COUNTED = frozenset(

@@ -427,6 +427,20 @@ _PHRASED = [
         re.compile(rf"\b(?:for|lasts?|lasting|lasted)\s+{TIME_SPAN}", re.I),
         "long last lasts",
     ),
+    # "a one-year full-time programme", "a 12-week course": how long (not "a 30-year-old")
+    (
+        re.compile(
+            r"\b(?:one|two|three|four|five|six|seven|eight|nine|ten|twelve|\d+)-(?:year|month|week|day|hour)s?\b"
+            r"(?!-old)",
+            re.I,
+        ),
+        "long",
+    ),
+    # "Gusts of 50 to 60 mph": how fast, how strong
+    (
+        re.compile(r"\d\s*(?:mph|km/h|kph|knots|m/s|miles\s+(?:an|per)\s+hour)(?![\w/])", re.I),
+        "fast faster fastest strong stronger strongest speed",
+    ),
     # "one tablet once daily", "every other day", "twice a week": how often
     (
         re.compile(

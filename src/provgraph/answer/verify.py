@@ -946,6 +946,8 @@ def _unsaid_verb(pack: EvidencePack, kept: Sequence[_Kept]) -> str | None:
     question asks of; or None."""
     found = _WHEN_VERB.match(pack.question)
     verb = found.group(1) if found else ""
+    if _HAPPENED.fullmatch(verb) or verb == "place":
+        return None  # "When did the fire happen?": a date of the event is what it asks
     if verb.islower() and verb not in STOP_WORDS and "VERB" in word_readings(verb):
         return None if _said_by_any(kept, verb, headlines=False) else f'No claim says when it was "{verb}".'
     # "What does the red-backed shrike eat?", "Who was absent from the meeting?": what the
@@ -994,7 +996,13 @@ def _asked_words(pack: EvidencePack) -> list[str]:
     """What the question asks of its entities: its content words that are not part of a name."""
     names = {w for t in salient_terms(pack.question) for w in t.split()}
     names |= {w for e in pack.entities for w in words(e.label)} | name_heads(pack.question)
-    return list(dict.fromkeys(w for w in _content(pack.question) if w not in names and w not in KIND_WORDS))
+    # "When did the fire happen?", "Where did the battle take place?": an event's date or place
+    # is all they ask of it
+    asked = _HAPPENED.sub(" ", pack.question)
+    return list(dict.fromkeys(w for w in _content(asked) if w not in names and w not in KIND_WORDS))
+
+
+_HAPPENED = re.compile(r"\b(?:take|takes|took|taken|taking)\s+place\b|\b(?:happen|occur)\w*", re.I)
 
 
 def _property_shares(pack: EvidencePack, kept: Sequence[_Kept]) -> Iterator[float]:
