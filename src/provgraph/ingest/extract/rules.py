@@ -508,9 +508,7 @@ def _no_name(word: str) -> bool:
     """Whether a capitalised word opening a sentence is English, not a name: a plural ("Sites",
     "Patients") or a word that is no noun ("Serious", "Born", "Located"). A singular noun may be
     a name ("Aspirin", "Nitrate"); lemminflect's lexicon holds few names ("Paris", "Bergen")."""
-    from lemminflect import getAllLemmas  # loads its lexicon on first use
-
-    readings = getAllLemmas(word.lower())
+    readings = _readings(word)
     if not readings:
         return False
     nouns = readings.get("NOUN")
@@ -521,26 +519,26 @@ def _introduced(name: str, text: str) -> bool:
     """Whether a sentence opening with ``name`` reads as introducing what its document is
     about: the name is no English word ("Bell Rock Lighthouse", "Lyon"), or the sentence says
     what it is ("Aspirin is a painkiller"); not "Retention rose within two years"."""
-    if " " in name or not _english(name):
+    if " " in name or not _readings(name):
         return True
     return re.search(rf"\b{re.escape(name)}\s+{_BE}\s+(?:a|an|the)\b", text) is not None
 
 
-def _english(word: str) -> bool:
-    from lemminflect import getAllLemmas
+def _readings(word: str) -> dict[str, tuple[str, ...]]:
+    """What ``word`` can be in English, by lemminflect's lexicon: part of speech -> lemmas."""
+    from lemminflect import getAllLemmas  # loads its lexicon on first use
 
-    return bool(getAllLemmas(word.lower()))
+    return dict(getAllLemmas(word.lower()))
 
 
 def _clean_name(name: str) -> str:
     name = re.sub(r"^(?:The|the)\s+", "", name.strip())
     name = re.sub(r"[\s,.'\u2019]+$", "", name)
-    return (
-        ""
-        if name
-        in ("", "The", "It", "He", "She", "They", "We", "You", "I", "This", "These", "In", "On", "At", "A", "An")
-        else name
-    )
+    return "" if name in _NO_NAMES else name
+
+
+#: What a sentence's lead may be without being a name: an article, a pronoun, a preposition.
+_NO_NAMES = frozenset(["", *"The It He She They We You I This These In On At A An".split()])
 
 
 def _initials(name: str) -> str:
