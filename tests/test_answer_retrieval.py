@@ -2349,3 +2349,166 @@ def test_a_span_speed_and_an_events_date_answer_how_long_how_strong_and_when_it_
     assert long.confidence.value == "high", long.limitations
     assert strong.claims[0].text.startswith("Gusts of 50 to 60 mph"), strong.claims
     assert happened.confidence.value == "high", happened.limitations
+
+
+VOLCANO = (
+    "# Mount Teravai\n\nMount Teravai is a stratovolcano on the island of Kaleva.\n\n"
+    "The volcano last erupted in 1994, when about 4,000 residents were evacuated.\n\n"
+    "The eruption was monitored by the Kaleva Volcano Observatory, founded in 1972.\n"
+)
+EXHIBITION = (
+    "# Threads of the Silk Road\n\nThreads of the Silk Road is an exhibition at the Corvin Museum of "
+    "Textiles, open from 6 March to 31 August 2027.\n\n## Tickets\n\nTickets cost 14 euros for adults. "
+    "The museum is closed on Mondays.\n\n## Curator\n\nThe exhibition was curated by Dr Lena Okafor, keeper of "
+    "Asian textiles at the museum.\n"
+)
+
+
+def test_the_sentence_saying_last_answers_when_something_last_happened(tmp_path):
+    [answer] = _ask_titled(tmp_path, "volcano.md", VOLCANO, "Volcano", "When did Mount Teravai last erupt?")
+    # "last" is a stop word: the observatory's founding (1972, "eruption") led the answer
+    assert "last erupted in 1994" in answer.claims[0].text, answer.claims
+
+
+def test_the_kind_the_documents_own_heading_is_said_to_be_stands_for_it(tmp_path):
+    curated, closes, mondays = _ask_titled(
+        tmp_path,
+        "exhibition.md",
+        EXHIBITION,
+        "Exhibition",
+        "Who curated Threads of the Silk Road?",
+        "When does the exhibition close?",
+        "Is the museum open on Mondays?",
+    )
+    # "The exhibition" was the caller's title: "Exhibition was curated by Dr Lena Okafor"
+    assert any(c.text.startswith("Threads of the Silk Road was curated by") for c in curated.claims), curated.claims
+    assert not any(c.text.startswith("Exhibition") for c in curated.claims), curated.claims
+    # the end of "open from 6 March to 31 August 2027" says when it closes ("closed on Mondays" led)
+    assert "31 August 2027" in closes.claims[0].text and closes.confidence.value == "high", closes.claims
+    # "closed" denies "open"; "Mondays" is no name the evidence must be about; the curator's
+    # sentence (it says "museum") says nothing asked
+    assert [c.text for c in mondays.claims] == ["No: The Corvin Museum is closed on Mondays."], mondays.claims
+    assert mondays.confidence.value == "high", mondays.limitations
+
+
+def test_a_time_after_an_event_answers_when_and_a_possessives_name_opens_its_sentence(tmp_path):
+    articles = {
+        "Discharge leaflet": "Your stitches will be removed by the practice nurse 12 to 14 days after the operation.\n",
+        "Earnings release": "Halvorsen Marine ASA reported third-quarter revenue of NOK 4.2 billion.\n",
+    }
+    stitches, revenue = _ask_articles(
+        tmp_path,
+        articles,
+        "When will my stitches be removed?",
+        "What was Halvorsen Marine's revenue in the third quarter?",
+    )
+    # both were low: "no claim states a date"; "the evidence is about other things that mention
+    # Halvorsen Marine's"
+    assert stitches.confidence.value == "high", stitches.limitations
+    assert revenue.confidence.value == "high", revenue.limitations
+
+
+RECALL = (
+    "# Brightwell kettle recall\n\nBrightwell Appliances is recalling its Aria kettle because the base can "
+    "overheat.\n\n## Affected products\n\nThe recall covers kettles with batch codes 2403 to 2419. Kettles with "
+    "other batch codes are not affected.\n\n## What to do\n\nStop using the kettle immediately. Unplug the base "
+    "and contact Brightwell for a free replacement. Do not return the kettle to the shop.\n\n## Incidents\n\n"
+    "Brightwell has received 14 reports of bases melting. No injuries have been reported.\n"
+)
+
+
+def test_a_recall_notice_answers_what_is_affected_what_to_do_and_whether_anyone_was_hurt(tmp_path):
+    affected, todo, injured = _ask_titled(
+        tmp_path,
+        "recall.md",
+        RECALL,
+        "Recall notice",
+        "Which batch codes are affected?",
+        "What should I do if I have an affected kettle?",
+        "Has anyone been injured?",
+    )
+    # each was "Kettles with other batch codes are not affected." (the best words, denying what is asked)
+    assert affected.claims[0].text.startswith("The recall covers kettles with batch codes 2403 to 2419"), (
+        affected.claims
+    )
+    # the heading "What to do" asks the question; its sentences answer it
+    assert [c.text for c in todo.claims] == [
+        "Stop using the kettle immediately.",
+        "Unplug the base and contact Brightwell for a free replacement.",
+        "Do not return the kettle to the shop.",
+    ], todo.claims
+    # abstained: "injured" and "injuries" have different stems, and no passage says "anyone"
+    assert [c.text for c in injured.claims] == ["No: No injuries have been reported."], injured.answer_summary
+
+
+def test_beaten_after_the_verb_and_a_named_qualifier_of_what_is_asked(tmp_path):
+    articles = {
+        "Cup final report": "Riverside United came from behind to beat Northgate Athletic 2-1 in the cup final "
+        "at Harlow Park on Saturday.\n",
+        "MSc Marine Biology entry requirements": "Applicants whose first language is not English need an IELTS "
+        "score of 6.5 overall.\n",
+        "Hollins Bakery": "Hollins Bakery is a family bakery in Thornbury, founded in 1921.\n\n"
+        "Hollins Bakery is open from 7 am to 4 pm, Tuesday to Saturday.\n",
+        "Cup final goals": "Leo Brandt headed in a corner just after half-time.\n",
+    }
+    final, ielts, opens, baker = _ask_articles(
+        tmp_path,
+        articles,
+        "Did Northgate Athletic win the cup final?",
+        "What IELTS score do I need?",
+        "When is Hollins Bakery open?",
+        "Who is the head baker?",
+    )
+    # no verdict: "behind", the word before "beat", was read as what the question asks won
+    assert final.claims[0].text.startswith("No: Riverside United came from behind to beat"), final.claims
+    # low: "the evidence is about other things that mention IELTS" (it says "an IELTS score")
+    assert ielts.confidence.value == "high", ielts.limitations
+    # "7 am to 4 pm" says when (it was low: "no claim states a date"), ahead of the founding year
+    assert opens.claims[0].text.startswith("Hollins Bakery is open from 7 am"), opens.claims
+    assert opens.confidence.value == "high", opens.limitations
+    # a role is what a "who is the ...?" question is about: "Leo Brandt headed in a corner" was
+    # the answer, high
+    assert not any("headed" in c.text for c in baker.claims), baker.claims
+    assert baker.confidence.value != "high", baker.claims
+
+
+def test_a_calendar_date_says_when_and_a_time_after_the_place_it_is_asked_of(tmp_path):
+    notice = (
+        "# Route 42 timetable change\n\nFrom 5 January 2027, Route 42 between Ashby and Millbrook will run every "
+        "20 minutes on weekdays.\n\nThe first bus leaves Ashby at 6.10 am and the last bus leaves Millbrook at "
+        "11.40 pm. On Sundays, the service runs every hour.\n\nThe change is being made because of a shortage "
+        "of drivers.\n"
+    )
+    change, last = _ask_titled(
+        tmp_path,
+        "bus.md",
+        notice,
+        "Bus service",
+        "When does the timetable change?",
+        "What time is the last bus from Millbrook?",
+    )
+    # "On Sundays" (a day, no date) led
+    assert change.claims[0].text.startswith("From 5 January 2027"), change.claims
+    # low: "the evidence is about other things that mention Millbrook" (the time follows the place)
+    assert last.confidence.value == "high", last.limitations
+
+
+def test_a_list_of_first_names_before_a_surname_is_who_did_it(tmp_path):
+    articles = {
+        "Corran Instruments": "Corran Instruments is a Scottish manufacturer of scientific balances, founded in "
+        "Dundee in 1887 by the brothers James and Robert Corran.\n\nIts chief executive since 2019 has been "
+        "Fiona Baird.\n"
+    }
+    founded, chief, listed = _ask_articles(
+        tmp_path,
+        articles,
+        "Who founded Corran Instruments?",
+        "Who is the chief executive of Corran Instruments?",
+        "Is Corran Instruments listed on the stock exchange?",
+    )
+    assert founded.claims[0].text == "James and Robert Corran founded Corran Instruments.", (
+        founded.claims
+    )  # "Robert Corran"
+    assert "Corran Instruments' chief executive since 2019 has been Fiona Baird." in [c.text for c in chief.claims]
+    # no verdict, and no claim saying "listed", "stock" or "exchange": it was medium
+    assert listed.confidence.value == "low", listed.claims

@@ -67,10 +67,12 @@ from provgraph.answer.models import (
     SupportLevel,
 )
 from provgraph.answer.question import (
+    INDEFINITE,
     Comparison,
     Expects,
     Order,
     Pair,
+    calendar_date,
     choices,
     comparison,
     expects,
@@ -88,6 +90,7 @@ from provgraph.answer.text import (
     PRONOUNS,
     RELEASE_PREFIX,
     SECTION_SEPARATOR,
+    STATES,
     STOP_WORDS,
     acronyms,
     clauses,
@@ -227,6 +230,22 @@ class ExtractiveGenerator:
                 for v in verdict
             )
         ]
+        if verdict and comparison(pack.question) is None and pair(pack.question) is None and not choices(pack.question):
+            # "No: The museum is closed on Mondays." answers "Is the museum open on Mondays?": a
+            # passage saying less than half of what is asked ("curated ... at the museum") adds
+            # nothing, unless it names what the verdict's evidence does not ("The Gauja flows ...")
+            decided = " ".join(_item_text(by_id[i]) for v in verdict for i in v.supporting_citations if i in by_id)
+            unnamed = [t for t in salient_terms(pack.question) if not _says_name(decided, t, pack.question)]
+            passage_claims = [
+                c
+                for c in passage_claims
+                if all(
+                    _says_asked(item, pack.question)
+                    or any(_says_name(_item_text(item), t, pack.question) for t in unnamed)
+                    for i in c.supporting_citations
+                    if (item := by_id.get(i)) is not None
+                )
+            ]
         claims = _by_subtopic([*verdict, *conflict_claims, *fact_claims, *passage_claims], by_id)
         return _draft(pack, relevant, claims, limitations, by_id)
 
@@ -382,6 +401,7 @@ def _passage_claims(
     passages = sorted(
         passages,
         key=lambda p: (
+            not _heading_asks(p, question),
             not _says_kind(p, question),
             # "Which club finished third?": the row "Position: 3"
             place is not None and not _at_place(p, place),
@@ -396,12 +416,15 @@ def _passage_claims(
             # "Who should not take Nephralin?": what says who not, before "Patients aged 80 years or
             # older should take 2.5 mg"
             negated and not _NEGATIVE.search(p.text),
+            # ... and for one asking what is, what is before what is not
+            _denies_asked(p, question),
             # under a heading saying what is asked ("What is Nephralin used for?": "INDICATIONS AND
             # USAGE"), before "Avoid use with rifampin" under "DRUG INTERACTIONS"
             # (the document's title, over its opening passages, says what every passage is about)
             not labels & word_keys((p.section or "") if p.section != p.title else "", measures=True),
             -_answers(p, question),
             not offers(p.text, expected, question),
+            expected is Expects.DATE and not calendar_date(p.text),
             # "For windstorm claims the deductible is 1,000 euros" is another case than "a fire claim"'s
             _other_case(p, compounds),
             # then in the passage's own words, what is asked of the names, then anything asked
@@ -670,7 +693,8 @@ def _stated_verdict(relevant: Sequence[EvidenceItem], question: str) -> list[Dra
     (:func:`_pair_verdict`), gets none here."""
     if expects(question) is not Expects.YES_NO or pair(question) is not None:
         return []
-    asked = content_words(question)
+    # "Has anyone been injured?": "No injuries have been reported." need not say "anyone"
+    asked = [w for w in content_words(question) if w not in INDEFINITE]
     if not asked or denials_of(question, asked):
         return []
     terms = salient_names(question)
@@ -739,7 +763,7 @@ def _done_by_another(text: str, verbs: frozenset[str], names: Sequence[str]) -> 
 
 #: The subject of a yes/no question naming nothing: "board" of "Did the board approve ...?".
 _COMMON_SUBJECT = re.compile(
-    r"^\s*(?:did|does|do|has|have|had|will|would)\s+(?:the\s+)?([a-z]+(?:\s+[a-z]+){1,3})\b", re.I
+    r"^\s*(?:did|does|do|has|have|had|will|would|is|are|was|were)\s+(?:the\s+)?([a-z]+(?:\s+[a-z]+){1,3})\b", re.I
 )
 #: Verbs of an outcome whose object has the opposite one: "A beat B" says B lost.
 _OVER = frozenset("beat defea overc".split())
@@ -748,9 +772,14 @@ _OVER = frozenset("beat defea overc".split())
 _CONTEST = frozenset("match game fixture case appeal".split())
 
 
+#: Outcomes and states a verb or an adjective says or denies ("beat", "closed").
+_CHANGES = OUTCOMES | STATES
+
+
 def _outcome_verdict(relevant: Sequence[EvidenceItem], question: str) -> list[DraftClaim]:
     """A yes/no question whether a named thing had an outcome ("Did Northgate Athletic win?",
-    "Did the Ninth Circuit affirm the district court?"), answered by a passage about it whose
+    "Did the Ninth Circuit affirm the district court?") or is in a state ("Is the museum open on
+    Mondays?": "closed" denies it), answered by a passage about it whose
     clause says the outcome or its opposite with another verb: "No: Riverside United came from
     behind to beat Northgate Athletic 2-1 ...", "No: The Ninth Circuit reversed.". Who did it is
     read from the order of the clause's words (the name before the verb did it; after "beat", was
@@ -763,22 +792,23 @@ def _outcome_verdict(relevant: Sequence[EvidenceItem], question: str) -> list[Dr
     if expects(question) is not Expects.YES_NO or pair(question) is not None or denials_of(question, words(question)):
         return []
     names = salient_names(question)
-    # "Did the board approve the tariff increase?": a question naming nothing asks of its subject
-    subject = _COMMON_SUBJECT.match(question) if not names else None
-    if subject is not None:
+    # "Did the board approve the tariff increase?": a question naming nothing asks of its subject,
+    # and so does one whose subject is no name ("Is the museum open on Mondays?")
+    subject = _COMMON_SUBJECT.match(question)
+    if subject is not None and (not names or subject.group(1)[:1].islower()):
         # the words before the outcome's verb ("Did gross margin rise?": "gross margin")
         opening = words(subject.group(1))
-        verb = next((i for i, w in enumerate(opening) if i and word_key(w) in OUTCOMES), None)
+        verb = next((i for i, w in enumerate(opening) if i and word_key(w) in _CHANGES), None)
         names = [" ".join(opening[: verb if verb is not None else 1])]
     if len(names) != 1:
         return []
     name = names[0].split()
     asked = [w for w in content_words(question) if w not in name and w not in _CONTEST]
     # the first is the question's verb ("approve"; "the tariff increase" is what was approved)
-    verbs = [w for w in asked if word_key(w) in OUTCOMES][:1]
+    verbs = [w for w in asked if word_key(w) in _CHANGES][:1]
     if not verbs:
         return []
-    same, opposite = OUTCOMES[word_key(verbs[0])]
+    same, opposite = _CHANGES[word_key(verbs[0])]
     rest = {word_key(w) for w in asked if w != verbs[0]}
     for item in relevant:
         if item.kind is not EvidenceKind.PASSAGE:
@@ -797,8 +827,10 @@ def _outcome_verdict(relevant: Sequence[EvidenceItem], question: str) -> list[Dr
                     continue
                 # "Did Contoso's profit grow?": the outcome of what is asked ("... revenue grew,
                 # while its operating profit fell"), the word before the verb its thing or the name
+                # (a name after the verb was beaten: "came from behind to beat Northgate Athletic")
                 before = [w for w in clause_words[:at] if w not in STOP_WORDS][-1:]
-                if rest and before and word_key(before[0]) not in rest and before[0] != name[-1]:
+                beaten = (found := position(clause_words, name)) is not None and found > at
+                if rest and before and not beaten and word_key(before[0]) not in rest and before[0] != name[-1]:
                     continue
                 return [_verdict_claim(verdict, said, item)]
             named = named or position(clause_words, name) is not None
@@ -1117,6 +1149,8 @@ def in_context(text: str, title: str | None, referent: str | None = None) -> str
     'Kaiser Ventures was founded by Henry J. Kaiser.'
     >>> in_context("His father was a farmer.", "Robert Stevenson (engineer)")
     "Robert Stevenson's father was a farmer."
+    >>> in_context("Its chief executive is Fiona Baird.", "Corran Instruments")
+    "Corran Instruments' chief executive is Fiona Baird."
     >>> in_context("It is believed that the tower fell.", "Bell Rock")
     'It is believed that the tower fell.'
     >>> in_context("The film is set in Virginia.", "Big Stone Gap (film)")
@@ -1145,14 +1179,20 @@ def in_context(text: str, title: str | None, referent: str | None = None) -> str
     if match := _PRONOUN.match(text):
         return named + text[match.end() :]
     if match := _POSSESSIVE.match(text):
-        return named + "'s" + text[match.end() :]
+        return _possessive(named) + text[match.end() :]
     if referent and (match := _DEFINITE_OWNER.match(text)):
-        return named + text[match.end() :]
+        return _possessive(named) + re.sub(r"^['\u2019]s", "", text[match.end() :])
     if (match := _DEFINITE.match(text)) and (
         referent or (_is_kind(match.group(1), title or "") and len(name.split()) <= _KIND_TITLE_WORDS)
     ):
         return named + text[match.end() :]
     return text
+
+
+def _possessive(name: str) -> str:
+    """``name`` owning: "Robert Stevenson's", "Corran Instruments'" (a final "s" takes the
+    apostrophe alone)."""
+    return name + ("'" if name.endswith("s") else "'s")
 
 
 #: Longest title (in words) that stands in for "The <kind>": "The trial was conducted ..." says
@@ -1257,10 +1297,17 @@ def _passages(relevant: Sequence[EvidenceItem], terms: Sequence[str], question: 
     passage naming a chosen one's document (:func:`_naming`); then any scoring at least
     ``PASSAGE_RATIO`` of the best. At most ``MAX_PASSAGES``, best first."""
     first = [i for i in relevant if i.kind is EvidenceKind.PASSAGE and i.hop != 2]
+    # "Which batch codes are affected?": "Kettles with other batch codes are not affected." says
+    # which are not; the passage saying which are goes first
+    first = sorted(first, key=lambda p: _denies_asked(p, question))
     # the second hop: passages of documents a passage names, whether found by their own words or not
     bridges = [i for i in relevant if i.kind is EvidenceKind.PASSAGE and (i.hop == 2 or i.related)]
     if not first:
         return []
+    # "What should I do if I have an affected kettle?": the passages under "What to do"
+    under = [p for p in first if _heading_asks(p, question)]
+    if under:
+        return sorted(under, key=lambda i: i.number)[:MAX_PASSAGES]
     chosen = [first[0]]
     # "What is Lumenflow?": the passage saying what it is, however it scores
     chosen += [p for p in first if p not in chosen and _says_kind(p, question)][:1]
@@ -1315,6 +1362,32 @@ def _passages(relevant: Sequence[EvidenceItem], terms: Sequence[str], question: 
     return sorted(chosen + _defining(chosen, relevant), key=lambda i: (-i.score, i.number))
 
 
+#: A heading that asks what its section answers: "What to do", "How to apply", "Who can apply".
+_ASKING_HEADING = re.compile(r"^(?:what|how|who|when|where|why)\s+(?:to|can|should|must|do|does)\s+\w+", re.I)
+#: The words of such a heading a question need not repeat ("What should I do ...?" for "What to do").
+_HEADING_ONLY = frozenset("to can should must you i we".split())
+
+
+def _heading_asks(item: EvidenceItem, question: str) -> bool:
+    """Whether the heading a passage is under asks the question: its question word first, its
+    other words (but "to", "can" ...) in the question ("What to do" for "What should I do if I
+    have an affected kettle?", "How to apply" for "How do I apply?")."""
+    heading = nearest_heading(item.section)
+    if not _ASKING_HEADING.match(heading):
+        return False
+    said, asked = words(heading), words(question)
+    return said[:1] == asked[:1] and set(said) - _HEADING_ONLY <= set(asked)
+
+
+def _denies_asked(item: EvidenceItem, question: str) -> bool:
+    """Whether a passage denies what a question that denies nothing asks ("are not affected" for
+    "Which batch codes are affected?"). A yes/no question's answer may be a denial ("Aspirin
+    should not be given to children" for "Is aspirin safe for children?")."""
+    if _NEGATIVE.search(question) is not None or expects(question) is Expects.YES_NO:
+        return False
+    return bool(denials_of(item.text, content_words(question)))
+
+
 def _lead_of(item: EvidenceItem) -> str | None:
     """The section of the items of a list that ``item`` is the sentence they complete, or None."""
     if not item.text.endswith(":"):
@@ -1362,7 +1435,8 @@ def _answering(passages: Sequence[EvidenceItem], chosen: Sequence[EvidenceItem],
     question asks ("lot numbers" of "What is the phone number ...?"), the passage saying all of
     it ("1-800-555-0142")."""
     # a question naming nothing is about its topic ("How much gallium was produced in 2022?")
-    terms = salient_names(question) or topics(question)
+    names = salient_names(question)
+    terms = names or topics(question)
     expected = expects(question)
     # "What is Loravex used for?" asks no type: the passage saying what it asks answers it
     answers = _says_asked if expected is Expects.ANY else _answers
@@ -1385,13 +1459,17 @@ def _answering(passages: Sequence[EvidenceItem], chosen: Sequence[EvidenceItem],
         return []
 
     # a passage opening with another name, or whose "It" stands for one ("K2 is ...", "It is in
-    # the Karakoram range" in "Mount Everest"), is about that name
+    # the Karakoram range" in "Mount Everest"), is about that name; one naming what the topic is
+    # is about the topic ("Threads of the Silk Road is an exhibition ..." for "When does the
+    # exhibition close?")
     about = [
         p
         for p in passages
-        if p not in chosen and any(mentions(_item_text(p), t) and not _of_another(p, t) for t in terms)
+        if p not in chosen and any(mentions(_item_text(p), t) and not (names and _of_another(p, t)) for t in terms)
     ]
-    best = max(about, key=lambda p: (answers(p, question), p.score), default=None)
+    # "When does the timetable change?": a date on the calendar before "On Sundays"
+    dated = expected is Expects.DATE
+    best = max(about, key=lambda p: (answers(p, question), dated and calendar_date(p.text), p.score), default=None)
     if best is None or not answers(best, question):
         return []
     return [best] if not said or answers(best, question) >= len(asked) > said else []

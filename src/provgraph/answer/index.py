@@ -399,6 +399,25 @@ class LexicalIndex:
         if not terms:
             return []
         match = " OR ".join('"' + t.replace('"', "") + '"' for t in dict.fromkeys(terms))
+        hits = self._search(match, kinds=kinds, graphs=graphs, filters=filters, limit=limit)
+        # "injured" and "injuries" stem apart ("injur", "injuri"): when no word is found as it is
+        # inflected, its inflections are (the prefix every other check matches words by)
+        keys = sorted({k for t in terms if t.isalpha() and len(k := word_key(t.lower())) == 5})
+        if hits or not keys:
+            return hits
+        return self._search(
+            " OR ".join(f'"{k}"*' for k in keys), kinds=kinds, graphs=graphs, filters=filters, limit=limit
+        )
+
+    def _search(
+        self,
+        match: str,
+        *,
+        kinds: Sequence[str],
+        graphs: Sequence[str] | None,
+        filters: AskFilters | None,
+        limit: int,
+    ) -> list[Hit]:
         sql = (
             f"SELECT e.graph, e.kind, e.iri, e.text, bm25(fts, 1.0, {CONTEXT_WEIGHT}) AS rank, e.section, e.referent "
             "FROM fts JOIN entries e ON e.id = fts.rowid "
@@ -654,12 +673,11 @@ def _contexts(entries: Iterable[_Entry], titles: dict[str, str]) -> dict[str, tu
         title = titles.get(graph, "")
         texts = [t for _, _, t, _ in found]
         own = _own_heading([section for *_, section in found], title)
-        subjects = _subjects(texts, own or title)
+        subjects = _subjects(texts, own or title, called=_called(own, texts))
         if own:
             # "It breeds in ..." in a document the caller titled "Bird", headed "Red-backed shrike":
             # the shrike, as the text calls it ("The red-backed shrike (Lanius collurio) is ...")
-            said = next((m for t in texts[:3] if (m := re.search(rf"(?i)\b(?:the\s+)?{re.escape(own)}\b", t))), None)
-            called = re.sub(r"^The\b", "the", said.group()) if said else own
+            called = _called(own, texts)
             subjects = [s or (called if _PRONOUN.match(t) else "") for s, t in zip(subjects, texts, strict=True)]
         for i, (_, iri, text, section) in enumerate(found):
             referent = _referent(text, texts[max(0, i - REFERENT_WINDOW) : i])
@@ -680,6 +698,15 @@ def _own_heading(sections: Sequence[str], title: str) -> str:
     return head if 2 * under >= len(sections) else ""
 
 
+def _called(own: str, texts: Sequence[str]) -> str:
+    """The heading a document gives itself, as its opening sentences write it ("the red-backed
+    shrike" for "Red-backed shrike"), or "" when it gives itself none."""
+    if not own:
+        return ""
+    said = next((m for t in texts[:3] if (m := re.search(rf"(?i)\b(?:the\s+)?{re.escape(own)}\b", t))), None)
+    return re.sub(r"^The\b", "the", said.group()) if said else own
+
+
 #: "It was founded ...", "Her father was ...": a sentence naming its subject by a pronoun.
 _PRONOUN = re.compile(r"^(?:It|He|She|They|Its|His|Her|Their)\b(?!['\u2019])")
 _THINGS = frozenset("It Its They Their".split())
@@ -690,7 +717,7 @@ _PLURAL_OPENING = re.compile(
 )
 
 
-def _subjects(texts: Sequence[str], title: str) -> list[str]:
+def _subjects(texts: Sequence[str], title: str, *, called: str = "") -> list[str]:
     """For each sentence of a document, the name an opening pronoun or "The <kind>" stands for
     when that is not the document's title: the name the last sentence opening with one opened
     with, at most ``REFERENT_WINDOW`` sentences back ("K2 is the second-highest mountain. It is
@@ -698,9 +725,12 @@ def _subjects(texts: Sequence[str], title: str) -> list[str]:
     ("Contoso Ltd Annual Report 2024", a file name: its opening sentences do not name it), "The
     <kind>" too: "The company's largest customer ..." after "Contoso Ltd is a British software
     company", "The trial was stopped ..." after "The JUPITER trial tested ...". Else "": the
-    title is what "It" stands for (:func:`provgraph.answer.extractive.in_context`)."""
+    title is what "It" stands for (:func:`provgraph.answer.extractive.in_context`). ``called``:
+    the heading the document gives itself when the caller titled it otherwise; "The exhibition"
+    is that, when the opening said the heading's subject is an exhibition."""
     out = [""] * len(texts)
     named = " ".join(words(without_disambiguation(title)))
+    own_kinds = _kinds_said(title, texts[:3]) if called else set()
     opening = [t for t in texts[:3] if " ".join(words(t)) != named][:2]
     titled = not named or any(mentions(" ".join(words(t)), named) for t in opening) or _restated(title, opening)
     subject, since, thing = "", -REFERENT_WINDOW - 1, False
@@ -735,6 +765,9 @@ def _subjects(texts: Sequence[str], title: str) -> list[str]:
                 out[i], subject, since, thing = found, found, i, True
         elif definite:
             subject, thing = "", False  # "The film was inspired by ...": the title's subject again
+            # ... which a document titled "Exhibition" by its caller calls "Threads of the Silk Road"
+            if called and own_kinds & set(definite.group(1).split()):
+                out[i] = called
         elif titled and first and normalise(first[1]) in named.split():
             # "Franklin later led ..." in "Rosalind Franklin": the title's subject again, by a word of its name
             subject, since, thing = "", i, False
@@ -743,11 +776,9 @@ def _subjects(texts: Sequence[str], title: str) -> list[str]:
             out[i] = subject = surnames[first[1]]
             since, thing = i, False
         elif " ".join(words(text)) != named and (name := opening_name(text)) is not None:
-            said = " ".join(words(name))
             # the title's own subject ("Everest is ..." in "Mount Everest") is what "It" is anyway
             # (in full too: "Nelson Aldrich Rockefeller (July 8, 1908 - ...) was" in "Nelson Rockefeller")
-            in_full = bool(named) and set(named.split()) <= set(said.split())
-            own_name = mentions(named, said) or mentions(said, named) or in_full
+            own_name = _own_name(name, named)
             subject = "" if titled and own_name else name
             since = i
             if name.split()[-1].islower():  # "The JUPITER trial": a trial
@@ -768,6 +799,32 @@ def _subjects(texts: Sequence[str], title: str) -> list[str]:
             if not out[i] and (pronoun := _PRONOUN.match(text)) and pronoun.group() in _THINGS:
                 out[i] = pronoun.group()
     return out
+
+
+#: Words ending the head of what a sentence says its subject is ("an exhibition" of "is an
+#: exhibition at the Corvin Museum").
+_HEAD_END = re.compile(r"\s+(?:at|in|on|of|by|for|with|from|near|that|which|who|whose|and|or)\b.*$")
+
+
+def _kinds_said(name: str, texts: Sequence[str]) -> set[str]:
+    """What ``texts`` say ``name`` is, by the last word of its head: {"exhibition"} for
+    "Threads of the Silk Road is an exhibition at the Corvin Museum of Textiles"."""
+    out = set()
+    for text in texts:
+        at = text.casefold().find(name.casefold())
+        if at >= 0 and (is_a := _IS_A.match(text, at + len(name))):
+            head = words(_HEAD_END.sub("", is_a.group(1)))
+            out.update(head[-1:])
+    return out
+
+
+def _own_name(name: str, named: str) -> bool:
+    """Whether ``name`` is the title's subject (``named``: the title as words): "Everest" of
+    "Mount Everest", or in full ("Nelson Aldrich Rockefeller (July 8, 1908 - ...)" of "Nelson
+    Rockefeller")."""
+    said = " ".join(words(name))
+    in_full = bool(named) and set(named.split()) <= set(said.split())
+    return mentions(named, said) or mentions(said, named) or in_full
 
 
 def _restated(title: str, opening: Sequence[str]) -> bool:

@@ -73,8 +73,11 @@ _DATED_YEAR = re.compile(
     r"may|june|july|august|september|october|november|december)\s+(?:\d{1,2},?\s+)?(?:1\d{3}|20\d{2})\b",
     re.I,
 )
-#: A span of time from an event: "within one month", "after 2 weeks", "every six hours".
-_WITHIN = re.compile(rf"\b(?:within|after|every|for|in)\s+{TIME_SPAN}", re.I)
+#: A span of time from an event: "within one month", "after 2 weeks", "every six hours", "12 to
+#: 14 days after the operation".
+_WITHIN = re.compile(
+    rf"\b(?:within|after|every|for|in)\s+{TIME_SPAN}|\b{TIME_SPAN}\s+(?:after|before|following)\b", re.I
+)
 #: "added in version 2.3", "removed in 3.0": when, in software's own reckoning.
 _IN_VERSION = re.compile(r"\b(?:in|since|until|from)\s+(?:(?:version|release)\s+|v)?\d+\.\d+(?:\.\d+)*\b", re.I)
 #: "How much is Halvorsen paying ...?", "How much did it cost?": an amount of money.
@@ -89,6 +92,12 @@ _MONEY = re.compile(
     r"[$\u20ac\u00a3\u00a5]\s?\d|\d\s*(?:(?:thousand|million|billion|trillion|bn|m|k)\s+)?"
     r"(?:euros?|dollars?|pounds?|yen|yuan|francs?|kron[aeo]r?|rupees?|pesos?|usd|eur|gbp|chf|nok|sek|dkk)\b"
     r"|\b(?:price|cost|fee)s?:\s*\d",
+    re.I,
+)
+#: "7 am", "9.30 pm", "16:00", "on Saturday": a time by the clock or the day of the week.
+_CLOCK = re.compile(
+    r"\b\d{1,2}(?:[:.]\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.)(?!\w)|\b(?:[01]?\d|2[0-3]):[0-5]\d\b|"
+    r"\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?\b",
     re.I,
 )
 #: "in the morning", "at bedtime", "before meals": when in a day something is done.
@@ -147,6 +156,10 @@ def offers(text: str, expected: Expects, question: str) -> bool:
     True
     >>> offers("They should be reassessed by a nurse.", Expects.DATE, when)
     False
+    >>> offers("They are removed 12 to 14 days after the operation.", Expects.DATE, when)
+    True
+    >>> offers("It is open from 7 am to 4 pm.", Expects.DATE, "When is the bakery open?")
+    True
     >>> offers("It was added in version 2.3.", Expects.DATE, "When was fetch_records added?")
     True
     >>> offers("It will pay 60 percent in cash.", Expects.NUMBER, "How much is Halvorsen paying?")
@@ -160,6 +173,7 @@ def offers(text: str, expected: Expects, question: str) -> bool:
             or (_WITHIN.search(text) is not None and _WITHIN.search(question) is None)
             or (_IN_VERSION.search(text) is not None and _IN_VERSION.search(question) is None)
             or (_TIME_OF_DAY.search(text) is not None and _TIME_OF_DAY.search(question) is None)
+            or (_CLOCK.search(text) is not None and _CLOCK.search(question) is None)
         )
     if expected is Expects.NUMBER:
         if _MONEY_ASKED.search(question) and not _MONEY.search(text):
@@ -176,6 +190,13 @@ def offers(text: str, expected: Expects, question: str) -> bool:
     if expected is Expects.PLACE:
         return any(name not in asked for name in _names(text))
     return True
+
+
+def calendar_date(text: str) -> bool:
+    """Whether ``text`` names a year or a month: a date on the calendar, which says when an
+    event happens better than a day of the week or a time by the clock ("From 5 January 2027,
+    Route 42 will run ..." before "On Sundays, the service runs every hour.")."""
+    return any(YEAR.fullmatch(w) or w in _MONTHS for w in words(text))
 
 
 class Order(enum.StrEnum):
@@ -474,9 +495,25 @@ _MEASURE_OF = re.compile(
 )
 
 
+#: "When does the exhibition close?", "When will my stitches be removed?": what a question about
+#: an event's time or place asks of.
+_EVENT_OF = re.compile(
+    r"^\s*(?:when|where)\s+(?:does|did|do|will|is|was|are|were|can|should|has|have)\s+"
+    r"(?:the|an?|my|your|our|their)\s+([a-z][a-z-]+)\s+(?:be\s+)?[a-z]+\s*\?*\s*$",
+    re.I,
+)
+
+
+#: "Who is the head baker?": the role a "who" question asks the holder of.
+_ROLE = re.compile(
+    r"^\s*who\s+(?:is|was|are|were)\s+(?:the|our|your|their)\s+(?:[a-z-]+\s+){0,2}([a-z-]+)\s*\?*\s*$", re.I
+)
+
+
 def topics(question: str) -> list[str]:
     """The lower-case words that say what ``question`` is about by where they stand (what is
-    measured or counted, what its verb acts on, what a yes/no question asks of): evidence that
+    measured or counted, what its verb acts on, what a yes/no question asks of, when or where
+    what happens to, whose role a "who" question asks the holder of): evidence that
     never says them is about something else, however many of the question's other words it
     holds ("Who discovered germanium?" is not answered by who discovered gallium). Names are
     :func:`~provgraph.answer.text.salient_terms`' to check.
@@ -489,16 +526,21 @@ def topics(question: str) -> list[str]:
     []
     >>> topics("How strong will the gusts be?"), topics("Has anyone been injured?")
     (['gusts'], [])
+    >>> topics("When does the exhibition close?"), topics("When will my stitches be removed?")
+    (['exhibition'], ['stitches'])
+    >>> topics("Who is the head baker?")
+    ['baker']
     """
-    found = [pattern.match(question) for pattern in (_MEASURED, _ACTED_ON, _ASKED_OF, _MEASURE_OF)]
+    patterns = (_MEASURED, _ACTED_ON, _ASKED_OF, _MEASURE_OF, _EVENT_OF, _ROLE)
+    found = [pattern.match(question) for pattern in patterns]
     said = [m.group(1) for m in found if m is not None and m.group(1).islower()]
     # "time-restricted" is said as its words; "How many people does it serve?" asks a count
     # that "Serves: 8" gives without saying whom
-    return [w for t in said for w in t.split("-") if w not in STOP_WORDS and w not in _COUNTED | _INDEFINITE]
+    return [w for t in said for w in t.split("-") if w not in STOP_WORDS and w not in _COUNTED | INDEFINITE]
 
 
 #: "Has anyone been injured?": who is asked of is anyone at all.
-_INDEFINITE = frozenset(
+INDEFINITE = frozenset(
     "anyone anybody anything someone somebody something everyone everybody everything nobody nothing".split()
 )
 #: What "how many" counts without the answer having to say it: people, spans of time, and a
@@ -509,12 +551,14 @@ _COUNTED = frozenset(
 
 
 __all__ = [
+    "INDEFINITE",
     "KIND_WORDS",
     "Comparison",
     "Expects",
     "KindAsked",
     "Order",
     "Pair",
+    "calendar_date",
     "choices",
     "comparison",
     "expects",

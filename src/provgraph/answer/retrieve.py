@@ -210,7 +210,12 @@ class Retriever:
         """Passages by BM25, relative to the best; those of a document the question names by its
         title weigh more: the document is about what is asked (HotpotQA: sentence precision 48 to 55)."""
         named = {s.graph for s in allowed.named(question)}
-        hits = self._index.search(question_words, kinds=("passage",), filters=allowed.scope, limit=MAX_PASSAGES)
+        # "When did Mount Teravai last erupt?": "last" is no word the evidence must say, but the
+        # sentence saying it is the one asked for
+        qualifiers = [w for w in words(question) if w in _ORDER_WORDS]
+        hits = self._index.search(
+            [*question_words, *qualifiers], kinds=("passage",), filters=allowed.scope, limit=MAX_PASSAGES
+        )
         allowed.load(h.graph for h in hits)
         hits = [h for h in hits if allowed.get(h.graph) is not None]
         expected = expects(question)
@@ -723,6 +728,10 @@ class _Draft:
                 "related": [r.id for r in self.related_drafts],
             }
         )
+
+
+#: Words ordering what is asked ("last erupted", "first performed") that no answer must repeat.
+_ORDER_WORDS = frozenset("first last latest earliest".split())
 
 
 def _numbers(name: Sequence[str]) -> list[str]:

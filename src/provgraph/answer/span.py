@@ -104,7 +104,16 @@ def span(sentence: str, question: str) -> str | None:
     best = found[0] if not focus else min(found, key=lambda f: (min(abs(f[0] - at) for at in focus), f[0]))
     if expected is Expects.PLACE:  # the places listed with it follow no preposition of their own
         return _with_others(sentence, best, _name_runs(sentence))
-    return _with_others(sentence, best, found) if expected is Expects.PERSON else best[1]
+    if expected is not Expects.PERSON:
+        return best[1]
+    # "the brothers James and Robert Corran": a first name before the full name is one of a list
+    runs = _name_runs(sentence)
+    first = best
+    for at, text in sorted((r for r in runs if r[0] < best[0]), reverse=True):
+        if not re.fullmatch(r",\s*|\s+and\s+|,\s+and\s+", sentence[at + len(text) : first[0]]):
+            break
+        first = (at, text)
+    return _with_others(sentence, first, [*found, *(r for r in runs if r[0] < best[0])])
 
 
 def _participle(word: str) -> bool:

@@ -380,6 +380,15 @@ for _one, _other in (
             OUTCOMES[_key] = (frozenset(_said.split()), frozenset(_opposite.split()))
 
 
+#: States a word says or denies, by key, as :data:`OUTCOMES`: "closed" says a shop is not open.
+#: No outcome of one thing over another ("the bridge was opened" is no bridge beating anything).
+STATES: dict[str, tuple[frozenset[str], frozenset[str]]] = {}
+for _one, _other in (("open", "close shut"),):
+    for _said, _opposite in ((_one, _other), (_other, _one)):
+        for _key in _said.split():
+            STATES[_key] = (frozenset(_said.split()), frozenset(_opposite.split()))
+
+
 def word_keys(text: str, *, measures: bool = False, outcomes: bool = True) -> set[str]:
     """The :func:`word_key` of every word of ``text``; with ``measures``, also of the adjectives
     that ask for a measure it names ("elevation": "high", "higher", "tall" ...), of the other
@@ -436,6 +445,13 @@ _PHRASED = [
         ),
         "long",
     ),
+    # "until 9 pm", "open from 6 March to 31 August 2027": when it ends
+    (
+        re.compile(
+            r"\b(?:until|till)\s+(?:\d|[A-Z]|midnight|noon)|\bfrom\s+[^.;]{1,40}?\s(?:to|until|till|through)\s+\d",
+        ),
+        "end ends ended close closes closed finish finishes finished expire expires expired",
+    ),
     # "Gusts of 50 to 60 mph": how fast, how strong
     (
         re.compile(r"\d\s*(?:mph|km/h|kph|knots|m/s|miles\s+(?:an|per)\s+hour)(?![\w/])", re.I),
@@ -473,6 +489,9 @@ _CODE_NAME = re.compile(r"`([^`\s]{1,60})`|(?<![\w`])([A-Za-z][A-Za-z0-9]*(?:_[A
 _DOTTED = re.compile(r"(?<![\w.])\d+(?:\.\d+)+(?![\w])")
 
 
+_WEEKDAYS = frozenset("monday tuesday wednesday thursday friday saturday sunday".split())
+
+
 def salient_terms(question: str) -> list[str]:
     """Names, numbers and quoted phrases of a question, normalised: the things an answer must be
     about. A name is a run of capitalised words (joined by "of", "for", "the" ...: "First for
@@ -500,7 +519,8 @@ def salient_terms(question: str) -> list[str]:
     def close() -> None:
         while run and normalise(run[0]) in _LEADING:
             run.pop(0)
-        if run and run != ["I"]:  # the pronoun is not a name
+        # the pronoun is not a name, nor is a day of the week ("Is the museum open on Mondays?": when)
+        if run and run != ["I"] and not (len(run) == 1 and run[0].lower().rstrip("s") in _WEEKDAYS):
             terms.append(" ".join(words(" ".join(run))))
         run.clear()
 
@@ -828,6 +848,7 @@ __all__ = [
     "OUTCOMES",
     "RELEASE_PREFIX",
     "SECTION_SEPARATOR",
+    "STATES",
     "STOP_WORDS",
     "TIME_SPAN",
     "YEAR",

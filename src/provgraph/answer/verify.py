@@ -548,7 +548,9 @@ def verify(
     elif elsewhere is not None:
         confidence = min(confidence, AnswerConfidence.LOW, key=_RANK.index)
         limitations.append(f"{elsewhere[0].upper()}{elsewhere[1:]}.")
-    asked = _asked_words(pack) if expects(pack.question) is not Expects.YES_NO else []
+    # a yes/no question's claims need say none of it when one is a verdict ("No: The museum is closed")
+    verdict = expects(pack.question) is Expects.YES_NO and any(_VERDICT.match(c.text) for c, _ in kept)
+    asked = _asked_words(pack) if not verdict else []
     if confidence is not AnswerConfidence.INSUFFICIENT and asked and not any(shares):
         # no claim nor its evidence says a word of what is asked of the names ("price" of "What
         # is the price of Loravex?"): at most low. Abstaining instead cost HotpotQA one answer
@@ -714,6 +716,8 @@ def _elsewhere(pack: EvidencePack, kept: Sequence[_Kept]) -> str | None:
         if (bare := without_possessive(n)) != n
     }
     who = expects(pack.question) is Expects.PERSON and words(pack.question)[:1] == ["who"]
+    # "What IELTS score do I need?": "... need an IELTS score of 6.5" says the name as the question does
+    qualified = [f"{n} {after}" for n in names if (after := _word_after(asked, n))]
     short = acronyms(pack.question)  # "GDPR": "The regulation was adopted ..." names it spelt out
 
     def title(item: EvidenceItem) -> str:
@@ -752,13 +756,16 @@ def _elsewhere(pack: EvidencePack, kept: Sequence[_Kept]) -> str | None:
         subject_of = _SUBJECT.match(own_text)
         about = " ".join(words(subject_of.group(1))) if subject_of else ""
         in_subject = bool(about) and any(mentions(about, n) for n in names)
+        own_words = " ".join(words(item.text))
         return (
             subject
+            or any(mentions(own_words, q) for q in qualified)
             or under
             or of_row
             or in_subject
             or bool(named_by_referent)
-            or any(opening.startswith(n + " ") for n in names)
+            # "Halvorsen Marine ASA reported third-quarter revenue ..." for "Halvorsen Marine's revenue"
+            or any(opening.startswith(n + " ") or opening.startswith(without_possessive(n) + " ") for n in names)
         )
 
     cited = [item for _, items in kept for item in items]
@@ -770,6 +777,14 @@ def _elsewhere(pack: EvidencePack, kept: Sequence[_Kept]) -> str | None:
         return None
     shown = ", ".join(f'"{n}"' for n in dict.fromkeys(names))
     return f"the evidence found is about other things that mention {shown}"
+
+
+def _word_after(said: str, name: str) -> str | None:
+    """The word after ``name`` in the normalised question ``said``, when the name follows its
+    question word and the word is no stop word: "score" of "what ielts score do i need" (not
+    "industrialist" of "... by an american industrialist")."""
+    found = re.search(rf"(?:^| )(?:what|which) {re.escape(name)} ([a-z]+)\b", said)
+    return found.group(1) if found and found.group(1) not in STOP_WORDS else None
 
 
 #: What a sentence opening with "The" is about: its words before its verb ("The target INR for
@@ -814,6 +829,11 @@ def _states_answer(pack: EvidencePack, kept: Sequence[_Kept]) -> bool:
         if at is not None and offers(claim.text[found[at][1] :], expected, pack.question):
             return True
         if at is not None and expected is Expects.NUMBER and at > start and _COUNT.fullmatch(said[at - 1]):
+            return True
+        # "the last bus leaves Millbrook at 11.40 pm": what is asked before the name, the time after it
+        before = any(word_key(w) in asked for w in said[:start])
+        after = claim.text[found[max(known)][1] :] if max(known) < len(found) else ""
+        if at is None and before and expected is Expects.DATE and offers(after, expected, pack.question):
             return True
     return False
 
