@@ -2512,3 +2512,53 @@ def test_a_list_of_first_names_before_a_surname_is_who_did_it(tmp_path):
     assert "Corran Instruments' chief executive since 2019 has been Fiona Baird." in [c.text for c in chief.claims]
     # no verdict, and no claim saying "listed", "stock" or "exchange": it was medium
     assert listed.confidence.value == "low", listed.claims
+
+
+SPEC = (
+    "<html><body><h1>Velo Commuter 2 e-bike</h1><p>The Velo Commuter 2 is a city e-bike with a hub motor.</p>"
+    "<h2>Specifications</h2><table><tr><th>Battery</th><td>504 Wh</td></tr><tr><th>Weight</th><td>22.5 kg</td>"
+    "</tr><tr><th>Price</th><td>2,399 euros</td></tr></table><h2>Warranty</h2><p>The frame has a lifetime "
+    "warranty. The battery and motor are covered for two years.</p></body></html>"
+)
+
+
+def test_a_field_answers_what_it_labels_and_a_documents_other_passages_then_add_nothing(tmp_path):
+    heavy, warranty = _ask_titled(
+        tmp_path,
+        "spec.html",
+        SPEC,
+        "Spec sheet",
+        "How heavy is the Velo Commuter 2?",
+        "How long is the battery warranty?",
+    )
+    # "Price: 2,399 euros" (its "2" is the name's) and two sentences saying nothing of weight came too
+    assert [c.text for c in heavy.claims] == ["Weight: 22.5 kg"], heavy.claims
+    # "Battery: 504 Wh" was a field of what is asked: "battery" only qualifies the warranty
+    assert [c.text for c in warranty.claims] == ["The battery and motor are covered for two years."], warranty.claims
+
+
+def test_a_bound_is_no_denial_of_what_is_asked(tmp_path):
+    leaflet = (
+        "# Somnavel 10 mg tablets\n\n## How to take Somnavel\n\nThe recommended dose is one 10 mg tablet just "
+        "before bedtime. Patients over 65 should take 5 mg. Treatment should not last longer than four weeks.\n"
+    )
+    [answer] = _ask_titled(tmp_path, "leaflet.md", leaflet, "Leaflet", "How long can I take Somnavel for?")
+    # "not last longer" read as denying "long": the doses led
+    assert answer.claims[0].text == "Treatment should not last longer than four weeks.", answer.claims
+
+
+def test_who_may_apply_asks_for_whom_and_free_is_a_price(tmp_path):
+    articles = {
+        "Community Energy Grant": "The Community Energy Grant funds renewable energy projects run by community "
+        "groups.\n\n## Who can apply\n\nRegistered charities and parish councils in Westshire are eligible.\n",
+        "Harwick Museum": "The Harwick Museum is a local history museum in Harwick.\n\nAdmission is free.\n",
+    }
+    apply, admission = _ask_articles(
+        tmp_path, articles, "Who can apply for the Community Energy Grant?", "How much does admission cost?"
+    )
+    # both were low: "the question asks for a name", "... for an amount of money"
+    assert apply.claims[0].text.startswith("Registered charities"), apply.claims
+    assert apply.confidence.value == "high", apply.limitations
+    assert admission.claims[0].text == "Admission is free." and admission.confidence.value == "high", (
+        admission.limitations
+    )

@@ -122,6 +122,7 @@ from provgraph.answer.text import (
     word_key,
     word_keys,
     word_matches,
+    word_readings,
     words,
 )
 from provgraph.answer.untrusted import inspect_item, strip_citation_marks
@@ -1356,6 +1357,11 @@ def _passages(relevant: Sequence[EvidenceItem], terms: Sequence[str], question: 
                 chosen.append(best)
     chosen += _naming(first, chosen, asked)
     chosen += [p for p in first if p.score >= PASSAGE_RATIO * first[0].score and p not in chosen]
+    # "How heavy is the Velo Commuter 2?": once a passage answers it ("Weight: 22.5 kg"), its
+    # document's passages saying nothing asked ("Price: 2,399 euros") are no answer
+    _, asked_of = _asked_of(question)
+    answering = {c.document for c in chosen if asked_of and _answers(c, question) >= len(asked_of)}
+    chosen = [c for c in chosen if c.document not in answering or _answers(c, question)]
     # "The warranty does not cover:" says nothing its items do not
     sections = {p.section for p in chosen}
     chosen = [c for c in chosen if (lead := _lead_of(c)) is None or lead not in sections][:MAX_PASSAGES]
@@ -1382,10 +1388,17 @@ def _heading_asks(item: EvidenceItem, question: str) -> bool:
 def _denies_asked(item: EvidenceItem, question: str) -> bool:
     """Whether a passage denies what a question that denies nothing asks ("are not affected" for
     "Which batch codes are affected?"). A yes/no question's answer may be a denial ("Aspirin
-    should not be given to children" for "Is aspirin safe for children?")."""
+    should not be given to children" for "Is aspirin safe for children?"), and a bound is none
+    ("should not last longer than four weeks" says how long)."""
     if _NEGATIVE.search(question) is not None or expects(question) is Expects.YES_NO:
         return False
-    return bool(denials_of(item.text, content_words(question)))
+    return bool(denials_of(_BOUND.sub(" ", item.text), content_words(question)))
+
+
+#: "not longer than", "no more than": a bound, not a denial.
+_BOUND = re.compile(
+    r"\b(?:not|no)\s+(?:\w+\s+)?(?:more|less|longer|shorter|later|earlier|fewer|greater|higher|lower)\s+than\b", re.I
+)
 
 
 def _lead_of(item: EvidenceItem) -> str | None:
@@ -1503,7 +1516,15 @@ def _field_asked(item: EvidenceItem, asked: frozenset[str], question: str) -> bo
     the question names is none: "Split: Train | Images: 38,560" for "How many images are in
     CoastWatch-2?" counts the training split's."""
     expected = expects(question)
-    labelled = [m for m in _FIELD.finditer(item.text) if (keys := word_keys(m.group(1))) and keys <= asked]
+    # "Battery: 504 Wh" is no answer to "How long is the battery warranty?": "battery" qualifies
+    # what is asked
+    # what is asked ("battery"; not "court" of "Which court decided ...?")
+    qualifiers = {a for a, b in _compounds(question, nouns=True)} - {b for a, b in _compounds(question)}
+    labelled = [
+        m
+        for m in _FIELD.finditer(item.text)
+        if (keys := word_keys(m.group(1))) and keys <= asked and not keys <= qualifiers
+    ]
     # its value of the type asked for: "Images: 38,560" is no answer to "In which countries ...?"
     if not asked or not any(offers(item.text[m.end() - 1 :].split("|")[0], expected, question) for m in labelled):
         return False
@@ -1516,14 +1537,20 @@ def _field_asked(item: EvidenceItem, asked: frozenset[str], question: str) -> bo
     return set(words(fields[0][1])) <= set(words(question)) | STOP_WORDS
 
 
-def _compounds(question: str) -> list[tuple[str, str]]:
+def _compounds(question: str, *, nouns: bool = False) -> list[tuple[str, str]]:
     """The keys of a question's nouns qualified by a common word before them ("fire", "claim" of
-    "What is the deductible for a fire claim?")."""
+    "What is the deductible for a fire claim?"); with ``nouns``, only those of a word that can be
+    nothing but a noun ("battery warranty", not "court decided")."""
     said = tokens(question)
     return [
         (word_key(a.lower()), word_key(b.lower()))
         for a, b in pairwise(said)
-        if a.islower() and b.islower() and a not in STOP_WORDS and b not in STOP_WORDS and not a.isdigit()
+        if a.islower()
+        and b.islower()
+        and a not in STOP_WORDS
+        and b not in STOP_WORDS
+        and not a.isdigit()
+        and (not nouns or word_readings(b) == {"NOUN"})
     ]
 
 

@@ -53,8 +53,10 @@ _NUMBER = re.compile(
     re.I,
 )
 _PERSON = re.compile(
-    # "Who should not take Cardenol?" asks for whom it does not suit (those with severe asthma ...)
-    r"^\s*(who|whom|whose)\b(?!\s+(?:should|must|can|may|cannot)\s+(?:not\s+)?(?:take|use|receive|get|be given)\b)"
+    # "Who should not take Cardenol?" asks for whom it does not suit (those with severe asthma ...),
+    # "Who can apply for the grant?" who is eligible (registered charities ...), not a name
+    r"^\s*(who|whom|whose)\b(?!\s+(?:should|must|can|may|cannot)\s+(?:not\s+)?(?:take|use|receive|get|be given|"
+    r"apply|join|vote|attend|enter|claim|register|qualify)\b|\s+(?:is|are)\s+eligible\b)"
     r"|\b(which|what) (person|man|woman|actor|actress|singer|author|writer|director)\b",
     re.I,
 )
@@ -91,7 +93,9 @@ _MONEY_ASKED = re.compile(
 _MONEY = re.compile(
     r"[$\u20ac\u00a3\u00a5]\s?\d|\d\s*(?:(?:thousand|million|billion|trillion|bn|m|k)\s+)?"
     r"(?:euros?|dollars?|pounds?|yen|yuan|francs?|kron[aeo]r?|rupees?|pesos?|usd|eur|gbp|chf|nok|sek|dkk)\b"
-    r"|\b(?:price|cost|fee)s?:\s*\d",
+    r"|\b(?:price|cost|fee)s?:\s*\d"
+    # "Admission is free.", "free of charge": a price of nothing
+    r"|\b(?:is|are|was|were|be|go|goes|travel|enter)\s+free\b|\bfree\s+of\s+charge\b|\bno\s+charge\b",
     re.I,
 )
 #: "7 am", "9.30 pm", "16:00", "on Saturday": a time by the clock or the day of the week.
@@ -178,6 +182,8 @@ def offers(text: str, expected: Expects, question: str) -> bool:
     if expected is Expects.NUMBER:
         if _MONEY_ASKED.search(question) and not _MONEY.search(text):
             return False  # "How much is Halvorsen paying ...?": an amount of money, not "60 percent"
+        if _MONEY_ASKED.search(question) and _MONEY.search(text) and not any(c.isdigit() for c in text):
+            return True  # "Admission is free.
         if _AMOUNT_OF.search(question):
             text = _PERCENT.sub(" ", text)  # "How much gallium was produced?": an amount, not "98 percent" of it
         # a year after "in", "since" ... dates, it counts nothing ("Its main patent expires in 2031")
