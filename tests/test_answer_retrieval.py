@@ -2562,3 +2562,18 @@ def test_who_may_apply_asks_for_whom_and_free_is_a_price(tmp_path):
     assert admission.claims[0].text == "Admission is free." and admission.confidence.value == "high", (
         admission.limitations
     )
+
+
+def test_bought_by_says_who_owns_and_headquarters_where_it_is_based(tmp_path):
+    articles = {
+        "Corran Instruments": "Corran Instruments is a Scottish manufacturer of scientific balances, founded in "
+        "Dundee in 1887.\n\nIt was bought by the German group Waldmann AG in 1998, and its headquarters remain in "
+        "Perth.\n"
+    }
+    owns, based = _ask_articles(
+        tmp_path, articles, "Who owns Corran Instruments?", "Where is Corran Instruments based?"
+    )
+    # both were low, on the founding sentence ("Dundee" is where it was founded)
+    assert "bought by the German group Waldmann AG" in owns.claims[0].text, owns.claims
+    assert owns.confidence.value == "high", owns.limitations
+    assert based.claims[0].text == "Corran Instruments is based in Perth.", based.claims

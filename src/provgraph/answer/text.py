@@ -445,6 +445,10 @@ _PHRASED = [
         ),
         "long",
     ),
+    # "It was bought by the German group Waldmann AG": who owns it
+    (re.compile(r"\b(?:bought|acquired|purchased|taken\s+over)\s+by\b", re.I), "own owns owned owner owners"),
+    # "its headquarters remain in Perth": where it is based
+    (re.compile(r"\bheadquarter(?:s|ed)\b", re.I), "based located"),
     # "until 9 pm", "open from 6 March to 31 August 2027": when it ends
     (
         re.compile(
