@@ -1360,8 +1360,9 @@ def _passages(relevant: Sequence[EvidenceItem], terms: Sequence[str], question: 
     # "How heavy is the Velo Commuter 2?": once a passage answers it ("Weight: 22.5 kg"), its
     # document's passages saying nothing asked ("Price: 2,399 euros") are no answer
     _, asked_of = _asked_of(question)
-    answering = {c.document for c in chosen if asked_of and _answers(c, question) >= len(asked_of)}
-    chosen = [c for c in chosen if c.document not in answering or _answers(c, question)]
+    held = {c.id: _answers(c, question) for c in chosen}
+    answering = {c.document for c in chosen if asked_of and held[c.id] >= len(asked_of)}
+    chosen = [c for c in chosen if c.document not in answering or held[c.id]]
     # "The warranty does not cover:" says nothing its items do not
     sections = {p.section for p in chosen}
     chosen = [c for c in chosen if (lead := _lead_of(c)) is None or lead not in sections][:MAX_PASSAGES]
@@ -1517,9 +1518,8 @@ def _field_asked(item: EvidenceItem, asked: frozenset[str], question: str) -> bo
     CoastWatch-2?" counts the training split's."""
     expected = expects(question)
     # "Battery: 504 Wh" is no answer to "How long is the battery warranty?": "battery" qualifies
-    # what is asked
-    # what is asked ("battery"; not "court" of "Which court decided ...?")
-    qualifiers = {a for a, b in _compounds(question, nouns=True)} - {b for a, b in _compounds(question)}
+    # what is asked (not "court" of "Which court decided ...?")
+    qualifiers = {a for a, _ in _compounds(question, nouns=True)} - {b for _, b in _compounds(question)}
     labelled = [
         m
         for m in _FIELD.finditer(item.text)

@@ -673,11 +673,11 @@ def _contexts(entries: Iterable[_Entry], titles: dict[str, str]) -> dict[str, tu
         title = titles.get(graph, "")
         texts = [t for _, _, t, _ in found]
         own = _own_heading([section for *_, section in found], title)
-        subjects = _subjects(texts, own or title, called=_called(own, texts))
+        called = _called(own, texts)
+        subjects = _subjects(texts, own or title, called=called)
         if own:
             # "It breeds in ..." in a document the caller titled "Bird", headed "Red-backed shrike":
             # the shrike, as the text calls it ("The red-backed shrike (Lanius collurio) is ...")
-            called = _called(own, texts)
             subjects = [s or (called if _PRONOUN.match(t) else "") for s, t in zip(subjects, texts, strict=True)]
         for i, (_, iri, text, section) in enumerate(found):
             referent = _referent(text, texts[max(0, i - REFERENT_WINDOW) : i])

@@ -365,28 +365,27 @@ _LABEL_WORDS = {
 }
 
 
+def _opposites(*pairs: tuple[str, str]) -> dict[str, tuple[frozenset[str], frozenset[str]]]:
+    """By the key of each word of a pair's sides: the keys of its side and of the other."""
+    out: dict[str, tuple[frozenset[str], frozenset[str]]] = {}
+    for one, other in pairs:
+        for said, opposite in ((one, other), (other, one)):
+            out.update((key, (frozenset(said.split()), frozenset(opposite.split()))) for key in said.split())
+    return out
+
+
 #: Outcomes that other verbs state, by the key of a verb saying it: the keys of the verbs saying
 #: it, and of those saying its opposite. "Riverside United beat Northgate Athletic" says who won
 #: and who lost; "The Ninth Circuit reversed" that it did not affirm.
-OUTCOMES: dict[str, tuple[frozenset[str], frozenset[str]]] = {}
-for _one, _other in (
+OUTCOMES = _opposites(
     ("win beat defea overc", "lose"),
     ("affir uphol", "rever vacat overt overr"),
     ("appro accep grant", "rejec deni refus decli"),
     ("rise rose rais climb gain grow incre", "fall fell falle drop decre slump"),
-):
-    for _said, _opposite in ((_one, _other), (_other, _one)):
-        for _key in _said.split():
-            OUTCOMES[_key] = (frozenset(_said.split()), frozenset(_opposite.split()))
-
-
+)
 #: States a word says or denies, by key, as :data:`OUTCOMES`: "closed" says a shop is not open.
 #: No outcome of one thing over another ("the bridge was opened" is no bridge beating anything).
-STATES: dict[str, tuple[frozenset[str], frozenset[str]]] = {}
-for _one, _other in (("open", "close shut"),):
-    for _said, _opposite in ((_one, _other), (_other, _one)):
-        for _key in _said.split():
-            STATES[_key] = (frozenset(_said.split()), frozenset(_opposite.split()))
+STATES = _opposites(("open", "close shut"))
 
 
 def word_keys(text: str, *, measures: bool = False, outcomes: bool = True) -> set[str]:

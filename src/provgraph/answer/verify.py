@@ -831,9 +831,13 @@ def _states_answer(pack: EvidencePack, kept: Sequence[_Kept]) -> bool:
         if at is not None and expected is Expects.NUMBER and at > start and _COUNT.fullmatch(said[at - 1]):
             return True
         # "the last bus leaves Millbrook at 11.40 pm": what is asked before the name, the time after it
-        before = any(word_key(w) in asked for w in said[:start])
-        after = claim.text[found[max(known)][1] :] if max(known) < len(found) else ""
-        if at is None and before and expected is Expects.DATE and offers(after, expected, pack.question):
+        if (
+            at is None
+            and expected is Expects.DATE
+            and max(known) < len(found)
+            and any(word_key(w) in asked for w in said[:start])
+            and offers(claim.text[found[max(known)][1] :], expected, pack.question)
+        ):
             return True
     return False
 
