@@ -18,6 +18,8 @@ SERVER = ["fastapi", "starlette", "uvicorn"]
 LLM = ["openai", "httpx"]
 VALIDATION = ["pyshacl", "rdflib"]
 OTHER = ["prov", "bs4", "pypdf", "pint", "dateparser"]  # provenance export; documents and their facts
+#: The English lexicon word keys read (with numpy, most of a second per command): only asking needs it.
+WORDS = ["lemminflect"]
 
 
 def _imported(code: str, candidates: list[str]) -> list[str]:
@@ -45,7 +47,12 @@ def test_importing_provgraph_or_its_help_loads_no_heavy_library(code):
 
 def test_the_api_loads_neither_the_server_nor_the_llm_client_nor_shacl():
     code = "from provgraph import ProvGraph\nProvGraph.memory().sources()"
-    assert _imported(code, [*SERVER, *LLM, *VALIDATION, *OTHER]) == []
+    assert _imported(code, [*SERVER, *LLM, *VALIDATION, *OTHER, *WORDS]) == []
+
+
+def test_the_lexicon_is_loaded_by_asking():
+    code = "from provgraph import ProvGraph\nProvGraph.memory().ask('What does aspirin treat?')"
+    assert _imported(code, WORDS) == WORDS
 
 
 def test_names_are_still_there_on_first_use():

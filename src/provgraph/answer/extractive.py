@@ -53,7 +53,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from functools import lru_cache
+from functools import cache, lru_cache
 from itertools import pairwise
 
 from provgraph.answer.models import (
@@ -522,8 +522,11 @@ def _verdict(relevant: Sequence[EvidenceItem], question: str) -> list[DraftClaim
     ]
 
 
-#: Keys of verbs whose "more" is the more negative change ("reduced body weight more": -11.2 kg).
-_LESSENING = frozenset(word_key(w) for w in "reduced lowered decreased cut lost".split())
+@cache
+def _lessening() -> frozenset[str]:
+    """Keys of verbs whose "more" is the more negative change ("reduced body weight more": -11.2 kg).
+    Computed on first use: word keys load lemminflect's lexicon, which no command but ``ask`` needs."""
+    return frozenset(word_key(w) for w in "reduced lowered decreased cut lost".split())
 
 
 def _columns_verdict(relevant: Sequence[EvidenceItem], question: str, asked: Comparison) -> list[DraftClaim]:
@@ -560,7 +563,7 @@ def _columns_verdict(relevant: Sequence[EvidenceItem], question: str, asked: Com
     if len(set(values)) < len(values):
         return []
     least = asked.order is Order.LEAST
-    if compared & _LESSENING and all(v < 0 for v in values):
+    if compared & _lessening() and all(v < 0 for v in values):
         least = not least  # "reduced ... more": -11.2 is more of a reduction than -5.7
     chosen = (min if least else max)(range(len(values)), key=values.__getitem__)
     phrase = re.sub(
@@ -1559,12 +1562,15 @@ def _other_case(item: EvidenceItem, compounds: Sequence[tuple[str, str]]) -> boo
     question's ("windstorm claims" for "a fire claim"): it says what holds in another case."""
     said = [word_key(w) for w in words(item.text)]
     return any(
-        qualifier not in said and any(b == noun and a != qualifier and a not in _STOP_KEYS for a, b in pairwise(said))
+        qualifier not in said and any(b == noun and a != qualifier and a not in _stop_keys() for a, b in pairwise(said))
         for qualifier, noun in compounds
     )
 
 
-_STOP_KEYS = frozenset(word_key(w) for w in STOP_WORDS)
+@cache
+def _stop_keys() -> frozenset[str]:
+    """The keys of the stop words (on first use, as :func:`_lessening`)."""
+    return frozenset(word_key(w) for w in STOP_WORDS)
 
 
 #: "What resolution are the images?": what a question asks of, after its copula.
