@@ -1536,7 +1536,7 @@ def _field_asked(item: EvidenceItem, asked: frozenset[str], question: str) -> bo
         return True
     if not salient_names(question):
         # "Ticket: Child under 12 | Price: Free" is no answer to "How much is an adult ticket?"
-        return word_keys(fields[0][1]) <= word_keys(question) | {word_key(w) for w in STOP_WORDS}
+        return word_keys(fields[0][1]) <= word_keys(question) | _stop_keys()
     return set(words(fields[0][1])) <= set(words(question)) | STOP_WORDS
 
 
@@ -1561,8 +1561,9 @@ def _other_case(item: EvidenceItem, compounds: Sequence[tuple[str, str]]) -> boo
     """Whether a passage qualifies a noun the question qualifies by another word, and never by the
     question's ("windstorm claims" for "a fire claim"): it says what holds in another case."""
     said = [word_key(w) for w in words(item.text)]
+    stop = _stop_keys()
     return any(
-        qualifier not in said and any(b == noun and a != qualifier and a not in _stop_keys() for a, b in pairwise(said))
+        qualifier not in said and any(b == noun and a != qualifier and a not in stop for a, b in pairwise(said))
         for qualifier, noun in compounds
     )
 
