@@ -2577,3 +2577,105 @@ def test_bought_by_says_who_owns_and_headquarters_where_it_is_based(tmp_path):
     assert "bought by the German group Waldmann AG" in owns.claims[0].text, owns.claims
     assert owns.confidence.value == "high", owns.limitations
     assert based.claims[0].text == "Corran Instruments is based in Perth.", based.claims
+
+
+def test_a_count_of_other_things_is_no_count_of_what_is_asked(tmp_path):
+    """ "How many participants were in the trial?" was high on "Participants who slept eight hours
+    recalled 20% more words": it speaks of participants and counts hours."""
+    trial = (
+        "The trial enrolled 412 adults aged 18 to 65.\n\nParticipants who slept eight hours recalled 20% more words.\n"
+    )
+    (tmp_path / "a").mkdir()
+    participants, adults = _ask_articles(
+        tmp_path / "a",
+        {"Sleep and memory trial": trial},
+        "How many participants were in the trial?",
+        "How many adults did the trial enrol?",
+    )
+    assert participants.confidence.value == "low", participants.claims
+    assert 'No claim gives the number of "participants".' in participants.limitations
+    assert adults.claims[0].text == "Sleep and memory trial enrolled 412 adults aged 18 to 65."
+    assert adults.confidence.value == "high", adults.limitations
+    # a count of them, past the words that qualify them, answers
+    (tmp_path / "b").mkdir()
+    [counted] = _ask_articles(
+        tmp_path / "b",
+        {"Sleep and memory trial": trial.replace("412 adults", "412 healthy adult participants")},
+        "How many participants were in the trial?",
+    )
+    assert "412 healthy adult participants" in counted.claims[0].text, counted.claims
+    assert counted.confidence.value == "high", counted.limitations
+
+
+def test_a_place_other_than_the_first_is_no_win(tmp_path):
+    """ "Did Jane Pike win?" was low on "Jane Pike came second." with "No claim answers yes or no"."""
+    election = {
+        "Eastfield by-election": "Priya Nair won the Eastfield by-election with 54% of the vote.\n\n"
+        "Jane Pike came second.\n\nTom Reyes finished in third place.\n"
+    }
+    pike, lost, reyes = _ask_articles(
+        tmp_path, election, "Did Jane Pike win?", "Did Jane Pike lose?", "Did Tom Reyes win the by-election?"
+    )
+    assert [c.text for c in pike.claims] == ["No: Jane Pike came second."], pike.claims
+    assert pike.confidence.value == "high", pike.limitations
+    assert lost.claims[0].text == "Yes: Jane Pike came second.", lost.claims
+    assert reyes.claims[0].text == "No: Tom Reyes finished in third place.", reyes.claims
+
+
+VELTRAZINE = (
+    "Veltrazine is an antihistamine used to relieve hay fever and hives.\n\n## Dosage\n\nAdults and children "
+    "over 12 should take one 10 mg tablet once a day. Do not take more than one tablet in 24 hours.\n\n"
+    "## Pregnancy\n\nVeltrazine is not recommended during pregnancy.\n"
+)
+
+
+def test_a_warning_against_a_drug_answers_whether_it_may_be_taken(tmp_path):
+    """ "Can I take Veltrazine while pregnant?" was medium on the dosing sentences, "No claim answers
+    yes or no": the warning says neither "take" nor "while"."""
+    pregnant, safe, food = _ask_articles(
+        tmp_path,
+        {"Veltrazine tablets": VELTRAZINE},
+        "Can I take Veltrazine while pregnant?",
+        "Is it safe to take Veltrazine during pregnancy?",
+        "Can I take Veltrazine with food?",
+    )
+    assert [c.text for c in pregnant.claims] == ["No: Veltrazine is not recommended during pregnancy."]
+    assert pregnant.confidence.value == "high", pregnant.limitations
+    assert [c.text for c in safe.claims] == ["No: Veltrazine is not recommended during pregnancy."]
+    # a warning about something else is no answer to it
+    assert not any(c.text.startswith(("No:", "Yes:")) for c in food.claims), food.claims
+
+
+RESULTS = (
+    "Harbor Bank reported net income of $412 million for the third quarter of 2026.\n\n"
+    "Revenue rose to $1.9 billion.\n\nThe board declared a quarterly dividend of 30 cents per share, payable "
+    "on 15 November.\n"
+)
+
+
+def test_a_sentence_naming_nothing_is_of_its_documents_subject_and_payable_says_paid(tmp_path):
+    """ "Did Harbor Bank's revenue fall?" got no verdict from "Revenue rose to $1.9 billion." in the
+    bank's results; "When is the dividend paid?" was medium, "No claim says when it was "paid"",
+    on "... payable on 15 November"."""
+    fell, rose, paid = _ask_articles(
+        tmp_path,
+        {"Harbor Bank Q3 2026 results": RESULTS},
+        "Did Harbor Bank's revenue fall?",
+        "Did Harbor Bank's revenue rise?",
+        "When is the dividend paid?",
+    )
+    assert [c.text for c in fell.claims] == ["No: Revenue rose to $1.9 billion."], fell.claims
+    assert fell.confidence.value == "high", fell.limitations
+    assert rose.claims[0].text == "Yes: Revenue rose to $1.9 billion.", rose.claims
+    assert "payable on 15 November" in paid.claims[0].text and paid.confidence.value == "high", paid.limitations
+    # another document's sentence is not of this one's subject
+    (tmp_path / "other").mkdir()
+    [other] = _ask_articles(
+        tmp_path / "other",
+        {
+            "Harbor Bank Q3 2026 results": "Harbor Bank reported net income of $412 million.\n",
+            "Market report": "Revenue rose to $1.9 billion.\n",
+        },
+        "Did Harbor Bank's revenue fall?",
+    )
+    assert not any(c.text.startswith(("No:", "Yes:")) for c in other.claims), other.claims

@@ -104,6 +104,7 @@ from provgraph.answer.text import (
     normalise,
     number_text,
     opening_name,
+    place_after,
     position,
     possessed,
     ranked,
@@ -723,10 +724,14 @@ def _stated_verdict(relevant: Sequence[EvidenceItem], question: str) -> list[Dra
     dated = year_bound(question)
     if dated:
         keys -= {word_key(dated[0]), word_key(str(dated[1]))}
+    # "Can I take Veltrazine while pregnant?": "Veltrazine is not recommended during pregnancy"
+    # warns against its use without the verb of it
+    used = {word_key(w) for w in asked if w in _USE_VERBS}
     for item in relevant:
         if item.kind is not EvidenceKind.PASSAGE or not about(item):
             continue
-        if not keys <= word_keys(f"{item.text} {item.title or ''}") or keys & ranked(item.text) - ranked(question):
+        needed = keys - used if used and terms and _avoided(item.text, question) else keys
+        if not needed <= word_keys(f"{item.text} {item.title or ''}") or keys & ranked(item.text) - ranked(question):
             continue
         if leaves_open(item.text, unconditioned):
             continue
@@ -746,6 +751,14 @@ def _stated_verdict(relevant: Sequence[EvidenceItem], question: str) -> list[Dra
         said = re.sub(rf"^{verdict}[,.:;!]\s*(\w)", lambda m: m.group(1).upper(), said)
         return [_verdict_claim(verdict, said, item)]
     return []
+
+
+#: The verbs of a thing's use and the "safe" of whether it may be used, which a warning against it
+#: need not say ("Avoid X in pregnancy"), and the "while" of its condition ("while pregnant":
+#: "during pregnancy").
+_USE_VERBS = frozenset(
+    "take taking use using give giving have having drink drinking eat eating safe while whilst".split()
+)
 
 
 def _done_by_another(text: str, verbs: frozenset[str], names: Sequence[str]) -> bool:
@@ -837,6 +850,22 @@ def _outcome_verdict(relevant: Sequence[EvidenceItem], question: str) -> list[Dr
                 if rest and before and not beaten and word_key(before[0]) not in rest and before[0] != name[-1]:
                     continue
                 return [_verdict_claim(verdict, said, item)]
+            # "Revenue rose to $1.9 billion." in "Harbor Bank Q3 2026 results": a clause naming
+            # nothing is of what its document's title names, when only what is asked is before its verb
+            untold = not named and position(clause_words, name) is None
+            if (
+                untold
+                and rest
+                and holds_rest
+                and mentions(_named(item.title), " ".join(without_possessive(w) for w in name))
+            ):
+                for at, word in enumerate(clause_words):
+                    key = word_key(word)
+                    before = [w for w in clause_words[:at] if w not in STOP_WORDS]
+                    if key not in same | opposite or not before or any(word_key(w) not in rest for w in before):
+                        continue
+                    if not denials_of(clause, [word]):
+                        return [_verdict_claim("Yes" if key in same else "No", said, item)]
             named = named or position(clause_words, name) is not None
     return []
 
@@ -852,7 +881,13 @@ def _outcomes_in(
         at, size = next((i for i, w in enumerate(said) if w in ("its", "their")), None), 1
     if at is None:
         return
+    won = "win" in same or "win" in opposite
     for i, word in enumerate(said):
+        # "Jane Pike came second": a place other than the first is no win
+        place = place_after(said, i) if won and at + size <= i else None
+        if place is not None:
+            yield ("Yes" if (place == "first") == ("win" in same) else "No"), i
+            continue
         key = word_key(word)
         if key not in same and key not in opposite:
             continue

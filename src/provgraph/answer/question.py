@@ -559,6 +559,7 @@ _COUNTED = frozenset(
 __all__ = [
     "INDEFINITE",
     "KIND_WORDS",
+    "NUMBER_WORDS",
     "Comparison",
     "Expects",
     "KindAsked",

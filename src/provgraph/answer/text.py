@@ -102,13 +102,19 @@ def word_key(word: str) -> str:
 
 
 def _verb_lemma(word: str) -> str:
-    """The lemma of a word that is only ever a verb form ("built": "build") or the comparative or
-    superlative of an adjective ("tallest": "tall"), else the word."""
+    """The lemma of a word that is only ever a verb form ("built": "build"), the comparative or
+    superlative of an adjective ("tallest": "tall"), or the verb of an adjective of what can be
+    done ("payable": "pay"), else the word."""
     from lemminflect import getAllLemmas  # loads its lexicon (a third of a second) on first use
 
     lemmas = getAllLemmas(word)
     if "ADJ" in lemmas and set(lemmas) <= {"ADJ", "ADV"} and word.endswith(("er", "est")):  # "tallest": "tall"
         return str(lemmas["ADJ"][0])
+    # "payable on 15 November" says when it is paid
+    if word.endswith("able") and len(word) > 6 and set(lemmas) <= {"ADJ"}:
+        verb = next((v for v in (word[:-4], word[:-4] + "e") if "VERB" in getAllLemmas(v)), None)
+        if verb is not None:
+            return verb
     verbs = lemmas.get("VERB") or lemmas.get("AUX")
     if not verbs or set(lemmas) - {"VERB", "AUX"}:
         return word
@@ -149,7 +155,7 @@ def denials_of(text: str, about: Iterable[str]) -> list[str]:
 
 
 #: Ordinals that make a superlative another rank: "the second-longest river" is not "the longest".
-_ORDINALS = frozenset(
+ORDINALS = frozenset(
     "second third fourth fifth sixth seventh eighth ninth tenth 2nd 3rd 4th 5th 6th 7th 8th 9th 10th".split()
 )
 
@@ -162,7 +168,7 @@ def ranked(text: str) -> set[str]:
     ['larg', 'long']
     """
     said = words(text)
-    return {word_key(w) for before, w in pairwise(said) if before in _ORDINALS}
+    return {word_key(w) for before, w in pairwise(said) if before in ORDINALS}
 
 
 #: What ends a clause: a denial before it does not reach past it.
@@ -388,6 +394,26 @@ OUTCOMES = _opposites(
 STATES = _opposites(("open", "close shut"))
 
 
+#: The verbs a contestant's finishing place follows ("came second", "finished in third").
+_PLACING = frozenset("came come comes finished finishes placed places ended ends".split())
+#: The places that are no win besides the ordinals ("came last", "finished runner-up").
+_LOSING_PLACES = frozenset("last runner".split())
+
+
+def place_after(said: Sequence[str], at: int) -> str | None:
+    """The finishing place the words ``said`` give at ``at`` ("second" of "came second", "third"
+    of "finished in third", "first"), or None.
+
+    >>> place_after(words("Jane Pike came second"), 2), place_after(words("She came home"), 1)
+    ('second', None)
+    """
+    if said[at] not in _PLACING:
+        return None
+    place = said[at + 1 : at + 3]
+    place = place[1:] if place[:1] == ["in"] else place
+    return place[0] if place and (place[0] == "first" or place[0] in ORDINALS | _LOSING_PLACES) else None
+
+
 def word_keys(text: str, *, measures: bool = False, outcomes: bool = True) -> set[str]:
     """The :func:`word_key` of every word of ``text``; with ``measures``, also of the adjectives
     that ask for a measure it names ("elevation": "high", "higher", "tall" ...), of the other
@@ -410,6 +436,9 @@ def word_keys(text: str, *, measures: bool = False, outcomes: bool = True) -> se
         # name: "The defeat of Smith" is no "Smith won"; without ``outcomes``, for what is stated)
         if outcomes:
             keys |= {k for key in list(keys) if key in OUTCOMES for k in OUTCOMES[key][0] | OUTCOMES[key][1]}
+            # "came second" speaks of who won, as "beat" does
+            if any(place_after(said, i) for i in range(len(said))):
+                keys |= OUTCOMES["win"][0] | OUTCOMES["win"][1]
     return keys
 
 
@@ -848,6 +877,7 @@ __all__ = [
     "LIFE_DATES",
     "NAME_CONNECTORS",
     "NEGATIONS",
+    "ORDINALS",
     "OUTCOMES",
     "RELEASE_PREFIX",
     "SECTION_SEPARATOR",
@@ -865,6 +895,7 @@ __all__ = [
     "normalise",
     "number_text",
     "opening_name",
+    "place_after",
     "position",
     "possessed",
     "release_note",

@@ -61,7 +61,6 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from itertools import pairwise
 
 from provgraph.answer.base import SupportJudge
 from provgraph.answer.models import (
@@ -84,7 +83,17 @@ from provgraph.answer.models import (
     SupportLevel,
     VerificationIssue,
 )
-from provgraph.answer.question import KIND_WORDS, Expects, choices, expects, kind_asked, offers, topics, year_bound
+from provgraph.answer.question import (
+    KIND_WORDS,
+    NUMBER_WORDS,
+    Expects,
+    choices,
+    expects,
+    kind_asked,
+    offers,
+    topics,
+    year_bound,
+)
 from provgraph.answer.text import (
     LIFE_DATES,
     OUTCOMES,
@@ -935,21 +944,51 @@ def _counted_verb(question: str) -> tuple[str, str] | None:
 def _uncounted(pack: EvidencePack, kept: Sequence[_Kept]) -> str | None:
     """Why no claim says what a "how many" question counts: none holds its verb (inflections
     alike), nor a count just before the thing counted ("14,230 spectators"); or None. "How many
-    patients died in VERITAS-2?" is not answered by "Nausea (% of patients) ... 22"."""
+    patients died in VERITAS-2?" is not answered by "Nausea (% of patients) ... 22". A question
+    with no verb ("How many participants were in the trial?") is not answered by a claim that
+    speaks of what it counts and counts other things ("Participants who slept eight hours
+    recalled 20% more words"), when no claim counts it."""
+    found = _HOW_MANY.match(pack.question)
+    said = tokens(found.group("rest")) if found else []
+    if not said:
+        return None
     asked = _counted_verb(pack.question)
-    if asked is None:
+    counted = asked[0] if asked else normalise(said[0])
+    if asked is not None and _said_by_any(kept, asked[1]):
         return None
-    counted, verb = asked
-    if _said_by_any(kept, verb):
+    # "281 participants (90.1%) completed the follow-up" does not count those who died
+    if any(_counts(claim.text, counted, done=asked is not None) for claim, _ in kept):
         return None
-    for claim, _ in kept:
-        # "14,230 spectators", "3.7 million people"; not "281 participants (90.1%) completed the
-        # follow-up" for "How many participants died?": what they did is said, and it is not that
-        own = [w for w in words(claim.text) if w not in _SCALES]
-        for i, (a, b) in enumerate(pairwise(own)):
-            if _COUNT.fullmatch(a) and without_possessive(b) == counted and not _done(own[i + 2 :]):
-                return None
-    return f'No claim says what the question counts ("{verb}").'
+    if asked is not None:
+        return f'No claim says what the question counts ("{asked[1]}").'
+    # a claim that never names what is counted may give its count in other words ("a population
+    # of 93,000" for "How many residents ...?"): only one that names it and counts else is no answer
+    key = word_key(counted)
+    if counted in STOP_WORDS or not any(key in word_keys(claim.text) for claim, _ in kept):
+        return None
+    return f'No claim gives the number of "{counted}".'
+
+
+def _counts(text: str, counted: str, *, done: bool) -> bool:
+    """Whether ``text`` gives a count of ``counted``: a number before it, past at most three
+    words qualifying it ("14,230 spectators", "3.7 million people", "48,210 annotated aerial
+    images"), or a table's field of it ("Images: 4,830"); with ``done``, not one whose verb says
+    what they did ("281 participants completed the follow-up", for a question asking another verb)."""
+    key = word_key(counted)
+    if any(word_key(normalise(label)) == key and _COUNT.match(value) for label, value in row_fields(text)):
+        return True
+    own = [w for w in words(text) if w not in _SCALES]
+    for i, said in enumerate(own):
+        if not (_COUNT.fullmatch(said) or said in NUMBER_WORDS):
+            continue
+        for j in range(i + 1, min(i + 5, len(own))):
+            if word_key(without_possessive(own[j])) == key:
+                if not (done and _done(own[j + 1 :])):
+                    return True
+                break
+            if own[j] in STOP_WORDS or _COUNT.fullmatch(own[j]):
+                break
+    return False
 
 
 #: "When was the legacy_auth option removed?", "When will it be removed?": the verb a "when"
