@@ -217,10 +217,18 @@ def spells(acronym: str, text: str) -> bool:
     True
     >>> spells("CEO", "The chief officer of Acme")
     False
+
+    A chief officer's title is written without its "officer" too ("Chief executive Maria Lund said
+    ...", "its chief financial officer").
+
+    >>> spells("CEO", "Chief executive Maria Lund said loan growth had slowed."), spells("CFO", "the chief executive")
+    (True, False)
     """
     letters = normalise(acronym)
     said = [w for w in words(text) if w not in _ACRONYM_SKIPS]
     n = len(letters)
+    if re.fullmatch(r"c[a-z]o", letters) and any(a == "chief" and b[0] == letters[1] for a, b in pairwise(said)):
+        return True
     return n >= 2 and any("".join(w[0] for w in said[i : i + n]) == letters for i in range(len(said) - n + 1))
 
 
@@ -366,8 +374,8 @@ _LABEL_WORDS = {
     "acquisition": "acquire buy purchase",
     # "How many people live in Berlin?": its population
     "population": "live lives people inhabitants residents",
-    "inhabitants": "live lives people",
-    "residents": "live lives people",
+    "inhabitants": "live lives people population",
+    "residents": "live lives people population",
 }
 
 
