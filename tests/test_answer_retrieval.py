@@ -2699,3 +2699,62 @@ def test_a_chief_officers_title_without_officer_spells_its_acronym(tmp_path):
     assert ceo.claims[0].text == "Chief executive Maria Lund said loan growth had slowed.", ceo.claims
     assert ceo.confidence.value == "high", ceo.limitations
     assert cfo.abstained, cfo.claims
+
+
+def test_what_a_sentence_says_after_but_is_not_said_of_what_it_says_before(tmp_path):
+    """ "Did Sweden keep Lindau?" was "Yes", high, on "... Sweden gave up the port of Lindau but kept
+    the island of Orsa."."""
+    treaty = {
+        "Treaty of Kessel": "The Treaty of Kessel was signed in 1648 by Sweden and the Duchy of Brandt.\n\n"
+        "Under the treaty, Sweden gave up the port of Lindau but kept the island of Orsa.\n",
+        "Kestrel X2 e-bike FAQ": "The battery is splash-resistant but must not be submerged.\n",
+    }
+    lindau, orsa, submerged = _ask_articles(
+        tmp_path, treaty, "Did Sweden keep Lindau?", "Did Sweden keep Orsa?", "Can I submerge the Kestrel X2 battery?"
+    )
+    assert not any(c.text.startswith("Yes") for c in lindau.claims), lindau.claims
+    assert lindau.confidence.value != "high", lindau.claims
+    assert orsa.claims[0].text.startswith("Yes: Under the treaty, Sweden gave up"), orsa.claims
+    # the sentence's subject is the subject of what it says after "but"
+    assert submerged.claims[0].text == "No: The battery is splash-resistant but must not be submerged.", (
+        submerged.claims
+    )
+
+
+def test_an_answer_for_another_case_is_no_answer_for_the_one_asked(tmp_path):
+    """ "What is the first-line drug for children?" was high on "For people aged 55 or over, a
+    calcium-channel blocker is the first-line drug."."""
+    guideline = {
+        "Hypertension guideline": "Adults with a blood pressure of 140/90 mmHg or higher should be offered "
+        "lifestyle advice.\n\nFor people aged 55 or over, a calcium-channel blocker is the first-line drug.\n"
+    }
+    children, older = _ask_articles(
+        tmp_path,
+        guideline,
+        "What is the first-line drug for children?",
+        "What is the first-line drug for older people?",
+    )
+    assert children.abstained, children.claims
+    assert children.answer_summary == (
+        'Insufficient evidence: the evidence found says what holds for people aged 55 or over, not for "children".'
+    )
+    assert older.claims[0].text.startswith("For people aged 55 or over"), older.claims
+    assert older.confidence.value == "high", older.limitations
+
+
+def test_her_in_a_document_naming_a_person_is_that_person(tmp_path):
+    """ "How much compensation was Anna Marlow awarded?" abstained ('does not mention
+    "compensation"'): the sentence saying it names her only as "her"."""
+    judgment = {
+        "Marlow v. Fenwick Holdings": "Marlow v. Fenwick Holdings was decided by the Court of Appeal on 4 June "
+        "2025.\n\nThe claimant, Anna Marlow, alleged that Fenwick Holdings had dismissed her unfairly after she "
+        "reported safety breaches.\n\nThe court held that the dismissal was automatically unfair and awarded her "
+        "£86,000 in compensation.\n"
+    }
+    [awarded] = _ask_articles(tmp_path, judgment, "How much compensation was Anna Marlow awarded?")
+    assert [c.text for c in awarded.claims] == [
+        "The court held that the dismissal was automatically unfair and awarded her £86,000 in compensation.",
+        "The claimant, Anna Marlow, alleged that Fenwick Holdings had dismissed her unfairly after she reported "
+        "safety breaches.",
+    ]
+    assert awarded.confidence.value == "high", awarded.limitations

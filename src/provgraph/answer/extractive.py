@@ -95,6 +95,7 @@ from provgraph.answer.text import (
     acronyms,
     clauses,
     content_words,
+    contrasted,
     denials_of,
     is_headline,
     leaves_open,
@@ -293,7 +294,26 @@ class ExtractiveGenerator:
                 keep = about_entity or bool(question_keys & {word_key(w) for w in text.split()})
             if keep:
                 out.append(item)
-        return out
+        # "... and awarded her £86,000 in compensation" in the judgment whose other passage names
+        # "Anna Marlow": a person a document names is whom its passages' "her" and "his" speak of
+        named = {i.document for i in out if i.kind is EvidenceKind.PASSAGE and i.hop == 0}
+        spoken = [
+            i
+            for i in pack.items
+            if i.kind is EvidenceKind.PASSAGE
+            and i.hop == 0
+            and i not in out
+            and i.document in named
+            and _PERSONAL.search(i.text)
+            and i.redacted is None
+            and inspect_item(i) is None
+            and not _QUESTION.search(i.text)
+        ]
+        return sorted([*out, *spoken], key=lambda i: (-i.score, i.number)) if terms and spoken else out
+
+
+#: The pronouns that speak of a person.
+_PERSONAL = re.compile(r"\b(?:she|her|hers|he|him|his)\b", re.I)
 
 
 def _on_focus(relevant: Sequence[EvidenceItem], focus: set[str]) -> tuple[list[EvidenceItem], list[EvidenceItem]]:
@@ -732,6 +752,9 @@ def _stated_verdict(relevant: Sequence[EvidenceItem], question: str) -> list[Dra
             continue
         needed = keys - used if used and terms and _avoided(item.text, question) else keys
         if not needed <= word_keys(f"{item.text} {item.title or ''}") or keys & ranked(item.text) - ranked(question):
+            continue
+        # "Sweden gave up the port of Lindau but kept the island of Orsa" does not say it kept Lindau
+        if not any(needed <= word_keys(f"{part} {item.title or ''}") for part in contrasted(item.text)):
             continue
         if leaves_open(item.text, unconditioned):
             continue
@@ -1400,7 +1423,15 @@ def _passages(relevant: Sequence[EvidenceItem], terms: Sequence[str], question: 
     _, asked_of = _asked_of(question)
     held = {c.id: _answers(c, question) for c in chosen}
     answering = {c.document for c in chosen if asked_of and held[c.id] >= len(asked_of)}
-    chosen = [c for c in chosen if c.document not in answering or held[c.id]]
+    # ... but for one naming what no answering passage names ("The claimant, Anna Marlow, ..."
+    # beside "... awarded her £86,000 in compensation")
+    answered = " ".join(_item_text(c) for c in chosen if held[c.id])
+    unnamed = [t for t in terms if not _says_name(answered, t, question)]
+    chosen = [
+        c
+        for c in chosen
+        if c.document not in answering or held[c.id] or any(_says_name(_item_text(c), t, question) for t in unnamed)
+    ]
     # "The warranty does not cover:" says nothing its items do not
     sections = {p.section for p in chosen}
     chosen = [c for c in chosen if (lead := _lead_of(c)) is None or lead not in sections][:MAX_PASSAGES]

@@ -184,6 +184,28 @@ def clauses(text: str) -> list[str]:
     return _CLAUSE.split(text)
 
 
+#: Where a sentence turns to say something else of its subject ("... but kept the island of Orsa").
+_CONTRAST = re.compile(r"\s*;\s*|,?\s+(?:but|whereas|yet)\s+", re.I)
+
+
+def contrasted(text: str) -> list[str]:
+    """The parts of ``text`` a contrast divides, each after the first with the words the sentence
+    opens with before its first verb (its subject), so that each says what it says of it.
+
+    >>> contrasted("Sweden gave up the port of Lindau but kept the island of Orsa.")
+    ['Sweden gave up the port of Lindau', 'Sweden kept the island of Orsa.']
+    >>> contrasted("The battery is splash-resistant but must not be submerged.")
+    ['The battery is splash-resistant', 'The battery must not be submerged.']
+    """
+    parts = _CONTRAST.split(text)
+    if len(parts) < 2:
+        return parts
+    opening = parts[0].split()
+    verb = next((i for i, w in enumerate(opening) if i and {"VERB", "AUX"} & word_readings(normalise(w))), len(opening))
+    subject = " ".join(opening[:verb])
+    return [parts[0], *(f"{subject} {part}" for part in parts[1:])]
+
+
 #: What opens a clause that asks or supposes rather than states ("whether Meridian submitted ...").
 _OPEN = re.compile(r"\b(?:whether|if)\b", re.I)
 
@@ -895,6 +917,7 @@ __all__ = [
     "YEAR",
     "acronyms",
     "content_words",
+    "contrasted",
     "denials_of",
     "is_headline",
     "mentions",

@@ -61,6 +61,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from itertools import takewhile
 
 from provgraph.answer.base import SupportJudge
 from provgraph.answer.models import (
@@ -569,6 +570,12 @@ def verify(
         confidence = AnswerConfidence.INSUFFICIENT
         said = _unproven(pack, kept) or "No claim states what the question asks."
         uncovered = said[:1].lower() + said[1:].removesuffix(".")  # as the other reasons read
+    other_case = _for_another(pack, kept) if confidence is not AnswerConfidence.INSUFFICIENT else None
+    if other_case is not None:
+        # "What is the first-line drug for children?" on "For people aged 55 or over, a
+        # calcium-channel blocker is the first-line drug": an answer for others is none for them
+        confidence = AnswerConfidence.INSUFFICIENT
+        uncovered = other_case
     unqualified = _unqualified(pack, kept) if confidence is not AnswerConfidence.INSUFFICIENT else None
     if unqualified is not None:
         confidence = min(confidence, AnswerConfidence.LOW, key=_RANK.index)
@@ -873,6 +880,40 @@ def _unqualified(pack: EvidencePack, kept: Sequence[_Kept]) -> str | None:
             return None
     quoted = ", ".join(f'"{w}"' for w in asked)
     return f"No claim says what the question asks ({quoted}) for {', '.join(map(number_text, numbers))}."
+
+
+#: Whom or what a question asks for ("for children", "for older people"): the words after "for".
+_FOR = re.compile(r"\bfor\s+(?:(?:a|an|the|my|our|your|their|his|her)\s+)?((?:[a-z][a-z-]*\s?){1,4})")
+
+
+#: A case a sentence opens with, to the end of its clause ("For people aged 55 or over, ...").
+_CASE = re.compile(r"For\s+([^,;:.()]+),")
+
+
+def _for_phrase(found: re.Match[str]) -> list[str]:
+    """The words of a "for" phrase up to its first stop word ("people aged" of "for people aged
+    55 or over")."""
+    return list(takewhile(lambda w: w not in STOP_WORDS, found.group(1).split()))
+
+
+def _for_another(pack: EvidencePack, kept: Sequence[_Kept]) -> str | None:
+    """Why the claims answer for another case than the one asked: the question asks for one
+    ("for children") of which no claim nor its evidence (headings and titles too) says a word,
+    and the evidence a claim cites opens with another ("For people aged 55 or over, ..."); or None."""
+    asked = [phrase for m in _FOR.finditer(pack.question) if (phrase := _for_phrase(m))]
+    cited = [item for _, items in kept for item in items]
+    text = " ".join(c.text for c, _ in kept) + " " + evidence_text(cited)
+    found = _finder(set(words(text)), inflections=True, text=text)
+    unsaid = [p for p in asked if not any(found(w) or found(singular(w)) for w in p)]
+    if not unsaid:
+        return None
+    # a case the evidence opens with, as guidelines and policies state one ("For people aged 55
+    # or over, ..."): "played for the Lakers" is no case
+    opening = next((o for item in cited if (o := _CASE.match(item.text.strip()))), None)
+    if opening is None:
+        return None
+    case = " ".join(opening.group(1).split()[:8])
+    return f'the evidence found says what holds for {case}, not for "{" ".join(unsaid[0])}"'
 
 
 #: The phrase of a question that qualifies what it asks by a year ("in the third quarter of 2026").
