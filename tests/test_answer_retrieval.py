@@ -2709,9 +2709,17 @@ def test_what_a_sentence_says_after_but_is_not_said_of_what_it_says_before(tmp_p
         "Under the treaty, Sweden gave up the port of Lindau but kept the island of Orsa.\n",
         "Kestrel X2 e-bike FAQ": "The battery is splash-resistant but must not be submerged.\n",
     }
-    lindau, orsa, submerged = _ask_articles(
-        tmp_path, treaty, "Did Sweden keep Lindau?", "Did Sweden keep Orsa?", "Can I submerge the Kestrel X2 battery?"
+    lindau, orsa, submerged, gave = _ask_articles(
+        tmp_path,
+        treaty,
+        "Did Sweden keep Lindau?",
+        "Did Sweden keep Orsa?",
+        "Can I submerge the Kestrel X2 battery?",
+        "What did Sweden give up?",
     )
+    # "Under the treaty, Sweden ...": a sentence about Sweden past the phrase setting its scene (it was
+    # low, "the evidence found is about other things that mention "sweden"")
+    assert gave.claims[0].text.startswith("Under the treaty, Sweden gave up") and gave.confidence.value == "high"
     assert not any(c.text.startswith("Yes") for c in lindau.claims), lindau.claims
     assert lindau.confidence.value != "high", lindau.claims
     assert orsa.claims[0].text.startswith("Yes: Under the treaty, Sweden gave up"), orsa.claims
@@ -2758,3 +2766,27 @@ def test_her_in_a_document_naming_a_person_is_that_person(tmp_path):
         "safety breaches.",
     ]
     assert awarded.confidence.value == "high", awarded.limitations
+
+
+def test_dropping_support_denies_it_a_count_after_a_copula_and_a_plural_subject(tmp_path):
+    """ "Does Orbitz 3.0 support Python 3.9?" was "Yes", high, on "It drops support for Python
+    3.9."; "How many nurses does Lakeside Hospital employ?" was low on "... of whom 640 are
+    nurses"; "Did waiting times rise?" got no verdict from "Average waiting time ... fell"."""
+    articles = {
+        "Orbitz 3.0 release notes": "Orbitz 3.0 was released on 12 May 2026.\n\nIt drops support for Python 3.9.\n",
+        "Lakeside Hospital annual report": "The hospital employs 2,100 staff, of whom 640 are nurses.\n\n"
+        "Average waiting time in the emergency department fell to 3.1 hours.\n",
+    }
+    support, dropped, nurses, rise = _ask_articles(
+        tmp_path,
+        articles,
+        "Does Orbitz 3.0 support Python 3.9?",
+        "Does Orbitz 3.0 drop support for Python 3.9?",
+        "How many nurses does Lakeside Hospital employ?",
+        "Did waiting times rise?",
+    )
+    assert [c.text for c in support.claims] == ["No: It drops support for Python 3.9."], support.claims
+    assert dropped.claims[0].text == "Yes: It drops support for Python 3.9.", dropped.claims
+    assert nurses.claims[0].text == "The hospital employs 2,100 staff, of whom 640 are nurses."
+    assert nurses.confidence.value == "high", nurses.limitations
+    assert rise.claims[0].text == "No: Average waiting time in the emergency department fell to 3.1 hours."

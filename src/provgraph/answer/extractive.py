@@ -112,6 +112,7 @@ from provgraph.answer.text import (
     row_fields,
     salient_names,
     salient_terms,
+    singular,
     spells,
     split_camel,
     term_text,
@@ -763,7 +764,9 @@ def _stated_verdict(relevant: Sequence[EvidenceItem], question: str) -> list[Dra
         if won and terms and _done_by_another(item.text, won, terms):
             continue  # "Harbour City won the title ..., ahead of Eastport Rovers": not Eastport Rovers
         said = in_context(item.text.strip(), item.title, item.referent)
-        verdict = "No" if denials_of(item.text, asked) or _avoided(item.text, question) else "Yes"
+        verdict = (
+            "No" if denials_of(item.text, asked) or _avoided(item.text, question) or _ended(item.text, asked) else "Yes"
+        )
         if dated:
             held = _year_held(item.text, keys, *dated)
             if held is None or verdict == "No":
@@ -774,6 +777,24 @@ def _stated_verdict(relevant: Sequence[EvidenceItem], question: str) -> list[Dra
         said = re.sub(rf"^{verdict}[,.:;!]\s*(\w)", lambda m: m.group(1).upper(), said)
         return [_verdict_claim(verdict, said, item)]
     return []
+
+
+#: Verbs that end what their object names ("drops support for Python 3.9").
+_ENDING = frozenset(
+    "drop drops dropped dropping remove removes removed removing discontinue discontinues discontinued "
+    "end ends ended ending withdraw withdraws withdrew withdrawn stop stops stopped cease ceases ceased".split()
+)
+
+
+def _ended(text: str, asked: Sequence[str]) -> bool:
+    """Whether ``text`` ends what is asked: one of :data:`_ENDING` just before a word of it (past
+    an article), when the question asks none of them ("It drops support for Python 3.9." for
+    "Does Orbitz 3.0 support Python 3.9?"; not for "Does Orbitz 3.0 drop support for ...?")."""
+    keys = {word_key(w) for w in asked}
+    if keys & {word_key(w) for w in _ENDING}:
+        return False
+    said = [w for w in words(text) if w not in ("the", "a", "an", "its", "their")]
+    return any(a in _ENDING and word_key(b) in keys for a, b in pairwise(said))
 
 
 #: The verbs of a thing's use and the "safe" of whether it may be used, which a warning against it
@@ -844,6 +865,9 @@ def _outcome_verdict(relevant: Sequence[EvidenceItem], question: str) -> list[Dr
         return []
     name = names[0].split()
     asked = [w for w in content_words(question) if w not in name and w not in _CONTEST]
+    # "Did waiting times rise?": "Average waiting time ... fell" (a name keeps its number)
+    common = subject is not None and names[0] == " ".join(words(subject.group(1))[: len(name)])
+    forms = [name, [*name[:-1], singular(name[-1])]] if common else [name]
     # the first is the question's verb ("approve"; "the tariff increase" is what was approved)
     verbs = [w for w in asked if word_key(w) in _CHANGES][:1]
     if not verbs:
@@ -854,6 +878,7 @@ def _outcome_verdict(relevant: Sequence[EvidenceItem], question: str) -> list[Dr
         if item.kind is not EvidenceKind.PASSAGE:
             continue
         said = in_context(item.text.strip(), item.title, item.referent)
+        name = next((f for f in forms if position(words(said), f) is not None), forms[0])
         holds_rest = rest <= word_keys(f"{said} {item.title or ''}", measures=True)
         named = False  # whether a clause before named it: "its" stands for it in those after
         for clause in clauses(said):

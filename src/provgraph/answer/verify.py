@@ -103,6 +103,7 @@ from provgraph.answer.text import (
     YEAR,
     acronyms,
     clauses,
+    contrasted,
     denials_of,
     is_headline,
     leaves_open,
@@ -754,6 +755,8 @@ def _elsewhere(pack: EvidencePack, kept: Sequence[_Kept]) -> str | None:
         # a sentence whose subject is a name of the question ("Marie Curie was born ..."), after the
         # release a note is read with ("Version 1.4.0 (2025-06-02), Deprecated: The Stratus option ...")
         own_text = RELEASE_PREFIX.sub("", item.text.strip(), count=1)
+        # ... past a phrase setting its scene ("Under the treaty, Sweden gave up ...")
+        own_text = _SCENE.sub("", own_text, count=1)
         opening = " ".join(words(re.sub(r"^(the|a|an)\s+", "", own_text, flags=re.I))) + " "
         # "Who was known as Aladin?": the answer is the subject of a document saying so
         subject = bool(who and named and opening.startswith(named + " "))
@@ -796,6 +799,10 @@ def _elsewhere(pack: EvidencePack, kept: Sequence[_Kept]) -> str | None:
         return None
     shown = ", ".join(f'"{n}"' for n in dict.fromkeys(names))
     return f"the evidence found is about other things that mention {shown}"
+
+
+#: A phrase a sentence opens with to set its scene: "Under the treaty, ", "In 1971, ".
+_SCENE = re.compile(r"^(?:under|in|on|at|after|before|during|by|following)\s+[^,.;:]{1,40},\s*", re.I)
 
 
 def _word_after(said: str, name: str) -> str | None:
@@ -1013,11 +1020,15 @@ def _uncounted(pack: EvidencePack, kept: Sequence[_Kept]) -> str | None:
     return f'No claim gives the number of "{counted}".'
 
 
+_COPULAS = frozenset("is are was were".split())
+
+
 def _counts(text: str, counted: str, *, done: bool) -> bool:
     """Whether ``text`` gives a count of ``counted``: a number before it, past at most three
-    words qualifying it ("14,230 spectators", "3.7 million people", "48,210 annotated aerial
-    images"), or a table's field of it ("Images: 4,830"); with ``done``, not one whose verb says
-    what they did ("281 participants completed the follow-up", for a question asking another verb)."""
+    words qualifying it or a copula ("14,230 spectators", "3.7 million people", "48,210 annotated
+    aerial images", "of whom 640 are nurses"), or a table's field of it ("Images: 4,830"); with
+    ``done``, not one whose verb says what they did ("281 participants completed the follow-up",
+    for a question asking another verb)."""
     key = word_key(counted)
     if any(word_key(normalise(label)) == key and _COUNT.match(value) for label, value in row_fields(text)):
         return True
@@ -1030,7 +1041,8 @@ def _counts(text: str, counted: str, *, done: bool) -> bool:
                 if not (done and _done(own[j + 1 :])):
                     return True
                 break
-            if own[j] in STOP_WORDS or _COUNT.fullmatch(own[j]):
+            # "of whom 640 are nurses"
+            if (own[j] in STOP_WORDS and own[j] not in _COPULAS) or _COUNT.fullmatch(own[j]):
                 break
     return False
 
@@ -1160,6 +1172,13 @@ def _unproven(pack: EvidencePack, kept: Sequence[_Kept]) -> str | None:
             # the INR?" is not answered by "Drug: Rifampicin | Effect on INR: Decreases")
             every = {word_key(w) for w in _content(question)}
             if not _VERDICT.match(claim.text) and not every <= word_keys(claim.text + " " + evidence_text(cited)):
+                continue
+            # ... in one part of it: "Sweden gave up the port of Lindau but kept the island of Orsa"
+            # answers neither way whether Sweden kept Lindau
+            titles = " ".join(i.title or "" for i in cited)
+            if not _VERDICT.match(claim.text) and not any(
+                every <= word_keys(f"{part} {titles}") for part in contrasted(claim.text)
+            ):
                 continue
         elif not offers(claim.text, expected, question):
             continue
