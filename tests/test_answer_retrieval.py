@@ -2748,6 +2748,14 @@ def test_an_answer_for_another_case_is_no_answer_for_the_one_asked(tmp_path):
     )
     assert older.claims[0].text.startswith("For people aged 55 or over"), older.claims
     assert older.confidence.value == "high", older.limitations
+    # "For example, ..." names no case
+    (tmp_path / "example").mkdir()
+    [example] = _ask_articles(
+        tmp_path / "example",
+        {"Hypertension guideline": "For example, a calcium-channel blocker is a first-line drug.\n"},
+        "What is a first-line drug for children?",
+    )
+    assert "the evidence found says what holds for" not in example.answer_summary, example.answer_summary
 
 
 def test_her_in_a_document_naming_a_person_is_that_person(tmp_path):
@@ -2790,3 +2798,15 @@ def test_dropping_support_denies_it_a_count_after_a_copula_and_a_plural_subject(
     assert nurses.claims[0].text == "The hospital employs 2,100 staff, of whom 640 are nurses."
     assert nurses.confidence.value == "high", nurses.limitations
     assert rise.claims[0].text == "No: Average waiting time in the emergency department fell to 3.1 hours."
+
+
+def test_taking_the_lead_through_a_player_says_who_scored(tmp_path):
+    """ "Who scored for Northgate?" abstained, nothing saying "scored", on "Northgate took the lead
+    through Sam Okafor in the 23rd minute."."""
+    report = {
+        "County final": "Riverside United beat Northgate Athletic 2-1 in the county final on Saturday.\n\n"
+        "Northgate took the lead through Sam Okafor in the 23rd minute.\n"
+    }
+    [scored] = _ask_articles(tmp_path, report, "Who scored for Northgate?")
+    assert "Northgate took the lead through Sam Okafor in the 23rd minute." in [c.text for c in scored.claims]
+    assert scored.confidence.value == "high", scored.limitations

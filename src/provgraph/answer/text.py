@@ -505,6 +505,11 @@ _PHRASED = [
     ),
     # "It was bought by the German group Waldmann AG": who owns it
     (re.compile(r"\b(?:bought|acquired|purchased|taken\s+over)\s+by\b", re.I), "own owns owned owner owners"),
+    # "Northgate took the lead through Sam Okafor", "equalised before half-time": who scored
+    (
+        re.compile(r"\b(?:took|take|takes|taking)\s+the\s+lead\b|\bequali[sz](?:ed|es|er)\b|\bnetted\b", re.I),
+        "score scored scores scorer",
+    ),
     # "its headquarters remain in Perth": where it is based
     (re.compile(r"\bheadquarter(?:s|ed)\b", re.I), "based located"),
     # "until 9 pm", "open from 6 March to 31 August 2027": when it ends

@@ -893,8 +893,9 @@ def _unqualified(pack: EvidencePack, kept: Sequence[_Kept]) -> str | None:
 _FOR = re.compile(r"\bfor\s+(?:(?:a|an|the|my|our|your|their|his|her)\s+)?((?:[a-z][a-z-]*\s?){1,4})")
 
 
-#: A case a sentence opens with, to the end of its clause ("For people aged 55 or over, ...").
-_CASE = re.compile(r"For\s+([^,;:.()]+),")
+#: A case a sentence opens with, to the end of its clause ("For people aged 55 or over, ..."; not
+#: "For example, ...").
+_CASE = re.compile(r"For\s+(?!example\b|instance\b)([^,;:.()]+),")
 
 
 def _for_phrase(found: re.Match[str]) -> list[str]:
