@@ -375,3 +375,16 @@ def test_http_qa_failing_inside_is_a_problem_body(widget, monkeypatch):
     assert failed.headers["content-type"] == "application/problem+json"
     body = failed.json()
     assert body["status"] == 500 and body["request_id"] and "a bug" not in failed.text
+
+
+def test_what_a_drug_treats_is_what_it_is_used_for() -> None:
+    """ "What is aspirin used for?" abstained on the fact "aspirin treats headache": no claim said a
+    word of a use, nor is a use a value of a type (a date, a place ...). "treats" speaks of a use.
+    "What does aspirin reduce?" is low: the sample says nothing of what it reduces."""
+    with ProvGraph.memory() as pg:
+        ingest_aspirin(pg)
+        used = pg.ask("What is aspirin used for?", record=False)
+        reduce = pg.ask("What does aspirin reduce?", record=False)
+    assert used.claims[0].text == "It is established that aspirin treats headache.", used.claims
+    assert used.confidence.value == "high", used.limitations
+    assert reduce.confidence.value == "low", reduce.claims

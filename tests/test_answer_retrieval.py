@@ -475,8 +475,7 @@ def test_a_trial_reports_verdict_and_what_it_does_not_report(tmp_path):
     )
     assert signals.claims[0].text == "No: No new safety signals were identified.", signals.answer_summary
     assert signals.confidence.value == "high", signals.limitations
-    # nothing says a word of a cost: no answer (it was low, on the trial's other sentences)
-    assert cost.abstained and 'no claim states what the question asks of "veritas 2" ("cost")' in cost.answer_summary
+    assert cost.confidence.value == "low", cost.answer_summary
 
 
 def test_a_markdown_tables_rows_read_with_their_headers_labels(tmp_path):
@@ -1128,12 +1127,10 @@ def test_a_short_sentence_keeps_the_whole_answer(sentence, question, short):
 
 
 def test_no_short_sentence_says_more_than_its_evidence(lighthouses):
-    # "designed" is in no sentence: no short claim of its own, and no answer (it was low, on
-    # "It was built ... by Robert Stevenson")
-    sentence = "It was built between 1807 and 1810 by Robert Stevenson."
-    assert short_answer(sentence, "Who designed the Bell Rock Lighthouse?", "Bell Rock Lighthouse") is None
+    # "designed" is in no sentence: the answer states the sentence, and no short claim of its own
     answer = lighthouses.ask("Who designed the Bell Rock Lighthouse?", record=False)
-    assert answer.abstained and '("designed")' in answer.answer_summary, answer.claims
+    assert answer.claims and not any(c.text.startswith("Robert Stevenson designed") for c in answer.claims)
+    assert answer.confidence.value == "low", answer.limitations
 
 
 def test_no_short_sentence_gives_one_things_value_to_another(tmp_path):

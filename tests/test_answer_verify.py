@@ -576,11 +576,18 @@ LIGHTHOUSE = passage(1, "The lighthouse was built in 1810 by Robert Stevenson.",
 def test_high_confidence_needs_the_type_and_the_property_asked_for() -> None:
     built = answer("When was the Bell Rock Lighthouse built?", [LIGHTHOUSE], claim(LIGHTHOUSE.text, "ev-1"))
     assert built.confidence is AnswerConfidence.HIGH and not built.limitations
-    # a date, but of the building, not of the painting: nothing says a word of what is asked, so
-    # no answer (medium when something does)
+    # a date, but of the building, not of the painting: verified, and no more than low (nothing
+    # says a word of what is asked; medium when something does)
     painted = answer("When was the Bell Rock Lighthouse painted?", [LIGHTHOUSE], claim(LIGHTHOUSE.text, "ev-1"))
-    assert painted.abstained and not painted.claims
-    assert painted.answer_summary == (
+    assert kept(painted) == [LIGHTHOUSE.text] and painted.claims[0].verified
+    assert painted.confidence is AnswerConfidence.LOW
+    assert painted.limitations == ['No claim states what the question asks of "bell rock lighthouse" ("painted").']
+    # nor a date: no answer
+    text = "The lighthouse stands on the Bell Rock."
+    stands = passage(1, text, title="Bell Rock Lighthouse")
+    unpainted = answer("When was the Bell Rock Lighthouse painted?", [stands], claim(text, "ev-1"))
+    assert unpainted.abstained and not unpainted.claims
+    assert unpainted.answer_summary == (
         'Insufficient evidence: no claim states what the question asks of "bell rock lighthouse" ("painted").'
     )
 
@@ -746,14 +753,10 @@ def test_evidence_that_only_mentions_what_is_asked_and_says_little_of_it_abstain
         'Insufficient evidence: the evidence found is about other things that mention "big stone gap".'
     )
     assert [(i.code, i.action) for i in mentioned.removed_claims] == [(ReasonCode.QUESTION_NOT_COVERED, Action.REMOVED)]
-    # the film's own article, saying the same little, is about what is asked: no answer either,
-    # for it says nothing of a director or a birth, not for being about other things
+    # the film's own article, saying the same little, is about what is asked: an answer
     own = passage(1, "It was shot in Big Stone Gap, Virginia.", title="Big Stone Gap (film)")
     about = answer(question, [own], claim("Big Stone Gap was shot in Big Stone Gap, Virginia.", "ev-1"))
-    assert about.abstained and '("director", "born")' in about.answer_summary, about.answer_summary
-    said = "It was shot in Big Stone Gap, Virginia, by its director, who was born in Richmond."
-    director = passage(1, said, title="Big Stone Gap (film)")
-    assert not answer(question, [director], claim(said, "ev-1")).abstained
+    assert not about.abstained
 
 
 def test_a_document_that_a_passage_about_what_is_asked_names_is_not_about_other_things() -> None:

@@ -377,6 +377,10 @@ _NAMING = frozenset("called named known dubbed nicknamed titled".split())
 _LABEL_WORDS = {
     "indicated": "used use treat treats",
     "indication": "used use treat treats",
+    # "What is aspirin used for?": "aspirin treats headache"
+    "treats": "used use",
+    "treat": "used use",
+    "treated": "used use",
     "indications": "used use treat treats",
     "adverse": "side effect effects",
     "contraindicated": "take avoid",

@@ -562,15 +562,22 @@ def verify(
     # a yes/no question's claims need say none of it when one is a verdict ("No: The museum is closed")
     verdict = expects(pack.question) is Expects.YES_NO and any(_VERDICT.match(c.text) for c, _ in kept)
     asked = _asked_words(pack) if not verdict else []
-    if confidence is not AnswerConfidence.INSUFFICIENT and asked and not any(shares):
-        # no claim nor its evidence says a word of what is asked of the names ("price" of "What
-        # is the price of Loravex?", "dividend" of a drug): no answer. HotpotQA-100, against
-        # answering at low: development half abstained on one more question without its gold
-        # paragraphs (74% -> 76%) and answered every one with them as before; held-out half 66% ->
-        # 70%, and one of its answers holding the gold answer became an abstention
+    expected = expects(pack.question)
+    untyped_too = expected is Expects.YES_NO or (
+        expected in _TYPED and not any(offers(c.text, expected, pack.question) for c, _ in kept)
+    )
+    if confidence is not AnswerConfidence.INSUFFICIENT and asked and not any(shares) and untyped_too:
+        # no claim nor its evidence says a word of what is asked of the names, nor a value of the
+        # type asked for ("price" of "What is the price of Loravex?" on its contraindication), or
+        # a yes/no question's claims say none of it: no answer. One that gives such a value is
+        # low ("Where is Mount Kerel located?" on "... is a stratovolcano on the island of
+        # Vesna": "located" has too many other words to require one)
         confidence = AnswerConfidence.INSUFFICIENT
         said = _unproven(pack, kept) or "No claim states what the question asks."
         uncovered = said[:1].lower() + said[1:].removesuffix(".")  # as the other reasons read
+    elif confidence is not AnswerConfidence.INSUFFICIENT and asked and not any(shares):
+        confidence = min(confidence, AnswerConfidence.LOW, key=_RANK.index)
+        limitations.append(_unproven(pack, kept) or "No claim states what the question asks.")
     other_case = _for_another(pack, kept) if confidence is not AnswerConfidence.INSUFFICIENT else None
     if other_case is not None:
         # "What is the first-line drug for children?" on "For people aged 55 or over, a
