@@ -2807,3 +2807,23 @@ def test_taking_the_lead_through_a_player_says_who_scored(tmp_path):
     [scored] = _ask_articles(tmp_path, report, "Who scored for Northgate?")
     assert "Northgate took the lead through Sam Okafor in the 23rd minute." in [c.text for c in scored.claims]
     assert scored.confidence.value == "high", scored.limitations
+
+
+def test_square_kilometres_say_how_big(tmp_path):
+    """ "How big is Lake Orla?" was low on "Lake Orla lies in the north of Finland." (and abstained
+    once an answer saying no word of what is asked and no number did): "It covers 120 square
+    kilometres" says its area."""
+    lake = {"Lake Orla": "Lake Orla lies in the north of Finland.\n\nIt covers 120 square kilometres.\n"}
+    big, area = _ask_articles(tmp_path, lake, "How big is Lake Orla?", "What is the area of Lake Orla?")
+    for answer in (big, area):
+        assert answer.claims[0].text == "Lake Orla covers 120 square kilometres.", answer.claims
+        assert answer.confidence.value == "high", answer.limitations
+
+
+def test_what_a_name_has_after_of_is_what_is_asked_of(tmp_path):
+    """ "What is the price of Corran's balances?" was high on "Corran Instruments is a Scottish maker
+    of balances, set up ... in 1887": "balances" counted as what is asked."""
+    maker = {"Corran Instruments": "Corran Instruments is a Scottish maker of balances, set up in Dundee in 1887.\n"}
+    [price] = _ask_articles(tmp_path, maker, "What is the price of Corran's balances?")
+    assert price.abstained or price.confidence.value == "low", price.claims
+    assert any('("price")' in note for note in [price.answer_summary, *price.limitations]), price.limitations

@@ -509,6 +509,15 @@ _PHRASED = [
     ),
     # "It was bought by the German group Waldmann AG": who owns it
     (re.compile(r"\b(?:bought|acquired|purchased|taken\s+over)\s+by\b", re.I), "own owns owned owner owners"),
+    # "It covers 120 square kilometres", "an estate of 40 hectares": how big, its area
+    (
+        re.compile(
+            r"\d\s*(?:square\s+(?:kilomet(?:re|er)s?|met(?:re|er)s?|miles?|feet)|km2|km\u00b2|sq\.?\s*(?:km|mi|ft|m)\b"
+            r"|hectares?\b|acres?\b)",
+            re.I,
+        ),
+        "area big bigger biggest large larger largest size",
+    ),
     # "Northgate took the lead through Sam Okafor", "equalised before half-time": who scored
     (
         re.compile(r"\b(?:took|take|takes|taking)\s+the\s+lead\b|\bequali[sz](?:ed|es|er)\b|\bnetted\b", re.I),

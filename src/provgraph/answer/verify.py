@@ -1123,6 +1123,10 @@ def _asked_words(pack: EvidencePack) -> list[str]:
     """What the question asks of its entities: its content words that are not part of a name."""
     names = {w for t in salient_terms(pack.question) for w in t.split()}
     names |= {w for e in pack.entities for w in words(e.label)} | name_heads(pack.question)
+    # "What is the price of Corran's balances?": what a name has, after "of", is what is asked of
+    # ("Contoso's revenue" alone is what is asked)
+    said = " ".join(words(pack.question))
+    names |= {w for t in salient_terms(pack.question) if mentions(said, f"of {t}") for w in possessed(pack.question, t)}
     # "When did the fire happen?", "Where did the battle take place?": an event's date or place
     # is all they ask of it
     asked = _HAPPENED.sub(" ", pack.question)
