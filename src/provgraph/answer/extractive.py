@@ -268,6 +268,7 @@ class ExtractiveGenerator:
         # another says "Fernwood's shares"
         owned = {t: has for t in terms if (has := possessed(pack.question, t))}
         out = []
+        pronouns = []  # passages not kept that speak of a person by a pronoun
         for item in sorted(pack.items, key=lambda i: (-i.score, i.number)):
             if item.kind is EvidenceKind.RELATION or item.redacted is not None or inspect_item(item) is not None:
                 continue
@@ -295,21 +296,12 @@ class ExtractiveGenerator:
                 keep = about_entity or bool(question_keys & {word_key(w) for w in text.split()})
             if keep:
                 out.append(item)
+            elif item.kind is EvidenceKind.PASSAGE and item.hop == 0 and _PERSONAL.search(item.text):
+                pronouns.append(item)
         # "... and awarded her £86,000 in compensation" in the judgment whose other passage names
         # "Anna Marlow": a person a document names is whom its passages' "her" and "his" speak of
         named = {i.document for i in out if i.kind is EvidenceKind.PASSAGE and i.hop == 0}
-        spoken = [
-            i
-            for i in pack.items
-            if i.kind is EvidenceKind.PASSAGE
-            and i.hop == 0
-            and i not in out
-            and i.document in named
-            and _PERSONAL.search(i.text)
-            and i.redacted is None
-            and inspect_item(i) is None
-            and not _QUESTION.search(i.text)
-        ]
+        spoken = [i for i in pronouns if i.document in named]
         return sorted([*out, *spoken], key=lambda i: (-i.score, i.number)) if terms and spoken else out
 
 
@@ -786,12 +778,18 @@ _ENDING = frozenset(
 )
 
 
+@cache
+def _ending_keys() -> frozenset[str]:
+    """The keys of :data:`_ENDING` (on first use, as :func:`_lessening`)."""
+    return frozenset(word_key(w) for w in _ENDING)
+
+
 def _ended(text: str, asked: Sequence[str]) -> bool:
     """Whether ``text`` ends what is asked: one of :data:`_ENDING` just before a word of it (past
     an article), when the question asks none of them ("It drops support for Python 3.9." for
     "Does Orbitz 3.0 support Python 3.9?"; not for "Does Orbitz 3.0 drop support for ...?")."""
     keys = {word_key(w) for w in asked}
-    if keys & {word_key(w) for w in _ENDING}:
+    if keys & _ending_keys():
         return False
     said = [w for w in words(text) if w not in ("the", "a", "an", "its", "their")]
     return any(a in _ENDING and word_key(b) in keys for a, b in pairwise(said))

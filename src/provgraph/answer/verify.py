@@ -560,24 +560,24 @@ def verify(
         confidence = min(confidence, AnswerConfidence.LOW, key=_RANK.index)
         limitations.append(f"{elsewhere[0].upper()}{elsewhere[1:]}.")
     # a yes/no question's claims need say none of it when one is a verdict ("No: The museum is closed")
-    verdict = expects(pack.question) is Expects.YES_NO and any(_VERDICT.match(c.text) for c, _ in kept)
-    asked = _asked_words(pack) if not verdict else []
     expected = expects(pack.question)
-    untyped_too = expected is Expects.YES_NO or (
-        expected in _TYPED and not any(offers(c.text, expected, pack.question) for c, _ in kept)
-    )
-    if confidence is not AnswerConfidence.INSUFFICIENT and asked and not any(shares) and untyped_too:
-        # no claim nor its evidence says a word of what is asked of the names, nor a value of the
-        # type asked for ("price" of "What is the price of Loravex?" on its contraindication), or
-        # a yes/no question's claims say none of it: no answer. One that gives such a value is
-        # low ("Where is Mount Kerel located?" on "... is a stratovolcano on the island of
-        # Vesna": "located" has too many other words to require one)
-        confidence = AnswerConfidence.INSUFFICIENT
+    verdict = expected is Expects.YES_NO and any(_VERDICT.match(c.text) for c, _ in kept)
+    asked = _asked_words(pack) if not verdict else []
+    if confidence is not AnswerConfidence.INSUFFICIENT and asked and not any(shares):
         said = _unproven(pack, kept) or "No claim states what the question asks."
-        uncovered = said[:1].lower() + said[1:].removesuffix(".")  # as the other reasons read
-    elif confidence is not AnswerConfidence.INSUFFICIENT and asked and not any(shares):
-        confidence = min(confidence, AnswerConfidence.LOW, key=_RANK.index)
-        limitations.append(_unproven(pack, kept) or "No claim states what the question asks.")
+        if expected is Expects.YES_NO or (
+            expected in _TYPED and not any(offers(c.text, expected, pack.question) for c, _ in kept)
+        ):
+            # no claim nor its evidence says a word of what is asked of the names, nor a value of
+            # the type asked for ("price" of "What is the price of Loravex?" on its
+            # contraindication), or a yes/no question's claims say none of it: no answer
+            confidence = AnswerConfidence.INSUFFICIENT
+            uncovered = said[:1].lower() + said[1:].removesuffix(".")  # as the other reasons read
+        else:
+            # one that gives such a value is low ("Where is Mount Kerel located?" on "... is a
+            # stratovolcano on the island of Vesna": "located" has too many other words to require one)
+            confidence = min(confidence, AnswerConfidence.LOW, key=_RANK.index)
+            limitations.append(said)
     other_case = _for_another(pack, kept) if confidence is not AnswerConfidence.INSUFFICIENT else None
     if other_case is not None:
         # "What is the first-line drug for children?" on "For people aged 55 or over, a
@@ -1121,12 +1121,13 @@ MIN_ANSWER_COVERAGE = 0.3
 
 def _asked_words(pack: EvidencePack) -> list[str]:
     """What the question asks of its entities: its content words that are not part of a name."""
-    names = {w for t in salient_terms(pack.question) for w in t.split()}
+    terms = salient_terms(pack.question)
+    names = {w for t in terms for w in t.split()}
     names |= {w for e in pack.entities for w in words(e.label)} | name_heads(pack.question)
     # "What is the price of Corran's balances?": what a name has, after "of", is what is asked of
     # ("Contoso's revenue" alone is what is asked)
     said = " ".join(words(pack.question))
-    names |= {w for t in salient_terms(pack.question) if mentions(said, f"of {t}") for w in possessed(pack.question, t)}
+    names |= {w for t in terms if mentions(said, f"of {t}") for w in possessed(pack.question, t)}
     # "When did the fire happen?", "Where did the battle take place?": an event's date or place
     # is all they ask of it
     asked = _HAPPENED.sub(" ", pack.question)
