@@ -1927,6 +1927,19 @@ def test_the_second_hop_states_what_the_first_does_not(tmp_path):
     assert any("Newport" in c.text for c in answer.claims), [c.text for c in answer.claims]
 
 
+def test_the_second_hop_adds_no_passage_of_a_stated_document_that_says_nothing_missing(tmp_path):
+    articles = {
+        "Corran Instruments": "Corran Instruments is a maker of barometers founded by Ada Venn.\n",
+        "Ada Venn": "Ada Venn was a Welsh engineer who was awarded the Kelvin Medal in 1932.\n\n"
+        "Ada Venn also designed instruments for ships.\n",
+    }
+    (answer,) = _ask_articles(tmp_path, articles, "What was the founder of Corran Instruments awarded in 1932?")
+    # Ada Venn's medal is stated already: her other passage is no hop, only another sentence
+    texts = [c.text for c in answer.claims]
+    assert any("Kelvin Medal" in t for t in texts), texts
+    assert not any("ships" in t for t in texts), texts
+
+
 def test_a_passage_naming_a_stated_passages_document_is_the_second_hop_the_other_way(tmp_path):
     articles = {
         "University of Kansas": "The University of Kansas is a public research university whose main campus is "
