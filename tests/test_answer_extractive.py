@@ -266,7 +266,7 @@ def test_of_a_named_documents_passages_the_one_sharing_most_words_with_the_quest
             entities=(),
         )
     )
-    # the claim stating a number, which the question asks for, first; the named document's
-    # opening passage is stated too, after it, as what "it" is (it does not open with the title)
-    assert [c.supporting_citations for c in draft.claims] == [["ev-3"], ["ev-2"], ["ev-1"]]
+    # the claim stating a number, which the question asks for, first; it says what "It" is, so
+    # the named document's opening passage is not stated for that
+    assert [c.supporting_citations for c in draft.claims] == [["ev-3"], ["ev-1"]]
     assert draft.claims[0].text == "Halliburton has operations in more than 70 countries."

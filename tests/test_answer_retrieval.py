@@ -948,6 +948,19 @@ def test_a_headline_is_no_name_of_a_kind(tmp_path):
     assert "The Bell Rock Lighthouse was automated in 1988." in [c.text for c in automated.claims]
 
 
+def test_a_passage_whose_pronoun_the_claim_reads_as_the_name_needs_no_defining_passage(tmp_path):
+    articles = {
+        "Mira Castell": "Mira Castell (1921\u20131998) was a Catalan architect.\n\n"
+        "She designed the Palau del Mar in Tarragona, completed in 1964.\n\n"
+        "In 1971 she became the first woman to receive the Gold Medal of the Catalan Institute of Architects.\n",
+    }
+    (answer,) = _ask_articles(tmp_path, articles, "What did Mira Castell design?")
+    # the claim says who "She" is: the document's opening sentence adds nothing asked
+    assert [c.text for c in answer.claims] == [
+        "Mira Castell designed the Palau del Mar in Tarragona, completed in 1964."
+    ], answer.claims
+
+
 def test_a_definite_description_is_read_as_the_name_before_it(tmp_path):
     articles = {
         "Vermont Catamounts men's soccer": "The Vermont Catamounts men's soccer team represents the University of "
