@@ -1953,6 +1953,32 @@ def test_the_second_hop_adds_no_passage_of_a_stated_document_that_says_nothing_m
     assert not any("ships" in t for t in texts), texts
 
 
+MANAGERS = {
+    "Ernest Hale": "Ernest Hale was an English football manager who managed Northgate United between 1903 and 1912.\n",
+    "Tom Birch Academy": "The Tom Birch Academy is a football school founded by Tom Birch in 2005.\n",
+}
+RECRUITED = "The football manager who recruited Tom Birch managed Northgate United during what timeframe?"
+
+
+def test_an_answer_about_someone_nothing_links_to_the_questions_name_abstains(tmp_path):
+    (answer,) = _ask_articles(tmp_path, MANAGERS, RECRUITED)
+    # Ernest Hale managed Northgate United, but nothing found says he recruited Tom Birch
+    assert answer.abstained, [c.text for c in answer.claims]
+    assert answer.answer_summary == (
+        'Insufficient evidence: the evidence found does not link "Ernest Hale" to "Tom Birch".'
+    )
+
+
+def test_the_answer_another_passage_links_to_the_questions_name_is_stated_first(tmp_path):
+    articles = MANAGERS | {
+        "Alan Reed": "Alan Reed is a Scottish former football manager who managed Northgate United from 1986 "
+        "to 2013.\n\nIn 1991 Reed recruited Tom Birch from a youth team in Leeds.\n"
+    }
+    (answer,) = _ask_articles(tmp_path, articles, RECRUITED)
+    assert not answer.abstained
+    assert "Alan Reed" in answer.claims[0].text and "1986 to 2013" in answer.claims[0].text, answer.claims
+
+
 def test_a_passage_naming_a_stated_passages_document_is_the_second_hop_the_other_way(tmp_path):
     articles = {
         "University of Kansas": "The University of Kansas is a public research university whose main campus is "

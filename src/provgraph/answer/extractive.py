@@ -56,6 +56,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from functools import cache, lru_cache
 from itertools import pairwise
 
+from provgraph.answer.linking import linked_through
 from provgraph.answer.models import (
     Citation,
     ClaimClass,
@@ -440,6 +441,10 @@ def _passage_claims(
             -_answers(p, question),
             not offers(p.text, expected, question),
             expected is Expects.DATE and not calendar_date(p.text),
+            # "The manager who recruited Tom Birch managed Northgate ...": the manager another
+            # passage ties to Tom Birch, before one nothing does and one that only names him
+            # (:mod:`provgraph.answer.linking`)
+            not linked_through(p, question, relevant),
             # "For windstorm claims the deductible is 1,000 euros" is another case than "a fire claim"'s
             _other_case(p, compounds),
             # then in the passage's own words, what is asked of the names, then anything asked

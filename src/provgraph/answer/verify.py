@@ -64,6 +64,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import takewhile
 
 from provgraph.answer.base import SupportJudge
+from provgraph.answer.linking import unlinked
 from provgraph.answer.models import (
     Action,
     AnswerClaim,
@@ -584,6 +585,10 @@ def verify(
         # calcium-channel blocker is the first-line drug": an answer for others is none for them
         confidence = AnswerConfidence.INSUFFICIENT
         uncovered = other_case
+    unlinked = _unlinked(pack, kept) if confidence is not AnswerConfidence.INSUFFICIENT else None
+    if unlinked is not None:
+        confidence = AnswerConfidence.INSUFFICIENT
+        uncovered = unlinked
     unqualified = _unqualified(pack, kept) if confidence is not AnswerConfidence.INSUFFICIENT else None
     if unqualified is not None:
         confidence = min(confidence, AnswerConfidence.LOW, key=_RANK.index)
@@ -909,6 +914,22 @@ def _for_phrase(found: re.Match[str]) -> list[str]:
     """The words of a "for" phrase up to its first stop word ("people aged" of "for people aged
     55 or over")."""
     return list(takewhile(lambda w: w not in STOP_WORDS, found.group(1).split()))
+
+
+def _unlinked(pack: EvidencePack, kept: Sequence[_Kept]) -> str | None:
+    """Why the answering passage, the first kept claim's, is about something the question's names
+    are not linked to (:func:`~provgraph.answer.linking.unlinked`: "Ernest Mangnall ... managed
+    Manchester United" for "The football manager who recruited David Beckham ..."); or None."""
+    answering = next((i for i in kept[0][1] if i.kind is EvidenceKind.PASSAGE), None) if kept else None
+    if answering is None:
+        return None
+    titled = {" ".join(words(without_disambiguation(i.title or ""))) for _, cited in kept for i in cited}
+    name = unlinked(answering, pack.question, pack.items, titled=titled)
+    if name is None:
+        return None
+    # the name as the question writes it ("Tom Birch", not "tom birch")
+    written = re.search(r"\W+".join(map(re.escape, name.split())), pack.question, re.I)
+    return f'the evidence found does not link "{answering.title}" to "{written.group() if written else name}"'
 
 
 def _for_another(pack: EvidencePack, kept: Sequence[_Kept]) -> str | None:
