@@ -56,7 +56,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from functools import cache, lru_cache
 from itertools import pairwise
 
-from provgraph.answer.linking import linked_through
+from provgraph.answer.linking import checks_links, linked_through, links
 from provgraph.answer.models import (
     Citation,
     ClaimClass,
@@ -456,6 +456,13 @@ def _passage_claims(
             is_headline(p.title or "") and -len(word_keys(p.title or "") & word_keys(p.text)),
         ),
     )
+    if passages and not _of_each(question):
+        # "Alan Reed managed Northgate ...": and the passage saying he recruited Tom Birch, whom
+        # the question names to say which manager it means (HotpotQA: sentence recall 68.4 ->
+        # 70.6, gold answer in the claims 64.8 -> 67.0)
+        linking = [p for p in links(passages[0], question, relevant) if p not in passages[1:]]
+        passages = [passages[0], *linking, *(p for p in passages[1:] if p not in linking)]
+    passages = _unrepeated(passages, question)
     claims = [
         DraftClaim(
             text=_stated(item),
@@ -471,6 +478,63 @@ def _passage_claims(
     if short is not None:
         claims.insert(0, claims[0].model_copy(update={"text": short, "claim_class": _claim_class(short)}))
     return claims
+
+
+def _unrepeated(passages: Sequence[EvidenceItem], question: str) -> list[EvidenceItem]:
+    """The ``passages``, best first, without those saying nothing of the question (its content
+    words and the words of its names) that the passages before them do not: "Ernest Hale managed
+    Northgate United ..." after "Alan Reed ... managed Northgate United from 1986 to 2013" for
+    "The football manager who recruited Tom Birch managed Northgate United during what
+    timeframe?". A passage naming another stated passage's document, or named by one, links
+    them and stays; so does a document's opening passage beside its others, and a passage under
+    the heading of a stated one, or a row of its table (a list's items, the steps of "What to
+    do"). Not for questions
+    each side of which is answered on its own (:func:`~provgraph.answer.linking.checks_links`,
+    :func:`_of_each`). HotpotQA development half: precision 68.3 -> 70.6, nothing else moved
+    (counting the content words alone lost an answer saying "May")."""
+    if not checks_links(question) or _of_each(question):
+        return list(passages)
+    asked = set(content_words(question)) | {w for t in salient_terms(question) for w in words(t)}
+    out: list[EvidenceItem] = []
+    covered: set[str] = set()
+    for p in passages:
+        new = (set(words(_item_text(p))) & asked) - covered
+        if (
+            not out
+            or new
+            or any(_names_document(p, o) or _names_document(o, p) for o in out if o.document != p.document)
+            # "Stop using the kettle", "Unplug the base ...": a heading's passages, or a table's
+            # rows, are its answer together
+            or any(_same_part(p, o) for o in out)
+        ):
+            out.append(p)
+            covered |= new
+    documents = {p.document for p in out}
+    return [p for p in passages if p in out or (p.document in documents and _opens_with(p, _named(p.title)))]
+
+
+def _same_part(item: EvidenceItem, other: EvidenceItem) -> bool:
+    """Whether two passages of one document are under the same heading (not only its title), or
+    rows of a table."""
+    if item.document != other.document:
+        return False
+    if item.section and item.section != item.title and item.section == other.section:
+        return True
+    return bool(row_fields(item.text)) and bool(row_fields(other.text))
+
+
+def _of_each(question: str) -> bool:
+    """Whether ``question`` asks the same of two names: "What nationality were Alfred Gell and
+    Edmund Leach?" (each one's own passage answers it)."""
+    said = " ".join(words(question))
+    names = [" ".join(words(n)) for n in salient_names(question)]
+    return any(mentions(said, f"{a} and {b}") for a in names for b in names if a != b)
+
+
+def _names_document(item: EvidenceItem, other: EvidenceItem) -> bool:
+    """Whether the passage ``item`` names the subject of ``other``'s document."""
+    name = _named(other.title)
+    return bool(name) and mentions(" ".join(words(item.text)), name)
 
 
 def _stated(item: EvidenceItem) -> str:

@@ -91,6 +91,38 @@ def linked_through(item: EvidenceItem, question: str, passages: Sequence[Evidenc
     return any(not _says(item, said) and _mentioning(passages, said) for _, said in _checked_names(question))
 
 
+def links(item: EvidenceItem, question: str, passages: Sequence[EvidenceItem]) -> list[EvidenceItem]:
+    """The passages that link ``item`` to the names of ``question`` it does not say itself, one
+    per name (:func:`linked_through`): "In 1991 Reed recruited Tom Birch" for "Alan Reed managed
+    Northgate ...". None when a name is left unlinked."""
+    if not linked_through(item, question, passages):
+        return []
+    passages = [p for p in passages if p.kind is EvidenceKind.PASSAGE]
+    found: list[EvidenceItem] = []
+    for _, said in _checked_names(question):
+        if _says(item, said) or not (documents := _mentioning(passages, said)):
+            continue
+        link = next((p for p in passages if p is not item and _link(item, p, passages, documents, said)), None)
+        if link is not None and link not in found:
+            found.append(link)
+    return found
+
+
+def _link(
+    item: EvidenceItem, p: EvidenceItem, passages: Sequence[EvidenceItem], documents: set[str], said: str
+) -> bool:
+    """Whether the passage ``p`` links ``item`` to the name ``said``, which the ``documents``
+    mention: it is of ``item``'s document and says the name, or of one of the documents and
+    names ``item``'s subject, or of ``item``'s document and names one of the documents."""
+    text = _said(p.text)
+    if p.document == item.document and mentions(text, said):
+        return True
+    if p.document in documents and any(mentions(text, s) for s in _subjects(item)):
+        return True
+    named = {_said(without_disambiguation(o.title or "")) for o in passages if o.document in documents} - {""}
+    return p.document == item.document and any(mentions(text, t) for t in named)
+
+
 @lru_cache(maxsize=256)
 def _checked_names(question: str) -> tuple[tuple[str, str], ...]:
     """The names of ``question`` to link an answer to, each with its words (module docstring)."""
@@ -120,13 +152,19 @@ def _linked(item: EvidenceItem, passages: Sequence[EvidenceItem], documents: set
     passage of one names its subject, or a passage of its document names one of them."""
     if item.document in documents:
         return True
-    subject = _said(without_disambiguation(item.title or ""))
-    # a person's document is about them by their surname too ("Reed recruited ...")
-    subjects = [s for s in {subject, subject.rpartition(" ")[2]} if s]
+    subjects = _subjects(item)
     if any(p.document in documents and any(mentions(_said(p.text), s) for s in subjects) for p in passages):
         return True
     named = {_said(without_disambiguation(p.title or "")) for p in passages if p.document in documents} - {""}
     return any(p.document == item.document and any(mentions(_said(p.text), t) for t in named) for p in passages)
+
+
+def _subjects(item: EvidenceItem) -> list[str]:
+    """What the passage ``item`` is about, as words: its document's subject, and for a name of
+    two or more words its last (a person's document is about them by their surname too: "Reed
+    recruited ...")."""
+    subject = _said(without_disambiguation(item.title or ""))
+    return [s for s in dict.fromkeys([subject, subject.rpartition(" ")[2]]) if s]
 
 
 # each passage's words are read once per name and passage it is checked against

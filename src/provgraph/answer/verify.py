@@ -64,7 +64,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import takewhile
 
 from provgraph.answer.base import SupportJudge
-from provgraph.answer.linking import unlinked
+from provgraph.answer.linking import linked_through, unlinked
 from provgraph.answer.models import (
     Action,
     AnswerClaim,
@@ -550,7 +550,7 @@ def verify(
         confidence = min(confidence, AnswerConfidence.LOW, key=_RANK.index)
         limitations.append(untyped)
     elsewhere = _elsewhere(pack, kept) if confidence is not AnswerConfidence.INSUFFICIENT else None
-    if elsewhere is not None and _states_answer(pack, kept):
+    if elsewhere is not None and (_states_answer(pack, kept) or _linked_answer(pack, kept)):
         elsewhere = None
     shares = list(_property_shares(pack, kept))
     if elsewhere is not None and max(shares, default=0.0) < MIN_ANSWER_COVERAGE:
@@ -914,6 +914,23 @@ def _for_phrase(found: re.Match[str]) -> list[str]:
     """The words of a "for" phrase up to its first stop word ("people aged" of "for people aged
     55 or over")."""
     return list(takewhile(lambda w: w not in STOP_WORDS, found.group(1).split()))
+
+
+def _linked_answer(pack: EvidencePack, kept: Sequence[_Kept]) -> bool:
+    """Whether the answering passage, the first kept claim's, is one other passages link to the
+    question's names (:func:`~provgraph.answer.linking.linked_through`): "Alan Reed managed
+    Northgate ..." and "In 1991 Reed recruited Tom Birch" are about the manager asked for, not
+    about other things that mention Tom Birch."""
+    # only a name the question describes its subject by ("who recruited Tom Birch"): "How many
+    # Earth radii is Kepler-186?" is not answered by Kepler-186f's radius, whose document names it
+    if not _DESCRIBED.search(pack.question):
+        return False
+    answering = next((i for i in kept[0][1] if i.kind is EvidenceKind.PASSAGE), None) if kept else None
+    return answering is not None and linked_through(answering, pack.question, pack.items)
+
+
+#: A relative clause a question describes what it asks of by: "The manager who recruited ...".
+_DESCRIBED = re.compile(r"^\s*\S+.*?\b(?:who|whom|whose|that|which)\b", re.I)
 
 
 def _unlinked(pack: EvidencePack, kept: Sequence[_Kept]) -> str | None:
