@@ -488,10 +488,10 @@ def _unrepeated(passages: Sequence[EvidenceItem], question: str) -> list[Evidenc
     timeframe?". A passage naming another stated passage's document, or named by one, links
     them and stays; so does a document's opening passage beside its others, and a passage under
     the heading of a stated one, or a row of its table (a list's items, the steps of "What to
-    do"). Not for questions
-    each side of which is answered on its own (:func:`~provgraph.answer.linking.checks_links`,
-    :func:`_of_each`). HotpotQA development half: precision 68.3 -> 70.6, nothing else moved
-    (counting the content words alone lost an answer saying "May")."""
+    do"). Not for questions each side of which is answered on its own
+    (:func:`~provgraph.answer.linking.checks_links`, :func:`_of_each`). HotpotQA development
+    half: precision 68.3 -> 70.6, nothing else moved (counting the content words alone lost an
+    answer saying "May")."""
     if not checks_links(question) or _of_each(question):
         return list(passages)
     asked = set(content_words(question)) | {w for t in salient_terms(question) for w in words(t)}

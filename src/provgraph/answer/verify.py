@@ -916,6 +916,11 @@ def _for_phrase(found: re.Match[str]) -> list[str]:
     return list(takewhile(lambda w: w not in STOP_WORDS, found.group(1).split()))
 
 
+def _answering(kept: Sequence[_Kept]) -> EvidenceItem | None:
+    """The passage the first kept claim cites: the one that answers, or None."""
+    return next((i for i in kept[0][1] if i.kind is EvidenceKind.PASSAGE), None) if kept else None
+
+
 def _linked_answer(pack: EvidencePack, kept: Sequence[_Kept]) -> bool:
     """Whether the answering passage, the first kept claim's, is one other passages link to the
     question's names (:func:`~provgraph.answer.linking.linked_through`): "Alan Reed managed
@@ -925,7 +930,7 @@ def _linked_answer(pack: EvidencePack, kept: Sequence[_Kept]) -> bool:
     # Earth radii is Kepler-186?" is not answered by Kepler-186f's radius, whose document names it
     if not _DESCRIBED.search(pack.question):
         return False
-    answering = next((i for i in kept[0][1] if i.kind is EvidenceKind.PASSAGE), None) if kept else None
+    answering = _answering(kept)
     return answering is not None and linked_through(answering, pack.question, pack.items)
 
 
@@ -937,7 +942,7 @@ def _unlinked(pack: EvidencePack, kept: Sequence[_Kept]) -> str | None:
     """Why the answering passage, the first kept claim's, is about something the question's names
     are not linked to (:func:`~provgraph.answer.linking.unlinked`: "Ernest Mangnall ... managed
     Manchester United" for "The football manager who recruited David Beckham ..."); or None."""
-    answering = next((i for i in kept[0][1] if i.kind is EvidenceKind.PASSAGE), None) if kept else None
+    answering = _answering(kept)
     if answering is None:
         return None
     titled = {" ".join(words(without_disambiguation(i.title or ""))) for _, cited in kept for i in cited}
