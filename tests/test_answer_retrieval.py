@@ -973,6 +973,18 @@ def test_a_passage_saying_nothing_asked_that_the_answer_does_not_is_not_stated(t
     assert [c.text for c in answer.claims] == ["Do not take more than one tablet in 24 hours."], answer.claims
 
 
+def test_the_thing_a_question_naming_nothing_asks_for_is_not_what_it_asks_of_it(tmp_path):
+    guideline = {
+        "Hypertension guideline": "Adults with a blood pressure of 140/90 mmHg or higher should be offered "
+        "lifestyle advice.\n\nBlood pressure should be reviewed every year.\n",
+    }
+    (answer,) = _ask_articles(tmp_path, guideline, "What blood pressure counts as high?")
+    # "Blood pressure should be reviewed every year." says "blood pressure", which is what is
+    # asked for, and nothing of what is asked of it ("counts as high")
+    assert answer.confidence.value != "high", [c.text for c in answer.claims]
+    assert 'No claim states what the question asks of its subject ("counts", "high").' in answer.limitations
+
+
 def test_a_definite_description_is_read_as_the_name_before_it(tmp_path):
     articles = {
         "Vermont Catamounts men's soccer": "The Vermont Catamounts men's soccer team represents the University of "

@@ -1171,12 +1171,22 @@ def _asked_words(pack: EvidencePack) -> list[str]:
     # ("Contoso's revenue" alone is what is asked)
     said = " ".join(words(pack.question))
     names |= {w for t in terms if mentions(said, f"of {t}") for w in possessed(pack.question, t)}
+    # "What blood pressure counts as high?": with no name, the thing it asks for is no word of what
+    # it asks of that thing ("counts as high"), as "Blood pressure should be reviewed" shows
+    kind = _KIND_SUBJECT.match(pack.question) if not terms and not pack.entities else None
+    names |= set(words(kind.group(1))) if kind else set()
     # "When did the fire happen?", "Where did the battle take place?": an event's date or place
     # is all they ask of it
     asked = _HAPPENED.sub(" ", pack.question)
     return list(dict.fromkeys(w for w in _content(asked) if w not in names and w not in KIND_WORDS))
 
 
+#: "What blood pressure counts as high?": the thing a question asks for, its verb's subject.
+_KIND_SUBJECT = re.compile(
+    r"^\s*(?:what|which)\s+((?:[a-z-]+\s+){0,2}?[a-z-]+)\s+"
+    r"(?!(?:is|was|has|does|means|makes)\b)[a-z]{2,}(?<!s)s\b(?!\s+(?:do|does|did)\b)",
+    re.I,
+)
 _HAPPENED = re.compile(r"\b(?:take|takes|took|taken|taking)\s+place\b|\b(?:happen|occur)\w*", re.I)
 
 
