@@ -69,26 +69,36 @@ def unlinked(
     the documents an answer cites, as words) is linked: the answer speaks of it in its own
     document. A name nothing found mentions is not found (the coverage check's concern), not
     unlinked."""
-    if not checks_links(question):
-        return None
-    passages = [p for p in passages if p.kind is EvidenceKind.PASSAGE]
-    for name, said in _checked_names(question):
-        if said in titled or _says(item, said):
-            continue
-        documents = _mentioning(passages, said)
-        if documents and not _linked(item, passages, documents):
-            return name
-    return None
+    return _linking(item, question, passages, titled)[0]
 
 
 def linked_through(item: EvidenceItem, question: str, passages: Sequence[EvidenceItem]) -> bool:
     """Whether ``passages`` link the passage ``item`` to a name of ``question`` it does not say
     itself, and nothing leaves it unlinked to another (:func:`unlinked`): "Alan Reed managed
     Northgate ..." beside "In 1991 Reed recruited Tom Birch"."""
-    if not checks_links(question) or unlinked(item, question, passages) is not None:
-        return False
+    return _linking(item, question, passages, ())[1]
+
+
+def _linking(
+    item: EvidenceItem, question: str, passages: Sequence[EvidenceItem], titled: Collection[str]
+) -> tuple[str | None, bool]:
+    """The first name ``item`` is not linked to (:func:`unlinked`), and, when there is none,
+    whether other passages link it to a name it does not say itself (:func:`linked_through`):
+    both in one pass over the names."""
+    if not checks_links(question):
+        return None, False
     passages = [p for p in passages if p.kind is EvidenceKind.PASSAGE]
-    return any(not _says(item, said) and _mentioning(passages, said) for _, said in _checked_names(question))
+    through = False
+    for name, said in _checked_names(question):
+        if said in titled or _says(item, said):
+            continue
+        documents = _mentioning(passages, said)
+        if not documents:
+            continue
+        if not _linked(item, passages, documents):
+            return name, False
+        through = True
+    return None, through
 
 
 def links(item: EvidenceItem, question: str, passages: Sequence[EvidenceItem]) -> list[EvidenceItem]:
