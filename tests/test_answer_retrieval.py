@@ -2908,3 +2908,20 @@ def test_what_a_name_has_after_of_is_what_is_asked_of(tmp_path):
     [price] = _ask_articles(tmp_path, maker, "What is the price of Corran's balances?")
     assert price.abstained or price.confidence.value == "low", price.claims
     assert any('("price")' in note for note in [price.answer_summary, *price.limitations]), price.limitations
+
+
+def test_a_season_is_named_by_both_its_years_together(tmp_path):
+    """ "Who coached the 2011-12 Harbor Hawks?" was answered from the 2010-11 team's article,
+    whose "2011 tournament" and "12-6" said the season's two numbers apart."""
+    seasons = {
+        "2010\u201311 Harbor Hawks": "The 2010\u201311 Harbor Hawks were coached by Dana Reyes.\n\n"
+        "They finished 12\u20136 and lost the final of the 2011 Coastal Tournament.\n",
+        "2011\u201312 Harbor Hawks": "The 2011\u201312 Harbor Hawks were coached by Sam Ortiz.\n",
+    }
+    question = "Who coached the 2011\u201312 Harbor Hawks?"
+    [other] = _ask_articles(tmp_path, {k: v for k, v in seasons.items() if k.startswith("2010")}, question)
+    assert other.abstained, other.claims
+    assert '"2011\u201312"' in other.answer_summary
+    (tmp_path / "both").mkdir()
+    [own] = _ask_articles(tmp_path / "both", seasons, question)
+    assert "Sam Ortiz" in own.claims[0].text, own.claims

@@ -567,6 +567,8 @@ _PHRASED = [
 _CODE_NAME = re.compile(r"`([^`\s]{1,60})`|(?<![\w`])([A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+)(?![\w`])")
 #: "1.4.0", "3.9": a number of dotted parts, a version or a decimal.
 _DOTTED = re.compile(r"(?<![\w.])\d+(?:\.\d+)+(?![\w])")
+#: A season, a span of two years: "2011\u201312", "1992-93", "1939-1945".
+_SEASON = re.compile(r"(?<![\w.])(?:1\d{3}|20\d{2})[-\u2010\u2011\u2013/](?:\d{2}|1\d{3}|20\d{2})(?![\w.])")
 
 
 _WEEKDAYS = frozenset("monday tuesday wednesday thursday friday saturday sunday".split())
@@ -580,9 +582,13 @@ def salient_terms(question: str) -> list[str]:
     ("England, Henry Roth" is two), except the period of an initial or title ("Robert C. Seger",
     "St. Andre"); a number is a term of its own ("In 1991 Euromarché"), but after a name, unless
     a year or a dotted number, it is part of it ("Photo 51", "Kepler-186f"; not "Driftwood 1.4.0").
+    A season is one term: the 2010\u201311 team is not the one of "2011\u201312", though each says
+    "2011" and "12".
 
     >>> salient_terms("Who took Photo 51 in 1952?"), salient_terms("How far is Kepler-186f from Earth?")
     (['photo 51', '1952'], ['kepler 186f', 'earth'])
+    >>> salient_terms("Who coached the 2011\u201312 VCU Rams?")
+    ['2011 12', 'vcu rams']
     >>> salient_terms("When was Driftwood 1.4.0 released?"), salient_terms("What does get_records return?")
     (['driftwood', '1 4 0'], ['get records'])
     """
@@ -604,7 +610,7 @@ def salient_terms(question: str) -> list[str]:
             terms.append(" ".join(words(" ".join(run))))
         run.clear()
 
-    dotted = {m.start(): m.end() for m in _DOTTED.finditer(text)}
+    dotted = {m.start(): m.end() for m in (*_DOTTED.finditer(text), *_SEASON.finditer(text))}
     skip_to = 0
     for i, token in enumerate(tokens):
         if matches[i].start() < skip_to:
@@ -678,11 +684,14 @@ def position(said: Sequence[str], name: Sequence[str]) -> int | None:
 
 
 def number_text(term: str) -> str:
-    """A term of :func:`salient_terms` as written: a dotted number's parts joined by dots.
+    """A term of :func:`salient_terms` as written: a dotted number's parts joined by dots, a
+    season's years by a dash.
 
-    >>> number_text("2 0 0"), number_text("2026"), number_text("photo 51")
-    ('2.0.0', '2026', 'photo 51')
+    >>> number_text("2 0 0"), number_text("2026"), number_text("photo 51"), number_text("2011 12")
+    ('2.0.0', '2026', 'photo 51', '2011\u201312')
     """
+    if _SEASON.fullmatch(term.replace(" ", "-")):
+        return term.replace(" ", "\u2013")
     return term.replace(" ", ".") if term.replace(" ", "").isdigit() else term
 
 

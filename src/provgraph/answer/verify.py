@@ -1394,9 +1394,15 @@ def _uncovered(question: str, cited: Sequence[EvidenceItem]) -> str | None:
         t
         for t in salient_terms(question)
         if not (bound and t == str(bound[1]))
-        and not all(
-            mentions(evidence, w) or mentions(evidence, without_possessive(w)) or mentions(evidence, singular(w))
-            for w in t.split()
+        # a number's words together: "2011" and "12" in "the 2011 tournament ... 12-6" are not
+        # the season 2011-12, nor "1", "4" and "0" version 1.4.0
+        and not (
+            mentions(evidence, t)
+            if t.replace(" ", "").isdigit()
+            else all(
+                mentions(evidence, w) or mentions(evidence, without_possessive(w)) or mentions(evidence, singular(w))
+                for w in t.split()
+            )
         )
         and not (t in short and spells(t, evidence))
     ]
