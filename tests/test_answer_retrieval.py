@@ -1879,6 +1879,87 @@ def test_no_verdict_when_a_side_does_not_say(composers):
     assert "No claim answers yes or no." in answer.limitations
 
 
+TEAMS = {
+    "Harbor Hawks": "The Harbor Hawks are an American basketball team founded in 1946.\n\n"
+    "They play in Portland, Oregon.\n",
+    "Bay Lions": "The Bay Lions are an American basketball team founded in 1946.\n\n"
+    "They play in Oakland, California.\n",
+    "Mesa Kings": "The Mesa Kings are a Mexican football club founded in 1972.\n",
+    "Glass Harbour": "Glass Harbour is a 2004 Canadian drama film directed by Anne Roy.\n",
+    "Iron Coast": "Iron Coast is a 2010 Canadian documentary film directed by Anne Roy.\n",
+}
+
+
+@pytest.mark.parametrize(
+    ("question", "verdict"),
+    [
+        # the second name's article once left the question without a pair: no verdict
+        (
+            "Are the Harbor Hawks and the Bay Lions both basketball teams?",
+            "Yes: Harbor Hawks and Bay Lions are both basketball teams.",
+        ),
+        (
+            "Are the Harbor Hawks and the Mesa Kings from the same country?",
+            "No: Harbor Hawks and Mesa Kings are not from the same country: Harbor Hawks American, Mesa Kings Mexican.",
+        ),
+        # "the same year", "by the same person", "the same state" had no value of either side
+        (
+            "Were the Harbor Hawks and the Bay Lions founded in the same year?",
+            "Yes: Harbor Hawks and Bay Lions were founded in the same year: Harbor Hawks 1946, Bay Lions 1946.",
+        ),
+        (
+            "Were the Harbor Hawks and the Mesa Kings founded in the same year?",
+            "No: Harbor Hawks and Mesa Kings were not founded in the same year: Harbor Hawks 1946, Mesa Kings 1972.",
+        ),
+        (
+            "Were Glass Harbour and Iron Coast directed by the same person?",
+            "Yes: Glass Harbour and Iron Coast were directed by the same person: "
+            "Glass Harbour Anne Roy, Iron Coast Anne Roy.",
+        ),
+        (
+            "Do the Harbor Hawks and the Bay Lions play in the same state?",
+            "No: Harbor Hawks and Bay Lions do not play in the same state: Harbor Hawks Oregon, Bay Lions California.",
+        ),
+    ],
+)
+def test_what_two_things_share_ends_in_a_verdict_citing_both(tmp_path, question, verdict):
+    [answer] = _ask_articles(tmp_path, TEAMS, question)
+    assert answer.claims[0].text == verdict, answer.claims
+    assert answer.claims[0].verified and len(answer.claims[0].supporting_citations) == 2
+    assert answer.confidence.value == "high", answer.limitations
+
+
+BANDS = {
+    "Velvet Rain": "Velvet Rain is an English rock band formed in 1991.\n\nThe band has five members.\n",
+    "Paper Moons": "Paper Moons is an English rock band formed in 1988.\n\nThe band has three members.\n",
+    "Loravex": "Loravex is a tablet taken twice a day.\n\nEach tablet holds 20 mg of loratin.\n",
+    "Ibuprofen": "Ibuprofen is a painkiller sold in 400 mg tablets.\n",
+}
+
+
+def test_whether_one_is_more_than_the_other_ends_in_a_verdict(tmp_path):
+    """ "Is Velvet Rain older than Paper Moons?" had no verdict: only "Which is older, A or B?" was
+    read as a comparison."""
+    older, more, effective, which = _ask_articles(
+        tmp_path,
+        BANDS,
+        "Is Velvet Rain older than Paper Moons?",
+        "Does Velvet Rain have more members than Paper Moons?",
+        "Is Loravex more effective than Ibuprofen?",
+        "Which is more effective, Loravex or Ibuprofen?",
+    )
+    assert older.claims[0].text == "No: Paper Moons is older: Velvet Rain 1991, Paper Moons 1988."
+    assert more.claims[0].text == "Yes: Velvet Rain has more members: Velvet Rain five, Paper Moons three."
+    for answer in (older, more):
+        assert answer.claims[0].verified and len(answer.claims[0].supporting_citations) == 2
+        assert answer.confidence.value == "high", answer.limitations
+    # a dose says nothing of which is more effective: no figure decides it (it once read
+    # "Ibuprofen is more effective: Loravex 20, Ibuprofen 400", high)
+    for answer in (effective, which):
+        assert not any(c.text.startswith(("Yes", "No")) or "more effective" in c.text for c in answer.claims)
+        assert answer.confidence.value != "high"
+
+
 AIRPORTS = {
     "Elko Regional Airport": "Elko Regional Airport is a public airport a mile west of downtown Elko, in Elko County, "
     "Nevada.\n",

@@ -548,6 +548,8 @@ def _pronoun_read(item: EvidenceItem) -> str:
     return in_context(item.text, item.title, item.referent) if opening and opening[0] in PRONOUNS else item.text
 
 
+#: The comparatives that compare counts of what the question names after them ("more members").
+_COUNTING = frozenset("more fewer less".split())
 #: How a comparative of the question reads in a verdict.
 _VERDICT_WORD = {"first": "earlier", "oldest": "older", "youngest": "younger"}
 
@@ -586,7 +588,10 @@ def _verdict(relevant: Sequence[EvidenceItem], question: str) -> list[DraftClaim
         # 1.52 astronomical units" is no count of moons); a year is a year ("Adeline Virginia Woolf
         # (25 January 1882 - 28 March 1941)" for "born earlier", though a sentence says "born")
         if not asked.dated:
-            about = [i for i in about if says(i)] or about
+            # ... and for "more", "fewer", "less" only such evidence counts: no number of a
+            # passage saying nothing of it is a count of it ("Each tablet holds 20 mg" says
+            # nothing of "more effective"); a dimension is said by its measure ("3,200 metres high")
+            about = [i for i in about if says(i)] or ([] if asked.word in _COUNTING else about)
         hit = next(((i, f) for i in about if (f := _figure(i, dated=asked.dated, compared=compared)) is not None), None)
         if hit is None:
             return []
@@ -600,6 +605,9 @@ def _verdict(relevant: Sequence[EvidenceItem], question: str) -> list[DraftClaim
     said = asked.said or "is " + _VERDICT_WORD.get(asked.word, asked.word)
     text = f"{found[best][0]} {said}: " + ", ".join(f"{option} {f}" for option, _, f in found) + "."
     text = text[:1].upper() + text[1:]
+    if asked.yes_no:
+        # "Is Velvet Rain older than Paper Moons?": "No: Paper Moons is older: ..."
+        text = f"{'Yes' if best == 0 else 'No'}: {text}"
     return [
         DraftClaim(
             text=text,
@@ -1133,6 +1141,11 @@ _HOW_SAID = frozenset(
 #: "The same ..." that a country's adjective answers ("an American director").
 _NATIONALITY = frozenset("nationality nationalities country citizenship origin".split())
 _DEMONYM = re.compile(r"\b(?:is|was|are|were)\s+(?:an?|the)\s+(?:\d{4}\s+)?([A-Z][\w-]*)")
+#: "The same ..." that the region of a place answers ("in Oakland, California").
+_REGIONAL = frozenset("state states province provinces region regions".split())
+#: "directed by the same person", "published by the same company": the verb of the one who did it.
+_DONE_BY = re.compile(r"\b([a-z]+)\s+by\s+the\s+same\b", re.I)
+_CAPITALISED = r"[A-Z][\w.'-]*(?:\s+(?:[A-Z][\w.'-]*|of|de|van|von|la|le))*(?<!\s(?:of|de|la|le))(?<!\s(?:van|von))"
 
 
 def _pair_verdict(relevant: Sequence[EvidenceItem], question: str) -> list[DraftClaim]:
@@ -1279,6 +1292,23 @@ def _states(item: EvidenceItem, asked: Pair) -> str | None:
     if asked.same in _NATIONALITY:
         found = _DEMONYM.search(item.text)
         return found.group(1) if found else None
+    done = _DONE_BY.search(asked.rest)
+    if done is not None:
+        # "directed by the same person": whom the passage says did it ("... directed by Anne Roy")
+        found = re.search(rf"\b{re.escape(done.group(1)[:5])}\w*\s+by\s+({_CAPITALISED})", item.text)
+        # (the sentence's full stop is no initial's: "Anne Roy.", "J. Smith Jr.")
+        return re.sub(r"(?<=\w{3})\.$", "", found.group(1)) if found else None
+    if asked.same == "year":
+        # "founded in the same year": the year the passage says it was ("founded in 1946",
+        # "(born 3 May 1961)"), not any year it says
+        verbs = [w for w in content_words(asked.rest) if w not in ("same", "year")]
+        stems = "|".join(re.escape(v[:5]) for v in verbs)
+        found = re.search(rf"\b(?:{stems})\w*\b[^.;()]{{0,30}}?\b(1\d{{3}}|20\d{{2}})\b", item.text) if stems else None
+        return found.group(1) if found else None
+    if asked.same in _REGIONAL:
+        # "play in the same state": the region of the place the passage puts it in ("Oakland, California")
+        regions = _regions(item.text)
+        return regions[-1] if regions else None
     # "a prefecture-level city" for "the same level", "in Ortakoy neighborhood" for "the same neighborhood"
     found = re.search(rf"([^\W\d_][\w']*)[-\s]{re.escape(asked.same[:5])}\w*", item.text, re.I)
     if found is None or found.group(1).lower() in STOP_WORDS:

@@ -223,6 +223,8 @@ class Comparison:
     order: Order
     #: what the question says of the one it asks for, from its verb: "was born earlier"
     said: str | None = None
+    #: whether it asks yes or no of the first option ("Is A older than B?"), not which one
+    yes_no: bool = False
 
 
 _COMPARATIVES = {
@@ -267,7 +269,7 @@ def comparison(question: str) -> Comparison | None:
     """
     found = _OPTIONS.search(question)
     if found is None:
-        return None
+        return _than(question)
     head = words(question[: found.start()])
     word = next((w for w in head if w in _COMPARATIVES), None)
     if word is None:
@@ -280,6 +282,49 @@ def comparison(question: str) -> Comparison | None:
     verb = _VERB.search(question[: found.start()])
     said = question[verb.start() : found.start()].strip() if verb else None
     return Comparison(options, word, dated, order, said)
+
+
+#: "Is Velvet Rain older than Paper Moons?", "Does Velvet Rain have more members than Paper Moons?":
+#: a yes/no question comparing the thing it asks of with another.
+_THAN = re.compile(
+    r"^\s*(?P<aux>(?i:is|are|was|were|does|do|did|has|have|had))\s+(?P<a>.+?)\s+(?P<said>(?:[a-z]+\s+){0,2}?"
+    rf"(?P<word>{'|'.join(_COMPARATIVES)})(?:\s+[a-z]+){{0,2}}?)\s+than\s+(?P<b>.+?)\s*\?\s*$"
+)
+
+
+def _than(question: str) -> Comparison | None:
+    """The comparison of a yes/no question asking whether one thing is more than another, its
+    ``options`` the one it asks of first (``yes_no``), or None.
+
+    >>> asked = comparison("Does Velvet Rain have more members than Paper Moons?")
+    >>> asked.options, asked.dated, asked.order.value, asked.said, asked.yes_no
+    (('Velvet Rain', 'Paper Moons'), False, 'most', 'has more members', True)
+    >>> comparison("Was Emma Bull born earlier than Virginia Woolf?").said
+    'was born earlier'
+    """
+    found = _THAN.match(question)
+    if found is None:
+        return None
+    a = " ".join(_leading_name(_tokens_of(re.sub(r"^(?:the|a|an)\s+", "", found.group("a"), flags=re.I))))
+    b = " ".join(_leading_name(_tokens_of(re.sub(r"^(?:the|a|an)\s+", "", found.group("b"), flags=re.I))))
+    if not a or not b or a != re.sub(r"^(?:the|a|an)\s+", "", found.group("a"), flags=re.I):
+        return None
+    word = found.group("word").lower()
+    dated, order = _COMPARATIVES[word]
+    aux, said = found.group("aux").lower(), found.group("said")
+    if aux in ("does", "do", "did"):
+        # "Does Velvet Rain have more members": "has more members" of the one that does
+        from lemminflect import getInflection
+
+        verb, _, rest = said.partition(" ")
+        form = getInflection(verb.lower(), tag="VBD" if aux == "did" else "VBZ")
+        said = f"{form[0] if form else verb} {rest}".strip()
+    else:
+        said = f"{_SINGULAR_BE.get(aux, aux)} {said}"
+    return Comparison((a, b), word, dated, order, said, yes_no=True)
+
+
+_SINGULAR_BE = {"are": "is", "were": "was", "have": "has"}
 
 
 @dataclass(frozen=True)
@@ -312,12 +357,15 @@ def pair(question: str) -> Pair | None:
     Pair(options=('Random House Tower', '888 7th Avenue'), verb='are', rest='used for real estate', same=None)
     >>> pair("Are Yingkou and Fuding the same level of city?").same
     'level'
+    >>> pair("Are the Harbor Hawks and the Bay Lions both basketball teams?").options
+    ('Harbor Hawks', 'Bay Lions')
     """
     found = _PAIR.match(question)
     if found is None:
         return None
     first = _tokens_of(found.group(2))
-    second = _tokens_of(found.group(3))
+    # "Are the Harbor Hawks and the Bay Lions both ...?": the second name's article is none of it
+    second = _tokens_of(re.sub(r"^(?:the|a|an)\s+", "", found.group(3), flags=re.I))
     a = _trailing_name(first)
     b = _leading_name(second)
     if not a or not b:
