@@ -1960,6 +1960,35 @@ def test_whether_one_is_more_than_the_other_ends_in_a_verdict(tmp_path):
         assert answer.confidence.value != "high"
 
 
+DIRECTORS = {
+    "Marta Lindqvist": "Marta Lindqvist (born 3 May 1961) is a Swedish film director.\n\n"
+    'She directed "North Light" in 1994.\n',
+    "Paul Okafor": "Paul Okafor (born 12 June 1958) is a Nigerian film director.\n\n"
+    "He founded the Lagos Film School in 1990.\n",
+}
+
+
+def test_which_of_two_is_more_asked_without_a_comma_ends_in_a_verdict(tmp_path):
+    """ "Is Marta Lindqvist or Paul Okafor older?" and "Was Paul Okafor born before Marta
+    Lindqvist?" had no verdict, and "Did ... both direct films?" read "both direct films"."""
+    which, before, both, approved = _ask_articles(
+        tmp_path,
+        DIRECTORS,
+        "Is Marta Lindqvist or Paul Okafor older?",
+        "Was Paul Okafor born before Marta Lindqvist?",
+        "Did Marta Lindqvist and Paul Okafor both direct films?",
+        "Was Paul Okafor born before 1960?",
+    )
+    assert which.claims[0].text == "Paul Okafor is older: Marta Lindqvist 1961, Paul Okafor 1958."
+    assert before.claims[0].text == "Yes: Paul Okafor was born earlier: Paul Okafor 1958, Marta Lindqvist 1961."
+    assert both.claims[0].text == "Yes: Marta Lindqvist and Paul Okafor both directed films."
+    for answer in (which, before, both):
+        assert answer.claims[0].verified and len(answer.claims[0].supporting_citations) == 2
+        assert answer.confidence.value == "high", answer.limitations
+    # a year is no second thing to compare with
+    assert not any("earlier:" in c.text for c in approved.claims), approved.claims
+
+
 AIRPORTS = {
     "Elko Regional Airport": "Elko Regional Airport is a public airport a mile west of downtown Elko, in Elko County, "
     "Nevada.\n",

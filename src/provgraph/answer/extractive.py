@@ -1179,7 +1179,7 @@ def _pair_verdict(relevant: Sequence[EvidenceItem], question: str) -> list[Draft
         elsewhere = next((n, v) for n, v, _ in where if v)
         text = f"No: {elsewhere[0]} is in {elsewhere[1]}, {stated[0][0]} in {place}."
     elif asked.same is None:
-        text = f"Yes: {a} and {b} {asked.verb + ' ' if asked.copula else ''}both {asked.rest}."
+        text = f"Yes: {a} and {b} {asked.verb + ' ' if asked.copula else ''}both {_in_tense(asked)}."
     else:
         same = normalise(value_a) == normalise(value_b)
         verb = f"{asked.verb} " if asked.copula else "" if same else f"{asked.verb} "
@@ -1193,6 +1193,18 @@ def _pair_verdict(relevant: Sequence[EvidenceItem], question: str) -> list[Draft
             claim_class=ClaimClass.COMPARATIVE,
         )
     ]
+
+
+def _in_tense(asked: Pair) -> str:
+    """What a pair question asks of both, in its tense: "directed films" of "Did A and B both
+    direct films?"."""
+    verb, _, rest = asked.rest.partition(" ")
+    if asked.verb != "did" or not verb.islower():
+        return asked.rest
+    from lemminflect import getInflection
+
+    past = getInflection(verb, tag="VBD")
+    return f"{past[0] if past else verb} {rest}".strip()
 
 
 def _choice_verdict(relevant: Sequence[EvidenceItem], question: str) -> list[DraftClaim]:

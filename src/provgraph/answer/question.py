@@ -18,6 +18,7 @@ from __future__ import annotations
 import enum
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from provgraph.answer.text import (
     NAME_CONNECTORS,
@@ -125,7 +126,7 @@ _NOT_NAMES = frozenset(
 def expects(question: str) -> Expects:
     """The type of answer ``question`` asks for (the first rule that matches, in the order of the
     enum, a choice first; ``ANY`` when none does)."""
-    if _CHOICE.search(question):
+    if _CHOICE.search(question) or _or_compared(question) is not None:
         return Expects.CHOICE
     if _DATE.search(question):
         return Expects.DATE
@@ -269,7 +270,7 @@ def comparison(question: str) -> Comparison | None:
     """
     found = _OPTIONS.search(question)
     if found is None:
-        return _than(question)
+        return _than(question) or _or_compared(question)
     head = words(question[: found.start()])
     word = next((w for w in head if w in _COMPARATIVES), None)
     if word is None:
@@ -289,7 +290,11 @@ def comparison(question: str) -> Comparison | None:
 _THAN = re.compile(
     r"^\s*(?P<aux>(?i:is|are|was|were|does|do|did|has|have|had))\s+(?P<a>.+?)\s+(?P<said>(?:[a-z]+\s+){0,2}?"
     rf"(?P<word>{'|'.join(_COMPARATIVES)})(?:\s+[a-z]+){{0,2}}?)\s+than\s+(?P<b>.+?)\s*\?\s*$"
+    # "Was Paul Okafor born before Marta Lindqvist?": earlier
+    r"|^\s*(?P<aux2>(?i:is|are|was|were|did))\s+(?P<a2>.+?)\s+(?P<said2>(?:[a-z]+\s+){1,2}?)"
+    r"(?P<word2>before|after)\s+(?P<b2>.+?)\s*\?\s*$"
 )
+_BEFORE = {"before": "earlier", "after": "later"}
 
 
 def _than(question: str) -> Comparison | None:
@@ -301,17 +306,24 @@ def _than(question: str) -> Comparison | None:
     (('Velvet Rain', 'Paper Moons'), False, 'most', 'has more members', True)
     >>> comparison("Was Emma Bull born earlier than Virginia Woolf?").said
     'was born earlier'
+    >>> asked = comparison("Was Virginia Woolf born before Emma Bull?")
+    >>> asked.options, asked.dated, asked.order.value, asked.said
+    (('Virginia Woolf', 'Emma Bull'), True, 'least', 'was born earlier')
     """
     found = _THAN.match(question)
     if found is None:
         return None
-    a = " ".join(_leading_name(_tokens_of(re.sub(r"^(?:the|a|an)\s+", "", found.group("a"), flags=re.I))))
-    b = " ".join(_leading_name(_tokens_of(re.sub(r"^(?:the|a|an)\s+", "", found.group("b"), flags=re.I))))
-    if not a or not b or a != re.sub(r"^(?:the|a|an)\s+", "", found.group("a"), flags=re.I):
-        return None
-    word = found.group("word").lower()
+    part = {k.rstrip("2"): v for k, v in found.groupdict().items() if v is not None}
+    first = re.sub(r"^(?:the|a|an)\s+", "", part["a"], flags=re.I)
+    a = " ".join(_leading_name(_tokens_of(first)))
+    b = " ".join(_leading_name(_tokens_of(re.sub(r"^(?:the|a|an)\s+", "", part["b"], flags=re.I))))
+    if not a or not b or a != first or b.isdigit():
+        return None  # "Was Loravex approved before 2020?" compares no two things
+    word = _BEFORE.get(part["word"].lower(), part["word"].lower())
     dated, order = _COMPARATIVES[word]
-    aux, said = found.group("aux").lower(), found.group("said")
+    aux, said = part["aux"].lower(), part["said"].strip()
+    if part["word"].lower() in _BEFORE:
+        said = f"{said} {word}"
     if aux in ("does", "do", "did"):
         # "Does Velvet Rain have more members": "has more members" of the one that does
         from lemminflect import getInflection
@@ -325,6 +337,36 @@ def _than(question: str) -> Comparison | None:
 
 
 _SINGULAR_BE = {"are": "is", "were": "was", "have": "has"}
+#: "Is Marta Lindqvist or Paul Okafor older?", "Was Emma Bull or Virginia Woolf born earlier?"
+_OR_COMPARED = re.compile(
+    r"^\s*(?P<aux>is|are|was|were)\s+(?:the\s+)?(?P<a>.+?)\s+or\s+(?:the\s+)?(?P<b>.+?)\s+"
+    rf"(?P<word>{'|'.join(_COMPARATIVES)})\s*\?\s*$",
+    re.I,
+)
+
+
+@lru_cache(maxsize=256)
+def _or_compared(question: str) -> Comparison | None:
+    """The comparison of a question asking which of two things it names first is more
+    ("Is Marta Lindqvist or Paul Okafor older?"), or None.
+
+    >>> asked = comparison("Was Emma Bull or Virginia Woolf born earlier?")
+    >>> asked.options, asked.said, choices("Is Mount Kerel or Mount Vesna taller?")
+    (('Emma Bull', 'Virginia Woolf'), 'was born earlier', ('Mount Kerel', 'Mount Vesna'))
+    """
+    found = _OR_COMPARED.match(question)
+    if found is None:
+        return None
+    a = " ".join(_leading_name(_tokens_of(found.group("a"))))
+    b = " ".join(_leading_name(_tokens_of(found.group("b"))))
+    between = found.group("b")[len(b) :].strip()
+    if not a or a != found.group("a") or not b or (between and not between.islower()):
+        return None
+    word = found.group("word").lower()
+    dated, order = _COMPARATIVES[word]
+    aux = found.group("aux").lower()
+    said = " ".join(x for x in (_SINGULAR_BE.get(aux, aux), between, word) if x)
+    return Comparison((a, b), word, dated, order, said)
 
 
 @dataclass(frozen=True)
@@ -421,7 +463,8 @@ def choices(question: str) -> tuple[str, ...] | None:
     """
     found = _OPTIONS.search(question)
     if found is None:
-        return None
+        compared = _or_compared(question)
+        return compared.options if compared is not None else None
     return tuple(re.sub(r"^(the|a|an)\s+", "", o.strip(), flags=re.I) for o in found.groups())
 
 
