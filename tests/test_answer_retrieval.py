@@ -3035,3 +3035,28 @@ def test_a_season_is_named_by_both_its_years_together(tmp_path):
     (tmp_path / "both").mkdir()
     [own] = _ask_articles(tmp_path / "both", seasons, question)
     assert "Sam Ortiz" in own.claims[0].text, own.claims
+
+
+def test_a_name_said_only_as_part_of_another_documents_name_is_not_mentioned(tmp_path):
+    """ "Which program was the Harbor Remote designed to control?" was answered from "Harbor
+    Remote Desktop", another product's article; a team's article titled by its club's name and
+    a description ("Vermont Catamounts men's soccer") still speaks of the club."""
+    desktop = {
+        "Harbor Remote Desktop": "Harbor Remote Desktop is a program that lets administrators control other "
+        "computers over a network.\n"
+    }
+    remote = {"Harbor Remote": "The Harbor Remote is an infrared remote designed to control the Front Row program.\n"}
+    question = "Which program was the Harbor Remote designed to control?"
+    [other] = _ask_articles(tmp_path, desktop, question)
+    assert other.abstained, other.claims
+    assert '"Harbor Remote" only as part of "Harbor Remote Desktop"' in other.answer_summary, other.answer_summary
+    (tmp_path / "both").mkdir()
+    [own] = _ask_articles(tmp_path / "both", {**desktop, **remote}, question)
+    assert "Front Row" in own.claims[0].text, own.claims
+    team = {
+        "Vermont Catamounts men's soccer": "The Vermont Catamounts men's soccer team competes in the America East "
+        "Conference.\n"
+    }
+    (tmp_path / "team").mkdir()
+    [club] = _ask_articles(tmp_path / "team", team, "Which conference do the Vermont Catamounts compete in?")
+    assert not club.abstained and "America East" in club.claims[0].text, club.answer_summary

@@ -1408,6 +1408,13 @@ def _uncovered(question: str, cited: Sequence[EvidenceItem]) -> str | None:
     ]
     if names:
         return "the evidence found does not mention " + ", ".join(f'"{number_text(n)}"' for n in names)
+    text = " ".join(words(" ".join(i.text for i in cited)))
+    asked = salient_names(question)
+    # ("Shut Up" of "Shut Up, Make Love" is part of a name the question says itself)
+    for name in (n for n in asked if not any(o != n and mentions(o, n) for o in asked)):
+        if (longer := _only_within(name, cited, text)) is not None:
+            written = " ".join(longer.split()[: len(name.split())])  # as the title writes it
+            return f'the evidence found mentions "{written}" only as part of "{longer}", another name'
     # (what the evidence says: "games" in a file's path ".../games/season.md" says nothing)
     said = _finder(set(words(evidence_text(cited, locators=False))), inflections=True)
     unsaid = [t for t in topics(question) if not said(t) and not said(singular(t))]
@@ -1429,6 +1436,26 @@ def _uncovered(question: str, cited: Sequence[EvidenceItem]) -> str | None:
         missing = [w for w in content if w not in found]
         return "the evidence found does not speak of " + ", ".join(f'"{w}"' for w in missing)
     return None
+
+
+def _only_within(name: str, cited: Sequence[EvidenceItem], text: str) -> str | None:
+    """The longer name that the cited passages' ``text`` (as words) says, and that every mention
+    of ``name`` in it is part of, when a cited document is titled by that longer name and none by
+    ``name`` itself: "Apple Remote" in "Apple Remote Desktop allows users to ..." speaks of
+    another product. Else None ("It was built ..." in "Skerryvore Reef Lighthouse" is of
+    Skerryvore)."""
+    titles = {" ".join(words(without_disambiguation(i.title or ""))) for i in cited} - {""}
+    # a name goes on in capitals ("Apple Remote Desktop"), not in a description ("Vermont
+    # Catamounts men's soccer" is the Vermont Catamounts' team)
+    named = {" ".join(words(t)): t for i in cited if (t := without_disambiguation(i.title or "")).istitle()}
+    longer = sorted((t for t in titles & set(named) if t.startswith(name + " ")), key=len, reverse=True)
+    if not longer or name in titles:
+        return None
+    said = [t for t in longer if mentions(text, t)]
+    rest = f" {text} "
+    for title in said:
+        rest = rest.replace(f" {title} ", " | ")
+    return named[said[-1]] if said and not mentions(rest, name) else None
 
 
 #: Words a note starts a sentence with that are no name ("Only one source ...", "Ask about ...").
