@@ -3060,3 +3060,22 @@ def test_a_name_said_only_as_part_of_another_documents_name_is_not_mentioned(tmp
     (tmp_path / "team").mkdir()
     [club] = _ask_articles(tmp_path / "team", team, "Which conference do the Vermont Catamounts compete in?")
     assert not club.abstained and "America East" in club.claims[0].text, club.answer_summary
+
+
+def test_a_passage_of_another_thing_mentioning_both_decides_no_choice(tmp_path):
+    """ "Who is older, Annie Morton or Terry Richardson?" was answered (low) by "Vogue Italia's 1995
+    issue featured Annie Morton photographed by Terry Richardson.": it mentions both and decides
+    nothing."""
+    magazine = {
+        "Vogue Italia": "Vogue Italia's 1995 issue featured Annie Morton photographed by Terry Richardson.\n\n"
+        "The magazine was founded in 1964.\n"
+    }
+    which, than = _ask_articles(
+        tmp_path,
+        magazine,
+        "Who is older, Annie Morton or Terry Richardson?",
+        "Is Annie Morton older than Terry Richardson?",
+    )
+    for answer in (which, than):
+        assert answer.abstained, answer.claims
+        assert "about other things that mention" in answer.answer_summary

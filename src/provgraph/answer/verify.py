@@ -90,9 +90,11 @@ from provgraph.answer.question import (
     NUMBER_WORDS,
     Expects,
     choices,
+    comparison,
     expects,
     kind_asked,
     offers,
+    pair,
     topics,
     year_bound,
 )
@@ -553,8 +555,10 @@ def verify(
     if elsewhere is not None and (_states_answer(pack, kept) or _linked_answer(pack, kept)):
         elsewhere = None
     shares = list(_property_shares(pack, kept))
-    if elsewhere is not None and max(shares, default=0.0) < MIN_ANSWER_COVERAGE:
-        # a passage that only mentions what is asked, and says little of it, is no answer to it
+    if elsewhere is not None and (max(shares, default=0.0) < MIN_ANSWER_COVERAGE or _undecided(pack, kept)):
+        # a passage that only mentions what is asked, and says little of it, is no answer to it;
+        # nor, with no verdict, to a choice between two things it mentions ("Vogue Italia's 1995
+        # issue featured Annie Morton photographed by Terry Richardson": which is older?)
         confidence = AnswerConfidence.INSUFFICIENT
         uncovered = elsewhere
     elif elsewhere is not None:
@@ -815,6 +819,15 @@ def _elsewhere(pack: EvidencePack, kept: Sequence[_Kept]) -> str | None:
 
 #: A phrase a sentence opens with to set its scene: "Under the treaty, ", "In 1971, ".
 _SCENE = re.compile(r"^(?:under|in|on|at|after|before|during|by|following)\s+[^,.;:]{1,40},\s*", re.I)
+
+
+def _undecided(pack: EvidencePack, kept: Sequence[_Kept]) -> bool:
+    """Whether a question choosing between two things it names, or asking yes or no of both,
+    has no verdict among the claims (:func:`_unproven`)."""
+    if expects(pack.question) is Expects.CHOICE:
+        return _unproven(pack, kept) is not None
+    two = pair(pack.question) is not None or comparison(pack.question) is not None
+    return two and not any(_VERDICT.match(claim.text) for claim, _ in kept)
 
 
 def _word_after(said: str, name: str) -> str | None:
