@@ -3079,3 +3079,18 @@ def test_a_passage_of_another_thing_mentioning_both_decides_no_choice(tmp_path):
     for answer in (which, than):
         assert answer.abstained, answer.claims
         assert "about other things that mention" in answer.answer_summary
+
+
+def test_a_verdict_is_of_the_article_titled_by_the_name_alone(tmp_path):
+    """ "Were Lena Hart and Omar Reyes of the same nationality?" could be decided by "Lena Hart
+    (film)", a British film about the painter, and the film's passage stayed beside the verdict."""
+    articles = {
+        "Lena Hart (film)": "Lena Hart is a 2005 British biographical film about the painter Lena Hart.\n",
+        "Lena Hart": "Lena Hart (1931 - 1990) was a Canadian painter.\n",
+        "Omar Reyes": "Omar Reyes (born 1960) is a Canadian sculptor.\n",
+    }
+    [same] = _ask_articles(tmp_path, articles, "Were Lena Hart and Omar Reyes of the same nationality?")
+    assert same.claims[0].text == (
+        "Yes: Lena Hart and Omar Reyes were of the same nationality: Lena Hart Canadian, Omar Reyes Canadian."
+    )
+    assert [c.title for c in same.citations if c.title and "film" in c.title] == []

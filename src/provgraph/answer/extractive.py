@@ -251,6 +251,8 @@ class ExtractiveGenerator:
                     if (item := by_id.get(i)) is not None
                 )
             ]
+        elif verdict:
+            passage_claims = _of_the_decided(passage_claims, verdict, by_id)
         claims = _by_subtopic([*verdict, *conflict_claims, *fact_claims, *passage_claims], by_id)
         return _draft(pack, relevant, claims, limitations, by_id)
 
@@ -304,6 +306,25 @@ class ExtractiveGenerator:
         named = {i.document for i in out if i.kind is EvidenceKind.PASSAGE and i.hop == 0}
         spoken = [i for i in pronouns if i.document in named]
         return sorted([*out, *spoken], key=lambda i: (-i.score, i.number)) if terms and spoken else out
+
+
+def _of_the_decided(
+    claims: Sequence[DraftClaim], verdict: Sequence[DraftClaim], by_id: dict[str, EvidenceItem]
+) -> list[DraftClaim]:
+    """The ``claims`` not citing a document of the same name as one the ``verdict`` decided by,
+    and another: after "Yes: Scott Derrickson and Ed Wood were of the same nationality" from the
+    filmmaker's article, the film "Ed Wood (film)" is another Ed Wood."""
+    decided = [by_id[i] for v in verdict for i in v.supporting_citations if i in by_id]
+    documents = {i.document for i in decided}
+    names = {_named(i.title) for i in decided} - {""}
+    return [
+        c
+        for c in claims
+        if not any(
+            (item := by_id.get(i)) is not None and item.document not in documents and _named(item.title) in names
+            for i in c.supporting_citations
+        )
+    ]
 
 
 #: The pronouns that speak of a person.
@@ -1106,7 +1127,8 @@ def _year_held(text: str, keys: set[str], relation: str, year: int) -> bool | No
 
 def _about(relevant: Sequence[EvidenceItem], name: str) -> list[EvidenceItem]:
     """The passages about ``name``: of its document first (unless about another name: "K2 is the
-    second-highest mountain" in "Mount Everest"), then those that mention it."""
+    second-highest mountain" in "Mount Everest"; the one titled by the name alone first), then
+    those that mention it."""
     name = " ".join(words(name))
     about = [
         i
@@ -1114,7 +1136,12 @@ def _about(relevant: Sequence[EvidenceItem], name: str) -> list[EvidenceItem]:
         if i.kind is EvidenceKind.PASSAGE
         and ((_named(i.title) == name and not _of_another(i, name)) or mentions(" ".join(words(i.text)), name))
     ]
-    return sorted(about, key=lambda i: (_named(i.title) != name, i.number))
+    # the article titled by the name alone before one its title tells apart ("Ed Wood", the
+    # filmmaker, before "Ed Wood (film)"): the name's first sense
+    return sorted(
+        about,
+        key=lambda i: (_named(i.title) != name, (i.title or "") != without_disambiguation(i.title or ""), i.number),
+    )
 
 
 def _of_another(item: EvidenceItem, name: str) -> bool:
