@@ -3094,3 +3094,22 @@ def test_a_verdict_is_of_the_article_titled_by_the_name_alone(tmp_path):
         "Yes: Lena Hart and Omar Reyes were of the same nationality: Lena Hart Canadian, Omar Reyes Canadian."
     )
     assert [c.title for c in same.citations if c.title and "film" in c.title] == []
+
+
+def test_a_question_about_two_things_is_not_answered_of_one(tmp_path):
+    """ "Were Lena Hart and Omar Reyes both painters?" was answered (medium) from Lena Hart's
+    article and a gallery's mention of Omar Reyes: with no verdict, a question about two things
+    needs each one's own evidence."""
+    articles = {
+        "Lena Hart": "Lena Hart (1931 - 1990) was a Canadian painter.\n",
+        "Harbour Gallery": "The Harbour Gallery in Halifax shows works by Omar Reyes and Lena Hart.\n",
+    }
+    both, older = _ask_articles(
+        tmp_path,
+        articles,
+        "Were Lena Hart and Omar Reyes both painters?",
+        "Who was born first, Lena Hart or Omar Reyes?",
+    )
+    for answer in (both, older):
+        assert answer.abstained, answer.claims
+        assert 'says nothing of "Omar Reyes" itself' in answer.answer_summary, answer.answer_summary

@@ -583,6 +583,12 @@ def verify(
             # stratovolcano on the island of Vesna": "located" has too many other words to require one)
             confidence = min(confidence, AnswerConfidence.LOW, key=_RANK.index)
             limitations.append(said)
+    one_sided = _one_sided(pack, kept) if confidence is not AnswerConfidence.INSUFFICIENT else None
+    if one_sided is not None:
+        # "Were Scott Derrickson and Ed Wood of the same nationality?" on the film "Ed Wood" and
+        # nothing about Scott Derrickson: with no verdict, what is said of one side answers nothing
+        confidence = AnswerConfidence.INSUFFICIENT
+        uncovered = one_sided
     other_case = _for_another(pack, kept) if confidence is not AnswerConfidence.INSUFFICIENT else None
     if other_case is not None:
         # "What is the first-line drug for children?" on "For people aged 55 or over, a
@@ -828,6 +834,30 @@ def _undecided(pack: EvidencePack, kept: Sequence[_Kept]) -> bool:
         return _unproven(pack, kept) is not None
     two = pair(pack.question) is not None or comparison(pack.question) is not None
     return two and not any(_VERDICT.match(claim.text) for claim, _ in kept)
+
+
+def _one_sided(pack: EvidencePack, kept: Sequence[_Kept]) -> str | None:
+    """Why a question about two things it names (a yes/no question about both, a choice, a
+    comparison) has no answer: no verdict, and one of them is spoken of by no cited passage of
+    its own (of a document titled by it, or opening with it); or None."""
+    question = pack.question
+    compared = pair(question) or comparison(question)
+    options = compared.options if compared is not None else choices(question)
+    if not options or not _undecided(pack, kept):
+        return None
+    cited = [item for _, items in kept for item in items if item.kind is EvidenceKind.PASSAGE]
+    if len(cited) < sum(len(items) for _, items in kept):
+        return None  # a fact is about its entity
+    titles = {" ".join(words(without_disambiguation(i.title or ""))) for i in cited}
+    openings = [" ".join(words(_ARTICLE.sub("", i.text.strip()))) + " " for i in cited]
+    for option in options:
+        name = " ".join(words(_ARTICLE.sub("", option)))
+        if name not in titles and not any(o.startswith(f"{name} ") for o in openings):
+            return f'the evidence found says nothing of "{option}" itself, and decides nothing'
+    return None
+
+
+_ARTICLE = re.compile(r"^(?:the|a|an)\s+", re.I)
 
 
 def _word_after(said: str, name: str) -> str | None:
