@@ -1888,6 +1888,8 @@ TEAMS = {
     "Glass Harbour": "Glass Harbour is a 2004 Canadian drama film directed by Anne Roy.\n",
     "Iron Coast": "Iron Coast is a 2010 Canadian documentary film directed by Anne Roy.\n",
 }
+#: ... and the same film by another director
+OTHER_DIRECTOR = {"Iron Coast": "Iron Coast is a 2010 Canadian documentary film directed by Paul Lamb.\n"}
 
 
 @pytest.mark.parametrize(
@@ -1916,6 +1918,12 @@ TEAMS = {
             "Yes: Glass Harbour and Iron Coast were directed by the same person: "
             "Glass Harbour Anne Roy, Iron Coast Anne Roy.",
         ),
+        # "the same director" was read from "film directed": "Yes" whoever directed them
+        (
+            "Do Glass Harbour and Iron Coast have the same director?",
+            "No: Glass Harbour and Iron Coast do not have the same director: "
+            "Glass Harbour Anne Roy, Iron Coast Paul Lamb.",
+        ),
         (
             "Do the Harbor Hawks and the Bay Lions play in the same state?",
             "No: Harbor Hawks and Bay Lions do not play in the same state: Harbor Hawks Oregon, Bay Lions California.",
@@ -1923,7 +1931,8 @@ TEAMS = {
     ],
 )
 def test_what_two_things_share_ends_in_a_verdict_citing_both(tmp_path, question, verdict):
-    [answer] = _ask_articles(tmp_path, TEAMS, question)
+    articles = {**TEAMS, **OTHER_DIRECTOR} if "Paul Lamb" in verdict else TEAMS
+    [answer] = _ask_articles(tmp_path, articles, question)
     assert answer.claims[0].text == verdict, answer.claims
     assert answer.claims[0].verified and len(answer.claims[0].supporting_citations) == 2
     assert answer.confidence.value == "high", answer.limitations

@@ -1332,9 +1332,12 @@ def _states(item: EvidenceItem, asked: Pair) -> str | None:
         found = _DEMONYM.search(item.text)
         return found.group(1) if found else None
     done = _DONE_BY.search(asked.rest)
-    if done is not None:
+    # "the same director": whom the passage says directed it, as "directed by the same person" asks
+    doer = re.fullmatch(r"([a-z]{3,}?)(?:or|er)", asked.same)
+    if done is not None or doer is not None:
         # "directed by the same person": whom the passage says did it ("... directed by Anne Roy")
-        found = re.search(rf"\b{re.escape(done.group(1)[:5])}\w*\s+by\s+({_CAPITALISED})", item.text)
+        verb = done.group(1)[:5] if done is not None else doer.group(1) if doer is not None else ""
+        found = re.search(rf"\b{re.escape(verb)}\w*\s+by\s+({_CAPITALISED})", item.text)
         # (the sentence's full stop is no initial's: "Anne Roy.", "J. Smith Jr.")
         return re.sub(r"(?<=\w{3})\.$", "", found.group(1)) if found else None
     if asked.same == "year":
@@ -1348,8 +1351,9 @@ def _states(item: EvidenceItem, asked: Pair) -> str | None:
         # "play in the same state": the region of the place the passage puts it in ("Oakland, California")
         regions = _regions(item.text)
         return regions[-1] if regions else None
-    # "a prefecture-level city" for "the same level", "in Ortakoy neighborhood" for "the same neighborhood"
-    found = re.search(rf"([^\W\d_][\w']*)[-\s]{re.escape(asked.same[:5])}\w*", item.text, re.I)
+    # "a prefecture-level city" for "the same level", "in Ortakoy neighborhood" for "the same
+    # neighborhood": the word itself ("film directed" says no "director")
+    found = re.search(rf"([^\W\d_][\w']*)[-\s]{re.escape(asked.same)}(?:s|es)?\b", item.text, re.I)
     if found is None or found.group(1).lower() in STOP_WORDS:
         return None
     return found.group()
