@@ -1879,6 +1879,14 @@ def test_no_verdict_when_a_side_does_not_say(composers):
     assert "No claim answers yes or no." in answer.limitations
 
 
+def _verdict_of(answer: GroundedAnswer) -> str:
+    """The verdict an answer opens with, once it is verified, cites both sides and is high."""
+    verdict = answer.claims[0]
+    assert verdict.verified and len(verdict.supporting_citations) == 2, answer.claims
+    assert answer.confidence.value == "high", answer.limitations
+    return verdict.text
+
+
 TEAMS = {
     "Harbor Hawks": "The Harbor Hawks are an American basketball team founded in 1946.\n\n"
     "They play in Portland, Oregon.\n",
@@ -1933,9 +1941,7 @@ OTHER_DIRECTOR = {"Iron Coast": "Iron Coast is a 2010 Canadian documentary film 
 def test_what_two_things_share_ends_in_a_verdict_citing_both(tmp_path, question, verdict):
     articles = {**TEAMS, **OTHER_DIRECTOR} if "Paul Lamb" in verdict else TEAMS
     [answer] = _ask_articles(tmp_path, articles, question)
-    assert answer.claims[0].text == verdict, answer.claims
-    assert answer.claims[0].verified and len(answer.claims[0].supporting_citations) == 2
-    assert answer.confidence.value == "high", answer.limitations
+    assert _verdict_of(answer) == verdict
 
 
 BANDS = {
@@ -1957,11 +1963,8 @@ def test_whether_one_is_more_than_the_other_ends_in_a_verdict(tmp_path):
         "Is Loravex more effective than Ibuprofen?",
         "Which is more effective, Loravex or Ibuprofen?",
     )
-    assert older.claims[0].text == "No: Paper Moons is older: Velvet Rain 1991, Paper Moons 1988."
-    assert more.claims[0].text == "Yes: Velvet Rain has more members: Velvet Rain five, Paper Moons three."
-    for answer in (older, more):
-        assert answer.claims[0].verified and len(answer.claims[0].supporting_citations) == 2
-        assert answer.confidence.value == "high", answer.limitations
+    assert _verdict_of(older) == "No: Paper Moons is older: Velvet Rain 1991, Paper Moons 1988."
+    assert _verdict_of(more) == "Yes: Velvet Rain has more members: Velvet Rain five, Paper Moons three."
     # a dose says nothing of which is more effective: no figure decides it (it once read
     # "Ibuprofen is more effective: Loravex 20, Ibuprofen 400", high)
     for answer in (effective, which):
@@ -1988,12 +1991,9 @@ def test_which_of_two_is_more_asked_without_a_comma_ends_in_a_verdict(tmp_path):
         "Did Marta Lindqvist and Paul Okafor both direct films?",
         "Was Paul Okafor born before 1960?",
     )
-    assert which.claims[0].text == "Paul Okafor is older: Marta Lindqvist 1961, Paul Okafor 1958."
-    assert before.claims[0].text == "Yes: Paul Okafor was born earlier: Paul Okafor 1958, Marta Lindqvist 1961."
-    assert both.claims[0].text == "Yes: Marta Lindqvist and Paul Okafor both directed films."
-    for answer in (which, before, both):
-        assert answer.claims[0].verified and len(answer.claims[0].supporting_citations) == 2
-        assert answer.confidence.value == "high", answer.limitations
+    assert _verdict_of(which) == "Paul Okafor is older: Marta Lindqvist 1961, Paul Okafor 1958."
+    assert _verdict_of(before) == "Yes: Paul Okafor was born earlier: Paul Okafor 1958, Marta Lindqvist 1961."
+    assert _verdict_of(both) == "Yes: Marta Lindqvist and Paul Okafor both directed films."
     # a year is no second thing to compare with
     assert not any("earlier:" in c.text for c in approved.claims), approved.claims
 

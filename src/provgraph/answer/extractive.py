@@ -1172,6 +1172,7 @@ _DEMONYM = re.compile(r"\b(?:is|was|are|were)\s+(?:an?|the)\s+(?:\d{4}\s+)?([A-Z
 _REGIONAL = frozenset("state states province provinces region regions".split())
 #: "directed by the same person", "published by the same company": the verb of the one who did it.
 _DONE_BY = re.compile(r"\b([a-z]+)\s+by\s+the\s+same\b", re.I)
+#: A name in capitals, its particles inside it ("Ludwig van Beethoven"), none after it.
 _CAPITALISED = r"[A-Z][\w.'-]*(?:\s+(?:[A-Z][\w.'-]*|of|de|van|von|la|le))*(?<!\s(?:of|de|la|le))(?<!\s(?:van|von))"
 
 
@@ -1331,13 +1332,11 @@ def _states(item: EvidenceItem, asked: Pair) -> str | None:
     if asked.same in _NATIONALITY:
         found = _DEMONYM.search(item.text)
         return found.group(1) if found else None
-    done = _DONE_BY.search(asked.rest)
-    # "the same director": whom the passage says directed it, as "directed by the same person" asks
-    doer = re.fullmatch(r"([a-z]{3,}?)(?:or|er)", asked.same)
-    if done is not None or doer is not None:
-        # "directed by the same person": whom the passage says did it ("... directed by Anne Roy")
-        verb = done.group(1)[:5] if done is not None else doer.group(1) if doer is not None else ""
-        found = re.search(rf"\b{re.escape(verb)}\w*\s+by\s+({_CAPITALISED})", item.text)
+    # "directed by the same person", "the same director": whom the passage says did it ("...
+    # directed by Anne Roy"), by the verb before "by" or the doer's noun without its "-or", "-er"
+    done = _DONE_BY.search(asked.rest) or re.fullmatch(r"([a-z]{3,}?)(?:or|er)", asked.same)
+    if done is not None:
+        found = re.search(rf"\b{re.escape(done.group(1)[:5])}\w*\s+by\s+({_CAPITALISED})", item.text)
         # (the sentence's full stop is no initial's: "Anne Roy.", "J. Smith Jr.")
         return re.sub(r"(?<=\w{3})\.$", "", found.group(1)) if found else None
     if asked.same == "year":

@@ -262,7 +262,9 @@ _OPTIONS = re.compile(r"[,:]\s*([^,:?]+?)\s+or\s+([^,:?]+?)\s*\?\s*$")
 
 def comparison(question: str) -> Comparison | None:
     """The comparison a choice question asks for ("Who is older, Annie Morton or Terry
-    Richardson?": the earlier year of the two), or None.
+    Richardson?": the earlier year of the two; "Is Annie Morton or Terry Richardson older?"), or
+    a yes/no question comparing the first of two things with the second ("Is Annie Morton older
+    than Terry Richardson?", "... born before ...?"), or None.
 
     >>> asked = comparison("Who was born earlier, Emma Bull or Virginia Woolf?")
     >>> asked.options, asked.dated, asked.order.value, asked.said
@@ -295,6 +297,7 @@ _THAN = re.compile(
     r"(?P<word2>before|after)\s+(?P<b2>.+?)\s*\?\s*$"
 )
 _BEFORE = {"before": "earlier", "after": "later"}
+_ARTICLE = re.compile(r"^(?:the|a|an)\s+", re.I)
 
 
 def _than(question: str) -> Comparison | None:
@@ -314,9 +317,9 @@ def _than(question: str) -> Comparison | None:
     if found is None:
         return None
     part = {k.rstrip("2"): v for k, v in found.groupdict().items() if v is not None}
-    first = re.sub(r"^(?:the|a|an)\s+", "", part["a"], flags=re.I)
+    first = _ARTICLE.sub("", part["a"])
     a = " ".join(_leading_name(_tokens_of(first)))
-    b = " ".join(_leading_name(_tokens_of(re.sub(r"^(?:the|a|an)\s+", "", part["b"], flags=re.I))))
+    b = " ".join(_leading_name(_tokens_of(_ARTICLE.sub("", part["b"]))))
     if not a or not b or a != first or b.isdigit():
         return None  # "Was Loravex approved before 2020?" compares no two things
     word = _BEFORE.get(part["word"].lower(), part["word"].lower())
@@ -332,11 +335,11 @@ def _than(question: str) -> Comparison | None:
         form = getInflection(verb.lower(), tag="VBD" if aux == "did" else "VBZ")
         said = f"{form[0] if form else verb} {rest}".strip()
     else:
-        said = f"{_SINGULAR_BE.get(aux, aux)} {said}"
+        said = f"{_SINGULAR.get(aux, aux)} {said}"
     return Comparison((a, b), word, dated, order, said, yes_no=True)
 
 
-_SINGULAR_BE = {"are": "is", "were": "was", "have": "has"}
+_SINGULAR = {"are": "is", "were": "was", "have": "has"}
 #: "Is Marta Lindqvist or Paul Okafor older?", "Was Emma Bull or Virginia Woolf born earlier?"
 _OR_COMPARED = re.compile(
     r"^\s*(?P<aux>is|are|was|were)\s+(?:the\s+)?(?P<a>.+?)\s+or\s+(?:the\s+)?(?P<b>.+?)\s+"
@@ -365,7 +368,7 @@ def _or_compared(question: str) -> Comparison | None:
     word = found.group("word").lower()
     dated, order = _COMPARATIVES[word]
     aux = found.group("aux").lower()
-    said = " ".join(x for x in (_SINGULAR_BE.get(aux, aux), between, word) if x)
+    said = " ".join(x for x in (_SINGULAR.get(aux, aux), between, word) if x)
     return Comparison((a, b), word, dated, order, said)
 
 
@@ -407,7 +410,7 @@ def pair(question: str) -> Pair | None:
         return None
     first = _tokens_of(found.group(2))
     # "Are the Harbor Hawks and the Bay Lions both ...?": the second name's article is none of it
-    second = _tokens_of(re.sub(r"^(?:the|a|an)\s+", "", found.group(3), flags=re.I))
+    second = _tokens_of(_ARTICLE.sub("", found.group(3)))
     a = _trailing_name(first)
     b = _leading_name(second)
     if not a or not b:
