@@ -1944,6 +1944,33 @@ def test_what_two_things_share_ends_in_a_verdict_citing_both(tmp_path, question,
     assert _verdict_of(answer) == verdict
 
 
+PLACES_AND_PLANTS = {
+    "Aachen": "Aachen is a spa city in North Rhine-Westphalia, Germany.\n",
+    "Bonn": "Bonn is a city on the banks of the Rhine in North Rhine-Westphalia, Germany.\n",
+    "Lyon": "Lyon is the third-largest city of France, in the region of Auvergne-Rh\u00f4ne-Alpes, France.\n",
+    "Silene": "Silene is a genus of flowering plants in the family Caryophyllaceae.\n",
+    "Ferocactus": "Ferocactus is a genus of large barrel-shaped cacti in the family Cactaceae.\n",
+}
+
+
+def test_a_places_country_and_a_genus_family_decide_the_same(tmp_path):
+    """ "Are Aachen and Lyon in the same country?" had no verdict (a place's article names its
+    country, not a nationality), "located in ..." was a word no evidence said, and "the same
+    family" was read from the word before "family" ("the")."""
+    located, country, family = _ask_articles(
+        tmp_path,
+        PLACES_AND_PLANTS,
+        "Are Aachen and Bonn located in the same country?",
+        "Are Aachen and Lyon in the same country?",
+        "Are Silene and Ferocactus in the same family?",
+    )
+    assert _verdict_of(located) == "Yes: Aachen and Bonn are in the same country: Aachen Germany, Bonn Germany."
+    assert _verdict_of(country) == "No: Aachen and Lyon are not in the same country: Aachen Germany, Lyon France."
+    assert _verdict_of(family) == (
+        "No: Silene and Ferocactus are not in the same family: Silene Caryophyllaceae, Ferocactus Cactaceae."
+    )
+
+
 BANDS = {
     "Velvet Rain": "Velvet Rain is an English rock band formed in 1991.\n\nThe band has five members.\n",
     "Paper Moons": "Paper Moons is an English rock band formed in 1988.\n\nThe band has three members.\n",

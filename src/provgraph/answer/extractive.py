@@ -1212,7 +1212,9 @@ def _pair_verdict(relevant: Sequence[EvidenceItem], question: str) -> list[Draft
         same = normalise(value_a) == normalise(value_b)
         verb = f"{asked.verb} " if asked.copula else "" if same else f"{asked.verb} "
         verdict = f"Yes: {a} and {b} {verb}" if same else f"No: {a} and {b} {verb}not "
-        text = f"{verdict}{asked.rest}: {a} {value_a}, {b} {value_b}."
+        # "located in the same country" is "in the same country": a word the evidence need not say
+        rest = re.sub(r"^(?:located|situated)\s+(?=in\b)", "", asked.rest)
+        text = f"{verdict}{rest}: {a} {value_a}, {b} {value_b}."
     return [
         DraftClaim(
             text=text,
@@ -1331,6 +1333,11 @@ def _states(item: EvidenceItem, asked: Pair) -> str | None:
         return "" if wanted and all(word_key(w) in said for w in wanted) else None
     if asked.same in _NATIONALITY:
         found = _DEMONYM.search(item.text)
+        if found is None and asked.same in ("country", "countries"):
+            # "Aachen is a spa city in North Rhine-Westphalia, Germany": a place's country is the
+            # last region it is put in
+            regions = _regions(item.text)
+            return regions[-1] if regions else None
         return found.group(1) if found else None
     # "directed by the same person", "the same director": whom the passage says did it ("...
     # directed by Anne Roy"), by the verb before "by" or the doer's noun without its "-or", "-er"
@@ -1350,6 +1357,10 @@ def _states(item: EvidenceItem, asked: Pair) -> str | None:
         # "play in the same state": the region of the place the passage puts it in ("Oakland, California")
         regions = _regions(item.text)
         return regions[-1] if regions else None
+    # "in the family Caryophyllaceae" for "the same family": the name after the word
+    after = re.search(rf"\b{re.escape(asked.same)}\s+([A-Z][\w-]+)", item.text)
+    if after is not None:
+        return after.group(1)
     # "a prefecture-level city" for "the same level", "in Ortakoy neighborhood" for "the same
     # neighborhood": the word itself ("film directed" says no "director")
     found = re.search(rf"([^\W\d_][\w']*)[-\s]{re.escape(asked.same)}(?:s|es)?\b", item.text, re.I)
