@@ -1957,13 +1957,17 @@ def test_a_places_country_and_a_genus_family_decide_the_same(tmp_path):
     """ "Are Aachen and Lyon in the same country?" had no verdict (a place's article names its
     country, not a nationality), "located in ..." was a word no evidence said, and "the same
     family" was read from the word before "family" ("the")."""
-    located, country, family = _ask_articles(
+    located, country, family, one = _ask_articles(
         tmp_path,
         PLACES_AND_PLANTS,
         "Are Aachen and Bonn located in the same country?",
         "Are Aachen and Lyon in the same country?",
         "Are Silene and Ferocactus in the same family?",
+        "Is Aachen located in Germany?",
     )
+    # ... nor did a passage putting one place in another answer "located in" word for word
+    assert one.claims[0].text == "Yes: Aachen is a spa city in North Rhine-Westphalia, Germany."
+    assert one.confidence.value == "high", one.limitations
     assert _verdict_of(located) == "Yes: Aachen and Bonn are in the same country: Aachen Germany, Bonn Germany."
     assert _verdict_of(country) == "No: Aachen and Lyon are not in the same country: Aachen Germany, Lyon France."
     assert _verdict_of(family) == (
@@ -1992,6 +1996,14 @@ def test_whether_one_is_more_than_the_other_ends_in_a_verdict(tmp_path):
     )
     assert _verdict_of(older) == "No: Paper Moons is older: Velvet Rain 1991, Paper Moons 1988."
     assert _verdict_of(more) == "Yes: Velvet Rain has more members: Velvet Rain five, Paper Moons three."
+    # what is counted may be a name ("Did Ann Lee win more Grand Slam titles than Kim Ray?" had no verdict)
+    players = {
+        "Ann Lee": "Ann Lee is an English tennis player.\n\nShe won 6 Grand Slam titles.\n",
+        "Kim Ray": "Kim Ray is an English tennis player.\n\nShe won 3 Grand Slam titles.\n",
+    }
+    (tmp_path / "players").mkdir()
+    [titles] = _ask_articles(tmp_path / "players", players, "Did Ann Lee win more Grand Slam titles than Kim Ray?")
+    assert _verdict_of(titles) == "Yes: Ann Lee won more Grand Slam titles: Ann Lee 6, Kim Ray 3."
     # a dose says nothing of which is more effective: no figure decides it (it once read
     # "Ibuprofen is more effective: Loravex 20, Ibuprofen 400", high)
     for answer in (effective, which):

@@ -843,8 +843,15 @@ def _stated_verdict(relevant: Sequence[EvidenceItem], question: str) -> list[Dra
     # "Can I take Veltrazine while pregnant?": "Veltrazine is not recommended during pregnancy"
     # warns against its use without the verb of it
     used = {word_key(w) for w in asked if w in _USE_VERBS}
+    # "Is Aachen located in Germany?": "Aachen is a spa city in North Rhine-Westphalia, Germany."
+    # puts it there without the word "located"
+    placed = _PLACED_IN.search(question)
+    if placed:
+        keys -= {word_key(placed.group(1))}
     for item in relevant:
         if item.kind is not EvidenceKind.PASSAGE or not about(item):
+            continue
+        if placed and not re.search(rf"\bin\b[^.;]*\b{re.escape(placed.group(2))}\b", item.text):
             continue
         needed = keys - used if used and terms and _avoided(item.text, question) else keys
         if not needed <= word_keys(f"{item.text} {item.title or ''}") or keys & ranked(item.text) - ranked(question):
@@ -874,6 +881,8 @@ def _stated_verdict(relevant: Sequence[EvidenceItem], question: str) -> list[Dra
     return []
 
 
+#: "located in Germany": a place a yes/no question asks a thing to be in.
+_PLACED_IN = re.compile(r"\b(located|situated)\s+in\s+(?:the\s+)?([A-Z][\w.'-]*(?:\s+[A-Z][\w.'-]*)*)")
 #: Verbs that end what their object names ("drops support for Python 3.9").
 _ENDING = frozenset(
     "drop drops dropped dropping remove removes removed removing discontinue discontinues discontinued "

@@ -291,7 +291,7 @@ def comparison(question: str) -> Comparison | None:
 #: a yes/no question comparing the thing it asks of with another.
 _THAN = re.compile(
     r"^\s*(?P<aux>(?i:is|are|was|were|does|do|did|has|have|had))\s+(?P<a>.+?)\s+(?P<said>(?:[a-z]+\s+){0,2}?"
-    rf"(?P<word>{'|'.join(_COMPARATIVES)})(?:\s+[a-z]+){{0,2}}?)\s+than\s+(?P<b>.+?)\s*\?\s*$"
+    rf"(?P<word>{'|'.join(_COMPARATIVES)})(?:\s+[A-Za-z]+){{0,3}}?)\s+than\s+(?P<b>.+?)\s*\?\s*$"
     # "Was Paul Okafor born before Marta Lindqvist?": earlier
     r"|^\s*(?P<aux2>(?i:is|are|was|were|did))\s+(?P<a2>.+?)\s+(?P<said2>(?:[a-z]+\s+){1,2}?)"
     r"(?P<word2>before|after)\s+(?P<b2>.+?)\s*\?\s*$"

@@ -1221,6 +1221,8 @@ def _asked_words(pack: EvidencePack) -> list[str]:
     # "When did the fire happen?", "Where did the battle take place?": an event's date or place
     # is all they ask of it
     asked = _HAPPENED.sub(" ", pack.question)
+    # "Is Aachen located in Germany?": being in the place it names is all it asks
+    asked = _LOCATED_IN.sub(" in ", asked)
     return list(dict.fromkeys(w for w in _content(asked) if w not in names and w not in KIND_WORDS))
 
 
@@ -1230,6 +1232,7 @@ _KIND_SUBJECT = re.compile(
     r"(?!(?:is|was|has|does|means|makes)\b)[a-z]{2,}(?<!s)s\b(?!\s+(?:do|does|did)\b)",
     re.I,
 )
+_LOCATED_IN = re.compile(r"\b(?:located|situated)\s+in\b(?=\s+(?:the\s+)?[A-Z])")
 _HAPPENED = re.compile(r"\b(?:take|takes|took|taken|taking)\s+place\b|\b(?:happen|occur)\w*", re.I)
 
 
