@@ -3161,3 +3161,16 @@ def test_a_question_about_two_things_is_not_answered_of_one(tmp_path):
     for answer in (both, older):
         assert answer.abstained, answer.claims
         assert 'says nothing of "Omar Reyes" itself' in answer.answer_summary, answer.answer_summary
+
+
+def test_two_births_in_one_year_are_told_apart_by_their_days(tmp_path):
+    """ "Who was born first, Ann Lee or Kim Ray?" had no verdict when both were born in 1970."""
+    players = {
+        "Ann Lee": "Ann Lee (born 4 March 1970) is an English tennis player.\n",
+        "Kim Ray": "Kim Ray (born 9 July 1970) is an English tennis player.\n",
+    }
+    first, than = _ask_articles(
+        tmp_path, players, "Who was born first, Ann Lee or Kim Ray?", "Was Kim Ray born before Ann Lee?"
+    )
+    assert _verdict_of(first) == "Ann Lee was born first: Ann Lee 4 March 1970, Kim Ray 9 July 1970."
+    assert _verdict_of(than) == "No: Ann Lee was born earlier: Kim Ray 9 July 1970, Ann Lee 4 March 1970."

@@ -618,10 +618,14 @@ def _verdict(relevant: Sequence[EvidenceItem], question: str) -> list[DraftClaim
             return []
         found.append((option, *hit))
     values = [figure_value(f) for _, _, f in found]
+    days = _days(found) if asked.dated and len(set(values)) < len(values) else None
+    if days is not None:
+        # "Ann Lee (born 4 March 1970)", "Kim Ray (born 9 July 1970)": one year, two days
+        found, values = [(o, i, said) for (o, i, _), (said, _) in zip(found, days, strict=True)], [d for _, d in days]
     if len(set(values)) < len(values) or len({i.id for _, i, _ in found}) < len(found):
         return []
     best = (min if asked.order is Order.LEAST else max)(range(len(values)), key=values.__getitem__)
-    if not _settled(found, best, relevant, asked):
+    if days is None and not _settled(found, best, relevant, asked):
         return []
     said = asked.said or "is " + _VERDICT_WORD.get(asked.word, asked.word)
     text = f"{found[best][0]} {said}: " + ", ".join(f"{option} {f}" for option, _, f in found) + "."
@@ -637,6 +641,25 @@ def _verdict(relevant: Sequence[EvidenceItem], question: str) -> list[DraftClaim
             claim_class=ClaimClass.COMPARATIVE,
         )
     ]
+
+
+def _days(found: Sequence[tuple[str, EvidenceItem, str]]) -> list[tuple[str, float]] | None:
+    """For each side of a dated comparison, the first full date of its passage in the year its
+    figure gives, as written and as a day number; None when a side is a fact or its passage
+    gives none."""
+    from datetime import date
+
+    from provgraph.ingest.extract.quantities import dates
+
+    out = []
+    for _, item, year in found:
+        if item.kind is not EvidenceKind.PASSAGE:
+            return None  # a fact's values are settled by their sources (:func:`_settled`)
+        day = next((d for d in dates(item.text) if d.datatype.endswith("#date") and d.lexical.startswith(year)), None)
+        if day is None:
+            return None
+        out.append((item.text[day.start : day.end], float(date.fromisoformat(day.lexical).toordinal())))
+    return out
 
 
 @cache
