@@ -69,6 +69,7 @@ from provgraph.answer.models import (
 )
 from provgraph.answer.question import (
     INDEFINITE,
+    PLACED_IN,
     Comparison,
     Expects,
     Order,
@@ -868,7 +869,7 @@ def _stated_verdict(relevant: Sequence[EvidenceItem], question: str) -> list[Dra
     used = {word_key(w) for w in asked if w in _USE_VERBS}
     # "Is Aachen located in Germany?": "Aachen is a spa city in North Rhine-Westphalia, Germany."
     # puts it there without the word "located"
-    placed = _PLACED_IN.search(question)
+    placed = PLACED_IN.search(question)
     if placed:
         keys -= {word_key(placed.group(1))}
     for item in relevant:
@@ -904,8 +905,6 @@ def _stated_verdict(relevant: Sequence[EvidenceItem], question: str) -> list[Dra
     return []
 
 
-#: "located in Germany": a place a yes/no question asks a thing to be in.
-_PLACED_IN = re.compile(r"\b(located|situated)\s+in\s+(?:the\s+)?([A-Z][\w.'-]*(?:\s+[A-Z][\w.'-]*)*)")
 #: Verbs that end what their object names ("drops support for Python 3.9").
 _ENDING = frozenset(
     "drop drops dropped dropping remove removes removed removing discontinue discontinues discontinued "

@@ -66,6 +66,9 @@ _PLACE = re.compile(
     r"regions|place|places)\b",
     re.I,
 )
+#: "located in Germany": the place a question asks a thing to be in (being there is all it asks
+#: of it; a passage putting the thing "in ..., Germany" says it without "located").
+PLACED_IN = re.compile(r"\b(located|situated)\s+in\s+(?:the\s+)?([A-Z][\w.'-]*(?:\s+[A-Z][\w.'-]*)*)")
 _YES_NO = re.compile(r"^\s*(is|are|was|were|do|does|did|can|could|has|have|had|will|would|should)\b", re.I)
 #: "Who is older, Annie Morton or Terry Richardson?": the answer is one of the two named.
 _CHOICE = re.compile(r",[^,?]+\bor\b[^,?]+\?\s*$|:[^:?]+\bor\b[^:?]+\?\s*$", re.I)
@@ -654,6 +657,7 @@ __all__ = [
     "INDEFINITE",
     "KIND_WORDS",
     "NUMBER_WORDS",
+    "PLACED_IN",
     "Comparison",
     "Expects",
     "KindAsked",

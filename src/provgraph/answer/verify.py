@@ -88,6 +88,7 @@ from provgraph.answer.models import (
 from provgraph.answer.question import (
     KIND_WORDS,
     NUMBER_WORDS,
+    PLACED_IN,
     Expects,
     choices,
     comparison,
@@ -1222,7 +1223,7 @@ def _asked_words(pack: EvidencePack) -> list[str]:
     # is all they ask of it
     asked = _HAPPENED.sub(" ", pack.question)
     # "Is Aachen located in Germany?": being in the place it names is all it asks
-    asked = _LOCATED_IN.sub(" in ", asked)
+    asked = PLACED_IN.sub(lambda m: f" in {m.group(2)}", asked)
     return list(dict.fromkeys(w for w in _content(asked) if w not in names and w not in KIND_WORDS))
 
 
@@ -1232,7 +1233,6 @@ _KIND_SUBJECT = re.compile(
     r"(?!(?:is|was|has|does|means|makes)\b)[a-z]{2,}(?<!s)s\b(?!\s+(?:do|does|did)\b)",
     re.I,
 )
-_LOCATED_IN = re.compile(r"\b(?:located|situated)\s+in\b(?=\s+(?:the\s+)?[A-Z])")
 _HAPPENED = re.compile(r"\b(?:take|takes|took|taken|taking)\s+place\b|\b(?:happen|occur)\w*", re.I)
 
 
