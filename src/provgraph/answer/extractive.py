@@ -99,6 +99,7 @@ from provgraph.answer.text import (
     content_words,
     contrasted,
     denials_of,
+    in_form,
     is_headline,
     leaves_open,
     mentions,
@@ -1200,7 +1201,7 @@ _HOW_SAID = frozenset(
 _NATIONALITY = frozenset("nationality nationalities country citizenship origin".split())
 _DEMONYM = re.compile(r"\b(?:is|was|are|were)\s+(?:an?|the)\s+(?:\d{4}\s+)?([A-Z][\w-]*)")
 #: "The same ..." that the region of a place answers ("in Oakland, California").
-_REGIONAL = frozenset("state states province provinces region regions".split())
+_REGIONAL = frozenset("state states province provinces region regions country countries".split())
 #: "directed by the same person", "published by the same company": the verb of the one who did it.
 _DONE_BY = re.compile(r"\b([a-z]+)\s+by\s+the\s+same\b", re.I)
 #: A name in capitals, its particles inside it ("Ludwig van Beethoven"), none after it.
@@ -1259,13 +1260,9 @@ def _pair_verdict(relevant: Sequence[EvidenceItem], question: str) -> list[Draft
 def _in_tense(asked: Pair) -> str:
     """What a pair question asks of both, in its tense: "directed films" of "Did A and B both
     direct films?"."""
-    verb, _, rest = asked.rest.partition(" ")
-    if asked.verb != "did" or not verb.islower():
+    if asked.verb != "did" or not asked.rest[:1].islower():
         return asked.rest
-    from lemminflect import getInflection
-
-    past = getInflection(verb, tag="VBD")
-    return f"{past[0] if past else verb} {rest}".strip()
+    return in_form(asked.rest, "VBD")
 
 
 def _choice_verdict(relevant: Sequence[EvidenceItem], question: str) -> list[DraftClaim]:
@@ -1364,12 +1361,8 @@ def _states(item: EvidenceItem, asked: Pair) -> str | None:
         return "" if wanted and all(word_key(w) in said for w in wanted) else None
     if asked.same in _NATIONALITY:
         found = _DEMONYM.search(item.text)
-        if found is None and asked.same in ("country", "countries"):
-            # "Aachen is a spa city in North Rhine-Westphalia, Germany": a place's country is the
-            # last region it is put in
-            regions = _regions(item.text)
-            return regions[-1] if regions else None
-        return found.group(1) if found else None
+        if found is not None or asked.same not in _REGIONAL:
+            return found.group(1) if found else None
     # "directed by the same person", "the same director": whom the passage says did it ("...
     # directed by Anne Roy"), by the verb before "by" or the doer's noun without its "-or", "-er"
     done = _DONE_BY.search(asked.rest) or re.fullmatch(r"([a-z]{3,}?)(?:or|er)", asked.same)
@@ -1385,7 +1378,8 @@ def _states(item: EvidenceItem, asked: Pair) -> str | None:
         found = re.search(rf"\b(?:{stems})\w*\b[^.;()]{{0,30}}?\b(1\d{{3}}|20\d{{2}})\b", item.text) if stems else None
         return found.group(1) if found else None
     if asked.same in _REGIONAL:
-        # "play in the same state": the region of the place the passage puts it in ("Oakland, California")
+        # "play in the same state": the region of the place the passage puts it in ("Oakland,
+        # California"); a place's country, the last ("a spa city in North Rhine-Westphalia, Germany")
         regions = _regions(item.text)
         return regions[-1] if regions else None
     # "in the family Caryophyllaceae" for "the same family": the name after the word

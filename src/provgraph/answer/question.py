@@ -25,8 +25,10 @@ from provgraph.answer.text import (
     STOP_WORDS,
     TIME_SPAN,
     YEAR,
+    in_form,
     normalise,
     tokens,
+    without_article,
     without_possessive,
     words,
 )
@@ -300,7 +302,6 @@ _THAN = re.compile(
     r"(?P<word2>before|after)\s+(?P<b2>.+?)\s*\?\s*$"
 )
 _BEFORE = {"before": "earlier", "after": "later"}
-_ARTICLE = re.compile(r"^(?:the|a|an)\s+", re.I)
 
 
 def _than(question: str) -> Comparison | None:
@@ -320,9 +321,9 @@ def _than(question: str) -> Comparison | None:
     if found is None:
         return None
     part = {k.rstrip("2"): v for k, v in found.groupdict().items() if v is not None}
-    first = _ARTICLE.sub("", part["a"])
+    first = without_article(part["a"])
     a = " ".join(_leading_name(_tokens_of(first)))
-    b = " ".join(_leading_name(_tokens_of(_ARTICLE.sub("", part["b"]))))
+    b = " ".join(_leading_name(_tokens_of(without_article(part["b"]))))
     if not a or not b or a != first or b.isdigit():
         return None  # "Was Loravex approved before 2020?" compares no two things
     word = _BEFORE.get(part["word"].lower(), part["word"].lower())
@@ -332,11 +333,7 @@ def _than(question: str) -> Comparison | None:
         said = f"{said} {word}"
     if aux in ("does", "do", "did"):
         # "Does Velvet Rain have more members": "has more members" of the one that does
-        from lemminflect import getInflection
-
-        verb, _, rest = said.partition(" ")
-        form = getInflection(verb.lower(), tag="VBD" if aux == "did" else "VBZ")
-        said = f"{form[0] if form else verb} {rest}".strip()
+        said = in_form(said, "VBD" if aux == "did" else "VBZ")
     else:
         said = f"{_SINGULAR.get(aux, aux)} {said}"
     return Comparison((a, b), word, dated, order, said, yes_no=True)
@@ -413,7 +410,7 @@ def pair(question: str) -> Pair | None:
         return None
     first = _tokens_of(found.group(2))
     # "Are the Harbor Hawks and the Bay Lions both ...?": the second name's article is none of it
-    second = _tokens_of(_ARTICLE.sub("", found.group(3)))
+    second = _tokens_of(without_article(found.group(3)))
     a = _trailing_name(first)
     b = _leading_name(second)
     if not a or not b:
@@ -471,7 +468,7 @@ def choices(question: str) -> tuple[str, ...] | None:
     if found is None:
         compared = _or_compared(question)
         return compared.options if compared is not None else None
-    return tuple(re.sub(r"^(the|a|an)\s+", "", o.strip(), flags=re.I) for o in found.groups())
+    return tuple(without_article(o.strip()) for o in found.groups())
 
 
 _FIGURE_YEAR = re.compile(r"(?<!\d)(1[0-9]{3}|20[0-9]{2})(?!\d)")

@@ -769,6 +769,24 @@ def possessed(question: str, term: str) -> set[str]:
     return set(takewhile(lambda w: w not in STOP_WORDS, after))
 
 
+def without_article(text: str) -> str:
+    """``text`` without the article it opens with ("the Bay Lions" -> "Bay Lions")."""
+    return _ARTICLE.sub("", text)
+
+
+_ARTICLE = re.compile(r"^(?:the|a|an)\s+", re.I)
+
+
+def in_form(phrase: str, tag: str) -> str:
+    """``phrase`` with its first word, a verb, in the form of the Penn tag ``tag`` (lemminflect's):
+    "have more members" as "VBZ" is "has more members", "direct films" as "VBD" "directed films"."""
+    from lemminflect import getInflection  # loads its lexicon on first use
+
+    verb, _, rest = phrase.partition(" ")
+    form = getInflection(verb.lower(), tag=tag)
+    return f"{form[0] if form else verb} {rest}".strip()
+
+
 def singular(word: str) -> str:
     """An English plural's singular, by the regular rules ("drugs" -> "drug", "cities" -> "city",
     "boxes" -> "box"); other words as they are."""
@@ -946,6 +964,7 @@ __all__ = [
     "content_words",
     "contrasted",
     "denials_of",
+    "in_form",
     "is_headline",
     "mentions",
     "name_heads",
@@ -969,6 +988,7 @@ __all__ = [
     "unbracketed",
     "under_heading",
     "verbal",
+    "without_article",
     "without_disambiguation",
     "without_possessive",
     "word_key",

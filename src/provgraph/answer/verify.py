@@ -126,6 +126,7 @@ from provgraph.answer.text import (
     term_text,
     tokens,
     unbracketed,
+    without_article,
     without_disambiguation,
     without_possessive,
     word_key,
@@ -850,15 +851,12 @@ def _one_sided(pack: EvidencePack, kept: Sequence[_Kept]) -> str | None:
     if len(cited) < sum(len(items) for _, items in kept):
         return None  # a fact is about its entity
     titles = {" ".join(words(without_disambiguation(i.title or ""))) for i in cited}
-    openings = [" ".join(words(_ARTICLE.sub("", i.text.strip()))) + " " for i in cited]
+    openings = [" ".join(words(without_article(i.text.strip()))) + " " for i in cited]
     for option in options:
-        name = " ".join(words(_ARTICLE.sub("", option)))
+        name = " ".join(words(without_article(option)))
         if name not in titles and not any(o.startswith(f"{name} ") for o in openings):
             return f'the evidence found says nothing of "{option}" itself, and decides nothing'
     return None
-
-
-_ARTICLE = re.compile(r"^(?:the|a|an)\s+", re.I)
 
 
 def _word_after(said: str, name: str) -> str | None:
