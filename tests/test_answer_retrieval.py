@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from provgraph import IngestOptions, ProvGraph
-from provgraph.answer.models import GroundedAnswer
+from provgraph.answer.models import AnswerConfidence, GroundedAnswer
 from provgraph.answer.retrieve import singular
 from provgraph.answer.span import short_answer
 
@@ -2247,6 +2247,45 @@ def test_the_second_hop_states_the_named_documents_passage_that_answers(tmp_path
     # and the sentence saying what Halliburton is, after it: the answering one says only "it"
     defining = texts.index("The Halliburton Company is an American multinational corporation.")
     assert answering < defining
+
+
+BRIDGES = {
+    "Harbour Bridge (Kelston)": "The Harbour Bridge is a suspension bridge in Kelston.\n\n"
+    "It was designed by Mara Lindqvist and opened in 1932.\n",
+    "Mara Lindqvist": "Mara Lindqvist (4 March 1889 - 2 June 1961) was a Swedish structural engineer.\n\n"
+    "She studied at the Royal Institute of Technology in Stockholm.\n\n"
+    "She married the architect Olof Berg in 1915.\n",
+    "Norland Railway": "The Norland Railway opened in 1871.\n\nIts main line runs from Kelston to Brackley.\n",
+}
+
+
+def test_the_second_hop_reads_what_is_asked_in_any_inflection(tmp_path):
+    # "study" is said "studied"; "born" by the dates in brackets after her name
+    studied, born = _ask_articles(
+        tmp_path,
+        BRIDGES,
+        "Where did the designer of the Harbour Bridge study?",
+        "When was the designer of the Harbour Bridge born?",
+    )
+    assert studied.claims[0].text == "Mara Lindqvist studied at the Royal Institute of Technology in Stockholm."
+    assert "4 March 1889" in born.claims[0].text
+    assert {studied.confidence, born.confidence} == {AnswerConfidence.HIGH}
+
+
+def test_the_second_hop_states_a_passage_for_each_word_missing(tmp_path):
+    # her opening sentence says she was an engineer, the next one whom she married
+    (answer,) = _ask_articles(tmp_path, BRIDGES, "Whom did the engineer who designed the Harbour Bridge marry?")
+    texts = [c.text for c in answer.claims]
+    assert "Mara Lindqvist married the architect Olof Berg in 1915." in texts
+    assert "Harbour Bridge was designed by Mara Lindqvist and opened in 1932." in texts
+
+
+def test_a_thing_the_question_describes_is_answered_by_its_documents_sentence_naming_it(tmp_path):
+    # the question names no railway: the passage saying which one it is names no date, the
+    # sentence of its document naming it does
+    (answer,) = _ask_articles(tmp_path, BRIDGES, "When did the railway that runs from Kelston to Brackley open?")
+    assert not answer.abstained
+    assert "The Norland Railway opened in 1871." in [c.text for c in answer.claims]
 
 
 GALLIUM = (

@@ -274,6 +274,7 @@ class ExtractiveGenerator:
         owned = {t: has for t in terms if (has := possessed(pack.question, t))}
         out = []
         pronouns = []  # passages not kept that speak of a person by a pronoun
+        opening = []  # ... and those opening with their document's name, answering as asked
         for item in sorted(pack.items, key=lambda i: (-i.score, i.number)):
             if item.kind is EvidenceKind.RELATION or item.redacted is not None or inspect_item(item) is not None:
                 continue
@@ -285,9 +286,13 @@ class ExtractiveGenerator:
                 about_entity = item.conflict.subject in linked or bool(set(item.conflict.merged_subjects) & linked)
             if (item.hop == 2 or item.related) and item.kind is EvidenceKind.PASSAGE:
                 # a passage of a document the question's passages name (the second hop, found by
-                # its own words or not): kept when it shares a word with the question (the
-                # relevance of its parent is checked on selection)
-                keep = bool(question_words & set(text.split()))
+                # its own words or not): kept when it shares a word with the question, inflections
+                # alike, or what a phrase says ("She studied at ...", "(4 March 1889 - 2 June 1961)"
+                # for "When was the designer of the bridge born?"); the relevance of its parent is
+                # checked on selection
+                keep = bool(question_words & set(text.split())) or bool(
+                    question_keys & word_keys(item.text, measures=True)
+                )
             elif terms:
                 keep = about_entity or any(
                     _says_name(text, t, pack.question, possessive=t in bare)
@@ -303,10 +308,23 @@ class ExtractiveGenerator:
                 out.append(item)
             elif item.kind is EvidenceKind.PASSAGE and item.hop == 0 and _PERSONAL.search(item.text):
                 pronouns.append(item)
+            elif (
+                item.kind is EvidenceKind.PASSAGE
+                and item.hop == 0
+                and _opens_with(item, _named(item.title))
+                and _answers(item, pack.question)
+            ):
+                opening.append(item)
         # "... and awarded her £86,000 in compensation" in the judgment whose other passage names
         # "Anna Marlow": a person a document names is whom its passages' "her" and "his" speak of
         named = {i.document for i in out if i.kind is EvidenceKind.PASSAGE and i.hop == 0}
         spoken = [i for i in pronouns if i.document in named]
+        # "The Norland Railway opened in 1871." in the document of the best passage, whose "Its
+        # main line runs from Kelston to Brackley" says which railway "When did the railway that
+        # runs from Kelston to Brackley open?" asks of: its passages opening with its name that
+        # answer as asked
+        best = next((i.document for i in out if i.kind is EvidenceKind.PASSAGE and i.hop == 0), None)
+        spoken += [i for i in opening if i.document == best]
         return sorted([*out, *spoken], key=lambda i: (-i.score, i.number)) if terms and spoken else out
 
 
@@ -1610,6 +1628,8 @@ def _passages(relevant: Sequence[EvidenceItem], terms: Sequence[str], question: 
     # what the question asks that no chosen passage says ("seat" of "the county seat of the county
     # where East Lempster is"): the second hop is there for it
     missing = asked - set().union(*(set(words(_item_text(c))) for c in chosen)) - _HOW_SAID
+    # (inflections alike: "She married ..." says "marry", "corporations" says "corporation")
+    missing_keys = {word_key(w) for w in missing} - set().union(*(word_keys(_item_text(c)) for c in chosen))
     for parent in list(chosen):
         if terms and not any(_says_name(_item_text(parent), t, question) for t in terms):
             # a chain starts at what the question names: a passage naming none of it is no first
@@ -1623,7 +1643,7 @@ def _passages(relevant: Sequence[EvidenceItem], terms: Sequence[str], question: 
             best = max(
                 candidates,
                 key=lambda b: (
-                    len(missing & set(words(b.text))),
+                    len(missing_keys & word_keys(b.text)),
                     offers(b.text, expected, question),
                     len(asked & set(words(b.text))),
                 ),
@@ -1631,10 +1651,16 @@ def _passages(relevant: Sequence[EvidenceItem], terms: Sequence[str], question: 
             # a passage of a document already stated is no new hop: it must say something missing
             # (HotpotQA development half: recall 70.5 -> 71.8, precision 66.4 -> 67.3; held-out
             # half: precision 53.9 -> 55.3)
-            if missing & set(words(best.text)) or (
+            if missing_keys & word_keys(best.text) or (
                 offers(best.text, expected, question) and best.document not in {c.document for c in chosen}
             ):
                 chosen.append(best)
+                # "Whom did the engineer who designed the bridge marry?": "Mara Lindqvist ... was a
+                # structural engineer" says one missing word, "She married ..." the other
+                rest = missing_keys - word_keys(best.text)
+                more = [b for b in candidates if b is not best and rest & word_keys(b.text)]
+                if more:
+                    chosen.append(max(more, key=lambda b: len(rest & word_keys(b.text))))
     chosen += _naming(first, chosen, asked)
     chosen += [p for p in first if p.score >= PASSAGE_RATIO * first[0].score and p not in chosen]
     # "How heavy is the Velo Commuter 2?": once a passage answers it ("Weight: 22.5 kg"), its
@@ -1764,10 +1790,18 @@ def _answering(passages: Sequence[EvidenceItem], chosen: Sequence[EvidenceItem],
     # the Karakoram range" in "Mount Everest"), is about that name; one naming what the topic is
     # is about the topic ("Threads of the Silk Road is an exhibition ..." for "When does the
     # exhibition close?")
+    # ... and one opening with the name of the best passage's document is about what the question
+    # describes ("The Norland Railway opened in 1871." beside "Its main line runs from Kelston to
+    # Brackley" for "When did the railway that runs from Kelston to Brackley open?")
+    described = chosen[0].document if chosen else None
     about = [
         p
         for p in passages
-        if p not in chosen and any(mentions(_item_text(p), t) and not (names and _of_another(p, t)) for t in terms)
+        if p not in chosen
+        and (
+            any(mentions(_item_text(p), t) and not (names and _of_another(p, t)) for t in terms)
+            or (p.document == described and _opens_with(p, _named(p.title)))
+        )
     ]
     # "When does the timetable change?": a date on the calendar before "On Sundays"
     dated = expected is Expects.DATE

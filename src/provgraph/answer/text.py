@@ -589,6 +589,8 @@ def salient_terms(question: str) -> list[str]:
     (['photo 51', '1952'], ['kepler 186f', 'earth'])
     >>> salient_terms("Who coached the 2011\u201312 VCU Rams?")
     ['2011 12', 'vcu rams']
+    >>> salient_terms("Which railway runs from Kelston to Brackley?")  # a way between two names
+    ['kelston', 'brackley']
     >>> salient_terms("When was Driftwood 1.4.0 released?"), salient_terms("What does get_records return?")
     (['driftwood', '1 4 0'], ['get records'])
     """
@@ -641,7 +643,14 @@ def salient_terms(question: str) -> list[str]:
             pass  # part of the name before it (above)
         elif token[0].isupper() and (i > 0 or first_name):
             run.append(token)
-        elif run and token in NAME_CONNECTORS and following[:1].isupper() and not _ROLE.fullmatch(" ".join(run)):
+        elif (
+            run
+            and token in NAME_CONNECTORS
+            and following[:1].isupper()
+            and not _ROLE.fullmatch(" ".join(run))
+            # "from Kelston to Brackley": a way between two names
+            and not (token == "to" and i > len(run) and tokens[i - len(run) - 1].lower() == "from")
+        ):
             run.append(token)  # "First for Women", "Anne of Green Gables"; not "CEO of Acme"
         else:
             close()
