@@ -2288,6 +2288,27 @@ def test_a_thing_the_question_describes_is_answered_by_its_documents_sentence_na
     assert "The Norland Railway opened in 1871." in [c.text for c in answer.claims]
 
 
+def test_a_figure_of_a_place_in_the_place_asked_of_is_no_answer(tmp_path):
+    towns = {
+        "Kelston": "Kelston is a port city in Norland with a population of 412,000.\n\n"
+        "It is the seat of Kelston County.\n",
+        "Norland Railway": "The Norland Railway opened in 1871.\n\nIts main line runs from Kelston to Brackley.\n",
+    }
+    kelston, norland, brackley = _ask_articles(
+        tmp_path,
+        towns,
+        "What is the population of Kelston?",
+        "What is the population of Norland?",
+        "What is the population of Brackley?",
+    )
+    assert kelston.confidence is AnswerConfidence.HIGH
+    assert "412,000" in kelston.claims[0].text
+    # Kelston's population, Kelston in Norland; and Kelston's again, beside a railway to Brackley
+    assert norland.abstained and brackley.abstained
+    assert 'says "population" of Kelston, not of "norland"' in norland.answer_summary
+    assert 'says "population" of Kelston, not of "brackley"' in brackley.answer_summary
+
+
 GALLIUM = (
     "# Gallium\n\nGallium is a chemical element with the symbol Ga and atomic number 31. It was discovered in "
     "1875 by the French chemist Paul-Emile Lecoq de Boisbaudran.\n\n## Properties\n\n"

@@ -729,12 +729,20 @@ def test_a_possessive_is_its_name() -> None:
 
 def test_evidence_that_only_mentions_what_is_asked_is_at_most_low() -> None:
     question = "Where was Big Stone Gap recorded?"
-    text = "Kingston Morning was recorded in Brooklyn and in Big Stone Gap, Virginia."
+    text = "Kingston Morning was recorded in Brooklyn with musicians from Big Stone Gap, Virginia."
     album = passage(1, text, document="urn:doc:kingston", title="Kingston Morning")
     mentioned = answer(question, [album], claim(text, "ev-1"))
     assert kept(mentioned) == [text] and mentioned.claims[0].verified
     assert mentioned.confidence is AnswerConfidence.LOW
     assert mentioned.limitations == ['The evidence found is about other things that mention "big stone gap".']
+    # where the album was recorded, Big Stone Gap among its places, is no answer at all
+    text = "Kingston Morning was recorded in Brooklyn and in Big Stone Gap, Virginia."
+    album = passage(1, text, document="urn:doc:kingston", title="Kingston Morning")
+    placed = answer(question, [album], claim(text, "ev-1"))
+    assert placed.abstained
+    assert placed.answer_summary == (
+        'Insufficient evidence: the evidence found says "recorded" of Kingston Morning, not of "big stone gap".'
+    )
     # the same words in the document about Big Stone Gap answer it
     own = passage(1, "It was recorded in Brooklyn and in Big Stone Gap, Virginia.", title="Big Stone Gap (album)")
     about = answer(

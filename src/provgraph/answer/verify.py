@@ -48,7 +48,10 @@ question, do not speak of every entity it names, is at most ``low``, with a limi
 so is one whose passages all come from documents about other things that only mention what the
 question names (a passage about an album recorded in Big Stone Gap, for a question about the film),
 and when that evidence also speaks of less than ``MIN_ANSWER_COVERAGE`` of what the question asks
-(its words, names aside), it is no answer: the answer abstains.
+(its words, names aside), it is no answer: the answer abstains. So does one whose claims stating
+a value of the asked type each say it of another thing, placed in what the question names or not
+naming it at all ("Kelston is a port city in Norland with a population of 412,000" for "What is
+the population of Norland?", or of Brackley).
 A ``high`` answer also needs a claim that states a value of the asked type and cites evidence
 speaking of what is asked (``MIN_PROPERTY_COVERAGE`` of the question's words, names aside:
 "painted" in "When was the lighthouse painted?"); for a choice, a verdict naming one option; for
@@ -115,6 +118,7 @@ from provgraph.answer.text import (
     name_heads,
     normalise,
     number_text,
+    opening_name,
     position,
     possessed,
     row_fields,
@@ -597,6 +601,12 @@ def verify(
         # calcium-channel blocker is the first-line drug": an answer for others is none for them
         confidence = AnswerConfidence.INSUFFICIENT
         uncovered = other_case
+    placed = _of_what_is_there(pack, kept) if confidence is not AnswerConfidence.INSUFFICIENT else None
+    if placed is not None:
+        # "What is the population of Norland?" on "Kelston is a port city in Norland with a
+        # population of 412,000": the figure is Kelston's
+        confidence = AnswerConfidence.INSUFFICIENT
+        uncovered = placed
     unlinked = _unlinked(pack, kept) if confidence is not AnswerConfidence.INSUFFICIENT else None
     if unlinked is not None:
         confidence = AnswerConfidence.INSUFFICIENT
@@ -994,6 +1004,59 @@ def _unlinked(pack: EvidencePack, kept: Sequence[_Kept]) -> str | None:
     # the name as the question writes it ("Tom Birch", not "tom birch")
     written = re.search(r"\W+".join(map(re.escape, name.split())), pack.question, re.I)
     return f'the evidence found does not link "{answering.title}" to "{written.group() if written else name}"'
+
+
+def _of_what_is_there(pack: EvidencePack, kept: Sequence[_Kept]) -> str | None:
+    """Why the claims answer for something else than the question names: each claim stating a
+    value of the type asked for and a word of what is asked is a sentence about another name,
+    which it places in the question's ("Kelston is a port city in Norland with a population of
+    412,000" for "What is the population of Norland?"); or None."""
+    expected = expects(pack.question)
+    names = salient_names(pack.question)
+    asked = _asked_words(pack)
+    if expected not in _TYPED or not names or not asked:
+        return None
+    question = " ".join(words(pack.question))
+    # "the population of Brackley": a name whose what is asked, not one of a thing in it
+    owners = [n for n in names if any(mentions(question, f"{w} of {n}") for w in asked)]
+    subjects = []
+    for claim, cited in kept:
+        said = claim.text + " " + evidence_text(cited, headlines=False)
+        found = _finder(set(words(said)), inflections=True, text=said)
+        saying = [w for w in asked if found(w)]
+        if not offers(claim.text, expected, pack.question) or not saying:
+            continue
+        placed = _placed_in(claim.text, names)
+        titled = " ".join(words(" ".join(f"{i.title or ''} {claim.text}" for i in cited)))
+        other = opening_name(claim.text)
+        if placed is None and other and owners and not any(mentions(titled, n) for n in owners):
+            placed = other  # "Kelston ... has a population of 412,000" for Brackley's
+        if placed is None:
+            return None
+        subjects.append((saying[0], placed))
+    if not subjects:
+        return None
+    word, subject = subjects[0]
+    return f'the evidence found says "{word}" of {subject}, not of "{names[0]}"'
+
+
+def _placed_in(text: str, names: Sequence[str]) -> str | None:
+    """The other name a sentence is about, when it says each of ``names`` only as where that
+    is ("Kelston is a port city in Norland ..."); else None."""
+    subject = opening_name(text)
+    if subject is None or any(set(words(subject)) & set(n.split()) for n in names):
+        return None
+    said = words(text)
+    for name in names:
+        part = name.split()
+        starts = [i for i in range(len(said) - len(part) + 1) if said[i : i + len(part)] == part]
+        if not starts or any(i == 0 or said[i - 1] not in _WHERE_WORDS for i in starts):
+            return None
+    return subject
+
+
+#: Words before a place a sentence puts its subject in ("a port city in Norland").
+_WHERE_WORDS = frozenset("in near outside".split())
 
 
 def _for_another(pack: EvidencePack, kept: Sequence[_Kept]) -> str | None:
