@@ -2288,6 +2288,30 @@ def test_a_thing_the_question_describes_is_answered_by_its_documents_sentence_na
     assert "The Norland Railway opened in 1871." in [c.text for c in answer.claims]
 
 
+def test_a_question_about_a_thing_described_by_a_name_abstains_without_its_own_passage(tmp_path):
+    # only the bridges' articles: which engineer and which mason is said, nothing of them
+    bridges = {
+        "Harbour Bridge (Kelston)": BRIDGES["Harbour Bridge (Kelston)"],
+        "Old Mill Bridge": "The Old Mill Bridge is a stone arch bridge over the River Tane.\n\n"
+        "It was built in 1788 by the mason John Carr.\n",
+    }
+    studied, born, nationality, long = _ask_articles(
+        tmp_path,
+        bridges,
+        "Where did the designer of the Harbour Bridge study?",
+        "When was the mason who built the Old Mill Bridge born?",
+        "What nationality was the designer of the Harbour Bridge?",
+        "How long is the river that the Old Mill Bridge crosses?",
+    )
+    assert studied.abstained and born.abstained and nationality.abstained and long.abstained
+    assert studied.answer_summary == (
+        'Insufficient evidence: the evidence found says which is "the designer of the harbour bridge", and '
+        "nothing of what the question asks of it ('study')."
+    )
+    assert "the mason who built the old mill bridge" in born.answer_summary
+    # her own article answers (test_the_second_hop_reads_what_is_asked_in_any_inflection)
+
+
 def test_a_figure_of_a_place_in_the_place_asked_of_is_no_answer(tmp_path):
     towns = {
         "Kelston": "Kelston is a port city in Norland with a population of 412,000.\n\n"

@@ -761,10 +761,20 @@ def test_evidence_that_only_mentions_what_is_asked_and_says_little_of_it_abstain
         'Insufficient evidence: the evidence found is about other things that mention "big stone gap".'
     )
     assert [(i.code, i.action) for i in mentioned.removed_claims] == [(ReasonCode.QUESTION_NOT_COVERED, Action.REMOVED)]
-    # the film's own article, saying the same little, is about what is asked: an answer
-    own = passage(1, "It was shot in Big Stone Gap, Virginia.", title="Big Stone Gap (film)")
-    about = answer(question, [own], claim("Big Stone Gap was shot in Big Stone Gap, Virginia.", "ev-1"))
+    # the film's own article is about what is asked: an answer, when it says where its director was born
+    own = passage(1, "It was directed by Adriana Trigiani, born in Big Stone Gap.", title="Big Stone Gap (film)")
+    about = answer(
+        question, [own], claim("Big Stone Gap was directed by Adriana Trigiani, born in Big Stone Gap.", "ev-1")
+    )
     assert not about.abstained
+    # ... and none when it says only which director it is, or nothing of them
+    for text in ("It was directed by Adriana Trigiani.", "It was shot in Big Stone Gap, Virginia."):
+        own = passage(1, text, title="Big Stone Gap (film)")
+        told = answer(question, [own], claim(f"Big Stone Gap {text.removeprefix('It ')}", "ev-1"))
+        assert told.abstained
+        assert told.answer_summary.startswith(
+            'Insufficient evidence: the evidence found says which is "the director of big stone gap"'
+        ), told.answer_summary
 
 
 def test_a_document_that_a_passage_about_what_is_asked_names_is_not_about_other_things() -> None:

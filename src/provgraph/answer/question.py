@@ -27,9 +27,11 @@ from provgraph.answer.text import (
     YEAR,
     in_form,
     normalise,
+    salient_names,
     tokens,
     without_article,
     without_possessive,
+    word_readings,
     words,
 )
 
@@ -650,12 +652,96 @@ _COUNTED = frozenset(
 )
 
 
+@dataclass(frozen=True)
+class Described:
+    """A thing a question names by what it is to a name ("the designer of the Harbour Bridge",
+    "the engineer who designed the Harbour Bridge", "the town where the Old Mill Bridge stands"),
+    and what it asks of that thing."""
+
+    #: the description, as words: "the designer of the harbour bridge"
+    words: tuple[str, ...]
+    #: the names it holds: ("harbour bridge",)
+    names: tuple[str, ...]
+    #: the question's content words outside it (names and the description's words aside):
+    #: ("study",) of "Where did the designer of the Harbour Bridge study?"
+    asked: tuple[str, ...]
+
+
+#: Words after a thing's noun that say what it is to a name: "of", or a relative pronoun.
+_RELATIVE = frozenset("who whom whose that which where when".split())
+_SUBJECT_RELATIVE = frozenset("who that which".split())
+#: Words between two names of one description ("from Kelston to Brackley").
+_NAME_LINKS = frozenset("to and of in from".split())
+
+
+def described(question: str) -> Described | None:
+    """The last thing ``question`` names by what it is to one of its names, or None.
+
+    >>> d = described("Where did the designer of the Harbour Bridge study?")
+    >>> d.words, d.names, d.asked
+    (('the', 'designer', 'of', 'the', 'harbour', 'bridge'), ('harbour bridge',), ('study',))
+    >>> described("Whom did the engineer who designed the Harbour Bridge marry?").asked
+    ('marry',)
+    >>> described("How long is the river that the Old Mill Bridge crosses?").asked
+    ('long',)
+    >>> described("Who built the Old Mill Bridge?") is None
+    True
+    """
+    said = words(question)
+    names = [n.split() for n in salient_names(question)]
+    spans = sorted((i, i + len(n)) for n in names for i in range(len(said) - len(n) + 1) if said[i : i + len(n)] == n)
+    best: tuple[int, int] | None = None
+    for at, word in enumerate(said):
+        if word != "the" or at + 2 >= len(said):
+            continue
+        # the thing's noun, one or two words ("the football manager who ..."), then "of" or "who"
+        for size in (1, 2, 3):
+            joint = at + 1 + size
+            if joint >= len(said) or (said[joint] != "of" and said[joint] not in _RELATIVE):
+                continue
+            readings = word_readings(said[joint - 1])  # (the lexicon lacks some nouns: "county")
+            if (readings and "NOUN" not in readings) or any(s < joint < e for s, e in spans):
+                continue
+            after = [(s, e) for s, e in spans if s > joint]
+            if not after or after[0][0] - joint > 4:
+                continue
+            end = after[0][1]
+            # "from Kelston to Brackley", "East Lempster, New Hampshire": the names it goes on with
+            for s, e in after[1:]:
+                if s >= end and all(w in _NAME_LINKS for w in said[end:s]):
+                    end = max(end, e)
+            if (said[joint] in _RELATIVE and said[joint] not in _SUBJECT_RELATIVE) or (
+                said[joint] in _SUBJECT_RELATIVE and "VERB" not in word_readings(said[joint + 1])
+            ):
+                # "the town where the Old Mill Bridge stands": the clause's verb after its name
+                named_end = end
+                while end < len(said) and end - named_end < 2 and {"VERB", "AUX"} & set(word_readings(said[end])):
+                    end += 1
+            best = (at, end)
+            break
+    if best is None:
+        return None
+    start, end = best
+    inside = said[start:end]
+    named = {w for n in names for w in n}
+    asked = tuple(
+        dict.fromkeys(
+            w
+            for i, w in enumerate(said)
+            if not start <= i < end and w not in STOP_WORDS and w not in named and w not in inside
+        )
+    )
+    held = tuple(" ".join(n) for n in names if any(inside[i : i + len(n)] == n for i in range(len(inside))))
+    return Described(words=tuple(inside), names=held, asked=asked)
+
+
 __all__ = [
     "INDEFINITE",
     "KIND_WORDS",
     "NUMBER_WORDS",
     "PLACED_IN",
     "Comparison",
+    "Described",
     "Expects",
     "KindAsked",
     "Order",
@@ -663,6 +749,7 @@ __all__ = [
     "calendar_date",
     "choices",
     "comparison",
+    "described",
     "expects",
     "figure",
     "kind_asked",

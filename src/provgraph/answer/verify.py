@@ -51,7 +51,9 @@ and when that evidence also speaks of less than ``MIN_ANSWER_COVERAGE`` of what 
 (its words, names aside), it is no answer: the answer abstains. So does one whose claims stating
 a value of the asked type each say it of another thing, placed in what the question names or not
 naming it at all ("Kelston is a port city in Norland with a population of 412,000" for "What is
-the population of Norland?", or of Brackley).
+the population of Norland?", or of Brackley); and one to a question about a thing it names by what
+it is to a name ("Where did the designer of the Harbour Bridge study?") whose claims and evidence
+say which thing that is and nothing of what is asked of it, from the name's documents alone.
 A ``high`` answer also needs a claim that states a value of the asked type and cites evidence
 speaking of what is asked (``MIN_PROPERTY_COVERAGE`` of the question's words, names aside:
 "painted" in "When was the lighthouse painted?"); for a choice, a verdict naming one option; for
@@ -67,7 +69,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import takewhile
 
 from provgraph.answer.base import SupportJudge
-from provgraph.answer.linking import linked_through, unlinked
+from provgraph.answer.linking import checks_links, linked_through, unlinked
 from provgraph.answer.models import (
     Action,
     AnswerClaim,
@@ -95,6 +97,7 @@ from provgraph.answer.question import (
     Expects,
     choices,
     comparison,
+    described,
     expects,
     kind_asked,
     offers,
@@ -601,6 +604,12 @@ def verify(
         # calcium-channel blocker is the first-line drug": an answer for others is none for them
         confidence = AnswerConfidence.INSUFFICIENT
         uncovered = other_case
+    undescribed = _only_which(pack, kept) if confidence is not AnswerConfidence.INSUFFICIENT else None
+    if undescribed is not None:
+        # "Where did the designer of the Harbour Bridge study?" on "It was designed by Mara
+        # Lindqvist" alone: the second hop is missing
+        confidence = AnswerConfidence.INSUFFICIENT
+        uncovered = undescribed
     placed = _of_what_is_there(pack, kept) if confidence is not AnswerConfidence.INSUFFICIENT else None
     if placed is not None:
         # "What is the population of Norland?" on "Kelston is a port city in Norland with a
@@ -1004,6 +1013,34 @@ def _unlinked(pack: EvidencePack, kept: Sequence[_Kept]) -> str | None:
     # the name as the question writes it ("Tom Birch", not "tom birch")
     written = re.search(r"\W+".join(map(re.escape, name.split())), pack.question, re.I)
     return f'the evidence found does not link "{answering.title}" to "{written.group() if written else name}"'
+
+
+def _only_which(pack: EvidencePack, kept: Sequence[_Kept]) -> str | None:
+    """Why the claims say only which thing the question means by what it is to a name ("the
+    designer of the Harbour Bridge": :func:`~provgraph.answer.question.described`), and nothing
+    of what it asks of that thing: no claim nor its evidence says a word of that ("study", in any
+    inflection or by what a phrase says), and every passage cited is of a document about the name
+    or names it; or None."""
+    thing = described(pack.question)
+    if thing is None or not thing.asked or not checks_links(pack.question):
+        return None
+    cited = [item for _, items in kept for item in items]
+    said = " ".join(c.text for c, _ in kept) + " " + evidence_text(cited, headlines=False)
+    found = _finder(set(words(said)), inflections=True, text=said)
+    keys = word_keys(said, measures=True)
+    if any(found(w) or word_key(w) in keys for w in thing.asked):
+        return None
+    for item in cited:
+        title = " ".join(words(without_disambiguation(item.title or "")))
+        text = " ".join(words(item.text))
+        if item.kind is not EvidenceKind.PASSAGE or not any(
+            mentions(title, n) or mentions(text, n) for n in thing.names
+        ):
+            return None  # the second hop: a passage of another thing
+    return (
+        f'the evidence found says which is "{" ".join(thing.words)}", and nothing of what the question asks of it '
+        f"({', '.join(repr(w) for w in thing.asked)})"
+    )
 
 
 def _of_what_is_there(pack: EvidencePack, kept: Sequence[_Kept]) -> str | None:
