@@ -2009,6 +2009,16 @@ def test_whether_one_is_more_than_the_other_ends_in_a_verdict(tmp_path):
     for answer in (effective, which):
         assert not any(c.text.startswith(("Yes", "No")) or "more effective" in c.text for c in answer.claims)
         assert answer.confidence.value != "high"
+    # nor is the year a band was formed a count of its members, though both passages say "band"
+    # (it read "Velvet Static has more members: Glass Tide 2004, Velvet Static 2009", high)
+    formed = {
+        "Glass Tide": "Glass Tide is an English rock band formed in Leeds in 2004.\n",
+        "Velvet Static": "Velvet Static is an American indie band from Portland, Oregon, formed in 2009.\n",
+    }
+    (tmp_path / "formed").mkdir()
+    [members] = _ask_articles(tmp_path / "formed", formed, "Which band has more members, Glass Tide or Velvet Static?")
+    assert not any("more members" in c.text for c in members.claims)
+    assert members.confidence.value != "high"
 
 
 DIRECTORS = {

@@ -616,6 +616,9 @@ def _verdict(relevant: Sequence[EvidenceItem], question: str) -> list[DraftClaim
     # property "maximum daily dose" for "a higher maximum daily dose"): the first figure of a
     # passage about something else (the year a company was founded) compares nothing
     named = {w for o in asked.options for w in words(o)}
+    # (not the kind of the options: "band" of "Which band has more members, ...?")
+    kind = re.match(r"\s*(?:which|what)\s+([a-z]+)\b", question, re.I)
+    named |= {kind.group(1).lower()} if kind else set()
     compared = {word_key(w) for w in content_words(question) if w not in named}
 
     def says(item: EvidenceItem) -> int:
@@ -698,6 +701,9 @@ def _columns_verdict(relevant: Sequence[EvidenceItem], question: str, asked: Com
     if asked.dated:
         return []
     named = {w for o in asked.options for w in words(o)}
+    # (not the kind of the options: "band" of "Which band has more members, ...?")
+    kind = re.match(r"\s*(?:which|what)\s+([a-z]+)\b", question, re.I)
+    named |= {kind.group(1).lower()} if kind else set()
     compared = {word_key(w) for w in content_words(question) if w not in named}
     best: tuple[int, EvidenceItem, list[tuple[str, str]]] | None = None
     for item in relevant:
