@@ -2322,6 +2322,21 @@ def test_a_question_about_a_thing_described_by_a_name_abstains_without_its_own_p
     # her own article answers (test_the_second_hop_reads_what_is_asked_in_any_inflection)
 
 
+def test_who_did_it_to_another_thing_is_no_answer(tmp_path):
+    films = {
+        "The Silent Harbour": "The Silent Harbour is a 1998 Norwegian drama film directed by Ingrid Solberg.\n",
+        "Anders Holm": "Anders Holm is a Norwegian actor.\n\n"
+        "He is known for his roles in The Silent Harbour and Northern Lights.\n",
+    }
+    harbour, lights = _ask_articles(
+        tmp_path, films, "Who directed The Silent Harbour?", "Who directed Northern Lights?"
+    )
+    assert harbour.confidence is AnswerConfidence.HIGH and "Ingrid Solberg" in harbour.claims[0].text
+    # it was low on the other film's director, beside the actor's passage naming both films
+    assert lights.abstained
+    assert 'says "directed" of Silent Harbour, not of "northern lights"' in lights.answer_summary
+
+
 def test_a_figure_of_a_place_in_the_place_asked_of_is_no_answer(tmp_path):
     towns = {
         "Kelston": "Kelston is a port city in Norland with a population of 412,000.\n\n"

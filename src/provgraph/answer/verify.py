@@ -1054,8 +1054,14 @@ def _of_what_is_there(pack: EvidencePack, kept: Sequence[_Kept]) -> str | None:
     if expected not in _TYPED or not names or not asked:
         return None
     question = " ".join(words(pack.question))
-    # "the population of Brackley": a name whose what is asked, not one of a thing in it
-    owners = [n for n in names if any(mentions(question, f"{w} of {n}") for w in asked)]
+    # "the population of Brackley", "directed Northern Lights": a name of which what is asked
+    # is asked, not one of a thing in it ("student Ichitaka Seto" is who the student is)
+    acts = [w for w in asked if "VERB" in (readings := word_readings(w)) and "NOUN" not in readings]
+    owners = [
+        n
+        for n in names
+        if any(mentions(question, f"{w} of {n}") for w in asked) or any(mentions(question, f"{w} {n}") for w in acts)
+    ]
     subjects = []
     for claim, cited in kept:
         said = claim.text + " " + evidence_text(cited, headlines=False)
@@ -1074,7 +1080,7 @@ def _of_what_is_there(pack: EvidencePack, kept: Sequence[_Kept]) -> str | None:
     if not subjects:
         return None
     word, subject = subjects[0]
-    return f'the evidence found says "{word}" of {subject}, not of "{names[0]}"'
+    return f'the evidence found says "{word}" of {subject}, not of "{(owners or names)[0]}"'
 
 
 def _placed_in(text: str, names: Sequence[str]) -> str | None:
