@@ -2242,6 +2242,18 @@ def test_the_second_hop_follows_a_possessive_name(tmp_path):
     assert "Bill Clinton" in {c.title for c in answer.citations}, answer.claims
 
 
+def test_the_second_hop_starts_at_a_passage_saying_a_possessive_name_without_it(tmp_path):
+    albums = {
+        "Glass Tide": "Glass Tide is an English rock band formed in Leeds in 2004.\n\n"
+        "Their debut album, Paper Lanterns, was released in 2007.\n",
+        "Paper Lanterns (album)": "Paper Lanterns is the debut studio album by Glass Tide.\n\n"
+        "It was produced by Martin Voss and recorded in Berlin.\n",
+    }
+    (answer,) = _ask_articles(tmp_path, albums, "Where was Glass Tide's debut album recorded?")
+    # "Their debut album" in "Glass Tide" says "Glass Tide's": the album's passage is the second hop
+    assert "Paper Lanterns was produced by Martin Voss and recorded in Berlin." in [c.text for c in answer.claims]
+
+
 def test_the_second_hop_states_the_named_documents_passage_that_answers(tmp_path):
     # "another corporation" is named only in Scott Parkin's passage: Halliburton's passage that
     # answers names neither Scott Parkin nor Exxonmobil

@@ -1637,7 +1637,7 @@ def _passages(relevant: Sequence[EvidenceItem], terms: Sequence[str], question: 
     # (inflections alike: "She married ..." says "marry", "corporations" says "corporation")
     missing_keys = {word_key(w) for w in missing} - set().union(*(word_keys(_item_text(c)) for c in chosen))
     for parent in list(chosen):
-        if terms and not any(_says_name(_item_text(parent), t, question) for t in terms):
+        if terms and not any(_says_name(_item_text(parent), t, question, possessive=True) for t in terms):
             # a chain starts at what the question names: a passage naming none of it is no first
             # hop (HotpotQA development half: precision 65.4 -> 66.4, one question moved)
             continue
