@@ -2349,6 +2349,22 @@ def test_who_did_it_to_another_thing_is_no_answer(tmp_path):
     assert 'says "directed" of Silent Harbour, not of "northern lights"' in lights.answer_summary
 
 
+def test_a_name_of_another_kind_of_thing_is_no_answer(tmp_path):
+    town = {
+        "Red Hollow (town)": "Red Hollow is a town in Minnesota.\n\nIt was founded in 1856 by Swedish settlers.\n\n"
+        "The film director Ann Berg was born there.\n"
+    }
+    film, founded = _ask_articles(
+        tmp_path, town, "Who directed the film Red Hollow?", "Who founded the town Red Hollow?"
+    )
+    # it answered "Ann Berg directed the film Red Hollow", from the town's passage naming a director
+    assert film.abstained
+    assert film.answer_summary == (
+        'Insufficient evidence: the evidence found is about "Red Hollow (town)", not the film "red hollow".'
+    )
+    assert not founded.abstained and "Swedish settlers" in founded.claims[0].text
+
+
 def test_a_figure_of_a_place_in_the_place_asked_of_is_no_answer(tmp_path):
     towns = {
         "Kelston": "Kelston is a port city in Norland with a population of 412,000.\n\n"

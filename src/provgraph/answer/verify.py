@@ -604,6 +604,11 @@ def verify(
         # calcium-channel blocker is the first-line drug": an answer for others is none for them
         confidence = AnswerConfidence.INSUFFICIENT
         uncovered = other_case
+    sense = _other_sense(pack, kept) if confidence is not AnswerConfidence.INSUFFICIENT else None
+    if sense is not None:
+        # "Who directed the film Red Hollow?" on "Red Hollow (town)": another thing of that name
+        confidence = AnswerConfidence.INSUFFICIENT
+        uncovered = sense
     undescribed = _only_which(pack, kept) if confidence is not AnswerConfidence.INSUFFICIENT else None
     if undescribed is not None:
         # "Where did the designer of the Harbour Bridge study?" on "It was designed by Mara
@@ -1013,6 +1018,49 @@ def _unlinked(pack: EvidencePack, kept: Sequence[_Kept]) -> str | None:
     # the name as the question writes it ("Tom Birch", not "tom birch")
     written = re.search(r"\W+".join(map(re.escape, name.split())), pack.question, re.I)
     return f'the evidence found does not link "{answering.title}" to "{written.group() if written else name}"'
+
+
+#: Kinds of thing a name may be, each with the words saying it ("the film Red Hollow", a
+#: document titled "Red Hollow (town)").
+_SENSES = {
+    "film": "film films movie movies documentary",
+    "album": "album albums ep",
+    "song": "song songs single singles",
+    "band": "band bands",
+    "place": "town towns village villages city cities hamlet municipality county",
+    "book": "novel novels book books",
+    "series": "series sitcom",
+    "ship": "ship ships",
+    "magazine": "magazine newspaper journal",
+    "person": "singer actor actress footballer politician writer author director painter",
+}
+_SENSE_OF = {w: sense for sense, said in _SENSES.items() for w in said.split()}
+
+
+def _other_sense(pack: EvidencePack, kept: Sequence[_Kept]) -> str | None:
+    """Why the claims are about another thing of the name the question names with its kind
+    ("the film Red Hollow"): every cited passage of a document titled by the name is of one
+    whose disambiguation says another kind and not that one ("Red Hollow (town)"); or None."""
+    said = words(pack.question)
+    cited = [item for _, items in kept for item in items if item.kind is EvidenceKind.PASSAGE]
+    for name in salient_names(pack.question):
+        part = name.split()
+        at = next((i for i in range(1, len(said) - len(part) + 1) if said[i : i + len(part)] == part), None)
+        if at is None or (sense := _SENSE_OF.get(said[at - 1])) is None:
+            continue
+        titled = [i for i in cited if " ".join(words(without_disambiguation(i.title or ""))) == name]
+        if not titled:
+            continue
+        kinds = [{_SENSE_OF.get(w) for w in words(_disambiguation(i.title or ""))} - {None} for i in titled]
+        if all(found and sense not in found for found in kinds):
+            return f'the evidence found is about "{titled[0].title}", not the {said[at - 1]} "{name}"'
+    return None
+
+
+def _disambiguation(title: str) -> str:
+    """What a title's trailing brackets say ("town" of "Red Hollow (town)"), or ""."""
+    found = re.search(r"\(([^)]*)\)\s*$", title)
+    return found.group(1) if found else ""
 
 
 def _only_which(pack: EvidencePack, kept: Sequence[_Kept]) -> str | None:
