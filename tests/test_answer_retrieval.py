@@ -2365,6 +2365,19 @@ def test_a_name_of_another_kind_of_thing_is_no_answer(tmp_path):
     assert not founded.abstained and "Swedish settlers" in founded.claims[0].text
 
 
+def test_a_doer_named_by_a_noun_did_not_do_it(tmp_path):
+    articles = {
+        "Red Hollow": "Red Hollow is a town in Minnesota.\n\nThe film director Ann Berg was born there.\n",
+        "Lake Orm": "Lake Orm is a lake in Sweden.\n\nThe painter Lisa Holm painted it in 1902.\n",
+    }
+    directed, painted = _ask_articles(tmp_path, articles, "Who directed Red Hollow?", "Who painted Lake Orm?")
+    # it read "Ann Berg directed Red Hollow.", high: a director born in the town
+    assert "Ann Berg directed Red Hollow." not in [c.text for c in directed.claims]
+    assert directed.confidence is not AnswerConfidence.HIGH
+    assert "No claim says who directed it." in directed.limitations
+    assert painted.confidence is AnswerConfidence.HIGH and painted.claims[0].text == "Lisa Holm painted Lake Orm."
+
+
 def test_a_figure_of_a_place_in_the_place_asked_of_is_no_answer(tmp_path):
     towns = {
         "Kelston": "Kelston is a port city in Norland with a population of 412,000.\n\n"

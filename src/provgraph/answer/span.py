@@ -30,6 +30,7 @@ from provgraph.answer.question import Expects, expects
 from provgraph.answer.text import (
     STOP_WORDS,
     content_words,
+    named_by_noun,
     normalise,
     salient_names,
     salient_terms,
@@ -274,7 +275,12 @@ def short_answer(sentence: str, question: str, title: str | None = None) -> str 
     text = text[:1].upper() + text[1:] + "."
     # "8,849 metres high": its elevation; but "won" is said by no "defeat" ("The defeat of Smith")
     held = word_keys(f"{sentence} {title or ''}", measures=True, outcomes=False)
-    return text if all(word_key(w) in held for w in content_words(text)) else None
+    if not all(word_key(w) in held for w in content_words(text)):
+        return None
+    # the verb it states, as a verb: "The film director Ann Berg was born there" says she directs
+    # films, not that "Ann Berg directed Red Hollow"
+    verb = (parts.get("rest") or "").split(" ")[0]
+    return text if not verb or not named_by_noun(sentence, verb) else None
 
 
 def _about_asked(sentence: str, question: str, title: str | None) -> bool:

@@ -335,6 +335,25 @@ def opening_name(sentence: str) -> str | None:
     return name
 
 
+def named_by_noun(text: str, verb: str) -> bool:
+    """Whether ``text`` says the verb ``verb`` only by a noun of its stem, no form of the verb
+    itself: "The film director Ann Berg ..." of "directed" (it names a director, not what she
+    directed).
+
+    >>> named_by_noun("The director Ann Berg", "directed"), named_by_noun("It was directed by Ann Berg.", "directed")
+    (True, False)
+    """
+    from lemminflect import getAllLemmas
+
+    wanted = set(getAllLemmas(verb.lower()).get("VERB", ()))
+    if not wanted or "AUX" in getAllLemmas(verb.lower()):
+        return False
+    said = words(text)
+    if any(wanted & set(getAllLemmas(w).get("VERB", ())) for w in said):
+        return False
+    return any(word_key(w) == word_key(verb) for w in said)
+
+
 def word_readings(word: str) -> set[str]:
     """What ``word`` can be in English ("NOUN", "ADV" ...; lemminflect's lexicon holds few names)."""
     from lemminflect import getAllLemmas
@@ -977,6 +996,7 @@ __all__ = [
     "is_headline",
     "mentions",
     "name_heads",
+    "named_by_noun",
     "nearest_heading",
     "normalise",
     "number_text",

@@ -119,6 +119,7 @@ from provgraph.answer.text import (
     leaves_open,
     mentions,
     name_heads,
+    named_by_noun,
     normalise,
     number_text,
     opening_name,
@@ -1120,7 +1121,13 @@ def _of_what_is_there(pack: EvidencePack, kept: Sequence[_Kept]) -> str | None:
         placed = _placed_in(claim.text, names)
         titled = " ".join(words(" ".join(f"{i.title or ''} {claim.text}" for i in cited)))
         other = opening_name(claim.text)
-        if placed is None and other and owners and not any(mentions(titled, n) for n in owners):
+        # ("Edgecombe was succeeded by ..." is of Thomas Edgecombe)
+        if (
+            placed is None
+            and other
+            and owners
+            and not any(mentions(titled, n) or set(words(other)) & set(n.split()) for n in owners)
+        ):
             placed = other  # "Kelston ... has a population of 412,000" for Brackley's
         if placed is None:
             return None
@@ -1301,6 +1308,8 @@ _WHEN_VERB = re.compile(r"^\s*when\s+(?:was|were|is|are|will|did|does|do|has|hav
 
 #: "What does the red-backed shrike eat?": the verb a question ends with after "do" and its subject.
 _DONE_VERB = re.compile(r"^\s*(?:what|who|whom|where|which\s+\w+)\s+(?:do|does|did)\s+.+\s([a-z]+)\s*\?\s*$", re.I)
+#: "Who directed Red Hollow?": the verb a "who" question asks of its object by.
+_DID = re.compile(r"^\s*who\s+([a-z]+ed)\s+(?!by\b)\S", re.I)
 #: "Who was absent from the meeting?": the state a "who" question asks of.
 _BEING = re.compile(r"^\s*who\s+(?:is|was|are|were)\s+([a-z]+)\s+(?:from|in|at|for|of|to|on|with)\b", re.I)
 
@@ -1318,6 +1327,13 @@ def _unsaid_verb(pack: EvidencePack, kept: Sequence[_Kept]) -> str | None:
         return None if _said_by_any(kept, verb, headlines=False) else f'No claim says when it was "{verb}".'
     # "What does the red-backed shrike eat?", "Who was absent from the meeting?": what the
     # question asks is that verb, or that state, whatever else of it a claim says
+    done = _DID.match(pack.question)
+    if done is not None and "VERB" in word_readings(done.group(1)):
+        # "Who directed Red Hollow?": the verb as a verb ("The film director Ann Berg was born
+        # there" names a director, not whom she directed)
+        said = " ".join(c.text + " " + evidence_text(cited, headlines=False) for c, cited in kept)
+        if named_by_noun(said, done.group(1)):
+            return f"No claim says who {done.group(1)} it."
     found = _DONE_VERB.match(pack.question) or _BEING.match(pack.question)
     verb = found.group(1) if found else ""
     if not verb.islower() or verb in STOP_WORDS or not {"VERB", "ADJ"} & set(word_readings(verb)):
