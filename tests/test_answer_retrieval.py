@@ -2021,6 +2021,30 @@ def test_whether_one_is_more_than_the_other_ends_in_a_verdict(tmp_path):
     assert members.confidence.value != "high"
 
 
+def test_a_length_is_compared_in_lengths_and_a_size_in_areas(tmp_path):
+    places = {
+        "Mount Kerel": "Mount Kerel is a stratovolcano.\n\nIts summit is 3,412 metres above sea level.\n\n"
+        "It last erupted in 1911.\n",
+        "Mount Vesna": "Mount Vesna is the highest mountain of its range, at 2,980 metres.\n",
+        "Lake Arden": "Lake Arden is a freshwater lake.\n\nIt covers 42 square kilometres and is 61 metres deep.\n",
+        "Lake Brill": "Lake Brill is a reservoir created in 1954.\n\nIts maximum depth is 38 metres.\n",
+    }
+    higher, deeper, larger = _ask_articles(
+        tmp_path,
+        places,
+        "Which is higher, Mount Kerel or Mount Vesna?",
+        "Which lake is deeper, Lake Arden or Lake Brill?",
+        "Is Lake Arden larger than Lake Brill?",
+    )
+    # it read "Mount Vesna is higher: Mount Kerel 1911, Mount Vesna 2,980."
+    assert _verdict_of(higher) == "Mount Kerel is higher: Mount Kerel 3,412, Mount Vesna 2,980."
+    # ... and "Lake Arden 42" (its area) for its depth
+    assert _verdict_of(deeper) == "Lake Arden is deeper: Lake Arden 61, Lake Brill 38."
+    # no area of Lake Brill: its depth, or the year it was created, is none ("Lake Brill 1954", high)
+    assert not any(c.text.startswith(("Yes", "No")) for c in larger.claims)
+    assert larger.confidence is not AnswerConfidence.HIGH
+
+
 DIRECTORS = {
     "Marta Lindqvist": "Marta Lindqvist (born 3 May 1961) is a Swedish film director.\n\n"
     'She directed "North Light" in 1994.\n',

@@ -625,6 +625,26 @@ def _verdict(relevant: Sequence[EvidenceItem], question: str) -> list[DraftClaim
         text = item.text if item.kind is EvidenceKind.PASSAGE else _label(item, "predicate")
         return len(compared & word_keys(text, measures=True))
 
+    # a length is compared in lengths ("61 metres deep"), a size in areas, when every side gives
+    # one (not "It last erupted in 1911" for "higher")
+    sides = [[*_about(relevant, o), *_stating(relevant, o)] for o in asked.options]
+    unit = _LENGTH if asked.word.lower() in _OF_LENGTH else _AREA if asked.word.lower() in _OF_SIZE else None
+    # (a fact's value is in the unit its property names: "height (m)")
+    given = (
+        [any(unit.search(i.text) if i.kind is EvidenceKind.PASSAGE else says(i) for i in side) for side in sides]
+        if unit is not None
+        else []
+    )
+    if any(given) and not all(given):
+        return []  # "42 square kilometres" against a depth of 38 metres: nothing to compare
+    measured = unit if given and all(given) else None
+
+    def figure_of(item: EvidenceItem) -> str | None:
+        if measured is not None and item.kind is EvidenceKind.PASSAGE:
+            found = measured.search(item.text)
+            return found.group(1) if found else None
+        return _figure(item, dated=asked.dated, compared=compared)
+
     found: list[tuple[str, EvidenceItem, str]] = []
     for option in asked.options:
         about = sorted([*_about(relevant, option), *_stating(relevant, option)], key=lambda i: -says(i))
@@ -636,7 +656,7 @@ def _verdict(relevant: Sequence[EvidenceItem], question: str) -> list[DraftClaim
             # passage saying nothing of it is a count of it ("Each tablet holds 20 mg" says
             # nothing of "more effective"); a dimension is said by its measure ("3,200 metres high")
             about = [i for i in about if says(i)] or ([] if asked.word in _COUNTING else about)
-        hit = next(((i, f) for i in about if (f := _figure(i, dated=asked.dated, compared=compared)) is not None), None)
+        hit = next(((i, f) for i in about if (f := figure_of(i)) is not None), None)
         if hit is None:
             return []
         found.append((option, *hit))
@@ -664,6 +684,19 @@ def _verdict(relevant: Sequence[EvidenceItem], question: str) -> list[DraftClaim
             claim_class=ClaimClass.COMPARATIVE,
         )
     ]
+
+
+#: The units a comparison of lengths ("higher", "deeper", "taller") is decided in.
+_LENGTH_UNITS = r"(?:metres|meters|metre|meter|m|kilometres|kilometers|km|feet|foot|ft|miles|mi|centimetres|cm)"
+_LENGTH = re.compile(rf"(?<![\w.])(\d[\d,]*(?:\.\d+)?)\s*{_LENGTH_UNITS}\b(?!\s*(?:\(|long\b)?\s*(?:square|2\b|²))")
+_AREA = re.compile(
+    r"(?<![\w.])(\d[\d,]*(?:\.\d+)?)\s*(?:square\s+(?:kilometres|kilometers|km|miles|metres|meters|m)|km2|km²|"
+    r"acres|hectares|ha)\b"
+)
+#: The comparatives of a size, compared in areas when every side gives one ("larger").
+_OF_SIZE = frozenset("large larger largest big bigger biggest".split())
+#: The comparatives of a length ("higher", "deepest").
+_OF_LENGTH = frozenset("high higher highest tall taller tallest deep deeper deepest long longer longest".split())
 
 
 def _days(found: Sequence[tuple[str, EvidenceItem, str]]) -> list[tuple[str, float]] | None:
