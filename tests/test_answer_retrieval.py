@@ -2021,6 +2021,16 @@ def test_whether_one_is_more_than_the_other_ends_in_a_verdict(tmp_path):
     assert members.confidence.value != "high"
 
 
+def test_both_of_a_plural_kind_is_said_by_each_ones_singular(tmp_path):
+    cities = {
+        "Aachen": "Aachen is a spa city in North Rhine-Westphalia, Germany.\n",
+        "Bonn": "Bonn is a city on the Rhine in North Rhine-Westphalia, Germany.\n",
+    }
+    # the verdict was drafted and removed: "cities" was not "city" to the judge
+    (answer,) = _ask_articles(tmp_path, cities, "Are Aachen and Bonn both cities?")
+    assert _verdict_of(answer) == "Yes: Aachen and Bonn are both cities."
+
+
 def test_a_length_is_compared_in_lengths_and_a_size_in_areas(tmp_path):
     places = {
         "Mount Kerel": "Mount Kerel is a stratovolcano.\n\nIts summit is 3,412 metres above sea level.\n\n"

@@ -217,6 +217,8 @@ def _finder(evidence_words: set[str], *, inflections: bool = False, text: str | 
             word in evidence_words
             or (len(word) >= 5 and word[:5] in prefixes)
             or (inflections and word_key(word) in keys)
+            # a noun's plural is its singular ("cities": "a spa city"), not a verb's "cures"
+            or (singular(word) in evidence_words and word_readings(word) == {"NOUN"})
         )
 
     return found
@@ -289,7 +291,8 @@ class HeuristicJudge:
       denial; a verdict's "No: ... not ..." (a comparative claim) is the generator's reading of
       two values, not a denial: else ``contradicted``.
 
-    A word matches exactly or by its first five letters, so inflections pass.
+    A word matches exactly or by its first five letters, so inflections pass; a plural noun
+    matches its singular ("cities": "city").
     """
 
     def judge(self, claim: DraftClaim, cited: Sequence[EvidenceItem]) -> list[tuple[ReasonCode, str]]:
