@@ -6,7 +6,7 @@ from __future__ import annotations
 from helpers import population_value
 from provgraph.answer.extractive import ExtractiveGenerator, compact_citations
 from provgraph.answer.models import ClaimClass, EvidenceItem, EvidenceKind, EvidencePack, LinkedEntity
-from provgraph.answer.text import salient_terms, term_text
+from provgraph.answer.text import salient_names, salient_terms, term_text
 from provgraph.trust.models import (
     Conflict,
     ConflictKind,
@@ -270,3 +270,11 @@ def test_of_a_named_documents_passages_the_one_sharing_most_words_with_the_quest
     # the named document's opening passage is not stated for that
     assert [c.supporting_citations for c in draft.claims] == [["ev-3"], ["ev-1"]]
     assert draft.claims[0].text == "Halliburton has operations in more than 70 countries."
+
+
+def test_the_names_of_a_question_are_a_new_list_each_time():
+    # the verifier added the linked entities' labels to the cached list, so a question asked again
+    # (HotpotQA's with and without its gold paragraphs) found them among its names
+    question = "Where did the designer of the Harbour Bridge study?"
+    salient_names(question).append("harbour bridge")
+    assert salient_names(question) == ["harbour bridge"]

@@ -723,14 +723,19 @@ def number_text(term: str) -> str:
     return term.replace(" ", ".") if term.replace(" ", "").isdigit() else term
 
 
-@lru_cache(maxsize=256)
 def salient_names(question: str) -> list[str]:
-    """The :func:`salient_terms` of ``question`` that are no number: the things it names.
+    """The :func:`salient_terms` of ``question`` that are no number: the things it names (a new
+    list each call: the caller may add to it).
 
     >>> salient_names("What was Contoso's revenue in 2025?")
     ["contoso's"]
     """
-    return [t for t in salient_terms(question) if not t.replace(" ", "").isdigit()]
+    return list(_salient_names(question))
+
+
+@lru_cache(maxsize=256)
+def _salient_names(question: str) -> tuple[str, ...]:
+    return tuple(t for t in salient_terms(question) if not t.replace(" ", "").isdigit())
 
 
 def name_heads(question: str) -> frozenset[str]:
