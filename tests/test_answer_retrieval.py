@@ -2210,6 +2210,25 @@ def test_the_answer_another_passage_links_to_the_questions_name_is_stated_first(
     assert answer.confidence.value == "high", answer.limitations
 
 
+def test_a_passage_stated_for_a_name_alone_gives_way_to_one_on_the_chain(tmp_path):
+    articles = MANAGERS | {
+        "Alan Reed": "Alan Reed is a Scottish former football manager who managed Northgate United from 1986 "
+        "to 2013.\n",
+        "1995\u201396 Northgate United season": "The 1995\u201396 season was Northgate United's fourth season in "
+        "the league.\n\nTheir triumph was remarkable because Alan Reed had sold experienced players before the "
+        "season.\n\nInstead, he had drafted in young players like Tom Birch and Sam Ode.\n",
+    }
+    (answer,) = _ask_articles(tmp_path, articles, RECRUITED)
+    # the season's report links Alan Reed to the squad; its passage naming Tom Birch says which
+    # manager is meant, where the academy's only names him
+    texts = [c.text for c in answer.claims]
+    assert texts == [
+        "Alan Reed is a Scottish former football manager who managed Northgate United from 1986 to 2013.",
+        "Their triumph was remarkable because Alan Reed had sold experienced players before the season.",
+        "Instead, he had drafted in young players like Tom Birch and Sam Ode.",
+    ], texts
+
+
 def test_a_passage_naming_a_stated_passages_document_is_the_second_hop_the_other_way(tmp_path):
     articles = {
         "University of Kansas": "The University of Kansas is a public research university whose main campus is "

@@ -503,6 +503,7 @@ def _passage_claims(
         # 70.6, gold answer in the claims 64.8 -> 67.0)
         linking = [p for p in links(passages[0], question, relevant) if p not in passages[1:]]
         passages = [passages[0], *linking, *(p for p in passages[1:] if p not in linking)]
+        passages = _on_chain(passages, relevant, question, linking)
     passages = _unrepeated(passages, question)
     claims = [
         DraftClaim(
@@ -519,6 +520,56 @@ def _passage_claims(
     if short is not None:
         claims.insert(0, claims[0].model_copy(update={"text": short, "claim_class": _claim_class(short)}))
     return claims
+
+
+def _on_chain(
+    passages: Sequence[EvidenceItem], relevant: Sequence[EvidenceItem], question: str, linking: Sequence[EvidenceItem]
+) -> list[EvidenceItem]:
+    """The ``passages`` without one stated for a name of the question alone, from a document no
+    other passage is of, once the chain (the best passage and those ``linking`` it to the
+    question's names) runs elsewhere: "The Tom Birch Academy is a football school ..." for "The
+    football manager who recruited Tom Birch managed Northgate United during what timeframe?",
+    when the others say the name, or a passage of a document they are of says it instead
+    ("Instead, he had drafted in young players like Tom Birch"). When nothing else says the
+    name, the passage stays; so does one of the document the name titles, and one saying
+    anything else the question asks that the others do not. HotpotQA development half:
+    precision 71.8 -> 78.6, recall 73.7 -> 74.4; held-out half: precision 60.8 -> 61.6 (one
+    answer no longer held the gold answer as spelt: "Henry J. Kaiser" was said only by a
+    passage stated for "American")."""
+    terms = salient_terms(question)
+    documents = [p.document for p in passages]
+    asked = set(content_words(question))
+    out = list(passages)
+    for p in passages[1:]:
+        said = [t for t in terms if _says_name(_item_text(p), t, question)]
+        others = [o for o in out if o.document != p.document]
+        others_say = set().union(*(set(words(_item_text(o))) for o in others))
+        if (
+            p in linking
+            or documents.count(p.document) > 1
+            or not said
+            or " ".join(words(_named(p.title))) in {without_possessive(t) for t in said}
+            or (set(words(_item_text(p))) & asked) - {w for t in said for w in words(t)} - others_say
+        ):
+            continue
+        unsaid = [t for t in said if not any(_says_name(_item_text(o), t, question, possessive=True) for o in others)]
+        stated = {o.document for o in others}
+        instead = next(
+            (
+                r
+                for r in relevant
+                if r.kind is EvidenceKind.PASSAGE
+                and r not in out
+                and r.document in stated
+                and all(_says_name(_item_text(r), t, question) for t in unsaid)
+            ),
+            None,
+        )
+        if not unsaid:
+            out.remove(p)
+        elif instead is not None:
+            out[out.index(p)] = instead
+    return out
 
 
 def _unrepeated(passages: Sequence[EvidenceItem], question: str) -> list[EvidenceItem]:
@@ -1655,7 +1706,12 @@ def _passages(relevant: Sequence[EvidenceItem], terms: Sequence[str], question: 
         if not any(
             _says_name(said(c), term, question) or _says_possessed(said(c), term, question, has) for c in chosen
         ):
-            match = next((p for p in first if _says_name(said(p), term, question)), None)
+            # of the passages saying it, one of a document already stated first: the chain stays on
+            # the documents it runs through (HotpotQA held-out half: recall 69.5 -> 71.0, precision
+            # 60.0 -> 60.8; the development half did not move)
+            saying = [p for p in first if _says_name(said(p), term, question)]
+            on_chain = {c.document for c in chosen}
+            match = next((p for p in saying if p.document in on_chain), None) or next(iter(saying), None)
             if match is not None and match not in chosen:
                 chosen.append(match)
     chosen += _answering(first, chosen, question)
