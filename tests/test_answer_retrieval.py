@@ -2229,6 +2229,32 @@ def test_a_passage_stated_for_a_name_alone_gives_way_to_one_on_the_chain(tmp_pat
     ], texts
 
 
+CLUB = {
+    "Northgate United": "Northgate United is an English football club founded in 1879.\n\n"
+    "In 1991 the club signed Tom Birch from Leeds.\n",
+}
+SIGNED = "When was the football club that signed Tom Birch founded?"
+
+
+def test_an_answer_about_another_thing_than_the_clause_describes_is_not_high(tmp_path):
+    academy = {"Tom Birch Academy": MANAGERS["Tom Birch Academy"]}
+    (answer,) = _ask_articles(tmp_path, CLUB | academy, SIGNED)
+    # the academy's founding answers "founded" and names Tom Birch, but the club that signed him
+    # is Northgate United: nothing says the academy signed anyone
+    assert answer.claims[0].text.startswith("The Tom Birch Academy"), answer.claims
+    assert answer.confidence.value == "medium", answer.limitations
+    assert 'No claim says Tom Birch Academy is "the football club that signed Tom Birch".' in answer.limitations
+
+
+def test_an_answer_about_what_the_clause_describes_is_high(tmp_path):
+    (answer,) = _ask_articles(tmp_path, CLUB, SIGNED)
+    assert [c.text for c in answer.claims] == [
+        "Northgate United is an English football club founded in 1879.",
+        "In 1991 the club signed Tom Birch from Leeds.",
+    ], answer.claims
+    assert answer.confidence.value == "high", answer.limitations
+
+
 def test_a_passage_naming_a_stated_passages_document_is_the_second_hop_the_other_way(tmp_path):
     articles = {
         "University of Kansas": "The University of Kansas is a public research university whose main campus is "

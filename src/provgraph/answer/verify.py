@@ -57,7 +57,9 @@ say which thing that is and nothing of what is asked of it, from the name's docu
 A ``high`` answer also needs a claim that states a value of the asked type and cites evidence
 speaking of what is asked (``MIN_PROPERTY_COVERAGE`` of the question's words, names aside:
 "painted" in "When was the lighthouse painted?"); for a choice, a verdict naming one option; for
-a yes/no question, a verdict or a claim naming everything the question names. Else it is
+a yes/no question, a verdict or a claim naming everything the question names; for a question
+about a thing it describes by a clause ("the football club that signed Tom Birch"), a passage
+cited of the answer's document, or naming its subject, that says the clause's verb. Else it is
 ``medium``, with a limitation that says what is missing.
 """
 
@@ -645,6 +647,12 @@ def verify(
     if unsaid is not None:
         confidence = AnswerConfidence.MEDIUM
         limitations.append(unsaid)
+    unrelated = _unsaid_relation(pack, kept) if confidence is AnswerConfidence.HIGH else None
+    if unrelated is not None:
+        # "When was the football club that signed Tom Birch founded?" on "The Tom Birch Academy
+        # is a football school founded by Tom Birch in 2005": nothing says it signed him
+        confidence = AnswerConfidence.MEDIUM
+        limitations.append(unrelated)
     unproven = _unproven(pack, kept) if confidence is AnswerConfidence.HIGH else None
     if unproven is not None:
         confidence = AnswerConfidence.MEDIUM
@@ -1342,6 +1350,41 @@ def _unsaid_verb(pack: EvidencePack, kept: Sequence[_Kept]) -> str | None:
     if not verb.islower() or verb in STOP_WORDS or not {"VERB", "ADJ"} & set(word_readings(verb)):
         return None
     return None if _said_by_any(kept, verb, headlines=False) else f'No claim says what is "{verb}".'
+
+
+#: The words opening a clause that says what a described thing is to a name.
+_CLAUSE = frozenset("who whom that which".split())
+
+
+def _unsaid_relation(pack: EvidencePack, kept: Sequence[_Kept]) -> str | None:
+    """Why no claim says that what the answer is about is what the question describes by a
+    clause ("the football club that signed Tom Birch", :func:`~provgraph.answer.question.described`):
+    no passage cited of the answering passage's document, or naming its subject, says the
+    clause's verb ("signed", inflections alike); or None. "In 1991 the club signed Tom Birch",
+    in another club's article, says nothing of the Tom Birch Academy's founding."""
+    thing = described(pack.question)
+    answering = _answering(kept)
+    if thing is None or answering is None or not checks_links(pack.question):
+        return None
+    at = next((i for i, w in enumerate(thing.words) if w in _CLAUSE), None)
+    if at is None:
+        return None
+    named = {w for n in thing.names for w in n.split()}
+    verb = next((w for w in thing.words[at + 1 :] if w not in named and w not in STOP_WORDS), None)
+    if verb is None or "VERB" not in word_readings(verb):
+        return None
+    subject = " ".join(words(without_disambiguation(answering.title or "")))
+    for claim, cited in kept:
+        about = [
+            i
+            for i in cited
+            if i.document == answering.document or (subject and mentions(" ".join(words(i.text)), subject))
+        ]
+        said = claim.text + " " + evidence_text(about, headlines=False)
+        if about and _finder(set(words(said)), inflections=True, text=said)(verb):
+            return None
+    written = re.search(r"\W+".join(map(re.escape, thing.words)), pack.question, re.I)
+    return f'No claim says {answering.title} is "{written.group() if written else " ".join(thing.words)}".'
 
 
 def _said_by_any(kept: Sequence[_Kept], word: str, *, headlines: bool = True) -> bool:
