@@ -2237,13 +2237,25 @@ SIGNED = "When was the football club that signed Tom Birch founded?"
 
 
 def test_an_answer_about_another_thing_than_the_clause_describes_is_not_high(tmp_path):
-    academy = {"Tom Birch Academy": MANAGERS["Tom Birch Academy"]}
+    academy = {"Tom Birch Academy": "Tom Birch founded the Tom Birch Academy, a youth football club, in 2005.\n"}
     (answer,) = _ask_articles(tmp_path, CLUB | academy, SIGNED)
     # the academy's founding answers "founded" and names Tom Birch, but the club that signed him
     # is Northgate United: nothing says the academy signed anyone
-    assert answer.claims[0].text.startswith("The Tom Birch Academy"), answer.claims
+    assert answer.claims[0].text.startswith("Tom Birch founded the Tom Birch Academy"), answer.claims
     assert answer.confidence.value == "medium", answer.limitations
     assert 'No claim says Tom Birch Academy is "the football club that signed Tom Birch".' in answer.limitations
+
+
+def test_the_passage_nearest_in_meaning_to_the_question_answers_it(tmp_path):
+    academy = {"Tom Birch Academy": MANAGERS["Tom Birch Academy"]}
+    (answer,) = _ask_articles(tmp_path, CLUB | academy, SIGNED)
+    # "The Tom Birch Academy is a football school founded by Tom Birch in 2005" shares more of
+    # the question's words; the club's founding is nearer in meaning (provgraph.answer.semantic)
+    assert [c.text for c in answer.claims] == [
+        "Northgate United is an English football club founded in 1879.",
+        "In 1991 the club signed Tom Birch from Leeds.",
+    ], answer.claims
+    assert answer.confidence.value == "high", answer.limitations
 
 
 def test_an_answer_about_what_the_clause_describes_is_high(tmp_path):
