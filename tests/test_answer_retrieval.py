@@ -3415,3 +3415,48 @@ def test_two_births_in_one_year_are_told_apart_by_their_days(tmp_path):
     )
     assert _verdict_of(first) == "Ann Lee was born first: Ann Lee 4 March 1970, Kim Ray 9 July 1970."
     assert _verdict_of(than) == "No: Ann Lee was born earlier: Kim Ray 9 July 1970, Ann Lee 4 March 1970."
+
+
+NORLAND = {
+    "Harbour Bridge": "The Harbour Bridge is a steel arch bridge across Kelston Harbour.\n\n"
+    "It was designed by Mara Lindqvist and opened in 1932.\n",
+    "Mara Lindqvist": "Mara Lindqvist (1889-1961) was a Swedish structural engineer.\n\n"
+    "She married the architect Olle Berg in 1931.\n",
+    "Kelston": "Kelston is a port city in Norland with a population of 412,000.\n\n"
+    "The city was founded in 1204 by Danish traders.\n",
+    "Norland": "Norland is a country in northern Europe.\n\nIts capital is Brackley.\n\n"
+    "Norland has a population of 5.2 million.\n",
+    "Brackley": "Brackley is the capital of Norland.\n\nIt lies on the river Avon and has a population of 890,000.\n",
+    "Olle Berg": "Olle Berg (1885-1970) was a Swedish architect.\n\n"
+    "He designed the Kelston Town Hall, completed in 1925.\n",
+    "Kelston Town Hall": "Kelston Town Hall is the seat of the city council of Kelston.\n\n"
+    "Its tower is 64 metres tall.\n",
+}
+
+
+def test_what_is_asked_of_a_thing_of_a_name_is_the_things_not_the_names(tmp_path):
+    capital, hall = _ask_articles(
+        tmp_path, NORLAND, "What is the population of the capital of Norland?", "Who designed the town hall of Kelston?"
+    )
+    # "Norland has a population of 5.2 million" is Norland's; the passage saying which is its
+    # capital leads to the capital's
+    texts = [c.text for c in capital.claims]
+    assert texts[0] == "Brackley lies on the river Avon and has a population of 890,000.", texts
+    assert "Norland's capital is Brackley." in texts, texts
+    # the city's founding says nothing of its town hall
+    assert hall.claims[0].text == "Olle Berg designed the Kelston Town Hall, completed in 1925.", hall.claims
+
+
+def test_an_answer_about_the_name_a_thing_is_described_by_abstains(tmp_path):
+    (answer,) = _ask_articles(tmp_path, NORLAND, "When was the husband of Mara Lindqvist born?")
+    # her own years are no answer, and nothing says "husband" ("She married ..." is not read so)
+    assert answer.abstained, answer.claims
+    assert answer.answer_summary == (
+        'Insufficient evidence: the evidence found is about "Mara Lindqvist", not "the husband of Mara Lindqvist".'
+    )
+
+
+def test_an_age_is_compared_by_the_years_of_birth(tmp_path):
+    (answer,) = _ask_articles(tmp_path, NORLAND, "Was Mara Lindqvist older than Olle Berg?")
+    # not the year she married him
+    assert answer.claims[0].text == "No: Olle Berg was older: Mara Lindqvist 1889, Olle Berg 1885.", answer.claims

@@ -52,7 +52,7 @@ documents are grouped by subtopic (the subject's label, or the passage's documen
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from functools import cache, lru_cache
 from itertools import pairwise
 
@@ -77,6 +77,7 @@ from provgraph.answer.question import (
     calendar_date,
     choices,
     comparison,
+    described,
     expects,
     figure,
     figure_value,
@@ -455,9 +456,12 @@ def _passage_claims(
         re.match(r"\s*(?:why\b|how\s+(?:is|are|was|were|do|does|did|can|could|should)\b)", question, re.I) is not None
     )
     place = _place_asked(question)
+    itself = _name_itself(question)
     passages = sorted(
         passages,
         key=lambda p: (
+            # "What is the population of the capital of Norland?": not Norland's own
+            itself(p),
             not _heading_asks(p, question),
             not _says_kind(p, question),
             # "Which club finished third?": the row "Position: 3"
@@ -520,6 +524,23 @@ def _passage_claims(
     if short is not None:
         claims.insert(0, claims[0].model_copy(update={"text": short, "claim_class": _claim_class(short)}))
     return claims
+
+
+def _name_itself(question: str) -> Callable[[EvidenceItem], bool]:
+    """Whether a passage is of the document of a name the question describes another thing by
+    ("Norland" of "What is the population of the capital of Norland?") and does not say that
+    thing ("capital"): what it says ("Norland has a population of 5.2 million") is the name's
+    own, not the thing's."""
+    thing = described(question)
+    if thing is None or "of" not in thing.words:
+        return lambda _: False
+    noun = {word_key(w) for w in thing.words[: thing.words.index("of")] if w not in STOP_WORDS}
+    names = set(thing.names)
+
+    def itself(item: EvidenceItem) -> bool:
+        return bool(noun) and " ".join(words(_named(item.title))) in names and not noun <= word_keys(_item_text(item))
+
+    return itself
 
 
 def _on_chain(
@@ -672,9 +693,13 @@ def _verdict(relevant: Sequence[EvidenceItem], question: str) -> list[DraftClaim
     named |= {kind.group(1).lower()} if kind else set()
     compared = {word_key(w) for w in content_words(question) if w not in named}
 
+    # "older", "younger": an age, told by a birth ("Mara Lindqvist (1889-1961)", "born 1889"),
+    # not by the year of anything else she did ("She married ... in 1931")
+    aged = asked.word.lower() in _OF_AGE
+
     def says(item: EvidenceItem) -> int:
         text = item.text if item.kind is EvidenceKind.PASSAGE else _label(item, "predicate")
-        return len(compared & word_keys(text, measures=True))
+        return len(compared & word_keys(text, measures=True)) + (aged and _BIRTH.search(text) is not None)
 
     # a length is compared in lengths ("61 metres deep"), a size in areas, when every side gives
     # one (not "It last erupted in 1911" for "higher")
@@ -737,6 +762,10 @@ def _verdict(relevant: Sequence[EvidenceItem], question: str) -> list[DraftClaim
     ]
 
 
+#: The comparatives of an age, decided by years of birth.
+_OF_AGE = frozenset("old older oldest young younger youngest elder eldest".split())
+#: A year of birth: "born 1889", "(1889-1961)", "(15 March 1892 - 8 May 1927)" (hyphen or en dash).
+_BIRTH = re.compile(r"\bborn\b|\(\s*(?:[^()]*?\s)?\d{3,4}\s*[-\u2013]", re.I)
 #: The units a comparison of lengths ("higher", "deeper", "taller") is decided in.
 _LENGTH_UNITS = r"(?:metres|meters|metre|meter|m|kilometres|kilometers|km|feet|foot|ft|miles|mi|centimetres|cm)"
 _LENGTH = re.compile(rf"(?<![\w.])(\d[\d,]*(?:\.\d+)?)\s*{_LENGTH_UNITS}\b(?!\s*(?:\(|long\b)?\s*(?:square|2\b|²))")
@@ -1720,6 +1749,10 @@ def _passages(relevant: Sequence[EvidenceItem], terms: Sequence[str], question: 
     asked = set(content_words(question))
     expected = expects(question)
     chosen += _covering(first, chosen, asked)
+    # "the capital of Norland": the passage saying which that is ("Its capital is Brackley"),
+    # for the second hop from it
+    which = _saying_which(first, chosen, question)
+    chosen += which
     # what the question asks that no chosen passage says ("seat" of "the county seat of the county
     # where East Lempster is"): the second hop is there for it
     missing = asked - set().union(*(set(words(_item_text(c))) for c in chosen)) - _HOW_SAID
@@ -1770,7 +1803,10 @@ def _passages(relevant: Sequence[EvidenceItem], terms: Sequence[str], question: 
     chosen = [
         c
         for c in chosen
-        if c.document not in answering or held[c.id] or any(_says_name(_item_text(c), t, question) for t in unnamed)
+        if c.document not in answering
+        or held[c.id]
+        or c in which
+        or any(_says_name(_item_text(c), t, question) for t in unnamed)
     ]
     # "The warranty does not cover:" says nothing its items do not
     sections = {p.section for p in chosen}
@@ -1782,6 +1818,31 @@ def _passages(relevant: Sequence[EvidenceItem], terms: Sequence[str], question: 
 _ASKING_HEADING = re.compile(r"^(?:what|how|who|when|where|why)\s+(?:to|can|should|must|do|does)\s+\w+", re.I)
 #: The words of such a heading a question need not repeat ("What should I do ...?" for "What to do").
 _HEADING_ONLY = frozenset("to can should must you i we".split())
+
+
+def _saying_which(
+    passages: Sequence[EvidenceItem], chosen: Sequence[EvidenceItem], question: str
+) -> list[EvidenceItem]:
+    """The best of ``passages`` saying which thing the question means by what it is of a name
+    (:func:`~provgraph.answer.question.described`: "Its capital is Brackley" for "What is the
+    population of the capital of Norland?"), its words and the name, when no ``chosen`` passage
+    says them: the second hop starts there. HotpotQA held-out half: recall 71.0 -> 72.0,
+    precision 62.6 -> 62.8; the development half did not move (for a thing described by a
+    clause too, "the county where East Lempster is", its precision fell 79.3 -> 78.6)."""
+    thing = described(question)
+    if thing is None or "of" not in thing.words:
+        return []
+    named = {w for n in thing.names for w in n.split()}
+    noun = {word_key(w) for w in thing.words if w not in STOP_WORDS and w not in named}
+    if not noun or any(noun <= word_keys(_item_text(c)) for c in chosen):
+        return []
+    return [
+        p
+        for p in passages
+        if p not in chosen
+        and noun <= word_keys(_item_text(p))
+        and any(_says_name(_item_text(p), n, question) for n in thing.names)
+    ][:1]
 
 
 def _heading_asks(item: EvidenceItem, question: str) -> bool:

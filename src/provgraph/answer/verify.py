@@ -53,7 +53,10 @@ a value of the asked type each say it of another thing, placed in what the quest
 naming it at all ("Kelston is a port city in Norland with a population of 412,000" for "What is
 the population of Norland?", or of Brackley); and one to a question about a thing it names by what
 it is to a name ("Where did the designer of the Harbour Bridge study?") whose claims and evidence
-say which thing that is and nothing of what is asked of it, from the name's documents alone.
+say which thing that is and nothing of what is asked of it, from the name's documents alone; and
+one whose answering passage is of the name's own document and says nothing of the thing
+("Mara Lindqvist (1889-1961) was a Swedish structural engineer" for "When was the husband of
+Mara Lindqvist born?").
 A ``high`` answer also needs a claim that states a value of the asked type and cites evidence
 speaking of what is asked (``MIN_PROPERTY_COVERAGE`` of the question's words, names aside:
 "painted" in "When was the lighthouse painted?"); for a choice, a verdict naming one option; for
@@ -621,6 +624,12 @@ def verify(
         # Lindqvist" alone: the second hop is missing
         confidence = AnswerConfidence.INSUFFICIENT
         uncovered = undescribed
+    itself = _of_the_name_itself(pack, kept) if confidence is not AnswerConfidence.INSUFFICIENT else None
+    if itself is not None:
+        # "When was the husband of Mara Lindqvist born?" on "Mara Lindqvist (1889-1961) was a
+        # Swedish structural engineer": her birth, not her husband's
+        confidence = AnswerConfidence.INSUFFICIENT
+        uncovered = itself
     placed = _of_what_is_there(pack, kept) if confidence is not AnswerConfidence.INSUFFICIENT else None
     if placed is not None:
         # "What is the population of Norland?" on "Kelston is a port city in Norland with a
@@ -1101,6 +1110,30 @@ def _only_which(pack: EvidencePack, kept: Sequence[_Kept]) -> str | None:
         f'the evidence found says which is "{" ".join(thing.words)}", and nothing of what the question asks of it '
         f"({', '.join(repr(w) for w in thing.asked)})"
     )
+
+
+def _of_the_name_itself(pack: EvidencePack, kept: Sequence[_Kept]) -> str | None:
+    """Why the answer is about a name the question describes another thing by, not that thing
+    ("the husband of Mara Lindqvist", :func:`~provgraph.answer.question.described`): the
+    answering passage is of the name's own document, its claim opens with the name, and neither
+    says the thing's noun ("husband"); or None."""
+    thing = described(pack.question)
+    answering = _answering(kept)
+    if thing is None or answering is None or "of" not in thing.words or not checks_links(pack.question):
+        return None
+    title = " ".join(words(without_disambiguation(answering.title or "")))
+    # ... and the claim is the name's own sentence: "Jane Smith has been the chief executive
+    # officer" in Acme's article is about its CEO
+    if title not in thing.names or words(kept[0][0].text)[: len(title.split())] != title.split():
+        return None
+    noun = [w for w in thing.words[: thing.words.index("of")] if w not in STOP_WORDS]
+    said = kept[0][0].text + " " + evidence_text([answering], headlines=False)
+    found = _finder(set(words(said)), inflections=True, text=said)
+    if not noun or all(found(w) for w in noun):
+        return None
+    written = re.search(r"\W+".join(map(re.escape, thing.words)), pack.question, re.I)
+    asked = written.group() if written else " ".join(thing.words)
+    return f'the evidence found is about "{answering.title}", not "{asked}"'
 
 
 def _of_what_is_there(pack: EvidencePack, kept: Sequence[_Kept]) -> str | None:
