@@ -3460,3 +3460,25 @@ def test_an_age_is_compared_by_the_years_of_birth(tmp_path):
     (answer,) = _ask_articles(tmp_path, NORLAND, "Was Mara Lindqvist older than Olle Berg?")
     # not the year she married him
     assert answer.claims[0].text == "No: Olle Berg was older: Mara Lindqvist 1889, Olle Berg 1885.", answer.claims
+
+
+RED_HOLLOW = {
+    "Red Hollow (film)": "Red Hollow is a 2011 American western film directed by Ann Berg.\n\n"
+    "It stars Tom Vale as a retired sheriff.\n",
+    "Tom Vale": "Tom Vale (born 12 June 1958) is an English actor.\n\nHe won the Olivier Award in 1995.\n",
+    "Salt Flats": "Salt Flats is a 2004 drama film.\n\nIt was shot in Utah over 30 days.\n",
+}
+
+
+def test_what_is_asked_of_a_thing_of_a_name_is_answered_by_that_things_passage(tmp_path):
+    born, shot = _ask_articles(
+        tmp_path,
+        RED_HOLLOW,
+        "When was the star of Red Hollow born?",
+        "How many days did the shooting of Salt Flats take?",
+    )
+    # Tom Vale's birth is the star's, not one said of another subject than Red Hollow
+    assert born.claims[0].text == "Tom Vale (born 12 June 1958) is an English actor.", born.claims
+    assert "Red Hollow stars Tom Vale as a retired sheriff." in [c.text for c in born.claims], born.claims
+    # "the shooting of Salt Flats" is what happened to the film, no other thing than it
+    assert shot.claims[0].text == "Salt Flats was shot in Utah over 30 days.", shot.claims

@@ -735,6 +735,27 @@ def described(question: str) -> Described | None:
     return Described(words=tuple(inside), names=held, asked=asked)
 
 
+#: The endings of a noun naming what happens to a thing ("the shooting of Salt Flats", "the
+#: construction of the bridge"), not another thing.
+_EVENT_NOUN = re.compile(r"(?:ing|tion|sion|ment|ance|ence)$")
+
+
+def thing_of(thing: Described) -> tuple[str, ...]:
+    """The words of the thing a question names as a thing of a name ("capital" of "the capital
+    of Norland"), stop words aside; none for a description by a clause, or for what happens to
+    the name ("the shooting of Salt Flats").
+
+    >>> thing_of(described("What is the population of the capital of Norland?"))
+    ('capital',)
+    >>> thing_of(described("How many days did the shooting of Salt Flats take?"))
+    ()
+    """
+    if "of" not in thing.words:
+        return ()
+    said = tuple(w for w in thing.words[: thing.words.index("of")] if w not in STOP_WORDS)
+    return () if any(_EVENT_NOUN.search(w) for w in said) else said
+
+
 __all__ = [
     "INDEFINITE",
     "KIND_WORDS",
@@ -755,6 +776,7 @@ __all__ = [
     "kind_asked",
     "offers",
     "pair",
+    "thing_of",
     "topics",
     "year_bound",
 ]

@@ -107,6 +107,7 @@ from provgraph.answer.question import (
     kind_asked,
     offers,
     pair,
+    thing_of,
     topics,
     year_bound,
 )
@@ -1126,10 +1127,10 @@ def _of_the_name_itself(pack: EvidencePack, kept: Sequence[_Kept]) -> str | None
     # officer" in Acme's article is about its CEO
     if title not in thing.names or words(kept[0][0].text)[: len(title.split())] != title.split():
         return None
-    noun = [w for w in thing.words[: thing.words.index("of")] if w not in STOP_WORDS]
+    noun = thing_of(thing)
     said = kept[0][0].text + " " + evidence_text([answering], headlines=False)
     found = _finder(set(words(said)), inflections=True, text=said)
-    if not noun or all(found(w) for w in noun):
+    if not noun or all(found(w) or word_key(w) in word_keys(said) for w in noun):
         return None
     written = re.search(r"\W+".join(map(re.escape, thing.words)), pack.question, re.I)
     asked = written.group() if written else " ".join(thing.words)
@@ -1155,6 +1156,12 @@ def _of_what_is_there(pack: EvidencePack, kept: Sequence[_Kept]) -> str | None:
         for n in names
         if any(mentions(question, f"{w} of {n}") for w in asked) or any(mentions(question, f"{w} {n}") for w in acts)
     ]
+    # ... but "the star of Red Hollow" in "When was the star of Red Hollow born?" is a thing of
+    # the name (:func:`~provgraph.answer.question.described`) whose birth is asked: a claim about
+    # someone a passage ties to the name ("It stars Tom Vale") answers for it
+    thing = described(pack.question)
+    of_thing = bool(thing and thing.asked and thing_of(thing))
+    passages = [" ".join(words(f"{i.title or ''} {i.text}")) for i in pack.items if i.kind is EvidenceKind.PASSAGE]
     subjects = []
     for claim, cited in kept:
         said = claim.text + " " + evidence_text(cited, headlines=False)
@@ -1171,6 +1178,10 @@ def _of_what_is_there(pack: EvidencePack, kept: Sequence[_Kept]) -> str | None:
             and other
             and owners
             and not any(mentions(titled, n) or set(words(other)) & set(n.split()) for n in owners)
+            and not (
+                of_thing
+                and any(mentions(p, " ".join(words(other))) and any(mentions(p, n) for n in owners) for p in passages)
+            )
         ):
             placed = other  # "Kelston ... has a population of 412,000" for Brackley's
         if placed is None:
