@@ -3482,3 +3482,29 @@ def test_what_is_asked_of_a_thing_of_a_name_is_answered_by_that_things_passage(t
     assert "Red Hollow stars Tom Vale as a retired sheriff." in [c.text for c in born.claims], born.claims
     # "the shooting of Salt Flats" is what happened to the film, no other thing than it
     assert shot.claims[0].text == "Salt Flats was shot in Utah over 30 days.", shot.claims
+
+
+COMPANIES = {
+    "Fernwood Robotics": "Fernwood Robotics is a maker of warehouse robots founded in 2009 by Lena Ortiz.\n\n"
+    "In 2021 Fernwood acquired Pallex, a maker of conveyor systems.\n",
+    "Pallex": "Pallex is a German maker of conveyor systems based in Bremen.\n\n"
+    "It was founded in 1987 by Karl Huber.\n\nPallex employs 450 people.\n",
+}
+
+
+def test_what_another_company_does_is_no_answer_for_the_one_asked_of(tmp_path):
+    own, acquired, older = _ask_articles(
+        tmp_path,
+        COMPANIES,
+        "How many people does Fernwood Robotics employ?",
+        "How many people does the company acquired by Fernwood Robotics employ?",
+        "Which company is older, Fernwood Robotics or Pallex?",
+    )
+    # Pallex employs them, not Fernwood Robotics, which acquired it
+    assert own.abstained, own.claims
+    assert own.answer_summary == (
+        'Insufficient evidence: the evidence found says "people" of Pallex, not of "fernwood robotics".'
+    )
+    assert acquired.claims[0].text == "Pallex employs 450 people.", acquired.claims
+    # a company's age is told by its founding, not by the year it acquired another
+    assert older.claims[0].text == "Pallex is older: Fernwood Robotics 2009, Pallex 1987.", older.claims

@@ -699,8 +699,8 @@ def _verdict(relevant: Sequence[EvidenceItem], question: str) -> list[DraftClaim
     named |= {kind.group(1).lower()} if kind else set()
     compared = {word_key(w) for w in content_words(question) if w not in named}
 
-    # "older", "younger": an age, told by a birth ("Mara Lindqvist (1889-1961)", "born 1889"),
-    # not by the year of anything else she did ("She married ... in 1931")
+    # "older", "younger": an age, told by a birth ("Mara Lindqvist (1889-1961)", "born 1889") or a
+    # founding, not by the year of anything else done ("She married ... in 1931")
     aged = asked.word.lower() in _OF_AGE
 
     def says(item: EvidenceItem) -> int:
@@ -770,8 +770,11 @@ def _verdict(relevant: Sequence[EvidenceItem], question: str) -> list[DraftClaim
 
 #: The comparatives of an age, decided by years of birth.
 _OF_AGE = frozenset("old older oldest young younger youngest elder eldest".split())
-#: A year of birth: "born 1889", "(1889-1961)", "(15 March 1892 - 8 May 1927)" (hyphen or en dash).
-_BIRTH = re.compile(r"\bborn\b|\(\s*(?:[^()]*?\s)?\d{3,4}\s*[-\u2013]", re.I)
+#: A year of birth or founding: "born 1889", "(1889-1961)", "(15 March 1892 - 8 May 1927)"
+#: (hyphen or en dash), "founded in 2009".
+_BIRTH = re.compile(
+    r"\b(?:born|founded|established|formed|incorporated)\b|\(\s*(?:[^()]*?\s)?\d{3,4}\s*[-\u2013]", re.I
+)
 #: The units a comparison of lengths ("higher", "deeper", "taller") is decided in.
 _LENGTH_UNITS = r"(?:metres|meters|metre|meter|m|kilometres|kilometers|km|feet|foot|ft|miles|mi|centimetres|cm)"
 _LENGTH = re.compile(rf"(?<![\w.])(\d[\d,]*(?:\.\d+)?)\s*{_LENGTH_UNITS}\b(?!\s*(?:\(|long\b)?\s*(?:square|2\b|²))")
