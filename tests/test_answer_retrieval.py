@@ -3508,3 +3508,19 @@ def test_what_another_company_does_is_no_answer_for_the_one_asked_of(tmp_path):
     assert acquired.claims[0].text == "Pallex employs 450 people.", acquired.claims
     # a company's age is told by its founding, not by the year it acquired another
     assert older.claims[0].text == "Pallex is older: Fernwood Robotics 2009, Pallex 1987.", older.claims
+
+
+def test_the_passage_saying_what_is_asked_of_a_thing_of_a_name_comes_before_the_one_saying_which(tmp_path):
+    articles = {
+        "The Velvet Rain": "The Velvet Rain is an American rock band formed in Austin, Texas, in 1994.\n\n"
+        "Their third album, Low Tide, was released in 2001.\n",
+        "Low Tide (album)": "Low Tide is the third studio album by The Velvet Rain, released on 3 April 2001.\n\n"
+        "It was produced by Steve Lillard.\n",
+    }
+    (answer,) = _ask_articles(tmp_path, articles, "Who produced the third album of The Velvet Rain?")
+    # the album's article is titled by what it is ("album"): its passage says who produced it
+    texts = [c.text for c in answer.claims]
+    assert texts[:2] == [
+        "Low Tide was produced by Steve Lillard.",
+        "The Velvet Rain's third album, Low Tide, was released in 2001.",
+    ], texts

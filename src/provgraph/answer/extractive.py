@@ -2167,8 +2167,19 @@ def _answers(item: EvidenceItem, question: str) -> int:
         return int(span(_stated(item), question) is not None)
     # its heading says it of it too ("Swallow the tablet ... in the morning" under "How to take Cardenol")
     heading = item.section if item.section and not is_headline(item.section) else ""  # a plain text's title line
-    held = len(asked & word_keys(f"{item.text} {heading}", measures=True))
+    said = word_keys(f"{item.text} {heading}", measures=True)
+    # ... and its document's title the thing of a name the question asks of ("album" of "Low Tide
+    # (album)" for "Who produced the third album of The Velvet Rain?": "It was produced by ...")
+    said |= _thing_keys(question) & word_keys(item.title or "")
+    held = len(asked & said)
     return held if held and held >= MIN_ANSWERING_SHARE * len(asked) else 0
+
+
+@lru_cache(maxsize=256)
+def _thing_keys(question: str) -> frozenset[str]:
+    """The keys of the thing of a name ``question`` asks of (:func:`~provgraph.answer.question.thing_of`)."""
+    thing = described(question)
+    return frozenset(word_key(w) for w in thing_of(thing)) if thing and thing.asked else frozenset()
 
 
 @lru_cache(maxsize=256)
