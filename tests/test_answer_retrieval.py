@@ -3524,3 +3524,20 @@ def test_the_passage_saying_what_is_asked_of_a_thing_of_a_name_comes_before_the_
         "Low Tide was produced by Steve Lillard.",
         "The Velvet Rain's third album, Low Tide, was released in 2001.",
     ], texts
+
+
+def test_both_of_a_people_is_denied_by_a_passage_saying_another(tmp_path):
+    articles = {
+        "The Velvet Rain": "The Velvet Rain is an American rock band formed in Austin, Texas, in 1994.\n",
+        "Paper Moons": "Paper Moons is a British indie band from Leeds, formed in 1989.\n",
+        "Big Thief": "Big Thief is an American indie rock band from Brooklyn.\n",
+    }
+    no, yes = _ask_articles(
+        tmp_path,
+        articles,
+        "Are The Velvet Rain and Paper Moons both American bands?",
+        "Are The Velvet Rain and Big Thief both American bands?",
+    )
+    assert no.claims[0].text == "No: The Velvet Rain American, Paper Moons British.", no.claims
+    assert no.confidence.value == "high", no.limitations
+    assert yes.claims[0].text == "Yes: The Velvet Rain and Big Thief are both American bands.", yes.claims
