@@ -3541,3 +3541,19 @@ def test_both_of_a_people_is_denied_by_a_passage_saying_another(tmp_path):
     assert no.claims[0].text == "No: The Velvet Rain American, Paper Moons British.", no.claims
     assert no.confidence.value == "high", no.limitations
     assert yes.claims[0].text == "Yes: The Velvet Rain and Big Thief are both American bands.", yes.claims
+
+
+def test_a_things_it_in_the_document_the_best_passage_says_which_it_is_of_answers(tmp_path):
+    articles = {
+        "Mount Kerel": "Mount Kerel is a stratovolcano in the Andes of Chile.\n\nIt rises to 4,812 metres.\n",
+        "Lake Orla": "Lake Orla is a crater lake on the flank of Mount Kerel.\n\n"
+        "It is 61 metres deep and covers 2.4 square kilometres.\n",
+    }
+    (answer,) = _ask_articles(tmp_path, articles, "How deep is the lake on the flank of Mount Kerel?")
+    # "It" is Lake Orla, which the best passage says is the lake asked of
+    texts = [c.text for c in answer.claims]
+    assert texts[:2] == [
+        "Lake Orla is 61 metres deep and covers 2.4 square kilometres.",
+        "Lake Orla is a crater lake on the flank of Mount Kerel.",
+    ], texts
+    assert answer.confidence.value == "high", answer.limitations

@@ -308,7 +308,12 @@ class ExtractiveGenerator:
                 keep = about_entity or bool(question_keys & {word_key(w) for w in text.split()})
             if keep:
                 out.append(item)
-            elif item.kind is EvidenceKind.PASSAGE and item.hop == 0 and _PERSONAL.search(item.text):
+            elif (
+                item.kind is EvidenceKind.PASSAGE
+                and item.hop == 0
+                # (and a thing's "It is 61 metres deep", in Lake Orla's article)
+                and (_PERSONAL.search(item.text) or _opens_with_its_pronoun(item))
+            ):
                 pronouns.append(item)
             elif (
                 item.kind is EvidenceKind.PASSAGE
@@ -659,6 +664,13 @@ def _names_document(item: EvidenceItem, other: EvidenceItem) -> bool:
 def _stated(item: EvidenceItem) -> str:
     """A passage as a claim states it: read in its document's context (:func:`in_context`)."""
     return in_context(item.text.strip(), item.title, item.referent)
+
+
+def _opens_with_its_pronoun(item: EvidenceItem) -> bool:
+    """Whether a passage opens with a pronoun standing for its document's subject ("It is 61
+    metres deep" in "Lake Orla"; not "It is in the Karakoram range" after "K2 is ...")."""
+    read = _pronoun_read(item)
+    return read != item.text and _text_opens_with(read, _named(item.title))
 
 
 def _pronoun_read(item: EvidenceItem) -> str:
@@ -1992,7 +2004,10 @@ def _answering(passages: Sequence[EvidenceItem], chosen: Sequence[EvidenceItem],
         if p not in chosen
         and (
             any(mentions(_item_text(p), t) and not (names and _of_another(p, t)) for t in terms)
-            or (p.document == described and _opens_with(p, _named(p.title)))
+            # (or with its "It": "It is 61 metres deep" in "Lake Orla", beside "Lake Orla is a
+            # crater lake on the flank of Mount Kerel" for "How deep is the lake on the flank of
+            # Mount Kerel?")
+            or (p.document == described and (_opens_with(p, _named(p.title)) or _opens_with_its_pronoun(p)))
         )
     ]
     # "When does the timetable change?": a date on the calendar before "On Sundays"
@@ -2197,7 +2212,8 @@ def _answers(item: EvidenceItem, question: str) -> int:
         return int(span(_stated(item), question) is not None)
     # its heading says it of it too ("Swallow the tablet ... in the morning" under "How to take Cardenol")
     heading = item.section if item.section and not is_headline(item.section) else ""  # a plain text's title line
-    said = word_keys(f"{item.text} {heading}", measures=True)
+    # read in its context: "It is 61 metres deep" in "Lake Orla" says "lake"
+    said = word_keys(f"{_pronoun_read(item)} {heading}", measures=True)
     # ... and its document's title the thing of a name the question asks of ("album" of "Low Tide
     # (album)" for "Who produced the third album of The Velvet Rain?": "It was produced by ...")
     said |= _thing_keys(question) & word_keys(item.title or "")
