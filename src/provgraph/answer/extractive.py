@@ -538,13 +538,11 @@ def _name_itself(question: str) -> Callable[[EvidenceItem], bool]:
     thing ("capital"): what it says ("Norland has a population of 5.2 million") is the name's
     own, not the thing's."""
     thing = described(question)
-    if thing is None or "of" not in thing.words:
-        return lambda _: False
     # (what happens to the name too: a passage of Salt Flats' not saying "shooting" says less of
     # "the shooting of Salt Flats" than one that does; HotpotQA held-out half: recall 71.0 ->
     # 72.0, precision 62.6 -> 63.0 against the thing's words of thing_of alone)
-    noun = {word_key(w) for w in thing.words[: thing.words.index("of")] if w not in STOP_WORDS}
-    if not noun:
+    noun = {word_key(w) for w in thing_of(thing, events=True)} if thing else set()
+    if thing is None or not noun:
         return lambda _: False
     names = set(thing.names)
 

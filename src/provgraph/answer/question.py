@@ -740,10 +740,10 @@ def described(question: str) -> Described | None:
 _EVENT_NOUN = re.compile(r"(?:ing|tion|sion|ment|ance|ence)$")
 
 
-def thing_of(thing: Described) -> tuple[str, ...]:
+def thing_of(thing: Described, *, events: bool = False) -> tuple[str, ...]:
     """The words of the thing a question names as a thing of a name ("capital" of "the capital
-    of Norland"), stop words aside; none for a description by a clause, or for what happens to
-    the name ("the shooting of Salt Flats").
+    of Norland"), stop words aside; none for a description by a clause, or, unless ``events``,
+    for what happens to the name ("the shooting of Salt Flats").
 
     >>> thing_of(described("What is the population of the capital of Norland?"))
     ('capital',)
@@ -753,7 +753,7 @@ def thing_of(thing: Described) -> tuple[str, ...]:
     if "of" not in thing.words:
         return ()
     said = tuple(w for w in thing.words[: thing.words.index("of")] if w not in STOP_WORDS)
-    return () if any(_EVENT_NOUN.search(w) for w in said) else said
+    return () if not events and any(_EVENT_NOUN.search(w) for w in said) else said
 
 
 __all__ = [

@@ -1037,9 +1037,7 @@ def _unlinked(pack: EvidencePack, kept: Sequence[_Kept]) -> str | None:
     name = unlinked(answering, pack.question, pack.items, titled=titled)
     if name is None:
         return None
-    # the name as the question writes it ("Tom Birch", not "tom birch")
-    written = re.search(r"\W+".join(map(re.escape, name.split())), pack.question, re.I)
-    return f'the evidence found does not link "{answering.title}" to "{written.group() if written else name}"'
+    return f'the evidence found does not link "{answering.title}" to "{_as_written(pack.question, name.split())}"'
 
 
 #: Kinds of thing a name may be, each with the words saying it ("the film Red Hollow", a
@@ -1134,9 +1132,13 @@ def _of_the_name_itself(pack: EvidencePack, kept: Sequence[_Kept]) -> str | None
     found = _finder(set(words(said)), inflections=True, text=said)
     if not noun or all(found(w) or word_key(w) in word_keys(said) for w in noun):
         return None
-    written = re.search(r"\W+".join(map(re.escape, thing.words)), pack.question, re.I)
-    asked = written.group() if written else " ".join(thing.words)
-    return f'the evidence found is about "{answering.title}", not "{asked}"'
+    return f'the evidence found is about "{answering.title}", not "{_as_written(pack.question, thing.words)}"'
+
+
+def _as_written(question: str, said: Sequence[str]) -> str:
+    """The words ``said`` (normalised) as ``question`` writes them: "Tom Birch", not "tom birch"."""
+    written = re.search(r"\W+".join(map(re.escape, said)), question, re.I)
+    return written.group() if written else " ".join(said)
 
 
 def _of_what_is_there(pack: EvidencePack, kept: Sequence[_Kept]) -> str | None:
@@ -1166,7 +1168,11 @@ def _of_what_is_there(pack: EvidencePack, kept: Sequence[_Kept]) -> str | None:
     # the name (:func:`~provgraph.answer.question.described`) whose birth is asked: a claim about
     # someone a passage ties to the name ("It stars Tom Vale") answers for it
     of_thing = bool(thing and thing.asked and thing_of(thing))
-    passages = [" ".join(words(f"{i.title or ''} {i.text}")) for i in pack.items if i.kind is EvidenceKind.PASSAGE]
+    passages = (
+        [" ".join(words(f"{i.title or ''} {i.text}")) for i in pack.items if i.kind is EvidenceKind.PASSAGE]
+        if of_thing
+        else []
+    )
     subjects = []
     for claim, cited in kept:
         said = claim.text + " " + evidence_text(cited, headlines=False)
@@ -1432,8 +1438,7 @@ def _unsaid_relation(pack: EvidencePack, kept: Sequence[_Kept]) -> str | None:
         said = claim.text + " " + evidence_text(about, headlines=False)
         if about and _finder(set(words(said)), inflections=True, text=said)(verb):
             return None
-    written = re.search(r"\W+".join(map(re.escape, thing.words)), pack.question, re.I)
-    return f'No claim says {answering.title} is "{written.group() if written else " ".join(thing.words)}".'
+    return f'No claim says {answering.title} is "{_as_written(pack.question, thing.words)}".'
 
 
 def _said_by_any(kept: Sequence[_Kept], word: str, *, headlines: bool = True) -> bool:
